@@ -1,0 +1,96 @@
+import { formatDuration } from "../../core/duration.js";
+import type { EventRecord, RunRecord, TaskRecord } from "../../core/types.js";
+import type { RunSnapshot } from "../../store/run-queries.js";
+
+/** The `crew status --json` shape; scripts rely on it. */
+export function statusJson({ run, tasks }: RunSnapshot): object {
+	return {
+		run: {
+			id: run.id,
+			status: run.status,
+			goal: run.goal,
+			team: run.team,
+			workflow: run.workflow,
+			createdAt: run.createdAt,
+			updatedAt: run.updatedAt,
+		},
+		tasks: tasks.map((t) => ({
+			id: t.id,
+			stepId: t.stepId,
+			role: t.role,
+			status: t.status,
+			attempts: t.attempts,
+			startedAt: t.startedAt,
+			finishedAt: t.finishedAt,
+			error: t.error,
+		})),
+	};
+}
+
+export function eventJson(event: EventRecord): object {
+	return {
+		seq: event.seq,
+		time: event.time,
+		type: event.type,
+		...(event.taskId ? { taskId: event.taskId } : {}),
+		data: event.data,
+	};
+}
+
+export function elapsed(from: string | null, to: string | null, now: number): string {
+	if (!from) return "";
+	const end = to ? Date.parse(to) : now;
+	return formatDuration(Math.max(0, end - Date.parse(from)));
+}
+
+function pad(text: string, width: number): string {
+	return text.length >= width ? `${text} ` : text.padEnd(width);
+}
+
+export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {
+	const attempt = t.attempts > 0 ? `attempt ${t.attempts}` : "";
+	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
+	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, 12)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
+}
+
+export function widthsOf(tasks: readonly TaskRecord[]): { id: number; role: number } {
+	let id = 4;
+	let role = 4;
+	for (const t of tasks) {
+		id = Math.max(id, t.id.length + 2);
+		role = Math.max(role, t.role.length + 2);
+	}
+	return { id: Math.min(id, 40), role: Math.min(role, 24) };
+}
+
+export function statusText({ run, tasks }: RunSnapshot, now: number): string {
+	const counts = new Map<string, number>();
+	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+	const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+	const lines = [
+		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}`,
+		`  goal: ${run.goal}`,
+		`  workflow: ${run.workflow}${run.team ? `  team: ${run.team}` : ""}  tasks: ${summary}`,
+	];
+	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error}`);
+	const widths = widthsOf(tasks);
+	for (const t of tasks) lines.push(taskLine(t, now, widths));
+	return `${lines.join("\n")}\n`;
+}
+
+export function runsText(runs: readonly RunRecord[]): string {
+	if (runs.length === 0) return "no runs yet\n";
+	return `${runs
+		.map(
+			(r) =>
+				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${r.goal.split("\n")[0]?.slice(0, 60)}`,
+		)
+		.join("\n")}\n`;
+}
+
+export function eventText(event: EventRecord): string {
+	const data = Object.entries(event.data)
+		.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+		.join(" ");
+	return `${String(event.seq).padStart(5)} ${event.time} ${event.type.padEnd(22)} ${event.taskId ?? "-"} ${data}`;
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Exit } from "./exit-codes.js";
+
+function count(what: string, min: number): (value: string) => number {
+	return (value) => {
+		const n = Number(value);
+		if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < min) {
+			throw new InvalidArgumentError(`invalid ${what} '${value}': expected an integer >= ${min}`);
+		}
+		return n;
+	};
+}
+
+function version(): string {
+	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+		version: string;
+	};
+	return pkg.version;
+}
+
+function program(setExit: (code: number) => void): Command {
+	const cli = new Command("crew")
+		.description("Run teams of AI coding agents as durable, resumable DAG runs")
+		.version(version(), "-V, --version")
+		.option("--debug", "show stack traces of errors")
+		.configureOutput({ outputError: (text, write) => write(text) })
+		.exitOverride();
+	const run = async (modulePath: "run" | "read", fn: string, ...args: unknown[]) => {
+		const mod = modulePath === "run" ? await import("./run-commands.js") : await import("./read-commands.js");
+		const action = (mod as unknown as Record<string, (...a: unknown[]) => Promise<number>>)[fn];
+		setExit(await (action as (...a: unknown[]) => Promise<number>)(...args));
+	};
+
+	cli
+		.command("init")
+		.description("create .crew/ here, with crew's state ignored by git and resources tracked")
+		.action(() => run("run", "init"));
+
+	cli
+		.command("run")
+		.description("run a workflow on a goal; foreground with live progress unless --detach")
+		.argument("<goal>", "what the run is for")
+		.requiredOption("-w, --workflow <name|path>", "workflow name in .crew/workflows/, or a file")
+		.option("-t, --team <name|path>", "team name in .crew/teams/, or a file")
+		.option("--runtime <name>", "runtime for every agent (e.g. dry-run)")
+		.option(
+			"-c, --concurrency <n>",
+			"tasks running at once (overrides the team's maxConcurrency)",
+			count("concurrency", 1),
+		)
+		.addOption(
+			new Option("--failure <policy>", "what a failed task does to the run").choices(["drain", "continue", "abort"]),
+		)
+		.option("--timeout <duration>", "wall-clock limit of each task attempt, e.g. 10m")
+		.option("--stall-timeout <duration>", "limit on time a task may go without output, e.g. 2m")
+		.option("--retries <n>", "extra attempts after a retryable failure (default 2)", count("retries", 0))
+		.option("-d, --detach", "start a background runner and return at once")
+		.option("--json", "print {runId, status} as the last line of stdout")
+		.action((goal: string, options: object) => run("run", "runCommand", goal, options));
+
+	cli
+		.command("resume")
+		.description("continue an unfinished run; completed tasks never run again")
+		.argument("<runId>")
+		.option("-d, --detach", "resume in a background runner")
+		.option("--json", "print {runId, status} as the last line of stdout")
+		.action((runId: string, options: object) => run("run", "resumeCommand", runId, options));
+
+	cli
+		.command("retry")
+		.description("queue one failed, cancelled or skipped task again (with the dependents it skipped) and run")
+		.argument("<runId>")
+		.argument("<task>", "task id or step id")
+		.option("--json", "print {runId, status} as the last line of stdout")
+		.action((runId: string, task: string, options: object) => run("run", "retryCommand", runId, task, options));
+
+	cli
+		.command("cancel")
+		.description("cancel a run: its workers are ended and unfinished tasks cancelled")
+		.argument("<runId>")
+		.action((runId: string) => run("run", "cancelCommand", runId));
+
+	cli
+		.command("status")
+		.description("a run and its tasks (default: the latest run)")
+		.argument("[runId]")
+		.option("--json", "machine-readable output")
+		.action((runId: string | undefined, options: object) => run("read", "statusCommand", runId, options));
+
+	cli
+		.command("runs")
+		.description("the runs of this repository, newest first")
+		.option("--json", "machine-readable output")
+		.action((options: object) => run("read", "runsCommand", options));
+
+	cli
+		.command("events")
+		.description("a run's event log")
+		.argument("<runId>")
+		.option("-f, --follow", "keep printing new events until the run ends")
+		.option("--json", "one JSON object per line")
+		.action((runId: string, options: object) => run("read", "eventsCommand", runId, options));
+
+	cli
+		.command("result")
+		.description("a task's result")
+		.argument("<runId>")
+		.argument("<task>", "task id or step id")
+		.option("--json", "machine-readable output")
+		.action((runId: string, task: string, options: object) => run("read", "resultCommand", runId, task, options));
+
+	return cli;
+}
+
+/** Runs the CLI on `argv`; returns the exit code. Errors become one line naming the bad value. */
+export async function main(argv: readonly string[]): Promise<number> {
+	let code: number = Exit.Ok;
+	const cli = program((c) => {
+		code = c;
+	});
+	try {
+		await cli.parseAsync(argv as string[]);
+		return code;
+	} catch (error) {
+		if (error instanceof CommanderError) {
+			return error.exitCode === 0 ? Exit.Ok : Exit.Usage;
+		}
+		const debug = argv.includes("--debug");
+		const message = error instanceof Error ? error.message : String(error);
+		process.stderr.write(`crew: ${message}\n`);
+		if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+		return Exit.Failed;
+	}
+}

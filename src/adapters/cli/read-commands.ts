@@ -1,0 +1,79 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { findProject } from "../../config/project.js";
+import { isTerminalRun } from "../../core/status.js";
+import { RunReader } from "../../engine/run-reader.js";
+import { eventJson, eventText, runsText, statusJson, statusText } from "./format.js";
+
+interface JsonOption {
+	readonly json?: boolean;
+}
+
+function withReader<T>(fn: (reader: RunReader) => T): T {
+	const reader = new RunReader(findProject(process.cwd()));
+	try {
+		return fn(reader);
+	} finally {
+		reader.close();
+	}
+}
+
+export async function statusCommand(runId: string | undefined, options: JsonOption): Promise<number> {
+	const snapshot = withReader((reader) => reader.status(runId));
+	process.stdout.write(options.json ? `${JSON.stringify(statusJson(snapshot))}\n` : statusText(snapshot, Date.now()));
+	return 0;
+}
+
+export async function runsCommand(options: JsonOption): Promise<number> {
+	const runs = withReader((reader) => reader.runs());
+	if (options.json) {
+		const rows = runs.map((r) => ({
+			id: r.id,
+			status: r.status,
+			goal: r.goal,
+			team: r.team,
+			workflow: r.workflow,
+			createdAt: r.createdAt,
+			updatedAt: r.updatedAt,
+		}));
+		process.stdout.write(`${JSON.stringify(rows)}\n`);
+	} else process.stdout.write(runsText(runs));
+	return 0;
+}
+
+export async function eventsCommand(runId: string, options: JsonOption & { follow?: boolean }): Promise<number> {
+	const reader = new RunReader(findProject(process.cwd()));
+	try {
+		let after = 0;
+		for (;;) {
+			const events = reader.events(runId, after);
+			for (const event of events) {
+				process.stdout.write(`${options.json ? JSON.stringify(eventJson(event)) : eventText(event)}\n`);
+				after = event.seq;
+			}
+			if (!options.follow || events.length > 0) {
+				if (!options.follow) return 0;
+				continue;
+			}
+			if (isTerminalRun(reader.status(runId).run.status)) return 0;
+			await sleep(200);
+		}
+	} finally {
+		reader.close();
+	}
+}
+
+export async function resultCommand(runId: string, task: string, options: JsonOption): Promise<number> {
+	const { task: record, text } = withReader((reader) => reader.result(runId, task));
+	if (options.json) {
+		process.stdout.write(
+			`${JSON.stringify({ runId, taskId: record.id, stepId: record.stepId, status: record.status, error: record.error, result: text })}\n`,
+		);
+	} else {
+		process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+		if (text === "")
+			process.stderr.write(
+				`task ${record.id} is ${record.status} and has no result${record.error ? `: ${record.error}` : ""}\n`,
+			);
+	}
+	return 0;
+}

@@ -1,0 +1,113 @@
+import { CrewError, ErrorCode } from "./errors.js";
+
+export const RunStatus = {
+	Queued: "queued",
+	Running: "running",
+	Waiting: "waiting",
+	Completed: "completed",
+	Failed: "failed",
+	Cancelled: "cancelled",
+	Interrupted: "interrupted",
+} as const;
+export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+
+export const TaskStatus = {
+	Queued: "queued",
+	Running: "running",
+	Waiting: "waiting",
+	Completed: "completed",
+	Failed: "failed",
+	Cancelled: "cancelled",
+	Skipped: "skipped",
+	/** The task's attempt was lost with its runner. */
+	Interrupted: "interrupted",
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+/**
+ * Why a transition happens. `resume` and `retry` are the explicit, user-requested causes: only
+ * they may take a task out of a terminal status.
+ */
+export const Cause = {
+	Dispatch: "dispatch",
+	Settle: "settle",
+	Backoff: "backoff",
+	DependencyFailed: "dependency-failed",
+	Drain: "drain",
+	Abort: "abort",
+	Cancel: "cancel",
+	Timeout: "timeout",
+	RunnerLost: "runner-lost",
+	Resume: "resume",
+	Retry: "retry",
+	Gate: "gate",
+} as const;
+export type Cause = (typeof Cause)[keyof typeof Cause];
+
+const EXPLICIT: readonly Cause[] = [Cause.Resume, Cause.Retry];
+const ANY = "any" as const;
+type Allowed = Partial<Record<TaskStatus, readonly Cause[] | typeof ANY>>;
+
+/** The one table that decides every task status change: from → to → causes allowed. */
+const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
+	queued: { running: ANY, waiting: ANY, skipped: ANY, cancelled: ANY },
+	running: {
+		completed: ANY,
+		failed: ANY,
+		cancelled: ANY,
+		interrupted: ANY,
+		queued: [Cause.Backoff],
+	},
+	waiting: { queued: ANY, running: ANY, cancelled: ANY, skipped: ANY, failed: ANY },
+	completed: {},
+	failed: { queued: EXPLICIT },
+	cancelled: { queued: EXPLICIT },
+	skipped: { queued: EXPLICIT },
+	interrupted: { queued: EXPLICIT, cancelled: ANY },
+};
+
+const RUN_TRANSITIONS: Record<RunStatus, Allowed> = {
+	queued: { running: ANY, cancelled: ANY, failed: ANY },
+	running: { waiting: ANY, completed: ANY, failed: ANY, cancelled: ANY, interrupted: ANY },
+	waiting: { running: ANY, completed: ANY, failed: ANY, cancelled: ANY, interrupted: ANY },
+	completed: {},
+	failed: { running: EXPLICIT },
+	cancelled: { running: EXPLICIT },
+	interrupted: { running: EXPLICIT, cancelled: ANY },
+};
+
+const TERMINAL_TASK: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled", "skipped", "interrupted"]);
+const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+export function isTerminalTask(status: TaskStatus): boolean {
+	return TERMINAL_TASK.has(status);
+}
+
+export function isTerminalRun(status: RunStatus): boolean {
+	return TERMINAL_RUN.has(status);
+}
+
+function allowed(table: Record<string, Allowed>, from: string, to: string, cause: Cause): boolean {
+	const causes = table[from]?.[to as TaskStatus];
+	return causes === ANY || causes?.includes(cause) === true;
+}
+
+export function canTransitionTask(from: TaskStatus, to: TaskStatus, cause: Cause): boolean {
+	return allowed(TASK_TRANSITIONS, from, to, cause);
+}
+
+export function canTransitionRun(from: RunStatus, to: RunStatus, cause: Cause): boolean {
+	return allowed(RUN_TRANSITIONS, from, to, cause);
+}
+
+export function checkTaskTransition(taskId: string, from: TaskStatus, to: TaskStatus, cause: Cause): void {
+	if (!canTransitionTask(from, to, cause)) {
+		throw new CrewError(ErrorCode.InvalidTransition, `task ${taskId} cannot go from ${from} to ${to} (${cause})`);
+	}
+}
+
+export function checkRunTransition(runId: string, from: RunStatus, to: RunStatus, cause: Cause): void {
+	if (!canTransitionRun(from, to, cause)) {
+		throw new CrewError(ErrorCode.InvalidTransition, `run ${runId} cannot go from ${from} to ${to} (${cause})`);
+	}
+}

@@ -1,0 +1,149 @@
+import type { RunStatus, TaskStatus } from "./status.js";
+
+export const FailurePolicy = {
+	/** Running tasks finish and are saved, nothing new starts, the rest are skipped, the run fails. */
+	Drain: "drain",
+	/** Independent branches go on; only dependents of the failed task are skipped. */
+	Continue: "continue",
+	/** Running tasks are cancelled at once. */
+	Abort: "abort",
+} as const;
+export type FailurePolicy = (typeof FailurePolicy)[keyof typeof FailurePolicy];
+
+/** An agent as resolved when the run was planned; the run keeps it, so resume reads no files. */
+export interface AgentSpec {
+	readonly name: string;
+	readonly runtime: string;
+	readonly command?: string;
+	readonly model?: string;
+	readonly tools?: readonly string[];
+	readonly systemPrompt: string;
+}
+
+export interface TaskSpec {
+	readonly id: string;
+	readonly stepId: string;
+	readonly role: string;
+	readonly agent: AgentSpec;
+	/** The task text with the run's goal filled in. */
+	readonly text: string;
+	readonly dependsOn: readonly string[];
+	/** Wall-clock limit of one attempt, in ms. */
+	readonly timeoutMs?: number;
+	/** Limit on time without any output from the worker, in ms. */
+	readonly stallTimeoutMs?: number;
+	/** Extra attempts after a retryable failure. */
+	readonly retries?: number;
+}
+
+export interface RunOptions {
+	readonly concurrency: number;
+	readonly failure: FailurePolicy;
+	/** Per-role limits on tasks running at once. */
+	readonly roleLimits: Readonly<Record<string, number>>;
+	/** Runtime that overrides every agent's own, e.g. `dry-run`. */
+	readonly runtime?: string;
+	readonly timeoutMs?: number;
+	readonly stallTimeoutMs?: number;
+	readonly retries: number;
+	/** Working directory of the tasks: the repository root. */
+	readonly cwd: string;
+}
+
+export interface Usage {
+	readonly input: number;
+	readonly output: number;
+	readonly cacheRead: number;
+	readonly cacheWrite: number;
+	readonly cost: number;
+}
+
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+	return {
+		input: a.input + b.input,
+		output: a.output + b.output,
+		cacheRead: a.cacheRead + b.cacheRead,
+		cacheWrite: a.cacheWrite + b.cacheWrite,
+		cost: a.cost + b.cost,
+	};
+}
+
+export interface LeaseInfo {
+	readonly epoch: number;
+	readonly pid: number;
+	readonly host: string;
+	readonly processStart: string | null;
+	readonly heartbeatAt: number;
+}
+
+export interface RunRecord {
+	readonly id: string;
+	readonly status: RunStatus;
+	readonly goal: string;
+	readonly team: string | null;
+	readonly workflow: string;
+	readonly options: RunOptions;
+	readonly createdAt: string;
+	readonly updatedAt: string;
+	readonly finishedAt: string | null;
+	readonly error: string | null;
+	readonly cancelRequested: string | null;
+	/** Raised each time a runner takes the run. */
+	readonly epoch: number;
+	readonly lease: LeaseInfo | null;
+}
+
+export interface TaskRecord {
+	readonly id: string;
+	readonly index: number;
+	readonly stepId: string;
+	readonly role: string;
+	readonly status: TaskStatus;
+	readonly attempts: number;
+	readonly startedAt: string | null;
+	readonly finishedAt: string | null;
+	readonly error: string | null;
+	/** Length of the whole result; its text is the task's `result.md` artifact. */
+	readonly resultChars: number;
+	readonly usage: Usage;
+}
+
+export interface ProcessHandle {
+	readonly pid: number;
+	readonly pgid: number;
+	readonly startTime: string | null;
+}
+
+export interface AttemptRecord {
+	readonly id: number;
+	readonly taskId: string;
+	readonly number: number;
+	readonly epoch: number;
+	readonly runtime: string;
+	readonly status: string;
+	readonly process: ProcessHandle | null;
+	readonly startedAt: string;
+	readonly finishedAt: string | null;
+	readonly exitCode: number | null;
+	readonly error: string | null;
+	readonly retryable: boolean | null;
+}
+
+export interface EventRecord {
+	readonly seq: number;
+	readonly time: string;
+	readonly type: string;
+	readonly taskId: string | null;
+	readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface ArtifactRecord {
+	readonly path: string;
+	readonly taskId: string | null;
+	readonly kind: string;
+	readonly size: number;
+	readonly sha256: string;
+	readonly createdAt: string;
+}

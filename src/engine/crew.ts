@@ -1,0 +1,188 @@
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ensureCrewDir, type Project } from "../config/project.js";
+import { buildDag } from "../core/dag.js";
+import { CrewError, ErrorCode, isCrewError } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import { downstreamOf } from "../core/ready-queue.js";
+import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
+import type { EventRecord, RunRecord } from "../core/types.js";
+import { ResourceLoader } from "../resources/resource-loader.js";
+import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { ArtifactFiles } from "../store/artifact-files.js";
+import { type Db, openWriter } from "../store/database.js";
+import { isLeaseHolderAlive } from "../store/lease.js";
+import { currentProcess } from "../store/process-identity.js";
+import type { RunQueries } from "../store/run-queries.js";
+import { RunStore, type TaskChange } from "../store/run-store.js";
+import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
+import { type Plan, type PlanInput, planRun } from "./planner.js";
+import { RunLoop } from "./run-loop.js";
+
+export interface CrewOptions extends Partial<EngineOptions> {
+	readonly project: Project;
+	readonly runtimes?: RuntimeRegistry;
+	/** Hears every event written, after it commits; the foreground progress view uses it. */
+	readonly onEvent?: (runId: string, event: EventRecord) => void;
+}
+
+export interface ExecuteOptions {
+	/** Aborting cancels the run: workers are ended and unfinished tasks cancelled. */
+	readonly signal?: AbortSignal;
+}
+
+/**
+ * The engine's public API: plan, start, resume, retry and cancel runs of one project. Every
+ * adapter (CLI, HTTP, MCP, pi) goes through it.
+ */
+export class Crew {
+	readonly project: Project;
+	readonly runtimes: RuntimeRegistry;
+	readonly files: ArtifactFiles;
+	readonly #options: EngineOptions;
+	readonly #db: Db;
+	readonly #store: RunStore;
+
+	constructor(options: CrewOptions) {
+		const { project, runtimes, onEvent, ...engine } = options;
+		this.project = project;
+		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
+		this.runtimes = runtimes ?? RuntimeRegistry.standard();
+		ensureCrewDir(project);
+		this.#db = openWriter(project.dbFile);
+		this.#store = new RunStore(this.#db, { now: this.#options.now, ...(onEvent ? { onEvent } : {}) });
+		this.files = new ArtifactFiles(project.runsDir, { now: this.#options.now });
+	}
+
+	get queries(): RunQueries {
+		return this.#store.queries;
+	}
+
+	close(): void {
+		this.#db.close();
+	}
+
+	plan(input: PlanInput): Plan {
+		const loader = new ResourceLoader({ crewDir: this.project.crewDir, cwd: process.cwd() });
+		return planRun(input, { loader, runtimes: this.runtimes, cwd: this.project.root });
+	}
+
+	/** Records a planned run as queued and returns its id; nothing runs yet. */
+	create(plan: Plan): string {
+		const id = newRunId(this.#options.now());
+		this.#store.createRun({ id, ...plan });
+		return id;
+	}
+
+	/**
+	 * Runs `runId` in this process until it ends: a queued run starts, any other unfinished run is
+	 * resumed. Leftover workers of a dead runner are ended first, and only tasks that did not
+	 * complete are queued again.
+	 */
+	async execute(runId: string, options: ExecuteOptions = {}): Promise<RunStatus> {
+		const run = this.queries.getRun(checkId("run", runId));
+		if (run.status === RunStatus.Completed) return RunStatus.Completed;
+		return this.#runUnderLease(run, run.status === RunStatus.Queued ? "dispatch" : "resume", options, (tasks) =>
+			tasks
+				.filter((t) => t.status !== TaskStatus.Completed && t.status !== TaskStatus.Queued)
+				.map((t) => ({ taskId: t.id, to: TaskStatus.Queued, cause: "resume" })),
+		);
+	}
+
+	/** Queues one failed, cancelled or skipped task again, with the dependents it had skipped, and runs them. */
+	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
+		const run = this.queries.getRun(checkId("run", runId));
+		const task = this.queries.findTask(runId, ref);
+		const retriable: readonly string[] = [TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Skipped];
+		if (!retriable.includes(task.status)) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`task ${task.id} of run ${runId} is ${task.status}; only failed, cancelled or skipped tasks can be retried`,
+			);
+		}
+		return this.#runUnderLease(run, "retry", options, (tasks) => {
+			const dag = buildDag(this.queries.taskSpecs(runId));
+			const start = dag.indexOf.get(task.id) as number;
+			const byId = new Map(tasks.map((t) => [t.id, t]));
+			const changes: TaskChange[] = [{ taskId: task.id, to: TaskStatus.Queued, cause: "retry" }];
+			for (const d of downstreamOf(dag, start)) {
+				const dependent = byId.get(dag.ids[d] as string);
+				if (dependent?.status === TaskStatus.Skipped)
+					changes.push({ taskId: dependent.id, to: TaskStatus.Queued, cause: "retry" });
+			}
+			return changes;
+		});
+	}
+
+	async #runUnderLease(
+		run: RunRecord,
+		cause: Cause,
+		options: ExecuteOptions,
+		requeue: (tasks: ReturnType<RunQueries["listTasks"]>) => TaskChange[],
+	): Promise<RunStatus> {
+		const lease = this.#store.acquireLease(run.id, {
+			holder: currentProcess(),
+			cause,
+			staleAfterMs: this.#options.staleAfterMs,
+		});
+		const leftovers = this.queries.liveAttempts(run.id);
+		for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
+		this.#store.loseAttempts(
+			lease,
+			leftovers.map((a) => ({ id: a.id, taskId: a.taskId })),
+			"its runner was lost",
+		);
+		this.#store.transitionTasks(lease, requeue(this.queries.listTasks(run.id)));
+		const loop = new RunLoop(
+			{ store: this.#store, files: this.files, runtimes: this.runtimes, options: this.#options },
+			lease,
+			options.signal,
+		);
+		return loop.execute();
+	}
+
+	/**
+	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
+	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
+	 */
+	async cancel(runId: string, reason = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
+		const run = this.queries.getRun(checkId("run", runId));
+		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;
+		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
+		if (alive) {
+			this.#store.requestCancel(runId, reason);
+			const until = this.#options.now() + waitMs;
+			for (;;) {
+				const status = this.queries.getRun(runId).status;
+				if (isTerminalRun(status)) return status;
+				if (this.#options.now() >= until) return status;
+				await sleep(50);
+			}
+		}
+		for (const attempt of this.queries.liveAttempts(runId))
+			if (attempt.process) await this.runtimes.reap(attempt.process);
+		const open: readonly TaskStatus[] = [
+			TaskStatus.Queued,
+			TaskStatus.Running,
+			TaskStatus.Waiting,
+			TaskStatus.Interrupted,
+		];
+		const changes: TaskChange[] = this.queries
+			.listTasks(runId)
+			.filter((t) => open.includes(t.status))
+			.map((t) => ({ taskId: t.id, to: TaskStatus.Cancelled, cause: "cancel", error: reason }));
+		try {
+			this.#store.finishOrphanedRun(runId, run.epoch, RunStatus.Cancelled, "cancel", changes, reason);
+		} catch (error) {
+			if (isCrewError(error, ErrorCode.Conflict)) return this.cancel(runId, reason, waitMs);
+			throw error;
+		}
+		return RunStatus.Cancelled;
+	}
+}
+
+/** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
+export function newRunId(now: number): string {
+	const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+	return `${stamp}-${randomBytes(3).toString("hex")}`;
+}

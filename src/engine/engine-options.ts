@@ -1,0 +1,27 @@
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";
+
+/** Timing and chance the engine uses; tests set them, users keep the defaults. */
+export interface EngineOptions {
+	readonly now: () => number;
+	/** A number in [0, 1); drives retry jitter. */
+	readonly random: () => number;
+	readonly retryPolicy: RetryPolicy;
+	/** How often a runner renews its lease, in ms. Default 2000. */
+	readonly heartbeatMs: number;
+	/** How often a runner looks for a cancel request from another process, in ms. Default 200. */
+	readonly pollMs: number;
+	/** When a runner on another host counts as gone without a heartbeat, in ms. Default 30000. */
+	readonly staleAfterMs: number;
+	/** Time given to ending workers on cancel before the runner stops waiting, in ms. Default 10000. */
+	readonly cleanupMs: number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+	now: Date.now,
+	random: Math.random,
+	retryPolicy: DEFAULT_RETRY_POLICY,
+	heartbeatMs: 2000,
+	pollMs: 200,
+	staleAfterMs: 30_000,
+	cleanupMs: 10_000,
+};

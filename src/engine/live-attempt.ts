@@ -1,0 +1,80 @@
+import { formatDuration } from "../core/duration.js";
+import type { TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
+import { StopReason } from "./stop-reason.js";
+
+export interface AttemptOutcome {
+	readonly result?: WorkerResult;
+	readonly error?: unknown;
+}
+
+export interface LiveAttemptOptions {
+	readonly runtime: WorkerRuntime;
+	readonly request: TaskRequest;
+	readonly attemptId: number;
+	/** Wall-clock limit, in ms. */
+	readonly timeoutMs?: number;
+	/** Limit on time without worker output, in ms. */
+	readonly stallTimeoutMs?: number;
+	readonly now: () => number;
+	/** Called with each worker event; may run before the constructor returns. */
+	readonly onEvent: (attempt: LiveAttempt, event: WorkerEvent) => void;
+}
+
+/** One running attempt: the worker's promise, its abort controller and its two timers. */
+export class LiveAttempt {
+	readonly attemptId: number;
+	readonly request: TaskRequest;
+	readonly done: Promise<AttemptOutcome>;
+	readonly #controller = new AbortController();
+	readonly #now: () => number;
+	#lastActivity: number;
+	#wallTimer: NodeJS.Timeout | undefined;
+	#stallTimer: NodeJS.Timeout | undefined;
+
+	constructor(options: LiveAttemptOptions) {
+		this.attemptId = options.attemptId;
+		this.request = options.request;
+		this.#now = options.now;
+		this.#lastActivity = options.now();
+		const { timeoutMs, stallTimeoutMs } = options;
+		if (timeoutMs !== undefined) {
+			this.#wallTimer = setTimeout(
+				() => this.stop(new StopReason("timeout", `timed out after ${formatDuration(timeoutMs)}`)),
+				timeoutMs,
+			);
+		}
+		if (stallTimeoutMs !== undefined) this.#armStall(stallTimeoutMs, stallTimeoutMs);
+		const onEvent = (event: WorkerEvent) => {
+			this.#lastActivity = this.#now();
+			options.onEvent(this, event);
+		};
+		this.done = options.runtime
+			.run(options.request, { signal: this.#controller.signal, onEvent })
+			.then(
+				(result) => ({ result }),
+				(error: unknown) => ({ error }),
+			)
+			.finally(() => {
+				clearTimeout(this.#wallTimer);
+				clearTimeout(this.#stallTimer);
+			});
+	}
+
+	get stopReason(): StopReason | undefined {
+		const reason: unknown = this.#controller.signal.reason;
+		return reason instanceof StopReason ? reason : undefined;
+	}
+
+	/** Aborts the worker; the first reason wins. */
+	stop(reason: StopReason): void {
+		if (!this.#controller.signal.aborted) this.#controller.abort(reason);
+	}
+
+	#armStall(limitMs: number, delayMs: number): void {
+		this.#stallTimer = setTimeout(() => {
+			const idle = this.#now() - this.#lastActivity;
+			if (idle >= limitMs) this.stop(new StopReason("stall", `no output for ${formatDuration(limitMs)}`));
+			else this.#armStall(limitMs, limitMs - idle);
+		}, delayMs);
+	}
+}

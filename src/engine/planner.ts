@@ -1,0 +1,168 @@
+import { buildDag } from "../core/dag.js";
+import { parseDuration } from "../core/duration.js";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import { fillGoal } from "../core/prompt.js";
+import type { AgentSpec, FailurePolicy, RunOptions, TaskSpec } from "../core/types.js";
+import type { Diagnostic } from "../resources/frontmatter.js";
+import type { ResourceLoader } from "../resources/resource-loader.js";
+import type { TeamResource } from "../resources/team-file.js";
+import type { WorkflowStep } from "../resources/workflow-file.js";
+import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+
+export interface PlanInput {
+	readonly goal: string;
+	/** A workflow name in `.crew/workflows/`, or a path. */
+	readonly workflow: string;
+	/** A team name in `.crew/teams/`, or a path; without one, each role is run by the agent of that name. */
+	readonly team?: string;
+	/** Overrides every agent's runtime, e.g. `dry-run`. */
+	readonly runtime?: string;
+	/** Tasks running at once; overrides the team's and the workflow's `maxConcurrency`. */
+	readonly concurrency?: number;
+	readonly failure?: FailurePolicy;
+	/** Default wall-clock limit of one attempt, in ms. */
+	readonly timeoutMs?: number;
+	/** Default limit on time without output, in ms. */
+	readonly stallTimeoutMs?: number;
+	/** Default extra attempts after a retryable failure. Default 2. */
+	readonly retries?: number;
+}
+
+export interface Plan {
+	readonly goal: string;
+	readonly team: string | null;
+	readonly workflow: string;
+	readonly options: RunOptions;
+	readonly tasks: readonly TaskSpec[];
+	readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Tasks running at once when neither the command, the team nor the workflow says. */
+export const DEFAULT_CONCURRENCY = 4;
+const FAILURE_POLICIES: readonly string[] = ["drain", "continue", "abort"];
+
+function invalid(message: string): CrewError {
+	return new CrewError(ErrorCode.InvalidInput, message);
+}
+
+function checkCount(what: string, value: number | undefined, min: number): void {
+	if (value !== undefined && !(Number.isInteger(value) && value >= min)) {
+		throw invalid(`invalid ${what} ${JSON.stringify(value)}: expected an integer >= ${min}`);
+	}
+}
+
+/**
+ * Turns a goal, a workflow and a team into the tasks of a run. Everything the run needs later is
+ * resolved here and recorded, so a resumed run does not depend on files that changed since.
+ */
+export function planRun(
+	input: PlanInput,
+	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
+): Plan {
+	if (typeof input.goal !== "string" || input.goal.trim() === "")
+		throw invalid("the goal is empty: say what the run is for");
+	checkCount("concurrency", input.concurrency, 1);
+	checkCount("retries", input.retries, 0);
+	if (input.failure !== undefined && !FAILURE_POLICIES.includes(input.failure)) {
+		throw invalid(`invalid failure policy '${input.failure}': expected drain, continue or abort`);
+	}
+	if (input.runtime !== undefined) context.runtimes.get(input.runtime);
+	const { loader } = context;
+	const workflow = loader.workflow(input.workflow);
+	const team = input.team === undefined ? undefined : loader.team(input.team);
+	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
+	for (const step of workflow.item.steps) checkId("step", step.id);
+	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
+
+	const agents = new Map<string, AgentSpec>();
+	const tasks = workflow.item.steps.map((step): TaskSpec => {
+		const agent = resolveAgent(step, team?.item, input.runtime, loader, agents, diagnostics);
+		if (input.runtime === undefined) context.runtimes.get(agent.runtime);
+		return {
+			id: step.id,
+			stepId: step.id,
+			role: step.role,
+			agent,
+			text: fillGoal(step.text, input.goal),
+			dependsOn: step.dependsOn,
+			...stepLimits(step),
+		};
+	});
+
+	const roleLimits: Record<string, number> = {};
+	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
+	return {
+		goal: input.goal,
+		team: team?.item.name ?? null,
+		workflow: workflow.item.name,
+		options: {
+			concurrency:
+				input.concurrency ?? team?.item.maxConcurrency ?? workflow.item.maxConcurrency ?? DEFAULT_CONCURRENCY,
+			failure: input.failure ?? "drain",
+			roleLimits,
+			...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
+			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
+			retries: input.retries ?? 2,
+			cwd: context.cwd,
+		},
+		tasks,
+		diagnostics,
+	};
+}
+
+function resolveAgent(
+	step: WorkflowStep,
+	team: TeamResource | undefined,
+	runtimeOverride: string | undefined,
+	loader: ResourceLoader,
+	cache: Map<string, AgentSpec>,
+	diagnostics: Diagnostic[],
+): AgentSpec {
+	const role = team?.roles.find((r) => r.name === step.role);
+	if (team && !role) {
+		throw invalid(
+			`step '${step.id}' needs role '${step.role}', which team '${team.name}' does not have (roles: ${team.roles.map((r) => r.name).join(", ")})`,
+		);
+	}
+	const name = role?.agent ?? step.role;
+	const model = step.fields.model || role?.model;
+	const key = `${name}\u0000${model ?? ""}`;
+	const cached = cache.get(key);
+	if (cached) return cached;
+	const found = loader.findAgent(name);
+	if (!found && runtimeOverride !== "dry-run") {
+		throw new CrewError(
+			ErrorCode.NotFound,
+			`no agent '${name}' for role '${step.role}' of step '${step.id}' (add .crew/agents/${name}.md${team ? "" : " or pass --team"})`,
+		);
+	}
+	if (found) diagnostics.push(...found.diagnostics);
+	const base = found?.item;
+	const agent: AgentSpec = {
+		name,
+		runtime: base?.runtime ?? "dry-run",
+		...(base?.command ? { command: base.command } : {}),
+		...(model || base?.model ? { model: model || base?.model } : {}),
+		...(base?.tools ? { tools: base.tools } : {}),
+		systemPrompt: base?.systemPrompt ?? "",
+	};
+	cache.set(key, agent);
+	return agent;
+}
+
+function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {
+	const { timeout, stallTimeout, retries } = step.fields;
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
+	if (timeout) limits.timeoutMs = parseDuration(`timeout of step '${step.id}'`, timeout);
+	if (stallTimeout) limits.stallTimeoutMs = parseDuration(`stallTimeout of step '${step.id}'`, stallTimeout);
+	if (retries !== undefined && retries !== "") {
+		const n = Number(retries);
+		if (!(Number.isInteger(n) && n >= 0)) {
+			throw invalid(`invalid retries '${retries}' of step '${step.id}': expected an integer >= 0`);
+		}
+		limits.retries = n;
+	}
+	return limits;
+}

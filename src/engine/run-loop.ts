@@ -1,0 +1,481 @@
+import { buildDag, type Dag } from "../core/dag.js";
+import { formatDuration } from "../core/duration.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
+import { Heap } from "../core/heap.js";
+import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
+import { downstreamOf, ReadyQueue, readyOrder } from "../core/ready-queue.js";
+import { backoffDelay } from "../core/retry-policy.js";
+import { type Cause, RunStatus, TaskStatus } from "../core/status.js";
+import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
+import { FailurePolicy } from "../core/types.js";
+import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import type { ArtifactFiles } from "../store/artifact-files.js";
+import type { Lease } from "../store/lease.js";
+import type { RunStore, TaskChange } from "../store/run-store.js";
+import type { EngineOptions } from "./engine-options.js";
+import { type AttemptOutcome, LiveAttempt } from "./live-attempt.js";
+import { StopReason } from "./stop-reason.js";
+
+export interface RunLoopDeps {
+	readonly store: RunStore;
+	readonly files: ArtifactFiles;
+	readonly runtimes: RuntimeRegistry;
+	readonly options: EngineOptions;
+}
+
+type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
+
+interface Settled {
+	readonly index: number;
+	readonly live: LiveAttempt;
+	readonly outcome: AttemptOutcome;
+}
+
+/**
+ * Runs one run to its end under a lease: fills free slots from the ready queue, waits for the
+ * first attempt to settle, commits it in one transaction and releases its dependents.
+ */
+export class RunLoop {
+	readonly #deps: RunLoopDeps;
+	readonly #lease: Lease;
+	readonly #signal: AbortSignal | undefined;
+	readonly #run: RunRecord;
+	readonly #specs: TaskSpec[];
+	readonly #dag: Dag;
+	readonly #status: TaskStatus[];
+	readonly #attempts: number[];
+	readonly #ready: ReadyQueue;
+	readonly #running = new Map<number, LiveAttempt>();
+	readonly #roleRunning = new Map<string, number>();
+	readonly #parked = new Map<string, Heap<number>>();
+	readonly #backoffs = new Map<number, NodeJS.Timeout>();
+	readonly #settled: Settled[] = [];
+	#stopping: Stopping | undefined;
+	#stopMessage = "";
+	#firstFailure: string | undefined;
+	#deadline = Number.POSITIVE_INFINITY;
+	#wakeUp: (() => void) | undefined;
+	#woken = false;
+
+	constructor(deps: RunLoopDeps, lease: Lease, signal?: AbortSignal) {
+		this.#deps = deps;
+		this.#lease = lease;
+		this.#signal = signal;
+		const queries = deps.store.queries;
+		this.#run = queries.getRun(lease.runId);
+		this.#specs = queries.taskSpecs(lease.runId);
+		this.#dag = buildDag(this.#specs, `run ${lease.runId}`);
+		const tasks = queries.listTasks(lease.runId);
+		this.#status = tasks.map((t) => t.status);
+		this.#attempts = tasks.map((t) => t.attempts);
+		this.#ready = new ReadyQueue(
+			this.#dag,
+			(i) => this.#status[i] === TaskStatus.Completed,
+			(i) => this.#status[i] === TaskStatus.Queued && !this.#blocked(i),
+		);
+	}
+
+	get #concurrency(): number {
+		return this.#run.options.concurrency;
+	}
+
+	/** Runs until every task has settled or the run stops; returns the run's final status. */
+	async execute(): Promise<RunStatus> {
+		this.#checkRuntimes();
+		this.#skipBlocked();
+		const onAbort = () => this.#cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
+		this.#signal?.addEventListener("abort", onAbort, { once: true });
+		if (this.#signal?.aborted) onAbort();
+		const ticker = this.#startTicker();
+		try {
+			for (;;) {
+				if (!this.#stopping) this.#fill();
+				if (this.#running.size === 0 && this.#backoffs.size === 0 && (this.#stopping || this.#ready.size === 0)) break;
+				await this.#sleep();
+				while (this.#settled.length > 0) await this.#commit(this.#settled.shift() as Settled);
+				this.#abandonPastDeadline();
+			}
+		} catch (error) {
+			await this.#shutdown(error);
+			throw error;
+		} finally {
+			clearInterval(ticker);
+			this.#signal?.removeEventListener("abort", onAbort);
+		}
+		if (this.#stopping === "lease-lost") {
+			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
+		}
+		return this.#finish();
+	}
+
+	#checkRuntimes(): void {
+		for (const spec of this.#specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
+	}
+
+	#blocked(i: number): boolean {
+		return (this.#dag.dependencies[i] ?? []).some((d) => {
+			const s = this.#status[d];
+			return s === TaskStatus.Failed || s === TaskStatus.Cancelled || s === TaskStatus.Skipped;
+		});
+	}
+
+	/** Queued tasks behind a task that did not complete (after a retry of another task) are skipped. */
+	#skipBlocked(): void {
+		const changes: TaskChange[] = [];
+		for (const i of this.#dag.order) {
+			if (this.#status[i] !== TaskStatus.Queued || !this.#blocked(i)) continue;
+			this.#status[i] = TaskStatus.Skipped;
+			changes.push({
+				taskId: this.#id(i),
+				to: TaskStatus.Skipped,
+				cause: "dependency-failed",
+				error: "a dependency did not complete",
+			});
+		}
+		this.#deps.store.transitionTasks(this.#lease, changes);
+	}
+
+	#id(i: number): string {
+		return this.#dag.ids[i] as string;
+	}
+
+	#fill(): void {
+		while (this.#running.size < this.#concurrency && this.#ready.size > 0) {
+			const i = this.#ready.pop() as number;
+			if (this.#status[i] !== TaskStatus.Queued) continue;
+			const role = this.#specs[i]?.role ?? "";
+			const limit = this.#run.options.roleLimits[role];
+			if (limit !== undefined && (this.#roleRunning.get(role) ?? 0) >= limit) {
+				let parked = this.#parked.get(role);
+				if (!parked) {
+					parked = new Heap(readyOrder(this.#dag));
+					this.#parked.set(role, parked);
+				}
+				parked.push(i);
+				continue;
+			}
+			this.#dispatch(i);
+		}
+	}
+
+	#dispatch(i: number): void {
+		const spec = this.#specs[i] as TaskSpec;
+		const { store, files, runtimes, options } = this.#deps;
+		const runId = this.#lease.runId;
+		const runtimeName = this.#run.options.runtime ?? spec.agent.runtime;
+		const prompt = renderTaskPrompt(
+			spec.text,
+			spec.dependsOn.map((dep) => {
+				const { excerpt, chars } = store.queries.resultExcerpt(runId, dep);
+				const artifact = files.display(runId, `tasks/${dep}/result.md`, this.#run.options.cwd);
+				return { taskId: dep, excerpt, totalChars: chars, artifact };
+			}),
+		);
+		const prefix = `tasks/${spec.id}`;
+		files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
+		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName);
+		this.#status[i] = TaskStatus.Running;
+		this.#attempts[i] = attempt.number;
+		this.#roleRunning.set(spec.role, (this.#roleRunning.get(spec.role) ?? 0) + 1);
+		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
+		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
+		const live = new LiveAttempt({
+			runtime: runtimes.get(runtimeName),
+			attemptId: attempt.id,
+			request: {
+				runId,
+				taskId: spec.id,
+				stepId: spec.stepId,
+				role: spec.role,
+				attempt: attempt.number,
+				agent: spec.agent,
+				prompt,
+				promptFile: files.path(runId, `${prefix}/prompt.md`),
+				cwd: this.#run.options.cwd,
+				artifactDir: files.path(runId, prefix),
+				artifactPrefix: prefix,
+			},
+			...(timeoutMs !== undefined ? { timeoutMs } : {}),
+			...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
+			now: options.now,
+			onEvent: (attempt, event) => this.#onWorkerEvent(attempt, event),
+		});
+		this.#running.set(i, live);
+		void live.done.then((outcome) => {
+			this.#settled.push({ index: i, live, outcome });
+			this.#wake();
+		});
+	}
+
+	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
+		if (event.type === "activity" || this.#stopping === "lease-lost") return;
+		try {
+			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
+			else {
+				const { type, ...data } = event;
+				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
+			}
+		} catch (error) {
+			if (isCrewError(error, ErrorCode.LeaseLost)) this.#loseLease();
+			else this.#stopAll("shutdown", `cannot record worker event: ${errorMessage(error)}`);
+		}
+	}
+
+	async #commit({ index: i, live, outcome }: Settled): Promise<void> {
+		this.#running.delete(i);
+		const spec = this.#specs[i] as TaskSpec;
+		const left = (this.#roleRunning.get(spec.role) ?? 1) - 1;
+		this.#roleRunning.set(spec.role, left);
+		const parked = this.#parked.get(spec.role);
+		if (parked && parked.size > 0) this.#ready.push(parked.pop() as number);
+		if (this.#stopping === "lease-lost") return;
+
+		const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
+		if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
+			this.#settle(
+				i,
+				live,
+				"cancelled",
+				TaskStatus.Cancelled,
+				stop.kind === "abort" ? "abort" : "cancel",
+				stop.message,
+			);
+			return;
+		}
+		if (stop) {
+			this.#fail(i, live, stop.kind === "timeout" ? "timed-out" : "stalled", {
+				message: stop.message,
+				retryable: true,
+			});
+			return;
+		}
+		if (outcome.error !== undefined) {
+			this.#fail(i, live, "failed", { message: `worker error: ${errorMessage(outcome.error)}`, retryable: false });
+			return;
+		}
+		const result = outcome.result as WorkerResult;
+		const artifacts = await this.#artifacts(spec.id, live, result);
+		if (result.ok) {
+			this.#settle(i, live, "completed", TaskStatus.Completed, "settle", null, result, artifacts);
+			this.#status[i] = TaskStatus.Completed;
+			this.#ready.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
+		} else {
+			this.#fail(i, live, "failed", result.error ?? { message: "worker failed", retryable: false }, result, artifacts);
+		}
+	}
+
+	async #artifacts(taskId: string, live: LiveAttempt, result: WorkerResult): Promise<ArtifactRecord[]> {
+		const { files } = this.#deps;
+		const runId = this.#lease.runId;
+		const prefix = live.request.artifactPrefix;
+		const records = [files.write(runId, taskId, `${prefix}/prompt.md`, "prompt", live.request.prompt)];
+		if (result.ok || result.text !== "")
+			records.push(files.write(runId, taskId, `${prefix}/result.md`, "result", result.text));
+		for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));
+		return records;
+	}
+
+	#settle(
+		i: number,
+		live: LiveAttempt,
+		attemptStatus: string,
+		to: TaskStatus,
+		cause: Cause,
+		error: string | null,
+		result?: WorkerResult,
+		artifacts: ArtifactRecord[] = [],
+		retryable?: boolean,
+	): void {
+		this.#deps.store.settle(this.#lease, {
+			taskId: this.#id(i),
+			attemptId: live.attemptId,
+			attemptStatus,
+			taskStatus: to,
+			cause,
+			error,
+			...(retryable !== undefined ? { retryable } : {}),
+			exitCode: result?.exitCode ?? null,
+			...(result ? { usage: result.usage } : {}),
+			...(result && (result.ok || result.text !== "")
+				? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
+				: {}),
+			artifacts,
+		});
+		this.#status[i] = to;
+	}
+
+	#fail(
+		i: number,
+		live: LiveAttempt,
+		attemptStatus: string,
+		failure: WorkerFailure,
+		result?: WorkerResult,
+		artifacts: ArtifactRecord[] = [],
+	): void {
+		const spec = this.#specs[i] as TaskSpec;
+		const allowed = spec.retries ?? this.#run.options.retries;
+		const used = this.#attempts[i] ?? 1;
+		if (failure.retryable && !this.#stopping && used <= allowed) {
+			const { retryPolicy, random } = this.#deps.options;
+			const delay = backoffDelay(retryPolicy, used, random());
+			const message = `${failure.message}; retry ${used} of ${allowed} in ${formatDuration(delay)}`;
+			this.#settle(i, live, attemptStatus, TaskStatus.Queued, "backoff", message, result, artifacts, true);
+			this.#backoffs.set(
+				i,
+				setTimeout(() => {
+					this.#backoffs.delete(i);
+					if (!this.#stopping) this.#ready.push(i);
+					this.#wake();
+				}, delay),
+			);
+			return;
+		}
+		this.#settle(
+			i,
+			live,
+			attemptStatus,
+			TaskStatus.Failed,
+			"settle",
+			failure.message,
+			result,
+			artifacts,
+			failure.retryable,
+		);
+		this.#firstFailure ??= `task ${spec.id} failed: ${failure.message}`;
+		const policy = this.#run.options.failure;
+		if (policy === FailurePolicy.Abort) this.#stopAll("abort", `aborted: task ${spec.id} failed`);
+		else {
+			this.#skipDownstream(i);
+			if (policy === FailurePolicy.Drain && !this.#stopping) {
+				this.#stopping = "drain";
+				this.#stopMessage = `not started: task ${spec.id} failed and the run is draining`;
+			}
+		}
+	}
+
+	#skipDownstream(i: number): void {
+		const changes: TaskChange[] = [];
+		for (const d of downstreamOf(this.#dag, i)) {
+			if (this.#status[d] !== TaskStatus.Queued) continue;
+			this.#status[d] = TaskStatus.Skipped;
+			changes.push({
+				taskId: this.#id(d),
+				to: TaskStatus.Skipped,
+				cause: "dependency-failed",
+				error: `dependency ${this.#id(i)} failed`,
+			});
+		}
+		this.#deps.store.transitionTasks(this.#lease, changes);
+	}
+
+	#cancel(reason: string): void {
+		if (this.#stopping === "cancel" || this.#stopping === "lease-lost") return;
+		this.#stopAll("cancel", reason);
+	}
+
+	#stopAll(kind: "cancel" | "abort" | "shutdown", message: string): void {
+		this.#stopping = kind;
+		this.#stopMessage = message;
+		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
+		for (const timer of this.#backoffs.values()) clearTimeout(timer);
+		this.#backoffs.clear();
+		for (const live of this.#running.values()) live.stop(new StopReason(kind, message));
+		this.#wake();
+	}
+
+	#loseLease(): void {
+		this.#stopping = "lease-lost";
+		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
+		for (const timer of this.#backoffs.values()) clearTimeout(timer);
+		this.#backoffs.clear();
+		for (const live of this.#running.values()) live.stop(new StopReason("lease-lost", "the run was taken over"));
+		this.#wake();
+	}
+
+	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
+	#abandonPastDeadline(): void {
+		if (this.#running.size === 0 || this.#deps.options.now() < this.#deadline) return;
+		for (const [i, live] of this.#running) {
+			this.#running.delete(i);
+			if (this.#stopping === "lease-lost") continue;
+			const message = `worker did not stop within ${formatDuration(this.#deps.options.cleanupMs)}`;
+			this.#settle(i, live, "lost", TaskStatus.Cancelled, "cancel", message);
+		}
+	}
+
+	#startTicker(): NodeJS.Timeout {
+		const { store, options } = this.#deps;
+		let lastBeat = options.now();
+		return setInterval(() => {
+			try {
+				if (options.now() - lastBeat >= options.heartbeatMs) {
+					lastBeat = options.now();
+					store.heartbeat(this.#lease);
+				}
+				const request = store.cancelRequested(this.#lease.runId);
+				if (request !== null) this.#cancel(request);
+			} catch (error) {
+				if (isCrewError(error, ErrorCode.LeaseLost)) this.#loseLease();
+				else this.#stopAll("shutdown", `cannot reach the store: ${errorMessage(error)}`);
+			}
+			if (this.#stopping && this.#running.size > 0) this.#wake();
+		}, options.pollMs);
+	}
+
+	#wake(): void {
+		this.#woken = true;
+		this.#wakeUp?.();
+	}
+
+	async #sleep(): Promise<void> {
+		if (!this.#woken) await new Promise<void>((resolve) => (this.#wakeUp = resolve));
+		this.#wakeUp = undefined;
+		this.#woken = false;
+	}
+
+	/** After an error in the loop itself: end every worker, then record the run as failed. */
+	async #shutdown(error: unknown): Promise<void> {
+		this.#stopAll("shutdown", `runner error: ${errorMessage(error)}`);
+		const pending = [...this.#running.values()].map((live) => live.done);
+		const timeout = new Promise((resolve) => setTimeout(resolve, this.#deps.options.cleanupMs).unref());
+		await Promise.race([Promise.all(pending), timeout]);
+		try {
+			const changes: TaskChange[] = [];
+			for (let i = 0; i < this.#status.length; i++) {
+				const s = this.#status[i];
+				if (s === TaskStatus.Queued || s === TaskStatus.Running) {
+					changes.push({ taskId: this.#id(i), to: TaskStatus.Cancelled, cause: "cancel", error: this.#stopMessage });
+				}
+			}
+			this.#deps.store.transitionTasks(this.#lease, changes);
+			this.#deps.store.finishRun(this.#lease, RunStatus.Failed, "settle", this.#stopMessage);
+		} catch (secondary) {
+			// The original error is what the caller must see; the run will read as interrupted.
+			void secondary;
+		}
+	}
+
+	#finish(): RunStatus {
+		const leftover: TaskChange[] = [];
+		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
+		for (let i = 0; i < this.#status.length; i++) {
+			if (this.#status[i] !== TaskStatus.Queued) continue;
+			const to = cancelling ? TaskStatus.Cancelled : TaskStatus.Skipped;
+			this.#status[i] = to;
+			leftover.push({ taskId: this.#id(i), to, cause: cancelling ? "cancel" : "drain", error: this.#stopMessage });
+		}
+		this.#deps.store.transitionTasks(this.#lease, leftover);
+		let final: RunStatus = RunStatus.Completed;
+		let error: string | null = null;
+		if (this.#stopping === "cancel") {
+			final = RunStatus.Cancelled;
+			error = this.#stopMessage;
+		} else if (this.#status.some((s) => s !== TaskStatus.Completed)) {
+			final = RunStatus.Failed;
+			error = this.#firstFailure ?? this.#stopMessage;
+		}
+		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
+		return final;
+	}
+}

@@ -1,0 +1,10 @@
+/** Why the engine aborted an attempt; carried as the AbortSignal's reason. */
+export class StopReason extends Error {
+	readonly kind: "cancel" | "abort" | "timeout" | "stall" | "lease-lost" | "shutdown";
+
+	constructor(kind: StopReason["kind"], message: string) {
+		super(message);
+		this.name = "StopReason";
+		this.kind = kind;
+	}
+}

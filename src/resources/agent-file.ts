@@ -1,0 +1,67 @@
+import { basename } from "node:path";
+import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
+
+export interface AgentResource {
+	readonly name: string;
+	readonly description: string;
+	readonly runtime: string;
+	readonly command?: string;
+	/** Undefined means "inherit the caller's model" (`model: false`). */
+	readonly model?: string;
+	readonly tools?: readonly string[];
+	readonly systemPrompt: string;
+	readonly file: string;
+}
+
+/** Agents without `runtime:` are pi agents, as in pi-crew. */
+export const DEFAULT_AGENT_RUNTIME = "pi";
+
+const KNOWN = new Set([
+	"name",
+	"description",
+	"model",
+	"fallbackModels",
+	"thinking",
+	"tools",
+	"extensions",
+	"excludeExtensions",
+	"skills",
+	"systemPromptMode",
+	"inheritProjectContext",
+	"inheritSkills",
+	"triggers",
+	"useWhen",
+	"avoidWhen",
+	"cost",
+	"category",
+	"maxTurns",
+	"maxTokens",
+	"effort",
+	"disabled",
+	"enabled",
+	"runtime",
+	"command",
+]);
+
+export function parseAgent(text: string, file: string): { agent: AgentResource; diagnostics: Diagnostic[] } {
+	const { fields, body } = parseDocument(text);
+	const diagnostics: Diagnostic[] = [];
+	for (const key of Object.keys(fields)) {
+		if (!KNOWN.has(key)) diagnostics.push({ level: "warning", file, message: `unknown agent field '${key}' kept` });
+	}
+	const model = fields.model && fields.model !== "false" ? fields.model : undefined;
+	const tools = fields.tools === undefined ? undefined : list(fields.tools);
+	return {
+		agent: {
+			name: fields.name || basename(file).replace(/\.md$/, ""),
+			description: fields.description ?? "",
+			runtime: fields.runtime || DEFAULT_AGENT_RUNTIME,
+			...(fields.command ? { command: fields.command } : {}),
+			...(model ? { model } : {}),
+			...(tools ? { tools } : {}),
+			systemPrompt: body.trim(),
+			file,
+		},
+		diagnostics,
+	};
+}

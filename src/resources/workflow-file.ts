@@ -1,0 +1,88 @@
+import { basename } from "node:path";
+import { type Diagnostic, isFieldLine, list, parseDocument, parseFields } from "./frontmatter.js";
+
+export interface WorkflowStep {
+	readonly id: string;
+	readonly role: string;
+	readonly dependsOn: readonly string[];
+	readonly text: string;
+	/** Every `key: value` line of the step as written. */
+	readonly fields: Readonly<Record<string, string>>;
+}
+
+export interface WorkflowResource {
+	readonly name: string;
+	readonly description: string;
+	readonly maxConcurrency?: number;
+	readonly steps: readonly WorkflowStep[];
+	readonly file: string;
+}
+
+const STEP_KEYS = new Set([
+	"role",
+	"dependsOn",
+	"parallelGroup",
+	"output",
+	"reads",
+	"model",
+	"skills",
+	"progress",
+	"worktree",
+	"verify",
+	"task",
+	"seedPaths",
+	"timeout",
+	"stallTimeout",
+	"retries",
+	"approval",
+	"expand",
+]);
+
+/**
+ * Reads a workflow: frontmatter, then one `## <step-id>` section per step with `key: value` lines,
+ * a blank line and the task text. Anything before the first `##` is prose and ignored.
+ */
+export function parseWorkflow(text: string, file: string): { workflow: WorkflowResource; diagnostics: Diagnostic[] } {
+	const { fields, body } = parseDocument(text);
+	const diagnostics: Diagnostic[] = [];
+	const steps: WorkflowStep[] = [];
+	const sections = body
+		.replace(/<!--[\s\S]*?-->/g, "")
+		.split(/^##[ \t]+/m)
+		.slice(1);
+	for (const section of sections) {
+		const lines = section.split("\n");
+		const id = (lines[0] ?? "").trim();
+		let k = 1;
+		const keyLines: string[] = [];
+		while (k < lines.length && (lines[k] ?? "").trim() !== "" && isFieldLine(lines[k] ?? "")) {
+			keyLines.push(lines[k] ?? "");
+			k++;
+		}
+		const stepFields = parseFields(keyLines);
+		for (const key of Object.keys(stepFields)) {
+			if (!STEP_KEYS.has(key))
+				diagnostics.push({ level: "warning", file, message: `step '${id}': unknown key '${key}' kept` });
+		}
+		const taskText = stepFields.task ?? lines.slice(k).join("\n").trim();
+		if (taskText === "") diagnostics.push({ level: "error", file, message: `step '${id}' has no task text` });
+		steps.push({
+			id,
+			role: stepFields.role || id,
+			dependsOn: list(stepFields.dependsOn),
+			text: taskText,
+			fields: stepFields,
+		});
+	}
+	const max = fields.maxConcurrency === undefined ? undefined : Number(fields.maxConcurrency);
+	return {
+		workflow: {
+			name: fields.name || basename(file).replace(/(\.workflow)?\.md$/, ""),
+			description: fields.description ?? "",
+			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
+			steps,
+			file,
+		},
+		diagnostics,
+	};
+}

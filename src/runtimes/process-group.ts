@@ -1,0 +1,66 @@
+import type { ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ProcessHandle } from "../core/types.js";
+import { processStartTime } from "../store/process-identity.js";
+
+/** Whether any process of group `pgid` is still there (zombies included). */
+export function groupExists(pgid: number): boolean {
+	try {
+		process.kill(-pgid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-pgid, signal);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+	}
+}
+
+/** Waits until the group is empty, polling; returns false if it is still there after `ms`. */
+async function groupGone(pgid: number, ms: number): Promise<boolean> {
+	const until = Date.now() + ms;
+	while (groupExists(pgid)) {
+		if (Date.now() >= until) return false;
+		await sleep(20);
+	}
+	return true;
+}
+
+/**
+ * Ends a process group: SIGTERM, then SIGKILL to whatever is left after `graceMs`. Grandchildren
+ * that stayed in the group go with it.
+ */
+export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+	if (!groupExists(pgid)) return;
+	signalGroup(pgid, "SIGTERM");
+	if (await groupGone(pgid, graceMs)) return;
+	signalGroup(pgid, "SIGKILL");
+	await groupGone(pgid, 2000);
+}
+
+/**
+ * Ends the group of a worker left by a runner that died, but only when its leader is the very
+ * process recorded (same start time), so a reused pid is never hit. Returns whether it signalled.
+ */
+export async function reapOrphan(handle: ProcessHandle, graceMs: number): Promise<boolean> {
+	const leaderStart = processStartTime(handle.pid);
+	// A live leader must be the recorded process. With the leader gone, a group that still exists
+	// holds only its descendants: the kernel never hands out a pid that is in use as a group id.
+	const ours =
+		leaderStart === null
+			? handle.pgid === handle.pid && groupExists(handle.pgid)
+			: handle.startTime === null || leaderStart === handle.startTime;
+	if (!ours) return false;
+	await terminateGroup(handle.pgid, graceMs);
+	return true;
+}
+
+export function handleOf(child: ChildProcess): ProcessHandle {
+	const pid = child.pid as number;
+	return { pid, pgid: pid, startTime: processStartTime(pid) };
+}

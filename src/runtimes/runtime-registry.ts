@@ -1,0 +1,45 @@
+import { CrewError, ErrorCode } from "../core/errors.js";
+import type { ProcessHandle } from "../core/types.js";
+import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
+import { DryRunRuntime } from "./dry-run-runtime.js";
+import { reapOrphan } from "./process-group.js";
+import type { WorkerRuntime } from "./worker-runtime.js";
+
+/** The runtimes a runner may use, by name, and how to end a worker a dead runner left behind. */
+export class RuntimeRegistry {
+	readonly #runtimes = new Map<string, WorkerRuntime>();
+	readonly #graceMs: number;
+
+	constructor(runtimes: readonly WorkerRuntime[], options: { graceMs?: number } = {}) {
+		for (const runtime of runtimes) this.#runtimes.set(runtime.name, runtime);
+		this.#graceMs = options.graceMs ?? 3000;
+	}
+
+	static standard(options: CommandRuntimeOptions = {}): RuntimeRegistry {
+		return new RuntimeRegistry([new CommandRuntime(options), new DryRunRuntime()], options);
+	}
+
+	has(name: string): boolean {
+		return this.#runtimes.has(name);
+	}
+
+	get(name: string): WorkerRuntime {
+		const runtime = this.#runtimes.get(name);
+		if (!runtime) {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`unknown runtime '${name}': available are ${[...this.#runtimes.keys()].join(", ")}`,
+			);
+		}
+		return runtime;
+	}
+
+	names(): string[] {
+		return [...this.#runtimes.keys()];
+	}
+
+	/** Ends the process group of a worker whose runner died; false when it was already gone. */
+	reap(handle: ProcessHandle): Promise<boolean> {
+		return reapOrphan(handle, this.#graceMs);
+	}
+}

@@ -1,0 +1,58 @@
+import type { AgentSpec, ProcessHandle, Usage } from "../core/types.js";
+
+/** Everything a runtime needs to run one attempt of a task; plain data, so it can travel. */
+export interface TaskRequest {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly stepId: string;
+	readonly role: string;
+	readonly attempt: number;
+	readonly agent: AgentSpec;
+	readonly prompt: string;
+	/** Absolute path of the stored prompt. */
+	readonly promptFile: string;
+	/** The task's working directory. */
+	readonly cwd: string;
+	/** Folder for the attempt's own files: absolute, and as an artifact name prefix. */
+	readonly artifactDir: string;
+	readonly artifactPrefix: string;
+}
+
+/** crew's one event schema for what a worker does, whatever runs it. */
+export type WorkerEvent =
+	| { readonly type: "spawned"; readonly process: ProcessHandle }
+	/** The worker produced output; resets the stall timer. */
+	| { readonly type: "activity" }
+	| { readonly type: "assistant"; readonly text: string }
+	| { readonly type: "tool-start"; readonly id: string; readonly name: string; readonly args?: unknown }
+	| { readonly type: "tool-end"; readonly id: string; readonly name: string; readonly isError: boolean }
+	| { readonly type: "usage"; readonly usage: Usage }
+	| { readonly type: "error"; readonly message: string; readonly retryable: boolean };
+
+export interface WorkerFailure {
+	readonly message: string;
+	/** Decided where the failure is seen: whether another attempt may succeed. */
+	readonly retryable: boolean;
+}
+
+export interface WorkerResult {
+	readonly ok: boolean;
+	/** The task's result: the agent's final answer, or a command's stdout. */
+	readonly text: string;
+	readonly error?: WorkerFailure;
+	readonly exitCode: number | null;
+	readonly usage: Usage;
+	/** Files the runtime wrote under the request's artifact folder, by artifact name. */
+	readonly artifacts: readonly { readonly name: string; readonly kind: string }[];
+}
+
+export interface RunControl {
+	/** Aborting ends the worker's whole process group; the promise then rejects with `signal.reason`. */
+	readonly signal: AbortSignal;
+	readonly onEvent: (event: WorkerEvent) => void;
+}
+
+export interface WorkerRuntime {
+	readonly name: string;
+	run(request: TaskRequest, control: RunControl): Promise<WorkerResult>;
+}

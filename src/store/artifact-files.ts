@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import type { ArtifactRecord } from "../core/types.js";
+
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Artifact files of runs, under `<root>/<runId>/`. Every name is a relative path of safe segments
+ * and every resolved path is checked to stay inside its run's folder.
+ */
+export class ArtifactFiles {
+	readonly root: string;
+	readonly #now: () => number;
+
+	constructor(root: string, options: { now?: () => number } = {}) {
+		this.root = resolve(root);
+		this.#now = options.now ?? Date.now;
+	}
+
+	runDir(runId: string): string {
+		return join(this.root, checkId("run", runId));
+	}
+
+	/** The absolute path of artifact `name` of run `runId`; throws on any name that could escape. */
+	path(runId: string, name: string): string {
+		const segments = name.split("/");
+		if (segments.some((s) => !SEGMENT.test(s) || s.includes(".."))) {
+			throw new CrewError(
+				ErrorCode.ArtifactPath,
+				`invalid artifact name ${JSON.stringify(name)}: expected '/'-separated names of letters, digits, '-', '_' or '.'`,
+			);
+		}
+		const dir = this.runDir(runId);
+		const full = resolve(dir, ...segments);
+		if (!full.startsWith(dir + sep)) {
+			throw new CrewError(ErrorCode.ArtifactPath, `artifact ${JSON.stringify(name)} would leave ${dir}`);
+		}
+		return full;
+	}
+
+	write(runId: string, taskId: string | null, name: string, kind: string, content: string | Buffer): ArtifactRecord {
+		const full = this.path(runId, name);
+		mkdirSync(resolve(full, ".."), { recursive: true });
+		writeFileSync(full, content);
+		const bytes = typeof content === "string" ? Buffer.from(content) : content;
+		return {
+			path: name,
+			taskId,
+			kind,
+			size: bytes.length,
+			sha256: createHash("sha256").update(bytes).digest("hex"),
+			createdAt: new Date(this.#now()).toISOString(),
+		};
+	}
+
+	/** Indexes a file a worker wrote itself, hashing it as a stream. */
+	async describe(runId: string, taskId: string | null, name: string, kind: string): Promise<ArtifactRecord> {
+		const full = this.path(runId, name);
+		const hash = createHash("sha256");
+		for await (const chunk of createReadStream(full)) hash.update(chunk as Buffer);
+		return {
+			path: name,
+			taskId,
+			kind,
+			size: statSync(full).size,
+			sha256: hash.digest("hex"),
+			createdAt: new Date(this.#now()).toISOString(),
+		};
+	}
+
+	read(runId: string, name: string): string {
+		return readFileSync(this.path(runId, name), "utf8");
+	}
+
+	/** The artifact's path relative to `base`, for showing to people and agents. */
+	display(runId: string, name: string, base: string): string {
+		return relative(base, this.path(runId, name));
+	}
+}

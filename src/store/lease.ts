@@ -1,0 +1,17 @@
+import type { LeaseInfo } from "../core/types.js";
+import { isLocalHost, isProcessAlive } from "./process-identity.js";
+
+/** A runner's claim on a run: every write it makes carries the epoch it was given. */
+export interface Lease {
+	readonly runId: string;
+	readonly epoch: number;
+}
+
+/**
+ * Whether the runner holding `lease` is still there: on this host, by its pid and start time, at
+ * once; on another host, by a heartbeat newer than `staleAfterMs`.
+ */
+export function isLeaseHolderAlive(lease: LeaseInfo, now: number, staleAfterMs: number): boolean {
+	if (isLocalHost(lease.host)) return isProcessAlive(lease.pid, lease.processStart);
+	return now - lease.heartbeatAt < staleAfterMs;
+}

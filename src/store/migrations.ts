@@ -1,0 +1,86 @@
+/** Schema versions in order; each runs once, in its own transaction, recorded in `migrations`. */
+export const MIGRATIONS: readonly { readonly version: number; readonly name: string; readonly sql: string }[] = [
+	{
+		version: 1,
+		name: "runs, tasks, attempts, events, artifacts",
+		sql: `
+CREATE TABLE runs (
+	id TEXT PRIMARY KEY,
+	goal TEXT NOT NULL,
+	team TEXT,
+	workflow TEXT NOT NULL,
+	status TEXT NOT NULL,
+	options TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL,
+	finished_at TEXT,
+	error TEXT,
+	cancel_requested TEXT,
+	epoch INTEGER NOT NULL DEFAULT 0,
+	lease_pid INTEGER,
+	lease_host TEXT,
+	lease_start TEXT,
+	lease_heartbeat INTEGER,
+	last_seq INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE tasks (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	id TEXT NOT NULL,
+	idx INTEGER NOT NULL,
+	step_id TEXT NOT NULL,
+	role TEXT NOT NULL,
+	status TEXT NOT NULL,
+	attempts INTEGER NOT NULL DEFAULT 0,
+	spec TEXT NOT NULL,
+	started_at TEXT,
+	finished_at TEXT,
+	error TEXT,
+	result_excerpt TEXT,
+	result_chars INTEGER NOT NULL DEFAULT 0,
+	usage TEXT,
+	PRIMARY KEY (run_id, id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX tasks_in_order ON tasks (run_id, idx);
+CREATE TABLE attempts (
+	id INTEGER PRIMARY KEY,
+	run_id TEXT NOT NULL,
+	task_id TEXT NOT NULL,
+	number INTEGER NOT NULL,
+	epoch INTEGER NOT NULL,
+	runtime TEXT NOT NULL,
+	status TEXT NOT NULL,
+	pid INTEGER,
+	pgid INTEGER,
+	proc_start TEXT,
+	started_at TEXT NOT NULL,
+	finished_at TEXT,
+	exit_code INTEGER,
+	error TEXT,
+	retryable INTEGER,
+	usage TEXT,
+	FOREIGN KEY (run_id, task_id) REFERENCES tasks (run_id, id) ON DELETE CASCADE,
+	UNIQUE (run_id, task_id, number)
+);
+CREATE INDEX attempts_by_status ON attempts (run_id, status);
+CREATE TABLE events (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	time TEXT NOT NULL,
+	type TEXT NOT NULL,
+	task_id TEXT,
+	data TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE artifacts (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	path TEXT NOT NULL,
+	task_id TEXT,
+	kind TEXT NOT NULL,
+	size INTEGER NOT NULL,
+	sha256 TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (run_id, path)
+) WITHOUT ROWID;
+`,
+	},
+];

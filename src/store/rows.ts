@@ -1,0 +1,131 @@
+import type { RunStatus, TaskStatus } from "../core/status.js";
+import type { AttemptRecord, EventRecord, RunOptions, RunRecord, TaskRecord, Usage } from "../core/types.js";
+import { ZERO_USAGE } from "../core/types.js";
+
+export interface RunRow {
+	id: string;
+	goal: string;
+	team: string | null;
+	workflow: string;
+	status: string;
+	options: string;
+	created_at: string;
+	updated_at: string;
+	finished_at: string | null;
+	error: string | null;
+	cancel_requested: string | null;
+	epoch: number;
+	lease_pid: number | null;
+	lease_host: string | null;
+	lease_start: string | null;
+	lease_heartbeat: number | null;
+}
+
+export interface TaskRow {
+	id: string;
+	idx: number;
+	step_id: string;
+	role: string;
+	status: string;
+	attempts: number;
+	started_at: string | null;
+	finished_at: string | null;
+	error: string | null;
+	result_chars: number;
+	usage: string | null;
+}
+
+export interface AttemptRow {
+	id: number;
+	task_id: string;
+	number: number;
+	epoch: number;
+	runtime: string;
+	status: string;
+	pid: number | null;
+	pgid: number | null;
+	proc_start: string | null;
+	started_at: string;
+	finished_at: string | null;
+	exit_code: number | null;
+	error: string | null;
+	retryable: number | null;
+}
+
+export interface EventRow {
+	seq: number;
+	time: string;
+	type: string;
+	task_id: string | null;
+	data: string;
+}
+
+export function toRun(row: RunRow): RunRecord {
+	return {
+		id: row.id,
+		status: row.status as RunStatus,
+		goal: row.goal,
+		team: row.team,
+		workflow: row.workflow,
+		options: JSON.parse(row.options) as RunOptions,
+		createdAt: row.created_at,
+		updatedAt: row.updated_at,
+		finishedAt: row.finished_at,
+		error: row.error,
+		cancelRequested: row.cancel_requested,
+		epoch: row.epoch,
+		lease:
+			row.lease_pid === null
+				? null
+				: {
+						epoch: row.epoch,
+						pid: row.lease_pid,
+						host: row.lease_host ?? "",
+						processStart: row.lease_start,
+						heartbeatAt: row.lease_heartbeat ?? 0,
+					},
+	};
+}
+
+export function toTask(row: TaskRow): TaskRecord {
+	return {
+		id: row.id,
+		index: row.idx,
+		stepId: row.step_id,
+		role: row.role,
+		status: row.status as TaskStatus,
+		attempts: row.attempts,
+		startedAt: row.started_at,
+		finishedAt: row.finished_at,
+		error: row.error,
+		resultChars: row.result_chars,
+		usage: row.usage === null ? ZERO_USAGE : (JSON.parse(row.usage) as Usage),
+	};
+}
+
+export function toAttempt(row: AttemptRow): AttemptRecord {
+	return {
+		id: row.id,
+		taskId: row.task_id,
+		number: row.number,
+		epoch: row.epoch,
+		runtime: row.runtime,
+		status: row.status,
+		process: row.pid === null ? null : { pid: row.pid, pgid: row.pgid ?? row.pid, startTime: row.proc_start },
+		startedAt: row.started_at,
+		finishedAt: row.finished_at,
+		exitCode: row.exit_code,
+		error: row.error,
+		retryable: row.retryable === null ? null : row.retryable === 1,
+	};
+}
+
+export function toEvent(row: EventRow): EventRecord {
+	return {
+		seq: row.seq,
+		time: row.time,
+		type: row.type,
+		taskId: row.task_id,
+		data: JSON.parse(row.data) as Record<string, unknown>,
+	};
+}

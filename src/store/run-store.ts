@@ -1,0 +1,392 @@
+import type { Statement } from "better-sqlite3";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import {
+	type Cause,
+	checkRunTransition,
+	checkTaskTransition,
+	isTerminalRun,
+	isTerminalTask,
+	RunStatus,
+	type TaskStatus,
+} from "../core/status.js";
+import type { ArtifactRecord, EventRecord, ProcessHandle, RunOptions, TaskSpec, Usage } from "../core/types.js";
+import { addUsage, ZERO_USAGE } from "../core/types.js";
+import type { Db } from "./database.js";
+import { isLeaseHolderAlive, type Lease } from "./lease.js";
+import type { ProcessIdentity } from "./process-identity.js";
+import { RunQueries } from "./run-queries.js";
+
+export interface NewRun {
+	readonly id: string;
+	readonly goal: string;
+	readonly team: string | null;
+	readonly workflow: string;
+	readonly options: RunOptions;
+	readonly tasks: readonly TaskSpec[];
+}
+
+export interface TaskChange {
+	readonly taskId: string;
+	readonly to: TaskStatus;
+	readonly cause: Cause;
+	readonly error?: string | null;
+}
+
+/** How an attempt ended, written together with the task's new status and its event. */
+export interface Settlement {
+	readonly taskId: string;
+	readonly attemptId: number;
+	/** `completed`, `failed`, `cancelled`, `timed-out`, `stalled` or `lost`. */
+	readonly attemptStatus: string;
+	readonly taskStatus: TaskStatus;
+	readonly cause: Cause;
+	readonly error?: string | null;
+	readonly retryable?: boolean | null;
+	readonly exitCode?: number | null;
+	readonly usage?: Usage;
+	readonly result?: { readonly excerpt: string; readonly chars: number };
+	readonly artifacts?: readonly ArtifactRecord[];
+	readonly data?: Record<string, unknown>;
+}
+
+export interface LeaseOptions {
+	readonly holder: ProcessIdentity;
+	readonly cause: Cause;
+	/** After this long without a heartbeat, a runner on another host counts as gone, in ms. */
+	readonly staleAfterMs: number;
+}
+
+/**
+ * The run store's writes. Each method is one IMMEDIATE transaction; the ones a runner makes are
+ * fenced by its lease epoch, so a runner whose lease was taken over cannot write.
+ */
+export class RunStore {
+	readonly queries: RunQueries;
+	readonly #db: Db;
+	readonly #now: () => number;
+	readonly #s: ReturnType<typeof prepare>;
+	readonly #listener: ((runId: string, event: EventRecord) => void) | undefined;
+	#committed: { runId: string; event: EventRecord }[] = [];
+
+	/** `onEvent` hears every event this store writes, after its transaction commits. */
+	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
+		this.#db = db;
+		this.#now = options.now ?? Date.now;
+		this.#listener = options.onEvent;
+		this.queries = new RunQueries(db);
+		this.#s = prepare(db);
+	}
+
+	#iso(): string {
+		return new Date(this.#now()).toISOString();
+	}
+
+	#write<T>(fn: () => T): T {
+		this.#committed = [];
+		let result: T;
+		try {
+			result = this.#db.transaction(fn).immediate();
+		} catch (error) {
+			this.#committed = [];
+			throw error;
+		}
+		if (this.#listener) {
+			const events = this.#committed;
+			this.#committed = [];
+			for (const { runId, event } of events) this.#listener(runId, event);
+		}
+		return result;
+	}
+
+	#fence(lease: Lease): void {
+		const row = this.#s.epoch.get(lease.runId);
+		if (!row) throw new CrewError(ErrorCode.NotFound, `no run '${lease.runId}'`);
+		if (row.epoch !== lease.epoch) {
+			throw new CrewError(
+				ErrorCode.LeaseLost,
+				`run ${lease.runId} was taken over by another runner (epoch ${row.epoch}, this runner holds ${lease.epoch})`,
+			);
+		}
+	}
+
+	#event(runId: string, type: string, taskId: string | null, data: Record<string, unknown>): number {
+		const time = this.#iso();
+		const seq = (this.#s.nextSeq.get(time, runId) as { last_seq: number }).last_seq;
+		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(data));
+		if (this.#listener) this.#committed.push({ runId, event: { seq, time, type, taskId, data } });
+		return seq;
+	}
+
+	#moveTask(runId: string, change: TaskChange): void {
+		const row = this.#s.taskStatus.get(runId, change.taskId);
+		if (!row) throw new CrewError(ErrorCode.NotFound, `run ${runId} has no task '${change.taskId}'`);
+		checkTaskTransition(change.taskId, row.status as TaskStatus, change.to, change.cause);
+		const terminal = isTerminalTask(change.to);
+		this.#s.moveTask.run(change.to, terminal ? this.#iso() : null, change.error ?? null, runId, change.taskId);
+		this.#event(runId, `task.${change.to}`, change.taskId, {
+			from: row.status,
+			cause: change.cause,
+			...(change.error ? { error: change.error } : {}),
+		});
+	}
+
+	#moveRun(runId: string, to: RunStatus, cause: Cause, error: string | null, data: Record<string, unknown> = {}): void {
+		const row = this.#s.runStatus.get(runId);
+		if (!row) throw new CrewError(ErrorCode.NotFound, `no run '${runId}'`);
+		checkRunTransition(runId, row.status as RunStatus, to, cause);
+		const terminal = isTerminalRun(to);
+		this.#s.moveRun.run(to, this.#iso(), terminal ? this.#iso() : null, error, runId);
+		this.#event(runId, `run.${to}`, null, { from: row.status, cause, ...(error ? { error } : {}), ...data });
+	}
+
+	createRun(run: NewRun): void {
+		this.#write(() => {
+			const time = this.#iso();
+			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
+			for (const [idx, task] of run.tasks.entries()) {
+				this.#s.insertTask.run(run.id, task.id, idx, task.stepId, task.role, JSON.stringify(task));
+			}
+			this.#event(run.id, "run.created", null, {
+				goal: run.goal,
+				team: run.team,
+				workflow: run.workflow,
+				tasks: run.tasks.length,
+			});
+		});
+	}
+
+	/**
+	 * Claims the run for this process. Fails with LEASE_HELD while another live runner holds it; a
+	 * run whose runner is gone is first recorded as interrupted.
+	 */
+	acquireLease(runId: string, options: LeaseOptions): Lease {
+		return this.#write(() => {
+			const run = this.queries.getRun(runId);
+			const active = run.status === RunStatus.Running || run.status === RunStatus.Waiting;
+			if (run.lease && active) {
+				if (isLeaseHolderAlive(run.lease, this.#now(), options.staleAfterMs)) {
+					throw new CrewError(
+						ErrorCode.LeaseHeld,
+						`run ${runId} is already being run by pid ${run.lease.pid} on ${run.lease.host}`,
+					);
+				}
+				this.#moveRun(runId, RunStatus.Interrupted, "runner-lost", `runner pid ${run.lease.pid} is gone`);
+			}
+			const { holder } = options;
+			const epoch = (
+				this.#s.takeLease.get(holder.pid, holder.host, holder.startTime, this.#now(), runId) as {
+					epoch: number;
+				}
+			).epoch;
+			this.#moveRun(runId, RunStatus.Running, options.cause, null, { epoch, pid: holder.pid, host: holder.host });
+			return { runId, epoch };
+		});
+	}
+
+	heartbeat(lease: Lease): void {
+		const changed = this.#s.heartbeat.run(this.#now(), lease.runId, lease.epoch).changes;
+		if (changed === 0) this.#write(() => this.#fence(lease));
+	}
+
+	/** Asks the run's runner to cancel; returns false when the run had already ended. */
+	requestCancel(runId: string, reason: string): boolean {
+		return this.#write(() => {
+			const run = this.queries.getRun(runId);
+			if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return false;
+			this.#s.cancelRequest.run(reason, runId);
+			this.#event(runId, "run.cancel-requested", null, { reason });
+			return true;
+		});
+	}
+
+	cancelRequested(runId: string): string | null {
+		return this.#s.cancelRequested.get(runId)?.cancel_requested ?? null;
+	}
+
+	/** Moves a queued task to running and records its new attempt; returns the attempt. */
+	startAttempt(lease: Lease, taskId: string, runtime: string): { id: number; number: number } {
+		return this.#write(() => {
+			this.#fence(lease);
+			const row = this.#s.taskStatus.get(lease.runId, taskId);
+			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${lease.runId} has no task '${taskId}'`);
+			checkTaskTransition(taskId, row.status as TaskStatus, "running", "dispatch");
+			const time = this.#iso();
+			this.#s.startTask.run(time, lease.runId, taskId);
+			const number = row.attempts + 1;
+			const id = Number(
+				this.#s.insertAttempt.run(lease.runId, taskId, number, lease.epoch, runtime, time).lastInsertRowid,
+			);
+			this.#event(lease.runId, "task.running", taskId, { attempt: number, runtime });
+			return { id, number };
+		});
+	}
+
+	recordProcess(lease: Lease, attemptId: number, handle: ProcessHandle): void {
+		this.#write(() => {
+			this.#fence(lease);
+			this.#s.attemptProcess.run(handle.pid, handle.pgid, handle.startTime, attemptId);
+		});
+	}
+
+	/** Ends an attempt: attempt record, task status, result, artifacts and event in one transaction. */
+	settle(lease: Lease, s: Settlement): void {
+		this.#write(() => {
+			this.#fence(lease);
+			const usage = s.usage ?? ZERO_USAGE;
+			this.#s.finishAttempt.run(
+				s.attemptStatus,
+				this.#iso(),
+				s.exitCode ?? null,
+				s.error ?? null,
+				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
+				JSON.stringify(usage),
+				s.attemptId,
+			);
+			const prior = this.#s.taskUsage.get(lease.runId, s.taskId)?.usage;
+			const total = addUsage(prior ? (JSON.parse(prior) as Usage) : ZERO_USAGE, usage);
+			this.#s.taskResult.run(
+				s.result?.excerpt ?? null,
+				s.result?.chars ?? null,
+				JSON.stringify(total),
+				lease.runId,
+				s.taskId,
+			);
+			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
+			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
+			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
+		});
+	}
+
+	transitionTasks(lease: Lease, changes: readonly TaskChange[]): void {
+		if (changes.length === 0) return;
+		this.#write(() => {
+			this.#fence(lease);
+			for (const change of changes) this.#moveTask(lease.runId, change);
+		});
+	}
+
+	/** Marks attempts whose runner was lost, and their running tasks interrupted. */
+	loseAttempts(lease: Lease, attempts: readonly { id: number; taskId: string }[], reason: string): void {
+		this.#write(() => {
+			this.#fence(lease);
+			for (const attempt of attempts) {
+				this.#s.loseAttempt.run(this.#iso(), reason, attempt.id);
+				const row = this.#s.taskStatus.get(lease.runId, attempt.taskId);
+				if (row?.status === "running") {
+					this.#moveTask(lease.runId, {
+						taskId: attempt.taskId,
+						to: "interrupted",
+						cause: "runner-lost",
+						error: reason,
+					});
+				}
+			}
+		});
+	}
+
+	finishRun(lease: Lease, to: RunStatus, cause: Cause, error: string | null = null): void {
+		this.#write(() => {
+			this.#fence(lease);
+			this.#moveRun(lease.runId, to, cause, error);
+			this.#s.releaseLease.run(lease.runId);
+		});
+	}
+
+	/**
+	 * Ends a run that has no live runner (e.g. cancel of an interrupted run), without a lease. Fails
+	 * with CONFLICT when a runner took the run since `epoch` was read.
+	 */
+	finishOrphanedRun(
+		runId: string,
+		epoch: number,
+		to: RunStatus,
+		cause: Cause,
+		changes: readonly TaskChange[],
+		error: string,
+	): void {
+		this.#write(() => {
+			if (this.#s.epoch.get(runId)?.epoch !== epoch) {
+				throw new CrewError(ErrorCode.Conflict, `run ${runId} was just taken by a runner`);
+			}
+			for (const change of changes) this.#moveTask(runId, change);
+			this.#s.loseAllAttempts.run(this.#iso(), error, runId);
+			this.#moveRun(runId, to, cause, error);
+			this.#s.releaseLease.run(runId);
+		});
+	}
+
+	appendEvent(lease: Lease, type: string, taskId: string | null, data: Record<string, unknown>): number {
+		return this.#write(() => {
+			this.#fence(lease);
+			return this.#event(lease.runId, type, taskId, data);
+		});
+	}
+
+	recordArtifacts(lease: Lease, artifacts: readonly ArtifactRecord[]): void {
+		this.#write(() => {
+			this.#fence(lease);
+			for (const artifact of artifacts) this.#artifact(lease.runId, artifact);
+		});
+	}
+
+	#artifact(runId: string, a: ArtifactRecord): void {
+		this.#s.artifact.run(runId, a.path, a.taskId, a.kind, a.size, a.sha256, a.createdAt);
+	}
+}
+
+function prepare(db: Db) {
+	return {
+		epoch: db.prepare("SELECT epoch FROM runs WHERE id = ?") as Statement<[string], { epoch: number }>,
+		nextSeq: db.prepare("UPDATE runs SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq"),
+		event: db.prepare("INSERT INTO events (run_id, seq, time, type, task_id, data) VALUES (?, ?, ?, ?, ?, ?)"),
+		insertRun: db.prepare(
+			"INSERT INTO runs (id, goal, team, workflow, status, options, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
+		),
+		insertTask: db.prepare(
+			"INSERT INTO tasks (run_id, id, idx, step_id, role, status, spec) VALUES (?, ?, ?, ?, ?, 'queued', ?)",
+		),
+		runStatus: db.prepare("SELECT status FROM runs WHERE id = ?") as Statement<[string], { status: string }>,
+		moveRun: db.prepare("UPDATE runs SET status = ?, updated_at = ?, finished_at = ?, error = ? WHERE id = ?"),
+		takeLease: db.prepare(
+			"UPDATE runs SET epoch = epoch + 1, lease_pid = ?, lease_host = ?, lease_start = ?, lease_heartbeat = ?, cancel_requested = NULL WHERE id = ? RETURNING epoch",
+		),
+		releaseLease: db.prepare(
+			"UPDATE runs SET lease_pid = NULL, lease_host = NULL, lease_start = NULL, lease_heartbeat = NULL WHERE id = ?",
+		),
+		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
+		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
+		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
+			[string],
+			{ cancel_requested: string | null }
+		>,
+		taskStatus: db.prepare("SELECT status, attempts FROM tasks WHERE run_id = ? AND id = ?") as Statement<
+			[string, string],
+			{ status: string; attempts: number }
+		>,
+		moveTask: db.prepare("UPDATE tasks SET status = ?, finished_at = ?, error = ? WHERE run_id = ? AND id = ?"),
+		startTask: db.prepare(
+			"UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, error = NULL WHERE run_id = ? AND id = ?",
+		),
+		taskUsage: db.prepare("SELECT usage FROM tasks WHERE run_id = ? AND id = ?") as Statement<
+			[string, string],
+			{ usage: string | null }
+		>,
+		taskResult: db.prepare(
+			"UPDATE tasks SET result_excerpt = coalesce(?, result_excerpt), result_chars = coalesce(?, result_chars), usage = ? WHERE run_id = ? AND id = ?",
+		),
+		insertAttempt: db.prepare(
+			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, status, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+		),
+		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
+		finishAttempt: db.prepare(
+			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ?, usage = ? WHERE id = ?",
+		),
+		loseAttempt: db.prepare("UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE id = ?"),
+		loseAllAttempts: db.prepare(
+			"UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE run_id = ? AND status = 'running'",
+		),
+		artifact: db.prepare(
+			"INSERT OR REPLACE INTO artifacts (run_id, path, task_id, kind, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		),
+	};
+}
