@@ -1,16 +1,41 @@
 import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ProcessHandle } from "../core/types.js";
 import { processStartTime } from "../store/process-identity.js";
 
-/** Whether any process of group `pgid` is still there (zombies included). */
+/**
+ * Whether any live process of group `pgid` is still there. Exited processes waiting to be reaped
+ * (zombies) do not count: an orphan's zombie lingers until init reaps it, but it runs nothing.
+ */
 export function groupExists(pgid: number): boolean {
 	try {
 		process.kill(-pgid, 0);
-		return true;
 	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
+		if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
 	}
+	return hasLiveMember(pgid);
+}
+
+function hasLiveMember(pgid: number): boolean {
+	let pids: string[];
+	try {
+		pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+	} catch {
+		return true;
+	}
+	for (const pid of pids) {
+		let stat: string;
+		try {
+			stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		} catch {
+			continue;
+		}
+		// Fields after "(comm) ": state, ppid, pgrp, ...
+		const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+	}
+	return false;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

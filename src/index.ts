@@ -1,0 +1,35 @@
+export { findProject, type Project, projectAt } from "./config/project.js";
+export { buildDag, type Dag, type DagInput } from "./core/dag.js";
+export { formatDuration, parseDuration } from "./core/duration.js";
+export { CrewError, ErrorCode, isCrewError } from "./core/errors.js";
+export { checkId, ID_PATTERN } from "./core/ids.js";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./core/retry-policy.js";
+export { RunStatus, TaskStatus } from "./core/status.js";
+export {
+	type AgentSpec,
+	type AttemptRecord,
+	type EventRecord,
+	FailurePolicy,
+	type RunOptions,
+	type RunRecord,
+	type TaskRecord,
+	type TaskSpec,
+	type Usage,
+	ZERO_USAGE,
+} from "./core/types.js";
+export { Crew, type CrewOptions, type ExecuteOptions } from "./engine/crew.js";
+export type { EngineOptions } from "./engine/engine-options.js";
+export type { Plan, PlanInput } from "./engine/planner.js";
+export { presentRun, RunReader } from "./engine/run-reader.js";
+export { CommandRuntime, type CommandRuntimeOptions, RETRYABLE_EXIT_CODE } from "./runtimes/command-runtime.js";
+export { DryRunRuntime } from "./runtimes/dry-run-runtime.js";
+export { RuntimeRegistry } from "./runtimes/runtime-registry.js";
+export type {
+	RunControl,
+	TaskRequest,
+	WorkerEvent,
+	WorkerFailure,
+	WorkerResult,
+	WorkerRuntime,
+} from "./runtimes/worker-runtime.js";
+export type { RunSnapshot } from "./store/run-queries.js";

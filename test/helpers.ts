@@ -1,0 +1,149 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
+export const CLI = join(ROOT, "bin", "crew.js");
+export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
+
+export interface StepDef {
+	readonly id: string;
+	readonly role?: string;
+	readonly dependsOn?: readonly string[];
+	readonly extra?: Readonly<Record<string, string>>;
+	readonly text?: string;
+}
+
+/** A temporary git repository with crew resources, and a log file the fake agent appends to. */
+export class TestRepo {
+	readonly dir: string;
+	readonly log: string;
+
+	constructor() {
+		this.dir = mkdtempSync(join(tmpdir(), "crew-test-"));
+		this.log = join(this.dir, "agent-log.jsonl");
+		mkdirSync(join(this.dir, ".git"));
+		for (const folder of ["agents", "teams", "workflows"])
+			mkdirSync(join(this.dir, ".crew", folder), { recursive: true });
+	}
+
+	/** A command agent running the fake agent with `flags`. */
+	agent(name: string, flags = "", extra = ""): this {
+		const command = `node ${FAKE_AGENT} --log ${this.log} ${flags}`.trim();
+		writeFileSync(
+			join(this.dir, ".crew", "agents", `${name}.md`),
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\n${extra}---\nYou are ${name}.\n`,
+		);
+		return this;
+	}
+
+	workflow(name: string, steps: readonly StepDef[], frontmatter = ""): this {
+		const body = steps
+			.map((s) => {
+				const keys = [`role: ${s.role ?? "worker"}`];
+				if (s.dependsOn?.length) keys.push(`dependsOn: ${s.dependsOn.join(", ")}`);
+				for (const [k, v] of Object.entries(s.extra ?? {})) keys.push(`${k}: ${v}`);
+				return `## ${s.id}\n${keys.join("\n")}\n\n${s.text ?? `Do ${s.id} for {goal}`}\n`;
+			})
+			.join("\n");
+		this.writeFile(`.crew/workflows/${name}.workflow.md`, `---\nname: ${name}\n${frontmatter}---\n${body}`);
+		return this;
+	}
+
+	writeFile(path: string, text: string): void {
+		const full = join(this.dir, path);
+		mkdirSync(resolve(full, ".."), { recursive: true });
+		writeFileSync(full, text);
+	}
+
+	entries(): LogEntry[] {
+		if (!existsSync(this.log)) return [];
+		return readFileSync(this.log, "utf8")
+			.split("\n")
+			.filter(Boolean)
+			.map((line) => JSON.parse(line) as LogEntry);
+	}
+
+	starts(task?: string): LogEntry[] {
+		return this.entries().filter((e) => e.event === "start" && (task === undefined || e.task === task));
+	}
+}
+
+export interface LogEntry {
+	readonly event: string;
+	readonly task: string;
+	readonly attempt: number;
+	readonly pid: number;
+	readonly time: number;
+	readonly grandchild?: number;
+	readonly exit?: number;
+}
+
+export interface CliResult {
+	readonly code: number;
+	readonly stdout: string;
+	readonly stderr: string;
+}
+
+export function crew(cwd: string, args: readonly string[], timeoutMs = 60_000): Promise<CliResult> {
+	return new Promise((done) => {
+		execFile(
+			process.execPath,
+			[CLI, ...args],
+			{ cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+			(error, stdout, stderr) => {
+				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+				done({ code, stdout, stderr });
+			},
+		);
+	});
+}
+
+/** Starts the CLI without waiting; for runs a test interrupts. */
+export function crewProcess(cwd: string, args: readonly string[]): ChildProcess {
+	return spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Whether `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+export function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+	} catch {
+		return false;
+	}
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+		return state !== "Z" && state !== "X";
+	} catch {
+		return false;
+	}
+}
+
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+	const until = Date.now() + timeoutMs;
+	for (;;) {
+		const value = check();
+		if (value !== undefined && value !== false) return value;
+		if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+		await sleep(25);
+	}
+}
+
+/** The largest number of tasks running at once according to the fake agent's log. */
+export function maxOverlap(entries: readonly LogEntry[]): number {
+	const points = entries
+		.filter((e) => e.event === "start" || e.event === "end")
+		.map((e) => ({ time: e.time, delta: e.event === "start" ? 1 : -1 }))
+		.sort((a, b) => a.time - b.time || a.delta - b.delta);
+	let now = 0;
+	let max = 0;
+	for (const p of points) {
+		now += p.delta;
+		max = Math.max(max, now);
+	}
+	return max;
+}

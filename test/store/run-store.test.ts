@@ -1,0 +1,169 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { CrewError } from "../../src/core/errors.js";
+import type { TaskSpec } from "../../src/core/types.js";
+import { ArtifactFiles } from "../../src/store/artifact-files.js";
+import { type Db, openReader, openWriter } from "../../src/store/database.js";
+import { currentProcess } from "../../src/store/process-identity.js";
+import { RunQueries } from "../../src/store/run-queries.js";
+import { RunStore } from "../../src/store/run-store.js";
+
+const open: Db[] = [];
+afterEach(() => {
+	for (const db of open.splice(0)) db.close();
+});
+
+function freshStore(): { store: RunStore; file: string; dir: string } {
+	const dir = mkdtempSync(join(tmpdir(), "crew-store-"));
+	const file = join(dir, "crew.db");
+	const db = openWriter(file);
+	open.push(db);
+	return { store: new RunStore(db), file, dir };
+}
+
+const task = (id: string, ...dependsOn: string[]): TaskSpec => ({
+	id,
+	stepId: id,
+	role: "worker",
+	agent: { name: "worker", runtime: "dry-run", systemPrompt: "" },
+	text: `do ${id}`,
+	dependsOn,
+});
+
+function createRun(store: RunStore, id = "run-1"): void {
+	store.createRun({
+		id,
+		goal: "g",
+		team: null,
+		workflow: "w",
+		options: { concurrency: 2, failure: "drain", roleLimits: {}, retries: 0, cwd: "/tmp" },
+		tasks: [task("a"), task("b", "a")],
+	});
+}
+
+const lease = { holder: currentProcess(), cause: "dispatch" as const, staleAfterMs: 30_000 };
+
+/** The identity of a process that has exited: a runner that died. */
+function deadHolder() {
+	const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+	return { pid: Number(child.stdout.trim()), host: hostname(), startTime: "1" };
+}
+
+test("the store uses WAL, foreign keys and records its migrations", () => {
+	const { file } = freshStore();
+	const db = openWriter(file);
+	open.push(db);
+	expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+	expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+	expect(db.prepare("SELECT version FROM migrations").all()).toEqual([{ version: 1 }]);
+});
+
+test("a status change, its attempt record and its event commit together or not at all", () => {
+	const { store } = freshStore();
+	createRun(store);
+	const l = store.acquireLease("run-1", lease);
+	const attempt = store.startAttempt(l, "a", "dry-run");
+	const seqBefore = store.queries.eventsAfter("run-1", 0).length;
+	expect(() =>
+		store.settle(l, {
+			taskId: "a",
+			attemptId: attempt.id,
+			attemptStatus: "completed",
+			taskStatus: "skipped",
+			cause: "settle",
+		}),
+	).toThrow(/cannot go from running to skipped/);
+	expect(store.queries.attempts("run-1")[0]?.status).toBe("running");
+	expect(store.queries.eventsAfter("run-1", 0)).toHaveLength(seqBefore);
+	store.settle(l, {
+		taskId: "a",
+		attemptId: attempt.id,
+		attemptStatus: "completed",
+		taskStatus: "completed",
+		cause: "settle",
+	});
+	const events = store.queries.eventsAfter("run-1", 0);
+	expect(events.map((e) => e.type)).toEqual(["run.created", "run.running", "task.running", "task.completed"]);
+	expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+	expect(store.queries.attempts("run-1")[0]?.status).toBe("completed");
+	expect(store.queries.findTask("run-1", "a")).toMatchObject({ status: "completed", attempts: 1 });
+});
+
+test("a completed task cannot be started again", () => {
+	const { store } = freshStore();
+	createRun(store);
+	const l = store.acquireLease("run-1", lease);
+	const attempt = store.startAttempt(l, "a", "dry-run");
+	store.settle(l, {
+		taskId: "a",
+		attemptId: attempt.id,
+		attemptStatus: "completed",
+		taskStatus: "completed",
+		cause: "settle",
+	});
+	expect(() => store.startAttempt(l, "a", "dry-run")).toThrow(/cannot go from completed to running/);
+	expect(() => store.transitionTasks(l, [{ taskId: "a", to: "queued", cause: "resume" }])).toThrow(CrewError);
+});
+
+test("event sequence numbers increase per run", () => {
+	const { store } = freshStore();
+	createRun(store, "run-1");
+	createRun(store, "run-2");
+	store.acquireLease("run-2", lease);
+	expect(store.queries.eventsAfter("run-1", 0).map((e) => e.seq)).toEqual([1]);
+	expect(store.queries.eventsAfter("run-2", 0).map((e) => e.seq)).toEqual([1, 2]);
+});
+
+test("a live runner's lease cannot be taken", () => {
+	const { store } = freshStore();
+	createRun(store);
+	store.acquireLease("run-1", lease);
+	expect(() => store.acquireLease("run-1", lease)).toThrow(/already being run by pid/);
+});
+
+test("a runner whose lease was taken over cannot write", () => {
+	const { store } = freshStore();
+	createRun(store);
+	const old = store.acquireLease("run-1", { ...lease, holder: deadHolder() });
+	const fresh = store.acquireLease("run-1", { ...lease, cause: "resume" });
+	expect(fresh.epoch).toBe(old.epoch + 1);
+	expect(() => store.startAttempt(old, "a", "dry-run")).toThrow(/taken over by another runner/);
+	expect(() => store.heartbeat(old)).toThrow(/taken over/);
+	expect(store.queries.attempts("run-1")).toEqual([]);
+	const types = store.queries.eventsAfter("run-1", 0).map((e) => e.type);
+	expect(types).toEqual(["run.created", "run.running", "run.interrupted", "run.running"]);
+	store.startAttempt(fresh, "a", "dry-run");
+});
+
+test("a read-only connection reads what the writer committed", () => {
+	const { store, file } = freshStore();
+	createRun(store);
+	const reader = openReader(file) as Db;
+	open.push(reader);
+	const queries = new RunQueries(reader);
+	expect(queries.snapshot("run-1").tasks.map((t) => t.status)).toEqual(["queued", "queued"]);
+	expect(() => reader.prepare("DELETE FROM runs").run()).toThrow(/readonly/);
+});
+
+test("artifact names that could leave the run folder are refused", () => {
+	const { dir } = freshStore();
+	const files = new ArtifactFiles(join(dir, "runs"));
+	for (const bad of ["../x", "/etc/passwd", "a/../../b", "a//b", ".hidden", "a/./b", "", "tasks/a b"]) {
+		expect(() => files.path("run-1", bad), bad).toThrow(/invalid artifact name/);
+	}
+	expect(() => files.path("../run", "x")).toThrow(/invalid run id/);
+	const record = files.write("run-1", "a", "tasks/a/result.md", "result", "hello");
+	expect(record).toMatchObject({ path: "tasks/a/result.md", size: 5 });
+	expect(record.sha256).toBe("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+	expect(files.read("run-1", "tasks/a/result.md")).toBe("hello");
+});
+
+test("a file that is not a crew store gives an error naming the file", () => {
+	const dir = mkdtempSync(join(tmpdir(), "crew-store-"));
+	const file = join(dir, "crew.db");
+	writeFileSync(file, "this is not a database, just some text long enough to look like a header".repeat(20));
+	expect(() => openWriter(file)).toThrow(new RegExp(`cannot use the crew store ${file}`));
+});
