@@ -27,7 +27,7 @@ export function buildDag(nodes: readonly DagInput[], what = "workflow"): Dag {
 	if (nodes.length === 0) throw invalid(`${what} has no steps`);
 	const indexOf = new Map<string, number>();
 	for (const [i, node] of nodes.entries()) {
-		if (indexOf.has(node.id)) throw invalid(`${what} declares step '${node.id}' twice`);
+		if (indexOf.has(node.id)) throw invalid(`${what}: declares step '${node.id}' twice`);
 		indexOf.set(node.id, i);
 	}
 	const dependencies: number[][] = [];
@@ -36,15 +36,15 @@ export function buildDag(nodes: readonly DagInput[], what = "workflow"): Dag {
 		const seen = new Set<number>();
 		for (const dep of node.dependsOn) {
 			const d = indexOf.get(dep);
-			if (d === undefined) throw invalid(`step '${node.id}' depends on unknown step '${dep}'`);
-			if (d === i) throw invalid(`step '${node.id}' depends on itself`);
+			if (d === undefined) throw invalid(`${what}: step '${node.id}' depends on unknown step '${dep}'`);
+			if (d === i) throw invalid(`${what}: step '${node.id}' depends on itself`);
 			if (seen.has(d)) continue;
 			seen.add(d);
 			dependents[d]?.push(i);
 		}
 		dependencies.push([...seen]);
 	}
-	const order = topologicalOrder(nodes, dependencies, dependents);
+	const order = topologicalOrder(nodes, dependencies, dependents, what);
 	const priority = new Array<number>(nodes.length).fill(1);
 	for (let k = order.length - 1; k >= 0; k--) {
 		const i = order[k] as number;
@@ -59,6 +59,7 @@ function topologicalOrder(
 	nodes: readonly DagInput[],
 	dependencies: readonly (readonly number[])[],
 	dependents: readonly (readonly number[])[],
+	what: string,
 ): number[] {
 	const pending = dependencies.map((deps) => deps.length);
 	const order: number[] = [];
@@ -71,7 +72,7 @@ function topologicalOrder(
 	}
 	if (order.length < nodes.length) {
 		const cycle = findCycle(nodes, dependencies, pending);
-		throw invalid(`dependency cycle: ${cycle.join(" -> ")}`);
+		throw invalid(`${what}: dependency cycle: ${cycle.join(" -> ")}`);
 	}
 	return order;
 }

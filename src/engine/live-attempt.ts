@@ -1,4 +1,5 @@
 import { formatDuration } from "../core/duration.js";
+import type { ArtifactRecord } from "../core/types.js";
 import type { TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import { StopReason } from "./stop-reason.js";
 
@@ -11,6 +12,8 @@ export interface LiveAttemptOptions {
 	readonly runtime: WorkerRuntime;
 	readonly request: TaskRequest;
 	readonly attemptId: number;
+	/** The stored prompt, indexed when the attempt settles. */
+	readonly promptArtifact: ArtifactRecord;
 	/** Wall-clock limit, in ms. */
 	readonly timeoutMs?: number;
 	/** Limit on time without worker output, in ms. */
@@ -23,6 +26,7 @@ export interface LiveAttemptOptions {
 /** One running attempt: the worker's promise, its abort controller and its two timers. */
 export class LiveAttempt {
 	readonly attemptId: number;
+	readonly promptArtifact: ArtifactRecord;
 	readonly request: TaskRequest;
 	readonly done: Promise<AttemptOutcome>;
 	readonly #controller = new AbortController();
@@ -33,6 +37,7 @@ export class LiveAttempt {
 
 	constructor(options: LiveAttemptOptions) {
 		this.attemptId = options.attemptId;
+		this.promptArtifact = options.promptArtifact;
 		this.request = options.request;
 		this.#now = options.now;
 		this.#lastActivity = options.now();

@@ -164,16 +164,14 @@ export class RunLoop {
 		const { store, files, runtimes, options } = this.#deps;
 		const runId = this.#lease.runId;
 		const runtimeName = this.#run.options.runtime ?? spec.agent.runtime;
-		const prompt = renderTaskPrompt(
-			spec.text,
-			spec.dependsOn.map((dep) => {
-				const { excerpt, chars } = store.queries.resultExcerpt(runId, dep);
-				const artifact = files.display(runId, `tasks/${dep}/result.md`, this.#run.options.cwd);
-				return { taskId: dep, excerpt, totalChars: chars, artifact };
-			}),
-		);
+		const shown = spec.dependsOn.slice(0, DEFAULT_PROMPT_LIMITS.listed).map((dep) => {
+			const { excerpt, chars } = store.queries.resultExcerpt(runId, dep);
+			const artifact = files.display(runId, `tasks/${dep}/result.md`, this.#run.options.cwd);
+			return { taskId: dep, excerpt, totalChars: chars, artifact };
+		});
+		const prompt = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
 		const prefix = `tasks/${spec.id}`;
-		files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
+		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
 		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName);
 		this.#status[i] = TaskStatus.Running;
 		this.#attempts[i] = attempt.number;
@@ -183,6 +181,7 @@ export class RunLoop {
 		const live = new LiveAttempt({
 			runtime: runtimes.get(runtimeName),
 			attemptId: attempt.id,
+			promptArtifact,
 			request: {
 				runId,
 				taskId: spec.id,
@@ -269,7 +268,7 @@ export class RunLoop {
 		const { files } = this.#deps;
 		const runId = this.#lease.runId;
 		const prefix = live.request.artifactPrefix;
-		const records = [files.write(runId, taskId, `${prefix}/prompt.md`, "prompt", live.request.prompt)];
+		const records = [live.promptArtifact];
 		if (result.ok || result.text !== "")
 			records.push(files.write(runId, taskId, `${prefix}/result.md`, "result", result.text));
 		for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));

@@ -57,8 +57,9 @@ export class RunReader {
 
 	/** A run (default: the most recently created) with its tasks, as of one committed state. */
 	status(runId?: string): RunSnapshot {
+		if (runId !== undefined) checkId("run", runId);
 		const q = this.#q();
-		const id = runId === undefined ? q.latestRunId() : checkId("run", runId);
+		const id = runId ?? q.latestRunId();
 		if (id === undefined) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${this.project.root}`);
 		return presentRun(q.snapshot(id), this.#now());
 	}
@@ -69,15 +70,17 @@ export class RunReader {
 	}
 
 	events(runId: string, afterSeq = 0, limit?: number): EventRecord[] {
+		checkId("run", runId);
 		const q = this.#q();
-		q.getRun(checkId("run", runId));
+		q.getRun(runId);
 		return q.eventsAfter(runId, afterSeq, limit);
 	}
 
 	/** A task's full result text (empty when it has none yet). */
 	result(runId: string, ref: string): { task: TaskRecord; text: string } {
+		checkId("run", runId);
 		const q = this.#q();
-		q.getRun(checkId("run", runId));
+		q.getRun(runId);
 		const task = q.findTask(runId, ref);
 		const name = `tasks/${task.id}/result.md`;
 		const has = q.artifacts(runId).some((a) => a.path === name);

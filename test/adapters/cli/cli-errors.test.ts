@@ -1,0 +1,101 @@
+import { expect, test } from "vitest";
+import { crew, TestRepo } from "../../helpers.js";
+
+function repoWith(workflow: string): TestRepo {
+	const repo = new TestRepo().agent("worker");
+	repo.writeFile(".crew/workflows/bad.workflow.md", workflow);
+	return repo;
+}
+
+const cases: { name: string; workflow?: string; args?: string[]; message: RegExp }[] = [
+	{
+		name: "an unknown dependency",
+		workflow: "## a\nrole: worker\n\nx\n\n## b\nrole: worker\ndependsOn: nope\n\ny\n",
+		message: /step 'b' depends on unknown step 'nope'/,
+	},
+	{
+		name: "a cycle",
+		workflow:
+			"## a\nrole: worker\ndependsOn: c\n\nx\n\n## b\nrole: worker\ndependsOn: a\n\ny\n\n## c\nrole: worker\ndependsOn: b\n\nz\n",
+		message: /bad\.workflow\.md: dependency cycle: (a|b|c) -> (a|b|c) -> (a|b|c) -> (a|b|c)\n$/,
+	},
+	{
+		name: "a duplicate step",
+		workflow: "## a\nrole: worker\n\nx\n\n## a\nrole: worker\n\ny\n",
+		message: /declares step 'a' twice/,
+	},
+	{ name: "an empty workflow", workflow: "---\nname: bad\n---\nJust prose, no steps.\n", message: /has no steps/ },
+	{
+		name: "an unsafe step id",
+		workflow: "## ../escape\nrole: worker\n\nx\n",
+		message: /invalid step id "\.\.\/escape"/,
+	},
+	{ name: "a step without task text", workflow: "## a\nrole: worker\n", message: /step 'a' has no task text/ },
+	{
+		name: "a role with no agent",
+		workflow: "## a\nrole: ghost\n\nx\n",
+		message: /no agent 'ghost' for role 'ghost' of step 'a'/,
+	},
+	{
+		name: "a bad step timeout",
+		workflow: "## a\nrole: worker\ntimeout: soon\n\nx\n",
+		message: /invalid timeout of step 'a' "soon"/,
+	},
+	{ name: "an unknown workflow", args: ["run", "g", "--workflow", "missing"], message: /no workflow 'missing'/ },
+	{
+		name: "concurrency 0",
+		args: ["run", "g", "--workflow", "bad", "--concurrency", "0"],
+		message: /invalid concurrency '0': expected an integer >= 1/,
+	},
+	{
+		name: "a non-numeric concurrency",
+		args: ["run", "g", "--workflow", "bad", "-c", "many"],
+		message: /invalid concurrency 'many'/,
+	},
+	{
+		name: "an unknown failure policy",
+		args: ["run", "g", "--workflow", "bad", "--failure", "ignore"],
+		message: /'ignore' is invalid.*drain, continue, abort/,
+	},
+	{
+		name: "an unknown runtime",
+		args: ["run", "g", "--workflow", "bad", "--runtime", "gpt"],
+		message: /unknown runtime 'gpt': available are command, dry-run/,
+	},
+	{
+		name: "a bad run timeout",
+		args: ["run", "g", "--workflow", "bad", "--timeout", "-5s"],
+		message: /invalid timeout "-5s"/,
+	},
+	{ name: "an empty goal", args: ["run", "  ", "--workflow", "bad"], message: /the goal is empty/ },
+	{ name: "an unsafe run id", args: ["status", "../../etc"], message: /invalid run id "\.\.\/\.\.\/etc"/ },
+	{ name: "an unknown run", args: ["cancel", "nope"], message: /no run 'nope'/ },
+	{ name: "an unknown task", args: ["result", "RUN", "ghost"], message: /has no task or step 'ghost'/ },
+];
+
+test.each(cases)(
+	"$name is rejected with one line naming it, and nothing is recorded",
+	async ({ workflow, args, message }) => {
+		const repo = repoWith(workflow ?? "## a\nrole: worker\n\nx\n");
+		let runArgs = args ?? ["run", "g", "--workflow", "bad"];
+		if (runArgs.includes("RUN")) {
+			const ok = await crew(repo.dir, ["run", "g", "--workflow", "bad", "--json"]);
+			const runId = JSON.parse(ok.stdout.trim().split("\n").pop() ?? "{}").runId as string;
+			runArgs = runArgs.map((a) => (a === "RUN" ? runId : a));
+		}
+		const before = await crew(repo.dir, ["runs", "--json"]);
+		const result = await crew(repo.dir, runArgs);
+		expect(result.code).not.toBe(0);
+		expect(result.stderr).toMatch(message);
+		expect(result.stderr.trim().split("\n")).toHaveLength(1);
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+		expect((await crew(repo.dir, ["runs", "--json"])).stdout).toBe(before.stdout);
+	},
+);
+
+test("--debug adds the stack trace", async () => {
+	const repo = repoWith("## a\nrole: ghost\n\nx\n");
+	const result = await crew(repo.dir, ["run", "g", "--workflow", "bad", "--debug"]);
+	expect(result.code).toBe(1);
+	expect(result.stderr).toMatch(/\n\s+at /);
+});
