@@ -6,7 +6,7 @@ import type { EventRecord, RunRecord, TaskRecord } from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
-import { RunQueries, type RunSnapshot } from "../store/run-queries.js";
+import { RUNNER_GONE, RunQueries, type RunSnapshot } from "../store/run-queries.js";
 
 /** When a runner on another host counts as gone without a heartbeat, in ms. */
 export const DEFAULT_STALE_AFTER_MS = 30_000;
@@ -22,9 +22,15 @@ export function presentRun(snapshot: RunSnapshot, now: number, staleAfterMs = DE
 	return {
 		run: { ...run, status: RunStatus.Interrupted, error: run.error ?? `runner pid ${run.lease.pid} is gone` },
 		tasks: snapshot.tasks.map((t) =>
-			t.status === TaskStatus.Running ? { ...t, status: TaskStatus.Interrupted, error: "its runner is gone" } : t,
+			t.status === TaskStatus.Running ? { ...t, status: TaskStatus.Interrupted, error: RUNNER_GONE } : t,
 		),
 	};
+}
+
+/** The run part of `crew status --json`. */
+export function runSummary(run: RunRecord): object {
+	const { id, status, goal, team, workflow, createdAt, updatedAt } = run;
+	return { id, status, goal, team, workflow, createdAt, updatedAt };
 }
 
 /**
@@ -55,13 +61,33 @@ export class RunReader {
 		return this.#queries;
 	}
 
+	#runId(runId: string | undefined): string {
+		if (runId !== undefined) checkId("run", runId);
+		const id = runId ?? this.#q().latestRunId();
+		if (id === undefined) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${this.project.root}`);
+		return id;
+	}
+
 	/** A run (default: the most recently created) with its tasks, as of one committed state. */
 	status(runId?: string): RunSnapshot {
-		if (runId !== undefined) checkId("run", runId);
+		const id = this.#runId(runId);
+		return presentRun(this.#q().snapshot(id), this.#now());
+	}
+
+	/**
+	 * `crew status --json` of a run (default: the latest): `{"run": {id, status, goal, team,
+	 * workflow, createdAt, updatedAt}, "tasks": [{id, stepId, role, status, attempts, startedAt,
+	 * finishedAt, error}]}`, as of one committed state. Scripts and the MCP server rely on it.
+	 */
+	statusJson(runId?: string): string {
+		const id = this.#runId(runId);
 		const q = this.#q();
-		const id = runId ?? q.latestRunId();
-		if (id === undefined) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${this.project.root}`);
-		return presentRun(q.snapshot(id), this.#now());
+		return q.consistent(() => {
+			const stored = q.getRun(id);
+			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
+			const tasks = q.tasksJson(id, run.status !== stored.status);
+			return `{"run":${JSON.stringify(runSummary(run))},"tasks":${tasks}}`;
+		});
 	}
 
 	runs(): RunRecord[] {

@@ -16,7 +16,7 @@ export interface AgentResource {
 /** Agents without `runtime:` are pi agents, as in pi-crew. */
 export const DEFAULT_AGENT_RUNTIME = "pi";
 
-const KNOWN = new Set([
+const KNOWN: ReadonlySet<string> = new Set([
 	"name",
 	"description",
 	"model",

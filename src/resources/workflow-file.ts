@@ -18,7 +18,7 @@ export interface WorkflowResource {
 	readonly file: string;
 }
 
-const STEP_KEYS = new Set([
+const STEP_KEYS: ReadonlySet<string> = new Set([
 	"role",
 	"dependsOn",
 	"parallelGroup",

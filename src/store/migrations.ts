@@ -25,22 +25,34 @@ CREATE TABLE runs (
 );
 CREATE TABLE tasks (
 	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-	id TEXT NOT NULL,
 	idx INTEGER NOT NULL,
+	id TEXT NOT NULL,
 	step_id TEXT NOT NULL,
 	role TEXT NOT NULL,
 	status TEXT NOT NULL,
 	attempts INTEGER NOT NULL DEFAULT 0,
-	spec TEXT NOT NULL,
 	started_at TEXT,
 	finished_at TEXT,
 	error TEXT,
-	result_excerpt TEXT,
 	result_chars INTEGER NOT NULL DEFAULT 0,
-	usage TEXT,
-	PRIMARY KEY (run_id, id)
+	tokens_in INTEGER NOT NULL DEFAULT 0,
+	tokens_out INTEGER NOT NULL DEFAULT 0,
+	cache_read INTEGER NOT NULL DEFAULT 0,
+	cache_write INTEGER NOT NULL DEFAULT 0,
+	cost REAL NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_id, idx)
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX tasks_in_order ON tasks (run_id, idx);
+CREATE UNIQUE INDEX tasks_by_id ON tasks (run_id, id);
+-- What a task needs to run and what dependents read, kept out of the status rows so reading a
+-- run's status scans small rows only.
+CREATE TABLE task_data (
+	run_id TEXT NOT NULL,
+	task_id TEXT NOT NULL,
+	spec TEXT NOT NULL,
+	result_excerpt TEXT,
+	PRIMARY KEY (run_id, task_id),
+	FOREIGN KEY (run_id, task_id) REFERENCES tasks (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
 CREATE TABLE attempts (
 	id INTEGER PRIMARY KEY,
 	run_id TEXT NOT NULL,

@@ -1,6 +1,5 @@
 import type { RunStatus, TaskStatus } from "../core/status.js";
-import type { AttemptRecord, EventRecord, RunOptions, RunRecord, TaskRecord, Usage } from "../core/types.js";
-import { ZERO_USAGE } from "../core/types.js";
+import type { AttemptRecord, EventRecord, RunOptions, RunRecord, TaskRecord } from "../core/types.js";
 
 export interface RunRow {
 	id: string;
@@ -32,7 +31,11 @@ export interface TaskRow {
 	finished_at: string | null;
 	error: string | null;
 	result_chars: number;
-	usage: string | null;
+	tokens_in: number;
+	tokens_out: number;
+	cache_read: number;
+	cache_write: number;
+	cost: number;
 }
 
 export interface AttemptRow {
@@ -99,7 +102,13 @@ export function toTask(row: TaskRow): TaskRecord {
 		finishedAt: row.finished_at,
 		error: row.error,
 		resultChars: row.result_chars,
-		usage: row.usage === null ? ZERO_USAGE : (JSON.parse(row.usage) as Usage),
+		usage: {
+			input: row.tokens_in,
+			output: row.tokens_out,
+			cacheRead: row.cache_read,
+			cacheWrite: row.cache_write,
+			cost: row.cost,
+		},
 	};
 }
 
@@ -127,5 +136,28 @@ export function toEvent(row: EventRow): EventRecord {
 		type: row.type,
 		taskId: row.task_id,
 		data: JSON.parse(row.data) as Record<string, unknown>,
+	};
+}
+
+/** A task from a raw row in the column order of `TaskRow`. */
+export function taskFromArray(r: unknown[]): TaskRecord {
+	return {
+		id: r[0] as string,
+		index: r[1] as number,
+		stepId: r[2] as string,
+		role: r[3] as string,
+		status: r[4] as TaskStatus,
+		attempts: r[5] as number,
+		startedAt: r[6] as string | null,
+		finishedAt: r[7] as string | null,
+		error: r[8] as string | null,
+		resultChars: r[9] as number,
+		usage: {
+			input: r[10] as number,
+			output: r[11] as number,
+			cacheRead: r[12] as number,
+			cacheWrite: r[13] as number,
+			cost: r[14] as number,
+		},
 	};
 }

@@ -7,6 +7,7 @@ import {
 	type EventRow,
 	type RunRow,
 	type TaskRow,
+	taskFromArray,
 	toAttempt,
 	toEvent,
 	toRun,
@@ -18,7 +19,11 @@ export interface RunSnapshot {
 	readonly tasks: readonly TaskRecord[];
 }
 
-const TASK_COLUMNS = "id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, usage";
+/** The error a task shows while its run's runner is gone and nobody has resumed it. */
+export const RUNNER_GONE = "its runner is gone";
+
+const TASK_COLUMNS =
+	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost";
 
 /**
  * Reads of the run store. Works on a read-only connection; every multi-statement read runs in one
@@ -29,30 +34,51 @@ export class RunQueries {
 	readonly #run: Statement<[string], RunRow>;
 	readonly #latest: Statement<[], { id: string }>;
 	readonly #runs: Statement<[number], RunRow>;
-	readonly #tasks: Statement<[string], TaskRow>;
+	readonly #tasks: Statement<[string], unknown[]>;
 	readonly #task: Statement<[string, string], TaskRow>;
 	readonly #taskByStep: Statement<[string, string], TaskRow>;
-	readonly #specs: Statement<[string], { id: string; spec: string }>;
+	readonly #specs: Statement<[string], { spec: string }>;
 	readonly #excerpt: Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
 	readonly #events: Statement<[string, number, number], EventRow>;
 	readonly #attempts: Statement<[string], AttemptRow>;
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
+	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
 
 	constructor(db: Db) {
 		this.#db = db;
 		this.#run = db.prepare("SELECT * FROM runs WHERE id = ?");
 		this.#latest = db.prepare("SELECT id FROM runs ORDER BY rowid DESC LIMIT 1");
 		this.#runs = db.prepare("SELECT * FROM runs ORDER BY rowid DESC LIMIT ?");
-		this.#tasks = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY idx`);
+		// Rows as arrays: a run's status reads thousands of rows, and objects per row cost twice as much.
+		this.#tasks = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY idx`).raw(true) as Statement<
+			[string],
+			unknown[]
+		>;
 		this.#task = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND id = ?`);
 		this.#taskByStep = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND step_id = ? ORDER BY idx`);
-		this.#specs = db.prepare("SELECT id, spec FROM tasks WHERE run_id = ? ORDER BY idx");
-		this.#excerpt = db.prepare("SELECT result_excerpt, result_chars FROM tasks WHERE run_id = ? AND id = ?");
+		this.#specs = db.prepare(
+			"SELECT d.spec FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id WHERE t.run_id = ? ORDER BY t.idx",
+		);
+		this.#excerpt = db.prepare(
+			"SELECT d.result_excerpt, t.result_chars FROM task_data d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id WHERE d.run_id = ? AND d.task_id = ?",
+		);
 		this.#events = db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
+		// The subquery hands rows to the aggregate in primary-key order, which is task order; an
+		// ORDER BY inside the aggregate would sort the built objects again.
+		this.#tasksJson = db
+			.prepare(
+				`SELECT json_group_array(json_object(
+					'id', id, 'stepId', step_id, 'role', role,
+					'status', CASE WHEN @gone AND status = 'running' THEN 'interrupted' ELSE status END,
+					'attempts', attempts, 'startedAt', started_at, 'finishedAt', finished_at,
+					'error', CASE WHEN @gone AND status = 'running' THEN '${RUNNER_GONE}' ELSE error END
+				)) FROM (SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx)`,
+			)
+			.pluck() as Statement<[{ runId: string; gone: number }], string>;
 	}
 
 	findRun(runId: string): RunRecord | undefined {
@@ -75,12 +101,26 @@ export class RunQueries {
 	}
 
 	listTasks(runId: string): TaskRecord[] {
-		return this.#tasks.all(runId).map(toTask);
+		return this.#tasks.all(runId).map(taskFromArray);
 	}
 
 	/** A run and all its tasks as of one committed state. */
 	snapshot(runId: string): RunSnapshot {
-		return this.#db.transaction(() => ({ run: this.getRun(runId), tasks: this.listTasks(runId) }))();
+		return this.consistent(() => ({ run: this.getRun(runId), tasks: this.listTasks(runId) }));
+	}
+
+	/** Runs `read` in one read transaction, so all it reads comes from one committed state. */
+	consistent<T>(read: () => T): T {
+		return this.#db.transaction(read)();
+	}
+
+	/**
+	 * A run's tasks as the JSON array of `crew status --json` (id, stepId, role, status, attempts,
+	 * startedAt, finishedAt, error), built by SQLite: on a large run this is several times cheaper
+	 * than making an object per row. With `runnerGone`, running tasks read as interrupted.
+	 */
+	tasksJson(runId: string, runnerGone: boolean): string {
+		return this.#tasksJson.get({ runId, gone: runnerGone ? 1 : 0 }) ?? "[]";
 	}
 
 	/** A task by task id, or by step id when that names exactly one task. */

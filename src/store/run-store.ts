@@ -10,7 +10,7 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import type { ArtifactRecord, EventRecord, ProcessHandle, RunOptions, TaskSpec, Usage } from "../core/types.js";
-import { addUsage, ZERO_USAGE } from "../core/types.js";
+import { ZERO_USAGE } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { ProcessIdentity } from "./process-identity.js";
@@ -144,7 +144,8 @@ export class RunStore {
 			const time = this.#iso();
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
 			for (const [idx, task] of run.tasks.entries()) {
-				this.#s.insertTask.run(run.id, task.id, idx, task.stepId, task.role, JSON.stringify(task));
+				this.#s.insertTask.run(run.id, idx, task.id, task.stepId, task.role);
+				this.#s.insertTaskData.run(run.id, task.id, JSON.stringify(task));
 			}
 			this.#event(run.id, "run.created", null, {
 				goal: run.goal,
@@ -242,15 +243,17 @@ export class RunStore {
 				JSON.stringify(usage),
 				s.attemptId,
 			);
-			const prior = this.#s.taskUsage.get(lease.runId, s.taskId)?.usage;
-			const total = addUsage(prior ? (JSON.parse(prior) as Usage) : ZERO_USAGE, usage);
-			this.#s.taskResult.run(
-				s.result?.excerpt ?? null,
+			this.#s.taskUsage.run(
+				usage.input,
+				usage.output,
+				usage.cacheRead,
+				usage.cacheWrite,
+				usage.cost,
 				s.result?.chars ?? null,
-				JSON.stringify(total),
 				lease.runId,
 				s.taskId,
 			);
+			if (s.result) this.#s.taskExcerpt.run(s.result.excerpt, lease.runId, s.taskId);
 			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
 			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
 			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
@@ -343,8 +346,9 @@ function prepare(db: Db) {
 			"INSERT INTO runs (id, goal, team, workflow, status, options, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
 		),
 		insertTask: db.prepare(
-			"INSERT INTO tasks (run_id, id, idx, step_id, role, status, spec) VALUES (?, ?, ?, ?, ?, 'queued', ?)",
+			"INSERT INTO tasks (run_id, idx, id, step_id, role, status) VALUES (?, ?, ?, ?, ?, 'queued')",
 		),
+		insertTaskData: db.prepare("INSERT INTO task_data (run_id, task_id, spec) VALUES (?, ?, ?)"),
 		runStatus: db.prepare("SELECT status FROM runs WHERE id = ?") as Statement<[string], { status: string }>,
 		moveRun: db.prepare("UPDATE runs SET status = ?, updated_at = ?, finished_at = ?, error = ? WHERE id = ?"),
 		takeLease: db.prepare(
@@ -367,13 +371,10 @@ function prepare(db: Db) {
 		startTask: db.prepare(
 			"UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, error = NULL WHERE run_id = ? AND id = ?",
 		),
-		taskUsage: db.prepare("SELECT usage FROM tasks WHERE run_id = ? AND id = ?") as Statement<
-			[string, string],
-			{ usage: string | null }
-		>,
-		taskResult: db.prepare(
-			"UPDATE tasks SET result_excerpt = coalesce(?, result_excerpt), result_chars = coalesce(?, result_chars), usage = ? WHERE run_id = ? AND id = ?",
+		taskUsage: db.prepare(
+			"UPDATE tasks SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cache_read = cache_read + ?, cache_write = cache_write + ?, cost = cost + ?, result_chars = coalesce(?, result_chars) WHERE run_id = ? AND id = ?",
 		),
+		taskExcerpt: db.prepare("UPDATE task_data SET result_excerpt = ? WHERE run_id = ? AND task_id = ?"),
 		insertAttempt: db.prepare(
 			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, status, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
 		),

@@ -2,31 +2,6 @@ import { formatDuration } from "../../core/duration.js";
 import type { EventRecord, RunRecord, TaskRecord } from "../../core/types.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
 
-/** The `crew status --json` shape; scripts rely on it. */
-export function statusJson({ run, tasks }: RunSnapshot): object {
-	return {
-		run: {
-			id: run.id,
-			status: run.status,
-			goal: run.goal,
-			team: run.team,
-			workflow: run.workflow,
-			createdAt: run.createdAt,
-			updatedAt: run.updatedAt,
-		},
-		tasks: tasks.map((t) => ({
-			id: t.id,
-			stepId: t.stepId,
-			role: t.role,
-			status: t.status,
-			attempts: t.attempts,
-			startedAt: t.startedAt,
-			finishedAt: t.finishedAt,
-			error: t.error,
-		})),
-	};
-}
-
 export function eventJson(event: EventRecord): object {
 	return {
 		seq: event.seq,

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { findProject } from "../../config/project.js";
 import { isTerminalRun } from "../../core/status.js";
-import { RunReader } from "../../engine/run-reader.js";
-import { eventJson, eventText, runsText, statusJson, statusText } from "./format.js";
+import { RunReader, runSummary } from "../../engine/run-reader.js";
+import { eventJson, eventText, runsText, statusText } from "./format.js";
 
 interface JsonOption {
 	readonly json?: boolean;
@@ -18,24 +18,17 @@ function withReader<T>(fn: (reader: RunReader) => T): T {
 }
 
 export async function statusCommand(runId: string | undefined, options: JsonOption): Promise<number> {
-	const snapshot = withReader((reader) => reader.status(runId));
-	process.stdout.write(options.json ? `${JSON.stringify(statusJson(snapshot))}\n` : statusText(snapshot, Date.now()));
+	const text = withReader((reader) =>
+		options.json ? `${reader.statusJson(runId)}\n` : statusText(reader.status(runId), Date.now()),
+	);
+	process.stdout.write(text);
 	return 0;
 }
 
 export async function runsCommand(options: JsonOption): Promise<number> {
 	const runs = withReader((reader) => reader.runs());
 	if (options.json) {
-		const rows = runs.map((r) => ({
-			id: r.id,
-			status: r.status,
-			goal: r.goal,
-			team: r.team,
-			workflow: r.workflow,
-			createdAt: r.createdAt,
-			updatedAt: r.updatedAt,
-		}));
-		process.stdout.write(`${JSON.stringify(rows)}\n`);
+		process.stdout.write(`${JSON.stringify(runs.map(runSummary))}\n`);
 	} else process.stdout.write(runsText(runs));
 	return 0;
 }

@@ -179,23 +179,33 @@ test("a reader process polling status during a run never errors or sees a half-w
 	expect(lastJson(Buffer.concat(out).toString()).status).toBe("completed");
 });
 
-test("--detach starts a background runner and returns at once", async () => {
-	const repo = new TestRepo().agent("worker", "--sleep 300");
+test("--detach starts a background runner and returns at once; a second runner cannot take the run", async () => {
+	const repo = new TestRepo().agent("worker", "--sleep 800");
 	repo.workflow("bg", [{ id: "a" }, { id: "b", dependsOn: ["a"] }]);
 	const started = await crew(repo.dir, ["run", "in the background", "--workflow", "bg", "--detach", "--json"]);
 	expect(started.code).toBe(0);
 	const { runId, status } = lastJson(started.stdout);
 	expect(status).toBe("running");
-	await waitFor("the run to complete", () => {
-		const out = execFileSync(process.execPath, [join(ROOT, "bin", "crew.js"), "status", runId, "--json"], {
-			cwd: repo.dir,
-			encoding: "utf8",
-		});
-		return JSON.parse(out).run.status === "completed" || undefined;
-	});
+	const second = await crew(repo.dir, ["resume", runId]);
+	expect(second.code).toBe(1);
+	expect(second.stderr).toMatch(new RegExp(`^crew: run ${runId} is already being run by pid \\d+ on `));
+	const followed = await crew(repo.dir, ["events", runId, "--follow", "--json"]);
+	const types = followed.stdout
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line).type);
+	expect(types[0]).toBe("run.created");
+	expect(types[types.length - 1]).toBe("run.completed");
+	expect(types.filter((t) => t === "task.completed")).toHaveLength(2);
 	expect(existsSync(join(repo.dir, ".crew", "runs", runId, "runner.log"))).toBe(true);
 	const again = await crew(repo.dir, ["resume", runId]);
 	expect(again).toMatchObject({ code: 0, stdout: `run ${runId} is completed; nothing to resume\n` });
+});
+
+test("crew --version prints the package version", async () => {
+	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+	const result = await crew(ROOT, ["--version"]);
+	expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
 });
 
 test("crew retry re-queues a failed task with the dependents it skipped, and nothing else runs again", async () => {
