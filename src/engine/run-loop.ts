@@ -9,7 +9,7 @@ import { type Cause, RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import type { TaskRequest, WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore, TaskChange } from "../store/run-store.js";
@@ -30,6 +30,19 @@ interface Settled {
 	readonly index: number;
 	readonly live: LiveAttempt;
 	readonly outcome: AttemptOutcome;
+}
+
+interface Prepared extends Settled {
+	readonly artifacts: ArtifactRecord[];
+}
+
+/** A task whose attempt is recorded and whose worker is about to start. */
+interface Start {
+	readonly index: number;
+	readonly runtime: string;
+	readonly attemptId: number;
+	readonly promptArtifact: ArtifactRecord;
+	readonly request: TaskRequest;
 }
 
 /**
@@ -90,11 +103,17 @@ export class RunLoop {
 		const ticker = this.#startTicker();
 		try {
 			for (;;) {
-				if (!this.#stopping) this.#fill();
+				const settled = await this.#prepareSettled();
+				// Settlements and new starts are recorded in one commit; workers start only after it,
+				// so no worker ever runs without its attempt on record.
+				const starts = this.#deps.store.batch(() => {
+					for (const item of settled) this.#commit(item);
+					this.#abandonPastDeadline();
+					return this.#stopping ? [] : this.#fill();
+				});
+				for (const start of starts) this.#launch(start);
 				if (this.#running.size === 0 && this.#backoffs.size === 0 && (this.#stopping || this.#ready.size === 0)) break;
 				await this.#sleep();
-				while (this.#settled.length > 0) await this.#commit(this.#settled.shift() as Settled);
-				this.#abandonPastDeadline();
 			}
 		} catch (error) {
 			await this.#shutdown(error);
@@ -140,8 +159,10 @@ export class RunLoop {
 		return this.#dag.ids[i] as string;
 	}
 
-	#fill(): void {
-		while (this.#running.size < this.#concurrency && this.#ready.size > 0) {
+	/** Records the start of as many ready tasks as there are free slots; returns them to launch. */
+	#fill(): Start[] {
+		const starts: Start[] = [];
+		while (this.#running.size + starts.length < this.#concurrency && this.#ready.size > 0) {
 			const i = this.#ready.pop() as number;
 			if (this.#status[i] !== TaskStatus.Queued) continue;
 			const role = this.#specs[i]?.role ?? "";
@@ -155,13 +176,15 @@ export class RunLoop {
 				parked.push(i);
 				continue;
 			}
-			this.#dispatch(i);
+			starts.push(this.#record(i));
 		}
+		return starts;
 	}
 
-	#dispatch(i: number): void {
+	/** Renders and stores the task's prompt and records its new attempt. */
+	#record(i: number): Start {
 		const spec = this.#specs[i] as TaskSpec;
-		const { store, files, runtimes, options } = this.#deps;
+		const { store, files } = this.#deps;
 		const runId = this.#lease.runId;
 		const runtimeName = this.#run.options.runtime ?? spec.agent.runtime;
 		const shown = spec.dependsOn.slice(0, DEFAULT_PROMPT_LIMITS.listed).map((dep) => {
@@ -176,10 +199,9 @@ export class RunLoop {
 		this.#status[i] = TaskStatus.Running;
 		this.#attempts[i] = attempt.number;
 		this.#roleRunning.set(spec.role, (this.#roleRunning.get(spec.role) ?? 0) + 1);
-		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
-		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
-		const live = new LiveAttempt({
-			runtime: runtimes.get(runtimeName),
+		return {
+			index: i,
+			runtime: runtimeName,
 			attemptId: attempt.id,
 			promptArtifact,
 			request: {
@@ -195,14 +217,26 @@ export class RunLoop {
 				artifactDir: files.path(runId, prefix),
 				artifactPrefix: prefix,
 			},
+		};
+	}
+
+	#launch(start: Start): void {
+		const spec = this.#specs[start.index] as TaskSpec;
+		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
+		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
+		const live = new LiveAttempt({
+			runtime: this.#deps.runtimes.get(start.runtime),
+			attemptId: start.attemptId,
+			promptArtifact: start.promptArtifact,
+			request: start.request,
 			...(timeoutMs !== undefined ? { timeoutMs } : {}),
 			...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
-			now: options.now,
+			now: this.#deps.options.now,
 			onEvent: (attempt, event) => this.#onWorkerEvent(attempt, event),
 		});
-		this.#running.set(i, live);
+		this.#running.set(start.index, live);
 		void live.done.then((outcome) => {
-			this.#settled.push({ index: i, live, outcome });
+			this.#settled.push({ index: start.index, live, outcome });
 			this.#wake();
 		});
 	}
@@ -221,7 +255,26 @@ export class RunLoop {
 		}
 	}
 
-	async #commit({ index: i, live, outcome }: Settled): Promise<void> {
+	/** Takes every settled attempt and stores its files; the store records them afterwards. */
+	async #prepareSettled(): Promise<Prepared[]> {
+		const prepared: Prepared[] = [];
+		for (const item of this.#settled.splice(0)) {
+			const artifacts = [item.live.promptArtifact];
+			const result = item.outcome.result;
+			if (result && this.#stopping !== "lease-lost") {
+				const { files } = this.#deps;
+				const { runId, taskId, artifactPrefix } = item.live.request;
+				if (result.ok || result.text !== "") {
+					artifacts.push(files.write(runId, taskId, `${artifactPrefix}/result.md`, "result", result.text));
+				}
+				for (const own of result.artifacts) artifacts.push(await files.describe(runId, taskId, own.name, own.kind));
+			}
+			prepared.push({ ...item, artifacts });
+		}
+		return prepared;
+	}
+
+	#commit({ index: i, live, outcome, artifacts }: Prepared): void {
 		this.#running.delete(i);
 		const spec = this.#specs[i] as TaskSpec;
 		const left = (this.#roleRunning.get(spec.role) ?? 1) - 1;
@@ -232,47 +285,27 @@ export class RunLoop {
 
 		const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
 		if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
-			this.#settle(
-				i,
-				live,
-				"cancelled",
-				TaskStatus.Cancelled,
-				stop.kind === "abort" ? "abort" : "cancel",
-				stop.message,
-			);
+			const cause = stop.kind === "abort" ? "abort" : "cancel";
+			this.#settle(i, live, "cancelled", TaskStatus.Cancelled, cause, stop.message, undefined, artifacts);
 			return;
 		}
 		if (stop) {
-			this.#fail(i, live, stop.kind === "timeout" ? "timed-out" : "stalled", {
-				message: stop.message,
-				retryable: true,
-			});
+			const kind = stop.kind === "timeout" ? "timed-out" : "stalled";
+			this.#fail(i, live, kind, { message: stop.message, retryable: true }, undefined, artifacts);
 			return;
 		}
 		if (outcome.error !== undefined) {
-			this.#fail(i, live, "failed", { message: `worker error: ${errorMessage(outcome.error)}`, retryable: false });
+			const failure = { message: `worker error: ${errorMessage(outcome.error)}`, retryable: false };
+			this.#fail(i, live, "failed", failure, undefined, artifacts);
 			return;
 		}
 		const result = outcome.result as WorkerResult;
-		const artifacts = await this.#artifacts(spec.id, live, result);
 		if (result.ok) {
 			this.#settle(i, live, "completed", TaskStatus.Completed, "settle", null, result, artifacts);
-			this.#status[i] = TaskStatus.Completed;
 			this.#ready.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
 		} else {
 			this.#fail(i, live, "failed", result.error ?? { message: "worker failed", retryable: false }, result, artifacts);
 		}
-	}
-
-	async #artifacts(taskId: string, live: LiveAttempt, result: WorkerResult): Promise<ArtifactRecord[]> {
-		const { files } = this.#deps;
-		const runId = this.#lease.runId;
-		const prefix = live.request.artifactPrefix;
-		const records = [live.promptArtifact];
-		if (result.ok || result.text !== "")
-			records.push(files.write(runId, taskId, `${prefix}/result.md`, "result", result.text));
-		for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));
-		return records;
 	}
 
 	#settle(

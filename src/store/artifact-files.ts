@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import type { ArtifactRecord } from "../core/types.js";
@@ -43,8 +43,14 @@ export class ArtifactFiles {
 
 	write(runId: string, taskId: string | null, name: string, kind: string, content: string | Buffer): ArtifactRecord {
 		const full = this.path(runId, name);
-		mkdirSync(resolve(full, ".."), { recursive: true });
-		writeFileSync(full, content);
+		try {
+			writeFileSync(full, content);
+		} catch (error) {
+			// Folders are made on first need: one failed open is cheaper than a mkdir before every write.
+			if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+			mkdirSync(dirname(full), { recursive: true });
+			writeFileSync(full, content);
+		}
 		const bytes = typeof content === "string" ? Buffer.from(content) : content;
 		return {
 			path: name,

@@ -167,3 +167,30 @@ test("a file that is not a crew store gives an error naming the file", () => {
 	writeFileSync(file, "this is not a database, just some text long enough to look like a header".repeat(20));
 	expect(() => openWriter(file)).toThrow(new RegExp(`cannot use the crew store ${file}`));
 });
+
+test("a batch commits its changes together; a change that fails inside leaves no trace", () => {
+	const dir = mkdtempSync(join(tmpdir(), "crew-store-"));
+	const db = openWriter(join(dir, "crew.db"));
+	open.push(db);
+	const heard: string[] = [];
+	const store = new RunStore(db, { onEvent: (_run, event) => heard.push(event.type) });
+	createRun(store);
+	const l = store.acquireLease("run-1", lease);
+	heard.length = 0;
+	store.batch(() => {
+		store.startAttempt(l, "a", "dry-run");
+		expect(() => store.startAttempt(l, "b", "dry-run")).not.toThrow();
+		expect(() => store.transitionTasks(l, [{ taskId: "a", to: "skipped", cause: "drain" }])).toThrow(/cannot go/);
+		expect(heard).toEqual([]);
+	});
+	expect(heard).toEqual(["task.running", "task.running"]);
+	expect(store.queries.listTasks("run-1").map((t) => t.status)).toEqual(["running", "running"]);
+	expect(() =>
+		store.batch(() => {
+			store.transitionTasks(l, [{ taskId: "a", to: "completed", cause: "settle" }]);
+			throw new Error("runner fell over");
+		}),
+	).toThrow("runner fell over");
+	expect(store.queries.findTask("run-1", "a").status).toBe("running");
+	expect(heard).toEqual(["task.running", "task.running"]);
+});
