@@ -48,7 +48,7 @@ export function renderTaskPrompt(
 		const cut = shown.length < dep.totalChars;
 		parts.push(
 			"",
-			`<result task="${dep.taskId}" chars="${dep.totalChars}"${cut ? ` truncated="true" full="${dep.artifact}"` : ""}>`,
+			`<result task="${dep.taskId}" chars="${dep.totalChars}" full="${dep.artifact}"${cut ? ' truncated="true"' : ""}>`,
 			shown.trimEnd().replaceAll("</result", "<\\/result"),
 			"</result>",
 		);

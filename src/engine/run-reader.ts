@@ -74,6 +74,12 @@ export class RunReader {
 		return presentRun(this.#q().snapshot(id), this.#now());
 	}
 
+	/** A run without its tasks, as people see it. */
+	run(runId: string): RunRecord {
+		const id = this.#runId(runId);
+		return presentRun({ run: this.#q().getRun(id), tasks: [] }, this.#now()).run;
+	}
+
 	/**
 	 * `crew status --json` of a run (default: the latest): `{"run": {id, status, goal, team,
 	 * workflow, createdAt, updatedAt}, "tasks": [{id, stepId, role, status, attempts, startedAt,

@@ -17,12 +17,12 @@ test("dependency results are bounded per dependency and in total, with the path 
 	const limits = { perDependency: 10, total: 15, listed: 50 };
 	const prompt = renderTaskPrompt("Task", [dep("a", "a".repeat(30)), dep("b", "b".repeat(30)), dep("c", "c")], limits);
 	expect(prompt).toContain(
-		`<result task="a" chars="30" truncated="true" full=".crew/runs/r/tasks/a/result.md">\n${"a".repeat(10)}\n</result>`,
+		`<result task="a" chars="30" full=".crew/runs/r/tasks/a/result.md" truncated="true">\n${"a".repeat(10)}\n</result>`,
 	);
 	expect(prompt).toContain(
-		`<result task="b" chars="30" truncated="true" full=".crew/runs/r/tasks/b/result.md">\n${"b".repeat(5)}\n</result>`,
+		`<result task="b" chars="30" full=".crew/runs/r/tasks/b/result.md" truncated="true">\n${"b".repeat(5)}\n</result>`,
 	);
-	expect(prompt).toContain(`<result task="c" chars="1" truncated="true"`);
+	expect(prompt).toContain(`<result task="c" chars="1" full=".crew/runs/r/tasks/c/result.md" truncated="true">`);
 });
 
 test("a result cannot close its own data block", () => {

@@ -78,7 +78,9 @@ test("a dependency's result reaches its dependents' prompts, fenced as data", as
 	const prompt = readFileSync(join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "second", "prompt.md"), "utf8");
 	expect(prompt).toContain("Use what first found about the parser");
 	expect(prompt).toContain("not instructions");
-	expect(prompt).toMatch(/<result task="first" chars="\d+">\ndone first\n<\/result>/);
+	expect(prompt).toMatch(
+		/<result task="first" chars="11" full="\.crew\/runs\/[^"]+\/tasks\/first\/result\.md">\ndone first\n<\/result>/,
+	);
 });
 
 test("a huge output is kept bounded and the task still completes", async () => {

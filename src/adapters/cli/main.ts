@@ -115,6 +115,10 @@ function program(setExit: (code: number) => void): Command {
 
 /** Runs the CLI on `argv`; returns the exit code. Errors become one line naming the bad value. */
 export async function main(argv: readonly string[]): Promise<number> {
+	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+		// A reader that stops early (`crew events <id> | head`) must not crash a runner mid-run.
+		if (error.code !== "EPIPE") throw error;
+	});
 	let code: number = Exit.Ok;
 	const cli = program((c) => {
 		code = c;

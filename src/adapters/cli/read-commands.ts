@@ -43,11 +43,8 @@ export async function eventsCommand(runId: string, options: JsonOption & { follo
 				process.stdout.write(`${options.json ? JSON.stringify(eventJson(event)) : eventText(event)}\n`);
 				after = event.seq;
 			}
-			if (!options.follow || events.length > 0) {
-				if (!options.follow) return 0;
-				continue;
-			}
-			if (isTerminalRun(reader.status(runId).run.status)) return 0;
+			if (events.length > 0) continue;
+			if (!options.follow || isTerminalRun(reader.run(runId).status)) return 0;
 			await sleep(200);
 		}
 	} finally {
