@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { buildDag } from "../core/dag.js";
-import { CrewError, ErrorCode, isCrewError } from "../core/errors.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
@@ -13,7 +13,7 @@ import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openWriter } from "../store/database.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
 import { currentProcess } from "../store/process-identity.js";
-import type { RunQueries } from "../store/run-queries.js";
+import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore, type TaskChange } from "../store/run-store.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
@@ -29,6 +29,8 @@ export interface CrewOptions extends Partial<EngineOptions> {
 export interface ExecuteOptions {
 	/** Aborting cancels the run: workers are ended and unfinished tasks cancelled. */
 	readonly signal?: AbortSignal;
+	/** Start the run only if it never started (e.g. it was cancelled meanwhile). Default false. */
+	readonly onlyIfQueued?: boolean;
 }
 
 /**
@@ -54,8 +56,22 @@ export class Crew {
 		this.files = new ArtifactFiles(project.runsDir, { now: this.#options.now });
 	}
 
-	get queries(): RunQueries {
+	get #queries(): RunQueries {
 		return this.#store.queries;
+	}
+
+	/** A run as stored (not as presented: see `RunReader` for how people see it). */
+	run(runId: string): RunRecord {
+		return this.#queries.getRun(checkId("run", runId));
+	}
+
+	/** A run and its tasks, as of one committed state. */
+	snapshot(runId: string): RunSnapshot {
+		return this.#queries.snapshot(checkId("run", runId));
+	}
+
+	events(runId: string, afterSeq = 0): EventRecord[] {
+		return this.#queries.eventsAfter(checkId("run", runId), afterSeq);
 	}
 
 	close(): void {
@@ -80,8 +96,11 @@ export class Crew {
 	 * complete are queued again.
 	 */
 	async execute(runId: string, options: ExecuteOptions = {}): Promise<RunStatus> {
-		const run = this.queries.getRun(checkId("run", runId));
+		const run = this.#queries.getRun(checkId("run", runId));
 		if (run.status === RunStatus.Completed) return RunStatus.Completed;
+		if (options.onlyIfQueued && run.status !== RunStatus.Queued) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}, not queued; not starting it`);
+		}
 		return this.#runUnderLease(run, run.status === RunStatus.Queued ? "dispatch" : "resume", options, (tasks) =>
 			tasks
 				.filter((t) => t.status !== TaskStatus.Completed && t.status !== TaskStatus.Queued)
@@ -89,10 +108,22 @@ export class Crew {
 		);
 	}
 
-	/** Queues one failed, cancelled or skipped task again, with the dependents it had skipped, and runs them. */
+	/**
+	 * Queues one failed, cancelled or skipped task again, with the dependents it had skipped or
+	 * cancelled, and runs them. Its own dependencies must have completed.
+	 */
 	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
-		const run = this.queries.getRun(checkId("run", runId));
-		const task = this.queries.findTask(runId, ref);
+		const run = this.#queries.getRun(checkId("run", runId));
+		if (run.lease !== null) {
+			const live = isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
+			throw new CrewError(
+				ErrorCode.Conflict,
+				live
+					? `run ${runId} is being run by pid ${run.lease.pid}; retry a task once the run has ended`
+					: `run ${runId} was interrupted; continue it with crew resume ${runId}`,
+			);
+		}
+		const task = this.#queries.findTask(runId, ref);
 		const retriable: readonly string[] = [TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Skipped];
 		if (!retriable.includes(task.status)) {
 			throw new CrewError(
@@ -100,15 +131,25 @@ export class Crew {
 				`task ${task.id} of run ${runId} is ${task.status}; only failed, cancelled or skipped tasks can be retried`,
 			);
 		}
-		return this.#runUnderLease(run, "retry", options, (tasks) => {
-			const dag = buildDag(this.queries.taskSpecs(runId));
-			const start = dag.indexOf.get(task.id) as number;
-			const byId = new Map(tasks.map((t) => [t.id, t]));
+		const tasks = new Map(this.#queries.listTasks(runId).map((t) => [t.id, t]));
+		const dag = buildDag(this.#queries.taskSpecs(runId));
+		const start = dag.indexOf.get(task.id) as number;
+		for (const d of dag.dependencies[start] ?? []) {
+			const dependency = tasks.get(dag.ids[d] as string);
+			if (dependency && dependency.status !== TaskStatus.Completed) {
+				throw new CrewError(
+					ErrorCode.Conflict,
+					`task ${task.id} depends on ${dependency.id}, which is ${dependency.status}; retry ${dependency.id} first`,
+				);
+			}
+		}
+		return this.#runUnderLease(run, "retry", options, () => {
 			const changes: TaskChange[] = [{ taskId: task.id, to: TaskStatus.Queued, cause: "retry" }];
 			for (const d of downstreamOf(dag, start)) {
-				const dependent = byId.get(dag.ids[d] as string);
-				if (dependent?.status === TaskStatus.Skipped)
+				const dependent = tasks.get(dag.ids[d] as string);
+				if (dependent?.status === TaskStatus.Skipped || dependent?.status === TaskStatus.Cancelled) {
 					changes.push({ taskId: dependent.id, to: TaskStatus.Queued, cause: "retry" });
+				}
 			}
 			return changes;
 		});
@@ -125,14 +166,20 @@ export class Crew {
 			cause,
 			staleAfterMs: this.#options.staleAfterMs,
 		});
-		const leftovers = this.queries.liveAttempts(run.id);
-		for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
-		this.#store.loseAttempts(
-			lease,
-			leftovers.map((a) => ({ id: a.id, taskId: a.taskId })),
-			"its runner was lost",
-		);
-		this.#store.transitionTasks(lease, requeue(this.queries.listTasks(run.id)));
+		try {
+			const leftovers = this.#queries.liveAttempts(run.id);
+			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
+			this.#store.loseAttempts(
+				lease,
+				leftovers.map((a) => ({ id: a.id, taskId: a.taskId })),
+				"its runner was lost",
+			);
+			this.#store.transitionTasks(lease, requeue(this.#queries.listTasks(run.id)));
+		} catch (error) {
+			// Nothing ran yet: give the run back as failed with the reason, so it can be resumed.
+			this.#store.abandonRun(lease, `cannot start: ${errorMessage(error)}`);
+			throw error;
+		}
 		const loop = new RunLoop(
 			{ store: this.#store, files: this.files, runtimes: this.runtimes, options: this.#options },
 			lease,
@@ -146,20 +193,23 @@ export class Crew {
 	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
 	 */
 	async cancel(runId: string, reason = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
-		const run = this.queries.getRun(checkId("run", runId));
+		const run = this.#queries.getRun(checkId("run", runId));
 		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;
 		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
 		if (alive) {
 			this.#store.requestCancel(runId, reason);
 			const until = this.#options.now() + waitMs;
 			for (;;) {
-				const status = this.queries.getRun(runId).status;
-				if (isTerminalRun(status)) return status;
-				if (this.#options.now() >= until) return status;
+				const now = this.#queries.getRun(runId);
+				if (isTerminalRun(now.status)) return now.status;
+				// A runner that died while asked to cancel is treated like any gone runner below.
+				if (!now.lease || !isLeaseHolderAlive(now.lease, this.#options.now(), this.#options.staleAfterMs)) break;
+				if (this.#options.now() >= until) return now.status;
 				await sleep(50);
 			}
+			return this.cancel(runId, reason, 0);
 		}
-		for (const attempt of this.queries.liveAttempts(runId))
+		for (const attempt of this.#queries.liveAttempts(runId))
 			if (attempt.process) await this.runtimes.reap(attempt.process);
 		const open: readonly TaskStatus[] = [
 			TaskStatus.Queued,
@@ -167,7 +217,7 @@ export class Crew {
 			TaskStatus.Waiting,
 			TaskStatus.Interrupted,
 		];
-		const changes: TaskChange[] = this.queries
+		const changes: TaskChange[] = this.#queries
 			.listTasks(runId)
 			.filter((t) => open.includes(t.status))
 			.map((t) => ({ taskId: t.id, to: TaskStatus.Cancelled, cause: "cancel", error: reason }));

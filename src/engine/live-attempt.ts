@@ -19,7 +19,7 @@ export interface LiveAttemptOptions {
 	/** Limit on time without worker output, in ms. */
 	readonly stallTimeoutMs?: number;
 	readonly now: () => number;
-	/** Called with each worker event; may run before the constructor returns. */
+	/** Called with each worker event; may run before `start` returns. */
 	readonly onEvent: (attempt: LiveAttempt, event: WorkerEvent) => void;
 }
 
@@ -28,8 +28,9 @@ export class LiveAttempt {
 	readonly attemptId: number;
 	readonly promptArtifact: ArtifactRecord;
 	readonly request: TaskRequest;
-	readonly done: Promise<AttemptOutcome>;
 	readonly #controller = new AbortController();
+	readonly #options: LiveAttemptOptions;
+	#done: Promise<AttemptOutcome> | undefined;
 	readonly #now: () => number;
 	#lastActivity: number;
 	#wallTimer: NodeJS.Timeout | undefined;
@@ -41,7 +42,22 @@ export class LiveAttempt {
 		this.request = options.request;
 		this.#now = options.now;
 		this.#lastActivity = options.now();
-		const { timeoutMs, stallTimeoutMs } = options;
+		this.#options = options;
+	}
+
+	/** Settles once the worker has ended; an attempt not started yet counts as ended. */
+	get done(): Promise<AttemptOutcome> {
+		return this.#done ?? Promise.resolve({ error: this.stopReason });
+	}
+
+	/**
+	 * Starts the worker and its timers; returns `done`. An attempt stopped before it starts never
+	 * spawns anything: the runtime sees an aborted signal and rejects at once.
+	 */
+	start(): Promise<AttemptOutcome> {
+		if (this.#done) return this.#done;
+		const { timeoutMs, stallTimeoutMs, runtime, request } = this.#options;
+		this.#lastActivity = this.#now();
 		if (timeoutMs !== undefined) {
 			this.#wallTimer = setTimeout(
 				() => this.stop(new StopReason("timeout", `timed out after ${formatDuration(timeoutMs)}`)),
@@ -51,10 +67,10 @@ export class LiveAttempt {
 		if (stallTimeoutMs !== undefined) this.#armStall(stallTimeoutMs, stallTimeoutMs);
 		const onEvent = (event: WorkerEvent) => {
 			this.#lastActivity = this.#now();
-			options.onEvent(this, event);
+			this.#options.onEvent(this, event);
 		};
-		this.done = options.runtime
-			.run(options.request, { signal: this.#controller.signal, onEvent })
+		this.#done = runtime
+			.run(request, { signal: this.#controller.signal, onEvent })
 			.then(
 				(result) => ({ result }),
 				(error: unknown) => ({ error }),
@@ -63,6 +79,7 @@ export class LiveAttempt {
 				clearTimeout(this.#wallTimer);
 				clearTimeout(this.#stallTimer);
 			});
+		return this.#done;
 	}
 
 	get stopReason(): StopReason | undefined {

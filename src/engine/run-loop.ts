@@ -15,6 +15,7 @@ import type { Lease } from "../store/lease.js";
 import type { RunStore, TaskChange } from "../store/run-store.js";
 import type { EngineOptions } from "./engine-options.js";
 import { type AttemptOutcome, LiveAttempt } from "./live-attempt.js";
+import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
 
 export interface RunLoopDeps {
@@ -58,6 +59,8 @@ export class RunLoop {
 	readonly #dag: Dag;
 	readonly #status: TaskStatus[];
 	readonly #attempts: number[];
+	/** Attempts each task had when this runner took the run: retry budgets count from here. */
+	readonly #baseAttempts: readonly number[];
 	readonly #ready: ReadyQueue;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #roleRunning = new Map<string, number>();
@@ -82,6 +85,7 @@ export class RunLoop {
 		const tasks = queries.listTasks(lease.runId);
 		this.#status = tasks.map((t) => t.status);
 		this.#attempts = tasks.map((t) => t.attempts);
+		this.#baseAttempts = [...this.#attempts];
 		this.#ready = new ReadyQueue(
 			this.#dag,
 			(i) => this.#status[i] === TaskStatus.Completed,
@@ -95,13 +99,20 @@ export class RunLoop {
 
 	/** Runs until every task has settled or the run stops; returns the run's final status. */
 	async execute(): Promise<RunStatus> {
-		this.#checkRuntimes();
-		this.#skipBlocked();
 		const onAbort = () => this.#cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
 		this.#signal?.addEventListener("abort", onAbort, { once: true });
-		if (this.#signal?.aborted) onAbort();
-		const ticker = this.#startTicker();
+		const stopTicker = startTicker(this.#deps.store, this.#lease, this.#deps.options, {
+			onCancel: (reason) => this.#cancel(reason),
+			onLeaseLost: () => this.#stopAll("lease-lost", "the run was taken over by another runner"),
+			onStoreError: (message) => this.#stopAll("shutdown", message),
+			onTick: () => {
+				if (this.#stopping && this.#running.size > 0) this.#wake();
+			},
+		});
 		try {
+			this.#checkRuntimes();
+			this.#skipBlocked();
+			if (this.#signal?.aborted) onAbort();
 			for (;;) {
 				const settled = await this.#prepareSettled();
 				// Settlements and new starts are recorded in one commit; workers start only after it,
@@ -119,7 +130,7 @@ export class RunLoop {
 			await this.#shutdown(error);
 			throw error;
 		} finally {
-			clearInterval(ticker);
+			stopTicker();
 			this.#signal?.removeEventListener("abort", onAbort);
 		}
 		if (this.#stopping === "lease-lost") {
@@ -135,7 +146,12 @@ export class RunLoop {
 	#blocked(i: number): boolean {
 		return (this.#dag.dependencies[i] ?? []).some((d) => {
 			const s = this.#status[d];
-			return s === TaskStatus.Failed || s === TaskStatus.Cancelled || s === TaskStatus.Skipped;
+			return (
+				s === TaskStatus.Failed ||
+				s === TaskStatus.Cancelled ||
+				s === TaskStatus.Skipped ||
+				s === TaskStatus.Interrupted
+			);
 		});
 	}
 
@@ -235,7 +251,8 @@ export class RunLoop {
 			onEvent: (attempt, event) => this.#onWorkerEvent(attempt, event),
 		});
 		this.#running.set(start.index, live);
-		void live.done.then((outcome) => {
+		if (this.#stopping) live.stop(new StopReason(this.#stopKind(), this.#stopMessage));
+		void live.start().then((outcome) => {
 			this.#settled.push({ index: start.index, live, outcome });
 			this.#wake();
 		});
@@ -250,26 +267,37 @@ export class RunLoop {
 				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
 			}
 		} catch (error) {
-			if (isCrewError(error, ErrorCode.LeaseLost)) this.#loseLease();
+			if (isCrewError(error, ErrorCode.LeaseLost))
+				this.#stopAll("lease-lost", "the run was taken over by another runner");
 			else this.#stopAll("shutdown", `cannot record worker event: ${errorMessage(error)}`);
 		}
 	}
 
-	/** Takes every settled attempt and stores its files; the store records them afterwards. */
+	/**
+	 * Takes every settled attempt and stores its files; the store records them afterwards. A task
+	 * whose files cannot be stored (a full disk, say) fails with that error; the run goes on.
+	 */
 	async #prepareSettled(): Promise<Prepared[]> {
 		const prepared: Prepared[] = [];
 		for (const item of this.#settled.splice(0)) {
 			const artifacts = [item.live.promptArtifact];
 			const result = item.outcome.result;
-			if (result && this.#stopping !== "lease-lost") {
-				const { files } = this.#deps;
-				const { runId, taskId, artifactPrefix } = item.live.request;
+			if (!result || this.#stopping === "lease-lost") {
+				prepared.push({ ...item, artifacts });
+				continue;
+			}
+			const { files } = this.#deps;
+			const { runId, taskId, artifactPrefix } = item.live.request;
+			try {
 				if (result.ok || result.text !== "") {
 					artifacts.push(files.write(runId, taskId, `${artifactPrefix}/result.md`, "result", result.text));
 				}
 				for (const own of result.artifacts) artifacts.push(await files.describe(runId, taskId, own.name, own.kind));
+				prepared.push({ ...item, artifacts });
+			} catch (error) {
+				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
+				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });
 			}
-			prepared.push({ ...item, artifacts });
 		}
 		return prepared;
 	}
@@ -347,7 +375,7 @@ export class RunLoop {
 	): void {
 		const spec = this.#specs[i] as TaskSpec;
 		const allowed = spec.retries ?? this.#run.options.retries;
-		const used = this.#attempts[i] ?? 1;
+		const used = (this.#attempts[i] ?? 1) - (this.#baseAttempts[i] ?? 0);
 		if (failure.retryable && !this.#stopping && used <= allowed) {
 			const { retryPolicy, random } = this.#deps.options;
 			const delay = backoffDelay(retryPolicy, used, random());
@@ -382,6 +410,7 @@ export class RunLoop {
 			if (policy === FailurePolicy.Drain && !this.#stopping) {
 				this.#stopping = "drain";
 				this.#stopMessage = `not started: task ${spec.id} failed and the run is draining`;
+				this.#clearBackoffs();
 			}
 		}
 	}
@@ -406,23 +435,24 @@ export class RunLoop {
 		this.#stopAll("cancel", reason);
 	}
 
-	#stopAll(kind: "cancel" | "abort" | "shutdown", message: string): void {
+	/** Stops the run: no new starts, no pending retries, every running worker aborted. */
+	#stopAll(kind: Exclude<Stopping, "drain">, message: string): void {
+		if (this.#stopping === "lease-lost") return;
 		this.#stopping = kind;
 		this.#stopMessage = message;
 		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
-		for (const timer of this.#backoffs.values()) clearTimeout(timer);
-		this.#backoffs.clear();
+		this.#clearBackoffs();
 		for (const live of this.#running.values()) live.stop(new StopReason(kind, message));
 		this.#wake();
 	}
 
-	#loseLease(): void {
-		this.#stopping = "lease-lost";
-		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
+	#stopKind(): StopReason["kind"] {
+		return this.#stopping === "drain" || this.#stopping === undefined ? "shutdown" : this.#stopping;
+	}
+
+	#clearBackoffs(): void {
 		for (const timer of this.#backoffs.values()) clearTimeout(timer);
 		this.#backoffs.clear();
-		for (const live of this.#running.values()) live.stop(new StopReason("lease-lost", "the run was taken over"));
-		this.#wake();
 	}
 
 	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
@@ -436,25 +466,6 @@ export class RunLoop {
 		}
 	}
 
-	#startTicker(): NodeJS.Timeout {
-		const { store, options } = this.#deps;
-		let lastBeat = options.now();
-		return setInterval(() => {
-			try {
-				if (options.now() - lastBeat >= options.heartbeatMs) {
-					lastBeat = options.now();
-					store.heartbeat(this.#lease);
-				}
-				const request = store.cancelRequested(this.#lease.runId);
-				if (request !== null) this.#cancel(request);
-			} catch (error) {
-				if (isCrewError(error, ErrorCode.LeaseLost)) this.#loseLease();
-				else this.#stopAll("shutdown", `cannot reach the store: ${errorMessage(error)}`);
-			}
-			if (this.#stopping && this.#running.size > 0) this.#wake();
-		}, options.pollMs);
-	}
-
 	#wake(): void {
 		this.#woken = true;
 		this.#wakeUp?.();
@@ -466,24 +477,22 @@ export class RunLoop {
 		this.#woken = false;
 	}
 
-	/** After an error in the loop itself: end every worker, then record the run as failed. */
+	/**
+	 * After an error in the loop itself: end every worker, then record the run as failed from what
+	 * the store holds (a failed batch leaves this runner's memory ahead of the store).
+	 */
 	async #shutdown(error: unknown): Promise<void> {
-		this.#stopAll("shutdown", `runner error: ${errorMessage(error)}`);
+		const leaseLost = this.#stopping === "lease-lost" || isCrewError(error, ErrorCode.LeaseLost);
+		this.#stopAll(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
 		const pending = [...this.#running.values()].map((live) => live.done);
 		const timeout = new Promise((resolve) => setTimeout(resolve, this.#deps.options.cleanupMs).unref());
 		await Promise.race([Promise.all(pending), timeout]);
+		if (leaseLost) return;
 		try {
-			const changes: TaskChange[] = [];
-			for (let i = 0; i < this.#status.length; i++) {
-				const s = this.#status[i];
-				if (s === TaskStatus.Queued || s === TaskStatus.Running) {
-					changes.push({ taskId: this.#id(i), to: TaskStatus.Cancelled, cause: "cancel", error: this.#stopMessage });
-				}
-			}
-			this.#deps.store.transitionTasks(this.#lease, changes);
-			this.#deps.store.finishRun(this.#lease, RunStatus.Failed, "settle", this.#stopMessage);
+			this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
 		} catch (secondary) {
-			// The original error is what the caller must see; the run will read as interrupted.
+			// The caller must see the original error; the run then reads as interrupted once this
+			// runner is gone, and `crew resume` recovers it.
 			void secondary;
 		}
 	}
@@ -495,7 +504,8 @@ export class RunLoop {
 			if (this.#status[i] !== TaskStatus.Queued) continue;
 			const to = cancelling ? TaskStatus.Cancelled : TaskStatus.Skipped;
 			this.#status[i] = to;
-			leftover.push({ taskId: this.#id(i), to, cause: cancelling ? "cancel" : "drain", error: this.#stopMessage });
+			const error = this.#stopMessage || "not started: a dependency did not complete";
+			leftover.push({ taskId: this.#id(i), to, cause: cancelling ? "cancel" : "drain", error });
 		}
 		this.#deps.store.transitionTasks(this.#lease, leftover);
 		let final: RunStatus = RunStatus.Completed;
@@ -505,7 +515,8 @@ export class RunLoop {
 			error = this.#stopMessage;
 		} else if (this.#status.some((s) => s !== TaskStatus.Completed)) {
 			final = RunStatus.Failed;
-			error = this.#firstFailure ?? this.#stopMessage;
+			const open = this.#status.filter((s) => s !== TaskStatus.Completed).length;
+			error = this.#firstFailure ?? (this.#stopMessage || `${open} of ${this.#status.length} tasks did not complete`);
 		}
 		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
 		return final;

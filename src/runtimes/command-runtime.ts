@@ -1,10 +1,15 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { ZERO_USAGE } from "../core/types.js";
 import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
 import { handleOf, terminateGroup } from "./process-group.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
+
+/** How long to wait for a finished worker's pipes to close before giving up on them, in ms. */
+const CLOSE_WAIT_MS = 2000;
 
 /** Exit status a command uses to say "temporary failure, try again" (EX_TEMPFAIL). */
 export const RETRYABLE_EXIT_CODE = 75;
@@ -30,6 +35,8 @@ export class CommandRuntime implements WorkerRuntime {
 	readonly #maxResult: number;
 	readonly #maxLog: number;
 	readonly #env: NodeJS.ProcessEnv;
+	/** Process groups of workers running now. */
+	readonly #live = new Set<number>();
 
 	constructor(options: CommandRuntimeOptions = {}) {
 		this.#graceMs = options.graceMs ?? 3000;
@@ -48,6 +55,10 @@ export class CommandRuntime implements WorkerRuntime {
 		const logFile = `attempt-${request.attempt}.stderr.log`;
 		const artifacts = [{ name: `${request.artifactPrefix}/${logFile}`, kind: "log" }];
 		const log = createWriteStream(join(request.artifactDir, logFile));
+		let logError: Error | undefined;
+		log.on("error", (error) => {
+			logError ??= error;
+		});
 		const child = spawn("/bin/sh", ["-c", command], {
 			cwd: request.cwd,
 			detached: true,
@@ -63,16 +74,18 @@ export class CommandRuntime implements WorkerRuntime {
 				CREW_WORKSPACE: request.cwd,
 			},
 		});
-		const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+		const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
 			child.once("error", (error) => resolve({ code: null, signal: null, error }));
-			child.once("close", (code, sig) => resolve({ code, signal: sig }));
+			child.once("exit", (code, sig) => resolve({ code, signal: sig }));
 		});
+		const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
 		if (child.pid === undefined) {
-			const { error } = await ended;
+			const { error } = await exited;
 			log.end();
 			return failed(`cannot start command of agent '${request.agent.name}': ${error?.message}`, false, null, artifacts);
 		}
 		const pgid = child.pid;
+		this.#track(pgid);
 		onEvent({ type: "spawned", process: handleOf(child) });
 
 		const stdout = new BoundedBuffer(this.#maxResult);
@@ -97,16 +110,29 @@ export class CommandRuntime implements WorkerRuntime {
 			stopping = terminateGroup(pgid, this.#graceMs);
 		};
 		signal.addEventListener("abort", onAbort, { once: true });
-		child.once("exit", () => {
+		try {
+			const end = await exited;
 			// Workers die with their task: whatever the leader left in its group goes too.
 			stopping ??= terminateGroup(pgid, this.#graceMs);
-		});
-		try {
-			const end = await ended;
 			await stopping;
+			// A descendant that left the group may still hold the pipes; stop reading after a while.
+			const wait = new AbortController();
+			const drained = await Promise.race([
+				closed.then(() => true),
+				delay(CLOSE_WAIT_MS, false, { signal: wait.signal }).catch(() => false),
+			]);
+			wait.abort();
+			if (!drained) {
+				child.stdout.destroy();
+				child.stderr.destroy();
+			}
 			if (logged > this.#maxLog) log.write(`\n[crew: stderr truncated, ${logged} bytes in all]\n`);
-			await new Promise((resolve) => log.end(resolve));
+			log.end();
+			await finished(log).catch((error: Error) => {
+				logError ??= error;
+			});
 			signal.throwIfAborted();
+			if (logError) return failed(`cannot write the attempt's log: ${logError.message}`, false, end.code, artifacts);
 			let text = stdout.text();
 			if (stdout.truncated) text += `\n[crew: output truncated after ${this.#maxResult} of ${stdout.total} bytes]\n`;
 			if (end.code === 0) return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts };
@@ -115,8 +141,30 @@ export class CommandRuntime implements WorkerRuntime {
 			return failed(`exit code ${end.code}${detail}`, end.code === RETRYABLE_EXIT_CODE, end.code, artifacts, text);
 		} finally {
 			signal.removeEventListener("abort", onAbort);
+			this.#untrack(pgid);
 		}
 	}
+
+	/** Remembers a live worker group, so a runner that exits abruptly still ends it. */
+	#track(pgid: number): void {
+		if (this.#live.size === 0) process.on("exit", this.#killLive);
+		this.#live.add(pgid);
+	}
+
+	#untrack(pgid: number): void {
+		this.#live.delete(pgid);
+		if (this.#live.size === 0) process.off("exit", this.#killLive);
+	}
+
+	readonly #killLive = (): void => {
+		for (const pgid of this.#live) {
+			try {
+				process.kill(-pgid, "SIGKILL");
+			} catch {
+				// Already gone: nothing left to end.
+			}
+		}
+	};
 }
 
 function lastLine(text: string): string {

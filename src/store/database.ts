@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import Database, { type Statement } from "better-sqlite3";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { MIGRATIONS } from "./migrations.js";
 
@@ -73,13 +73,16 @@ function migrate(db: Db): void {
 	db.exec(
 		"CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
 	);
-	const current = (db.prepare("SELECT max(version) AS v FROM migrations").get() as { v: number | null }).v ?? 0;
-	if (current > latestVersion()) {
-		throw new Error(`schema version ${current} is newer than this crew understands (${latestVersion()})`);
-	}
-	for (const migration of MIGRATIONS) {
-		if (migration.version <= current) continue;
-		db.transaction(() => {
+	const version = db.prepare("SELECT coalesce(max(version), 0) FROM migrations").pluck() as Statement<[], number>;
+	if (version.get() === latestVersion()) return;
+	// The version is read again under the write lock: two processes may open a new store at once.
+	db.transaction(() => {
+		const current = version.get() ?? 0;
+		if (current > latestVersion()) {
+			throw new Error(`schema version ${current} is newer than this crew understands (${latestVersion()})`);
+		}
+		for (const migration of MIGRATIONS) {
+			if (migration.version <= current) continue;
 			db.exec(migration.sql);
 			db.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
 				migration.version,
@@ -87,8 +90,8 @@ function migrate(db: Db): void {
 				new Date().toISOString(),
 			);
 			db.pragma(`user_version = ${migration.version}`);
-		}).immediate();
-	}
+		}
+	}).immediate();
 }
 
 export function storeError(file: string, error: unknown): CrewError {

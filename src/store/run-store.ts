@@ -347,7 +347,28 @@ export class RunStore {
 			for (const change of changes) this.#moveTask(runId, change);
 			this.#s.loseAllAttempts.run(this.#iso(), error, runId);
 			this.#moveRun(runId, to, cause, error);
+			// A runner that read the run before this change must not take it afterwards.
+			this.#s.bumpEpoch.run(runId);
 			this.#s.releaseLease.run(runId);
+		});
+	}
+
+	/**
+	 * Ends a run its runner cannot carry on: open attempts are marked lost, unfinished tasks
+	 * cancelled with `error`, and the run failed, all in one transaction, reading state from the
+	 * store rather than from the runner's memory.
+	 */
+	abandonRun(lease: Lease, error: string): void {
+		this.#write(() => {
+			this.#fence(lease);
+			this.#s.loseAllAttempts.run(this.#iso(), error, lease.runId);
+			for (const task of this.queries.listTasks(lease.runId)) {
+				if (task.status === "queued" || task.status === "running" || task.status === "waiting") {
+					this.#moveTask(lease.runId, { taskId: task.id, to: "cancelled", cause: "cancel", error });
+				}
+			}
+			this.#moveRun(lease.runId, RunStatus.Failed, "settle", error);
+			this.#s.releaseLease.run(lease.runId);
 		});
 	}
 
@@ -397,6 +418,7 @@ function prepare(db: Db) {
 			"UPDATE runs SET lease_pid = NULL, lease_host = NULL, lease_start = NULL, lease_heartbeat = NULL WHERE id = ?",
 		),
 		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
+		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
 		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
 		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
 			[string],

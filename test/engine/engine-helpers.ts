@@ -36,13 +36,13 @@ export async function runWorkflow(
 		const runId = crew.create(crew.plan({ goal: "test goal", ...input }));
 		options.onRunId?.(runId);
 		const status = await crew.execute(runId, options.signal ? { signal: options.signal } : {});
-		const snapshot = crew.queries.snapshot(runId);
+		const snapshot = crew.snapshot(runId);
 		return {
 			runId,
 			status,
 			runError: snapshot.run.error,
 			tasks: new Map(snapshot.tasks.map((t) => [t.id, t])),
-			events: crew.queries.eventsAfter(runId, 0),
+			events: crew.events(runId),
 		};
 	} finally {
 		crew.close();

@@ -65,6 +65,7 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.option("-d, --detach", "resume in a background runner")
 		.option("--json", "print {runId, status} as the last line of stdout")
+		.addOption(new Option("--if-queued", "start the run only if it never started").hideHelp())
 		.action((runId: string, options: object) => run("run", "resumeCommand", runId, options));
 
 	cli

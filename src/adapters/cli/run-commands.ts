@@ -5,7 +5,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { ensureCrewDir, findProject } from "../../config/project.js";
 import { parseDuration } from "../../core/duration.js";
-import { RunStatus } from "../../core/status.js";
+import { checkId } from "../../core/ids.js";
+import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { presentRun } from "../../engine/run-reader.js";
@@ -26,6 +27,24 @@ interface RunFlags {
 	readonly json?: boolean;
 }
 
+interface OutputFlags {
+	readonly detach?: boolean;
+	readonly json?: boolean;
+	/** Set on the background runner `crew run --detach` starts: it must not revive a cancelled run. */
+	readonly ifQueued?: boolean;
+}
+
+/** Signals that end a foreground run cleanly: Ctrl-C, `kill`, and a closed terminal. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** A Crew for this repository with the foreground view attached unless output is JSON-only. */
+function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean } {
+	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
+	const quiet = flags.detach === true || (flags.json === true && !process.stderr.isTTY);
+	const crew = new Crew({ project: findProject(process.cwd()), ...(quiet ? {} : { onEvent: view.onEvent }) });
+	return { crew, view, quiet };
+}
+
 export async function init(): Promise<number> {
 	const project = findProject(process.cwd());
 	const created = ensureCrewDir(project);
@@ -35,10 +54,7 @@ export async function init(): Promise<number> {
 }
 
 export async function runCommand(goal: string, flags: RunFlags): Promise<number> {
-	const project = findProject(process.cwd());
-	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
-	const quiet = flags.json === true && !process.stderr.isTTY;
-	const crew = new Crew({ project, ...(quiet || flags.detach ? {} : { onEvent: view.onEvent }) });
+	const { crew, view, quiet } = open(flags);
 	try {
 		const plan = crew.plan({
 			goal,
@@ -55,7 +71,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 		});
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		const runId = crew.create(plan);
-		if (flags.detach) return await detach(crew, runId, flags.json === true);
+		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
 		if (!flags.json) process.stdout.write(`run ${runId}: ${plan.tasks.length} tasks, workflow ${plan.workflow}\n`);
 		return await foreground(crew, runId, view, flags.json === true, quiet);
 	} finally {
@@ -63,47 +79,44 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 	}
 }
 
-export async function resumeCommand(runId: string, flags: { detach?: boolean; json?: boolean }): Promise<number> {
-	const project = findProject(process.cwd());
-	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
-	const quiet = flags.json === true && !process.stderr.isTTY;
-	const crew = new Crew({ project, ...(quiet || flags.detach ? {} : { onEvent: view.onEvent }) });
+export async function resumeCommand(runId: string, flags: OutputFlags): Promise<number> {
+	checkId("run", runId);
+	const { crew, view, quiet } = open(flags);
 	try {
-		const run = crew.queries.getRun(runId);
+		const run = crew.run(runId);
 		if (run.status === RunStatus.Completed) {
 			if (flags.json) process.stdout.write(`${JSON.stringify({ runId, status: run.status })}\n`);
 			else process.stdout.write(`run ${runId} is completed; nothing to resume\n`);
 			return Exit.Ok;
 		}
-		if (flags.detach) return await detach(crew, runId, flags.json === true);
-		return await foreground(crew, runId, view, flags.json === true, quiet);
+		if (flags.detach) return await detach(crew, runId, flags.json === true, []);
+		return await foreground(crew, runId, view, flags.json === true, quiet, { onlyIfQueued: flags.ifQueued === true });
 	} finally {
 		crew.close();
 	}
 }
 
-export async function retryCommand(runId: string, task: string, flags: { json?: boolean }): Promise<number> {
-	const project = findProject(process.cwd());
-	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
-	const quiet = flags.json === true && !process.stderr.isTTY;
-	const crew = new Crew({ project, ...(quiet ? {} : { onEvent: view.onEvent }) });
+export async function retryCommand(runId: string, task: string, flags: OutputFlags): Promise<number> {
+	checkId("run", runId);
+	const { crew, view, quiet } = open(flags);
 	try {
-		return await foreground(crew, runId, view, flags.json === true, quiet, task);
+		return await foreground(crew, runId, view, flags.json === true, quiet, { retryTask: task });
 	} finally {
 		crew.close();
 	}
 }
 
 export async function cancelCommand(runId: string): Promise<number> {
+	checkId("run", runId);
 	const crew = new Crew({ project: findProject(process.cwd()) });
 	try {
-		const before = crew.queries.getRun(runId).status;
+		const before = crew.run(runId).status;
 		const status = await crew.cancel(runId, "cancelled with crew cancel");
-		if (status === RunStatus.Cancelled) {
+		if (status === RunStatus.Cancelled && before !== RunStatus.Cancelled) {
 			process.stdout.write(`run ${runId} cancelled\n`);
 			return Exit.Ok;
 		}
-		if (before === status && status !== RunStatus.Running && status !== RunStatus.Waiting) {
+		if (isTerminalRun(status)) {
 			process.stdout.write(`run ${runId} had already ended: ${status}\n`);
 			return Exit.Ok;
 		}
@@ -114,14 +127,14 @@ export async function cancelCommand(runId: string): Promise<number> {
 	}
 }
 
-/** Runs in this process with live progress; Ctrl-C or SIGTERM cancels the run cleanly. */
+/** Runs in this process with live progress; a stop signal cancels the run cleanly. */
 async function foreground(
 	crew: Crew,
 	runId: string,
 	view: ProgressView,
 	json: boolean,
 	quiet: boolean,
-	retryTask?: string,
+	how: { retryTask?: string; onlyIfQueued?: boolean } = {},
 ): Promise<number> {
 	const controller = new AbortController();
 	let interrupted = false;
@@ -129,58 +142,57 @@ async function foreground(
 		interrupted = true;
 		controller.abort(new Error(`cancelled by ${signal}`));
 	};
-	process.on("SIGINT", onSignal);
-	process.on("SIGTERM", onSignal);
-	if (!quiet) view.start(crew.queries.listTasks(runId));
+	for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+	if (!quiet) view.start(crew.snapshot(runId).tasks);
 	let status: RunStatus;
 	try {
-		status = retryTask
-			? await crew.retry(runId, retryTask, { signal: controller.signal })
-			: await crew.execute(runId, { signal: controller.signal });
+		const options = { signal: controller.signal, onlyIfQueued: how.onlyIfQueued === true };
+		status = how.retryTask ? await crew.retry(runId, how.retryTask, options) : await crew.execute(runId, options);
 	} finally {
 		view.stop();
-		process.off("SIGINT", onSignal);
-		process.off("SIGTERM", onSignal);
+		for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
 	}
-	const snapshot = presentRun(crew.queries.snapshot(runId), Date.now());
+	const snapshot = presentRun(crew.snapshot(runId), Date.now());
 	if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
 	else process.stdout.write(summaryText(snapshot, crew.files.display(runId, "tasks", crew.project.root), Date.now()));
 	if (status === RunStatus.Completed) return Exit.Ok;
 	return interrupted ? Exit.Interrupted : Exit.Failed;
 }
 
-/** Starts `crew resume <runId>` as a background runner and waits until it holds the run. */
-async function detach(crew: Crew, runId: string, json: boolean): Promise<number> {
+/**
+ * Starts `crew resume <runId>` as a background runner and waits until it holds the run's lease,
+ * or reports why it did not.
+ */
+async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
 	const bin = fileURLToPath(new URL("../../../bin/crew.js", import.meta.url));
 	const logDir = crew.files.runDir(runId);
 	mkdirSync(logDir, { recursive: true });
-	const log = openSync(join(logDir, "runner.log"), "a");
-	const child = spawn(process.execPath, [bin, "resume", runId], {
+	const logFile = join(logDir, "runner.log");
+	const child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
 		cwd: crew.project.root,
 		detached: true,
-		stdio: ["ignore", log, log],
+		stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")],
 	});
-	let exited: number | null = null;
-	child.once("exit", (code) => {
-		exited = code ?? 1;
+	let exited = false;
+	child.once("exit", () => {
+		exited = true;
 	});
 	child.unref();
 	const until = Date.now() + 15_000;
-	let status = crew.queries.getRun(runId).status;
-	while (status === RunStatus.Queued && exited === null && Date.now() < until) {
+	for (;;) {
+		const run = crew.run(runId);
+		if (run.lease?.pid === child.pid || (exited && isTerminalRun(run.status))) {
+			if (json) process.stdout.write(`${JSON.stringify({ runId, status: run.status })}\n`);
+			else
+				process.stdout.write(
+					`run ${runId} ${run.status} in the background (pid ${child.pid}); follow it with: crew status ${runId}\n`,
+				);
+			return Exit.Ok;
+		}
+		if (exited || Date.now() > until) {
+			process.stderr.write(`crew: the background runner of run ${runId} did not start; see ${logFile}\n`);
+			return Exit.Failed;
+		}
 		await sleep(25);
-		status = crew.queries.getRun(runId).status;
 	}
-	if (status === RunStatus.Queued) {
-		process.stderr.write(
-			`crew: the background runner of run ${runId} did not start; see ${join(logDir, "runner.log")}\n`,
-		);
-		return Exit.Failed;
-	}
-	if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
-	else
-		process.stdout.write(
-			`run ${runId} ${status} in the background (pid ${child.pid}); follow it with: crew status ${runId}\n`,
-		);
-	return Exit.Ok;
 }
