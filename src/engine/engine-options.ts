@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";
+import { DEFAULT_STALE_AFTER_MS } from "../store/lease.js";
 
 /** Timing and chance the engine uses; tests set them, users keep the defaults. */
 export interface EngineOptions {
@@ -22,6 +23,6 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 	retryPolicy: DEFAULT_RETRY_POLICY,
 	heartbeatMs: 2000,
 	pollMs: 200,
-	staleAfterMs: 30_000,
+	staleAfterMs: DEFAULT_STALE_AFTER_MS,
 	cleanupMs: 10_000,
 };

@@ -78,7 +78,7 @@ export function planRun(
 	const agents = new Map<string, AgentSpec>();
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
 		const agent = resolveAgent(step, team?.item, input.runtime, loader, agents, diagnostics);
-		if (input.runtime === undefined) context.runtimes.get(agent.runtime);
+		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
 		return {
 			id: step.id,
 			stepId: step.id,
@@ -150,6 +150,23 @@ function resolveAgent(
 	};
 	cache.set(key, agent);
 	return agent;
+}
+
+/** An agent must name a runtime this crew has, and a command agent its command line. */
+function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: RuntimeRegistry): void {
+	const file = () => loader.findAgent(agent.name)?.item.file ?? agent.name;
+	if (!runtimes.has(agent.runtime)) {
+		throw new CrewError(
+			ErrorCode.InvalidResource,
+			`agent '${agent.name}' (${file()}) uses runtime '${agent.runtime}', which is not available: available are ${runtimes.names().join(", ")} (set runtime: in the agent, or pass --runtime)`,
+		);
+	}
+	if (agent.runtime === "command" && !agent.command?.trim()) {
+		throw new CrewError(
+			ErrorCode.InvalidResource,
+			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
+		);
+	}
 }
 
 function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {

@@ -5,11 +5,8 @@ import { RunStatus, TaskStatus } from "../core/status.js";
 import type { EventRecord, RunRecord, TaskRecord } from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
-import { isLeaseHolderAlive } from "../store/lease.js";
+import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { RUNNER_GONE, RunQueries, type RunSnapshot } from "../store/run-queries.js";
-
-/** When a runner on another host counts as gone without a heartbeat, in ms. */
-export const DEFAULT_STALE_AFTER_MS = 30_000;
 
 /**
  * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it

@@ -75,6 +75,13 @@ export function parseWorkflow(text: string, file: string): { workflow: WorkflowR
 		});
 	}
 	const max = fields.maxConcurrency === undefined ? undefined : Number(fields.maxConcurrency);
+	if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
+		diagnostics.push({
+			level: "error",
+			file,
+			message: `maxConcurrency '${fields.maxConcurrency}': expected an integer >= 1`,
+		});
+	}
 	return {
 		workflow: {
 			name: fields.name || basename(file).replace(/(\.workflow)?\.md$/, ""),

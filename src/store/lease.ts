@@ -1,6 +1,9 @@
 import type { LeaseInfo } from "../core/types.js";
 import { isLocalHost, isProcessAlive } from "./process-identity.js";
 
+/** When a runner on another host counts as gone without a heartbeat, in ms. */
+export const DEFAULT_STALE_AFTER_MS = 30_000;
+
 /** A runner's claim on a run: every write it makes carries the epoch it was given. */
 export interface Lease {
 	readonly runId: string;

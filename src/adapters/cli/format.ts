@@ -12,6 +12,13 @@ export function eventJson(event: EventRecord): object {
 	};
 }
 
+/** "3 completed, 1 failed": how many tasks are in each status, in order of first appearance. */
+export function statusCounts(tasks: readonly { readonly status: string }[]): string {
+	const counts = new Map<string, number>();
+	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+	return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+}
+
 export function elapsed(from: string | null, to: string | null, now: number): string {
 	if (!from) return "";
 	const end = to ? Date.parse(to) : now;
@@ -39,9 +46,7 @@ export function widthsOf(tasks: readonly TaskRecord[]): { id: number; role: numb
 }
 
 export function statusText({ run, tasks }: RunSnapshot, now: number): string {
-	const counts = new Map<string, number>();
-	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-	const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+	const summary = statusCounts(tasks);
 	const lines = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}`,
 		`  goal: ${run.goal}`,

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { Exit } from "./exit-codes.js";
+import type { FollowOption, JsonOption } from "./read-commands.js";
+import type { OutputFlags, RunFlags } from "./run-commands.js";
 
 function count(what: string, min: number): (value: string) => number {
 	return (value) => {
@@ -26,16 +28,15 @@ function program(setExit: (code: number) => void): Command {
 		.option("--debug", "show stack traces of errors")
 		.configureOutput({ outputError: (text, write) => write(text) })
 		.exitOverride();
-	const run = async (modulePath: "run" | "read", fn: string, ...args: unknown[]) => {
-		const mod = modulePath === "run" ? await import("./run-commands.js") : await import("./read-commands.js");
-		const action = (mod as unknown as Record<string, (...a: unknown[]) => Promise<number>>)[fn];
-		setExit(await (action as (...a: unknown[]) => Promise<number>)(...args));
-	};
+	// Commands load their modules on use, so a quick read such as `crew status` loads no engine.
+	const runs = () => import("./run-commands.js");
+	const reads = () => import("./read-commands.js");
+	const exit = async (code: Promise<number>) => setExit(await code);
 
 	cli
 		.command("init")
 		.description("create .crew/ here, with crew's state ignored by git and resources tracked")
-		.action(() => run("run", "init"));
+		.action(async () => exit((await runs()).init()));
 
 	cli
 		.command("run")
@@ -57,7 +58,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("--retries <n>", "extra attempts after a retryable failure (default 2)", count("retries", 0))
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
-		.action((goal: string, options: object) => run("run", "runCommand", goal, options));
+		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
 
 	cli
 		.command("resume")
@@ -66,7 +67,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-d, --detach", "resume in a background runner")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.addOption(new Option("--if-queued", "start the run only if it never started").hideHelp())
-		.action((runId: string, options: object) => run("run", "resumeCommand", runId, options));
+		.action(async (runId: string, options: OutputFlags) => exit((await runs()).resumeCommand(runId, options)));
 
 	cli
 		.command("retry")
@@ -74,26 +75,30 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
 		.option("--json", "print {runId, status} as the last line of stdout")
-		.action((runId: string, task: string, options: object) => run("run", "retryCommand", runId, task, options));
+		.action(async (runId: string, task: string, options: OutputFlags) =>
+			exit((await runs()).retryCommand(runId, task, options)),
+		);
 
 	cli
 		.command("cancel")
 		.description("cancel a run: its workers are ended and unfinished tasks cancelled")
 		.argument("<runId>")
-		.action((runId: string) => run("run", "cancelCommand", runId));
+		.action(async (runId: string) => exit((await runs()).cancelCommand(runId)));
 
 	cli
 		.command("status")
 		.description("a run and its tasks (default: the latest run)")
 		.argument("[runId]")
 		.option("--json", "machine-readable output")
-		.action((runId: string | undefined, options: object) => run("read", "statusCommand", runId, options));
+		.action(async (runId: string | undefined, options: JsonOption) =>
+			exit((await reads()).statusCommand(runId, options)),
+		);
 
 	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
 		.option("--json", "machine-readable output")
-		.action((options: object) => run("read", "runsCommand", options));
+		.action(async (options: JsonOption) => exit((await reads()).runsCommand(options)));
 
 	cli
 		.command("events")
@@ -101,7 +106,7 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.option("-f, --follow", "keep printing new events until the run ends")
 		.option("--json", "one JSON object per line")
-		.action((runId: string, options: object) => run("read", "eventsCommand", runId, options));
+		.action(async (runId: string, options: FollowOption) => exit((await reads()).eventsCommand(runId, options)));
 
 	cli
 		.command("result")
@@ -109,7 +114,9 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
 		.option("--json", "machine-readable output")
-		.action((runId: string, task: string, options: object) => run("read", "resultCommand", runId, task, options));
+		.action(async (runId: string, task: string, options: JsonOption) =>
+			exit((await reads()).resultCommand(runId, task, options)),
+		);
 
 	return cli;
 }

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { TaskStatus } from "../../core/status.js";
 import type { EventRecord, TaskRecord } from "../../core/types.js";
-import { elapsed, taskLine, widthsOf } from "./format.js";
+import { elapsed, statusCounts, taskLine, widthsOf } from "./format.js";
 
 const STATUS_EVENT = /^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted)$/;
 
@@ -15,6 +15,7 @@ export class ProgressView {
 	readonly #rows: number;
 	readonly #tasks = new Map<string, TaskRecord>();
 	#started = Date.now();
+	#widths = { id: 4, role: 4 };
 	#drawn = 0;
 	#timer: NodeJS.Timeout | undefined;
 
@@ -27,6 +28,7 @@ export class ProgressView {
 	start(tasks: readonly TaskRecord[]): void {
 		this.#started = Date.now();
 		for (const t of tasks) this.#tasks.set(t.id, t);
+		this.#widths = widthsOf(tasks);
 		if (this.#tty) this.#timer = setInterval(() => this.#draw(), 150);
 	}
 
@@ -48,7 +50,7 @@ export class ProgressView {
 		this.#tasks.set(task.id, next);
 		if (!this.#tty) {
 			const clock = elapsed(new Date(this.#started).toISOString(), event.time, Date.now()).padStart(7);
-			this.#out.write(`${clock}${taskLine(next, Date.parse(event.time), widthsOf([...this.#tasks.values()]))}\n`);
+			this.#out.write(`${clock}${taskLine(next, Date.parse(event.time), this.#widths)}\n`);
 		}
 	};
 
@@ -60,16 +62,14 @@ export class ProgressView {
 	#draw(): void {
 		const now = Date.now();
 		const tasks = [...this.#tasks.values()];
-		const widths = widthsOf(tasks);
+		const widths = this.#widths;
 		const room = Math.max(5, this.#rows - 3);
 		let shown = tasks;
 		if (tasks.length > room) {
 			const active = tasks.filter((t) => t.status === "running" || t.status === "failed");
 			shown = active.slice(0, room - 1);
 		}
-		const counts = new Map<string, number>();
-		for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-		const header = `  ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}  (${elapsed(new Date(this.#started).toISOString(), null, now)})`;
+		const header = `  ${statusCounts(tasks)}  (${elapsed(new Date(this.#started).toISOString(), null, now)})`;
 		const lines = [header, ...shown.map((t) => taskLine(t, now, widths))];
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
 		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);

@@ -4,8 +4,12 @@ import { isTerminalRun } from "../../core/status.js";
 import { RunReader, runSummary } from "../../engine/run-reader.js";
 import { eventJson, eventText, runsText, statusText } from "./format.js";
 
-interface JsonOption {
+export interface JsonOption {
 	readonly json?: boolean;
+}
+
+export interface FollowOption extends JsonOption {
+	readonly follow?: boolean;
 }
 
 function withReader<T>(fn: (reader: RunReader) => T): T {
@@ -33,10 +37,11 @@ export async function runsCommand(options: JsonOption): Promise<number> {
 	return 0;
 }
 
-export async function eventsCommand(runId: string, options: JsonOption & { follow?: boolean }): Promise<number> {
+export async function eventsCommand(runId: string, options: FollowOption): Promise<number> {
 	const reader = new RunReader(findProject(process.cwd()));
 	try {
 		let after = 0;
+		let ended = false;
 		for (;;) {
 			const events = reader.events(runId, after);
 			for (const event of events) {
@@ -44,8 +49,10 @@ export async function eventsCommand(runId: string, options: JsonOption & { follo
 				after = event.seq;
 			}
 			if (events.length > 0) continue;
-			if (!options.follow || isTerminalRun(reader.run(runId).status)) return 0;
-			await sleep(200);
+			// Events written between the last read and the run's end are read once more before leaving.
+			if (!options.follow || ended) return 0;
+			ended = isTerminalRun(reader.run(runId).status);
+			if (!ended) await sleep(200);
 		}
 	} finally {
 		reader.close();

@@ -14,7 +14,7 @@ import { Exit } from "./exit-codes.js";
 import { ProgressView } from "./progress-view.js";
 import { summaryText } from "./summary.js";
 
-interface RunFlags {
+export interface RunFlags {
 	readonly workflow: string;
 	readonly team?: string;
 	readonly runtime?: string;
@@ -27,7 +27,7 @@ interface RunFlags {
 	readonly json?: boolean;
 }
 
-interface OutputFlags {
+export interface OutputFlags {
 	readonly detach?: boolean;
 	readonly json?: boolean;
 	/** Set on the background runner `crew run --detach` starts: it must not revive a cancelled run. */

@@ -1,16 +1,14 @@
 import type { RunSnapshot } from "../../store/run-queries.js";
-import { elapsed, taskLine, widthsOf } from "./format.js";
+import { elapsed, statusCounts, taskLine, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */
 const SHOWN = 40;
 
 /** The final summary of a foreground run: outcome, counts, and the tasks that need a look first. */
 export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, now: number): string {
-	const counts = new Map<string, number>();
-	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
 	const lines = [
 		"",
-		`run ${run.id} ${run.status} in ${elapsed(run.createdAt, run.finishedAt, now)}: ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}`,
+		`run ${run.id} ${run.status} in ${elapsed(run.createdAt, run.finishedAt, now)}: ${statusCounts(tasks)}`,
 	];
 	if (run.error && run.status !== "completed") lines.push(`  ${run.error}`);
 	const order = (s: string) => (s === "completed" ? 1 : 0);

@@ -3,6 +3,8 @@ import { crew, TestRepo } from "../../helpers.js";
 
 function repoWith(workflow: string): TestRepo {
 	const repo = new TestRepo().agent("worker");
+	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nmodel: false\n---\nA pi-crew agent.\n");
+	repo.writeFile(".crew/agents/empty.md", "---\nname: empty\nruntime: command\n---\n");
 	repo.writeFile(".crew/workflows/bad.workflow.md", workflow);
 	return repo;
 }
@@ -40,6 +42,27 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 		name: "a bad step timeout",
 		workflow: "## a\nrole: worker\ntimeout: soon\n\nx\n",
 		message: /invalid timeout of step 'a' "soon"/,
+	},
+	{
+		name: "an agent of a runtime crew does not have",
+		workflow: "## a\nrole: piagent\n\nx\n",
+		message:
+			/agent 'piagent' \(.*piagent\.md\) uses runtime 'pi', which is not available: available are command, dry-run/,
+	},
+	{
+		name: "a command agent without a command",
+		workflow: "## a\nrole: empty\n\nx\n",
+		message: /agent 'empty' \(.*empty\.md\) has runtime 'command' but no command: line/,
+	},
+	{
+		name: "a bad workflow maxConcurrency",
+		workflow: "---\nmaxConcurrency: 0\n---\n## a\nrole: worker\n\nx\n",
+		message: /maxConcurrency '0': expected an integer >= 1/,
+	},
+	{
+		name: "a timeout too long to wait",
+		args: ["run", "g", "--workflow", "bad", "--timeout", "9999h"],
+		message: /invalid timeout "9999h": expected a duration from 1ms to 168h/,
 	},
 	{ name: "an unknown workflow", args: ["run", "g", "--workflow", "missing"], message: /no workflow 'missing'/ },
 	{

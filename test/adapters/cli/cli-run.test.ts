@@ -254,3 +254,28 @@ test("crew init ignores crew's state in git and keeps resources tracked", async 
 	expect(untracked).toContain(".crew/workflows/one.workflow.md");
 	expect(untracked).not.toMatch(/crew\.db|\.crew\/runs\//);
 });
+
+test("cancel of a run whose runner died ends the workers it left behind", async () => {
+	// Silent workers: one that writes to the dead runner's pipes would die of SIGPIPE by itself.
+	const repo = new TestRepo().agent("worker", "--sleep 60000 --grandchild");
+	repo.workflow("stuck", [{ id: "a" }, { id: "b" }]);
+	const runner = crewProcess(repo.dir, ["run", "stuck", "--workflow", "stuck"]);
+	const exited = new Promise((resolve) => runner.once("exit", resolve));
+	await waitFor("two workers", () => repo.starts().length === 2);
+	runner.kill("SIGKILL");
+	await exited;
+	const before = JSON.parse((await crew(repo.dir, ["status", "--json"])).stdout);
+	expect(before.run.status).toBe("interrupted");
+	for (const entry of repo.starts()) expect(isAlive(entry.pid)).toBe(true);
+	const cancel = await crew(repo.dir, ["cancel", before.run.id]);
+	expect(cancel).toMatchObject({ code: 0, stdout: `run ${before.run.id} cancelled\n` });
+	for (const entry of repo.starts()) {
+		expect(isAlive(entry.pid)).toBe(false);
+		expect(isAlive(entry.grandchild ?? 0)).toBe(false);
+	}
+	const after = JSON.parse((await crew(repo.dir, ["status", "--json"])).stdout);
+	expect(after.run.status).toBe("cancelled");
+	expect(after.tasks.map((t: { status: string }) => t.status)).toEqual(["cancelled", "cancelled"]);
+	const retry = await crew(repo.dir, ["cancel", before.run.id]);
+	expect(retry).toMatchObject({ code: 0, stdout: `run ${before.run.id} had already ended: cancelled\n` });
+});
