@@ -1,6 +1,8 @@
 import { formatDuration } from "../core/duration.js";
+import type { Cause, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord } from "../core/types.js";
 import type { TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
+import type { ArtifactFiles } from "../store/artifact-files.js";
 import { StopReason } from "./stop-reason.js";
 
 export interface AttemptOutcome {
@@ -21,6 +23,38 @@ export interface LiveAttemptOptions {
 	readonly now: () => number;
 	/** Called with each worker event; may run before `start` returns. */
 	readonly onEvent: (attempt: LiveAttempt, event: WorkerEvent) => void;
+}
+
+/** An attempt whose worker has ended, waiting to be recorded. */
+export interface Settled {
+	readonly index: number;
+	readonly live: LiveAttempt;
+	readonly outcome: AttemptOutcome;
+}
+
+/** A settled attempt with its files stored. */
+export interface Prepared extends Settled {
+	readonly artifacts: ArtifactRecord[];
+}
+
+/** How an attempt ended, as the run loop records it. */
+export interface Ending {
+	readonly attemptStatus: string;
+	readonly to: TaskStatus;
+	readonly cause: Cause;
+	readonly error: string | null;
+	readonly retryable?: boolean;
+	readonly result?: WorkerResult;
+	readonly artifacts?: ArtifactRecord[];
+}
+
+/** A task whose attempt is recorded and whose worker is about to start. */
+export interface Start {
+	readonly index: number;
+	readonly runtime: string;
+	readonly attemptId: number;
+	readonly promptArtifact: ArtifactRecord;
+	readonly request: TaskRequest;
 }
 
 /** One running attempt: the worker's promise, its abort controller and its two timers. */
@@ -99,4 +133,19 @@ export class LiveAttempt {
 			else this.#armStall(limitMs, limitMs - idle);
 		}, delayMs);
 	}
+}
+
+/** Stores an ended attempt's result and indexes the files its worker wrote, with the prompt's. */
+export async function storeAttemptFiles(
+	files: ArtifactFiles,
+	live: LiveAttempt,
+	result: WorkerResult,
+): Promise<ArtifactRecord[]> {
+	const { runId, taskId, artifactPrefix } = live.request;
+	const records = [live.promptArtifact];
+	if (result.ok || result.text !== "") {
+		records.push(files.write(runId, taskId, `${artifactPrefix}/result.md`, "result", result.text));
+	}
+	for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));
+	return records;
 }

@@ -1,20 +1,27 @@
 import { buildDag, type Dag } from "../core/dag.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { Heap } from "../core/heap.js";
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
-import { downstreamOf, ReadyQueue, readyOrder } from "../core/ready-queue.js";
+import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
-import { type Cause, RunStatus, TaskStatus } from "../core/status.js";
+import { SlotQueue } from "../core/slot-queue.js";
+import { RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import type { TaskRequest, WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore, TaskChange } from "../store/run-store.js";
 import type { EngineOptions } from "./engine-options.js";
-import { type AttemptOutcome, LiveAttempt } from "./live-attempt.js";
+import {
+	type Ending,
+	LiveAttempt,
+	type Prepared,
+	type Settled,
+	type Start,
+	storeAttemptFiles,
+} from "./live-attempt.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
 
@@ -26,25 +33,6 @@ export interface RunLoopDeps {
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
-
-interface Settled {
-	readonly index: number;
-	readonly live: LiveAttempt;
-	readonly outcome: AttemptOutcome;
-}
-
-interface Prepared extends Settled {
-	readonly artifacts: ArtifactRecord[];
-}
-
-/** A task whose attempt is recorded and whose worker is about to start. */
-interface Start {
-	readonly index: number;
-	readonly runtime: string;
-	readonly attemptId: number;
-	readonly promptArtifact: ArtifactRecord;
-	readonly request: TaskRequest;
-}
 
 /**
  * Runs one run to its end under a lease: fills free slots from the ready queue, waits for the
@@ -61,10 +49,8 @@ export class RunLoop {
 	readonly #attempts: number[];
 	/** Attempts each task had when this runner took the run: retry budgets count from here. */
 	readonly #baseAttempts: readonly number[];
-	readonly #ready: ReadyQueue;
+	readonly #slots: SlotQueue;
 	readonly #running = new Map<number, LiveAttempt>();
-	readonly #roleRunning = new Map<string, number>();
-	readonly #parked = new Map<string, Heap<number>>();
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
 	readonly #settled: Settled[] = [];
 	#stopping: Stopping | undefined;
@@ -86,15 +72,13 @@ export class RunLoop {
 		this.#status = tasks.map((t) => t.status);
 		this.#attempts = tasks.map((t) => t.attempts);
 		this.#baseAttempts = [...this.#attempts];
-		this.#ready = new ReadyQueue(
+		this.#slots = new SlotQueue(
 			this.#dag,
+			this.#specs.map((spec) => spec.role),
+			this.#run.options,
 			(i) => this.#status[i] === TaskStatus.Completed,
 			(i) => this.#status[i] === TaskStatus.Queued && !this.#blocked(i),
 		);
-	}
-
-	get #concurrency(): number {
-		return this.#run.options.concurrency;
 	}
 
 	/** Runs until every task has settled or the run stops; returns the run's final status. */
@@ -123,7 +107,7 @@ export class RunLoop {
 					return this.#stopping ? [] : this.#fill();
 				});
 				for (const start of starts) this.#launch(start);
-				if (this.#running.size === 0 && this.#backoffs.size === 0 && (this.#stopping || this.#ready.size === 0)) break;
+				if (this.#running.size === 0 && this.#backoffs.size === 0 && (this.#stopping || this.#slots.ready === 0)) break;
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -178,23 +162,11 @@ export class RunLoop {
 	/** Records the start of as many ready tasks as there are free slots; returns them to launch. */
 	#fill(): Start[] {
 		const starts: Start[] = [];
-		while (this.#running.size + starts.length < this.#concurrency && this.#ready.size > 0) {
-			const i = this.#ready.pop() as number;
-			if (this.#status[i] !== TaskStatus.Queued) continue;
-			const role = this.#specs[i]?.role ?? "";
-			const limit = this.#run.options.roleLimits[role];
-			if (limit !== undefined && (this.#roleRunning.get(role) ?? 0) >= limit) {
-				let parked = this.#parked.get(role);
-				if (!parked) {
-					parked = new Heap(readyOrder(this.#dag));
-					this.#parked.set(role, parked);
-				}
-				parked.push(i);
-				continue;
-			}
+		for (;;) {
+			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
+			if (i === undefined) return starts;
 			starts.push(this.#record(i));
 		}
-		return starts;
 	}
 
 	/** Renders and stores the task's prompt and records its new attempt. */
@@ -214,7 +186,6 @@ export class RunLoop {
 		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName);
 		this.#status[i] = TaskStatus.Running;
 		this.#attempts[i] = attempt.number;
-		this.#roleRunning.set(spec.role, (this.#roleRunning.get(spec.role) ?? 0) + 1);
 		return {
 			index: i,
 			runtime: runtimeName,
@@ -280,20 +251,13 @@ export class RunLoop {
 	async #prepareSettled(): Promise<Prepared[]> {
 		const prepared: Prepared[] = [];
 		for (const item of this.#settled.splice(0)) {
-			const artifacts = [item.live.promptArtifact];
-			const result = item.outcome.result;
+			const { result } = item.outcome;
 			if (!result || this.#stopping === "lease-lost") {
-				prepared.push({ ...item, artifacts });
+				prepared.push({ ...item, artifacts: [item.live.promptArtifact] });
 				continue;
 			}
-			const { files } = this.#deps;
-			const { runId, taskId, artifactPrefix } = item.live.request;
 			try {
-				if (result.ok || result.text !== "") {
-					artifacts.push(files.write(runId, taskId, `${artifactPrefix}/result.md`, "result", result.text));
-				}
-				for (const own of result.artifacts) artifacts.push(await files.describe(runId, taskId, own.name, own.kind));
-				prepared.push({ ...item, artifacts });
+				prepared.push({ ...item, artifacts: await storeAttemptFiles(this.#deps.files, item.live, result) });
 			} catch (error) {
 				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
 				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });
@@ -304,75 +268,69 @@ export class RunLoop {
 
 	#commit({ index: i, live, outcome, artifacts }: Prepared): void {
 		this.#running.delete(i);
-		const spec = this.#specs[i] as TaskSpec;
-		const left = (this.#roleRunning.get(spec.role) ?? 1) - 1;
-		this.#roleRunning.set(spec.role, left);
-		const parked = this.#parked.get(spec.role);
-		if (parked && parked.size > 0) this.#ready.push(parked.pop() as number);
+		this.#slots.release(i);
 		if (this.#stopping === "lease-lost") return;
 
 		const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
 		if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
 			const cause = stop.kind === "abort" ? "abort" : "cancel";
-			this.#settle(i, live, "cancelled", TaskStatus.Cancelled, cause, stop.message, undefined, artifacts);
+			this.#settle(i, live, {
+				attemptStatus: "cancelled",
+				to: TaskStatus.Cancelled,
+				cause,
+				error: stop.message,
+				artifacts,
+			});
 			return;
 		}
 		if (stop) {
 			const kind = stop.kind === "timeout" ? "timed-out" : "stalled";
-			this.#fail(i, live, kind, { message: stop.message, retryable: true }, undefined, artifacts);
+			this.#fail(i, live, { attemptStatus: kind, failure: { message: stop.message, retryable: true }, artifacts });
 			return;
 		}
 		if (outcome.error !== undefined) {
 			const failure = { message: `worker error: ${errorMessage(outcome.error)}`, retryable: false };
-			this.#fail(i, live, "failed", failure, undefined, artifacts);
+			this.#fail(i, live, { attemptStatus: "failed", failure, artifacts });
 			return;
 		}
 		const result = outcome.result as WorkerResult;
 		if (result.ok) {
-			this.#settle(i, live, "completed", TaskStatus.Completed, "settle", null, result, artifacts);
-			this.#ready.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
+			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
+			this.#settle(i, live, { ...ending, result, artifacts });
+			this.#slots.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
 		} else {
-			this.#fail(i, live, "failed", result.error ?? { message: "worker failed", retryable: false }, result, artifacts);
+			const failure = result.error ?? { message: "worker failed", retryable: false };
+			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
 		}
 	}
 
-	#settle(
-		i: number,
-		live: LiveAttempt,
-		attemptStatus: string,
-		to: TaskStatus,
-		cause: Cause,
-		error: string | null,
-		result?: WorkerResult,
-		artifacts: ArtifactRecord[] = [],
-		retryable?: boolean,
-	): void {
+	#settle(i: number, live: LiveAttempt, ending: Ending): void {
+		const { result } = ending;
 		this.#deps.store.settle(this.#lease, {
 			taskId: this.#id(i),
 			attemptId: live.attemptId,
-			attemptStatus,
-			taskStatus: to,
-			cause,
-			error,
-			...(retryable !== undefined ? { retryable } : {}),
+			attemptStatus: ending.attemptStatus,
+			taskStatus: ending.to,
+			cause: ending.cause,
+			error: ending.error,
+			...(ending.retryable !== undefined ? { retryable: ending.retryable } : {}),
 			exitCode: result?.exitCode ?? null,
 			...(result ? { usage: result.usage } : {}),
 			...(result && (result.ok || result.text !== "")
 				? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
 				: {}),
-			artifacts,
+			artifacts: ending.artifacts ?? [],
 		});
-		this.#status[i] = to;
+		this.#status[i] = ending.to;
 	}
 
+	/** A failed attempt: queued again after a backoff when retryable and allowed, else failed. */
 	#fail(
 		i: number,
 		live: LiveAttempt,
-		attemptStatus: string,
-		failure: WorkerFailure,
-		result?: WorkerResult,
-		artifacts: ArtifactRecord[] = [],
+		how: { attemptStatus: string; failure: WorkerFailure; result?: WorkerResult; artifacts: ArtifactRecord[] },
 	): void {
+		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#specs[i] as TaskSpec;
 		const allowed = spec.retries ?? this.#run.options.retries;
 		const used = (this.#attempts[i] ?? 1) - (this.#baseAttempts[i] ?? 0);
@@ -380,28 +338,33 @@ export class RunLoop {
 			const { retryPolicy, random } = this.#deps.options;
 			const delay = backoffDelay(retryPolicy, used, random());
 			const message = `${failure.message}; retry ${used} of ${allowed} in ${formatDuration(delay)}`;
-			this.#settle(i, live, attemptStatus, TaskStatus.Queued, "backoff", message, result, artifacts, true);
+			const ending = {
+				attemptStatus,
+				to: TaskStatus.Queued,
+				cause: "backoff",
+				error: message,
+				retryable: true,
+			} as const;
+			this.#settle(i, live, { ...ending, ...(result ? { result } : {}), artifacts });
 			this.#backoffs.set(
 				i,
 				setTimeout(() => {
 					this.#backoffs.delete(i);
-					if (!this.#stopping) this.#ready.push(i);
+					if (!this.#stopping) this.#slots.requeue(i);
 					this.#wake();
 				}, delay),
 			);
 			return;
 		}
-		this.#settle(
-			i,
-			live,
+		this.#settle(i, live, {
 			attemptStatus,
-			TaskStatus.Failed,
-			"settle",
-			failure.message,
-			result,
+			to: TaskStatus.Failed,
+			cause: "settle",
+			error: failure.message,
+			retryable: failure.retryable,
+			...(result ? { result } : {}),
 			artifacts,
-			failure.retryable,
-		);
+		});
 		this.#firstFailure ??= `task ${spec.id} failed: ${failure.message}`;
 		const policy = this.#run.options.failure;
 		if (policy === FailurePolicy.Abort) this.#stopAll("abort", `aborted: task ${spec.id} failed`);
@@ -460,9 +423,10 @@ export class RunLoop {
 		if (this.#running.size === 0 || this.#deps.options.now() < this.#deadline) return;
 		for (const [i, live] of this.#running) {
 			this.#running.delete(i);
+			this.#slots.release(i);
 			if (this.#stopping === "lease-lost") continue;
 			const message = `worker did not stop within ${formatDuration(this.#deps.options.cleanupMs)}`;
-			this.#settle(i, live, "lost", TaskStatus.Cancelled, "cancel", message);
+			this.#settle(i, live, { attemptStatus: "lost", to: TaskStatus.Cancelled, cause: "cancel", error: message });
 		}
 	}
 
