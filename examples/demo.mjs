@@ -22,9 +22,11 @@ const run = spawnSync(
 	[crew, "run", "slugs must be lower-case", "--workflow", "fix-and-verify", "--team", "sample"],
 	{ cwd: repo, stdio: "inherit" },
 );
-const status = spawnSync(process.execPath, [crew, "status", "--json"], { cwd: repo, encoding: "utf8" });
-const runId = JSON.parse(status.stdout).run.id;
-console.log(`\nthe reporter's result (crew result ${runId} report):`);
-spawnSync(process.execPath, [crew, "result", runId, "report"], { cwd: repo, stdio: "inherit" });
+if (run.status === 0) {
+	const status = spawnSync(process.execPath, [crew, "status", "--json"], { cwd: repo, encoding: "utf8" });
+	const runId = JSON.parse(status.stdout).run.id;
+	console.log(`\nthe reporter's result (crew result ${runId} report):`);
+	spawnSync(process.execPath, [crew, "result", runId, "report"], { cwd: repo, stdio: "inherit" });
+}
 console.log(`\nlook around: cd ${repo} && node ${crew} status`);
 process.exitCode = run.status ?? 1;
