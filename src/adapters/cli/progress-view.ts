@@ -22,7 +22,7 @@ export class ProgressView {
 	constructor(out: Writable & { isTTY?: boolean; rows?: number }, options: { tty?: boolean } = {}) {
 		this.#out = out;
 		this.#tty = options.tty ?? out.isTTY === true;
-		this.#rows = out.rows ?? 40;
+		this.#rows = out.rows || 40;
 	}
 
 	start(tasks: readonly TaskRecord[]): void {
