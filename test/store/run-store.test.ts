@@ -7,6 +7,7 @@ import { CrewError } from "../../src/core/errors.js";
 import type { TaskSpec } from "../../src/core/types.js";
 import { ArtifactFiles } from "../../src/store/artifact-files.js";
 import { type Db, openReader, openWriter } from "../../src/store/database.js";
+import type { Lease } from "../../src/store/lease.js";
 import { currentProcess } from "../../src/store/process-identity.js";
 import { RunQueries } from "../../src/store/run-queries.js";
 import { RunStore } from "../../src/store/run-store.js";
@@ -46,6 +47,10 @@ function createRun(store: RunStore, id = "run-1"): void {
 
 const lease = { holder: currentProcess(), cause: "dispatch" as const, staleAfterMs: 30_000 };
 
+function complete(store: RunStore, l: Lease, attemptId: number): void {
+	store.settle(l, { taskId: "a", attemptId, attemptStatus: "completed", taskStatus: "completed", cause: "settle" });
+}
+
 /** The identity of a process that has exited: a runner that died. */
 function deadHolder() {
 	const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
@@ -78,13 +83,7 @@ test("a status change, its attempt record and its event commit together or not a
 	).toThrow(/cannot go from running to skipped/);
 	expect(store.queries.attempts("run-1")[0]?.status).toBe("running");
 	expect(store.queries.eventsAfter("run-1", 0)).toHaveLength(seqBefore);
-	store.settle(l, {
-		taskId: "a",
-		attemptId: attempt.id,
-		attemptStatus: "completed",
-		taskStatus: "completed",
-		cause: "settle",
-	});
+	complete(store, l, attempt.id);
 	const events = store.queries.eventsAfter("run-1", 0);
 	expect(events.map((e) => e.type)).toEqual(["run.created", "run.running", "task.running", "task.completed"]);
 	expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
@@ -97,13 +96,7 @@ test("a completed task cannot be started again", () => {
 	createRun(store);
 	const l = store.acquireLease("run-1", lease);
 	const attempt = store.startAttempt(l, "a", "dry-run");
-	store.settle(l, {
-		taskId: "a",
-		attemptId: attempt.id,
-		attemptStatus: "completed",
-		taskStatus: "completed",
-		cause: "settle",
-	});
+	complete(store, l, attempt.id);
 	expect(() => store.startAttempt(l, "a", "dry-run")).toThrow(/cannot go from completed to running/);
 	expect(() => store.transitionTasks(l, [{ taskId: "a", to: "queued", cause: "resume" }])).toThrow(CrewError);
 });
