@@ -169,6 +169,7 @@ export class Crew {
 		try {
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
+			await this.runtimes.reapRun(run.id);
 			this.#store.loseAttempts(
 				lease,
 				leftovers.map((a) => ({ id: a.id, taskId: a.taskId })),
@@ -211,6 +212,7 @@ export class Crew {
 		}
 		for (const attempt of this.#queries.liveAttempts(runId))
 			if (attempt.process) await this.runtimes.reap(attempt.process);
+		await this.runtimes.reapRun(runId);
 		const open: readonly TaskStatus[] = [
 			TaskStatus.Queued,
 			TaskStatus.Running,

@@ -89,3 +89,41 @@ export function handleOf(child: ChildProcess): ProcessHandle {
 	const pid = child.pid as number;
 	return { pid, pgid: pid, startTime: processStartTime(pid) };
 }
+
+/**
+ * Process groups of processes that carry `CREW_RUN_ID=<runId>` in their environment: every worker
+ * of the run and its descendants, including one whose pid never reached the store because its
+ * runner died right after starting it. Empty where /proc is not available.
+ */
+export function groupsOfRun(runId: string): number[] {
+	const marker = `CREW_RUN_ID=${runId}\0`;
+	const own = ownGroup();
+	const groups = new Set<number>();
+	let pids: string[];
+	try {
+		pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+	} catch {
+		return [];
+	}
+	for (const pid of pids) {
+		if (Number(pid) === process.pid) continue;
+		try {
+			if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker)) continue;
+			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+			const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+			if (state !== "Z" && state !== "X" && Number(pgrp) > 1 && Number(pgrp) !== own) groups.add(Number(pgrp));
+		} catch {
+			// The process ended while we looked, or is not ours to read: nothing to end.
+		}
+	}
+	return [...groups];
+}
+
+function ownGroup(): number {
+	try {
+		const stat = readFileSync("/proc/self/stat", "utf8");
+		return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+	} catch {
+		return -1;
+	}
+}

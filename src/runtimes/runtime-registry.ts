@@ -2,7 +2,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/types.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
-import { reapOrphan } from "./process-group.js";
+import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
 
 /** The runtimes a runner may use, by name, and how to end a worker a dead runner left behind. */
@@ -41,5 +41,16 @@ export class RuntimeRegistry {
 	/** Ends the process group of a worker whose runner died; false when it was already gone. */
 	reap(handle: ProcessHandle): Promise<boolean> {
 		return reapOrphan(handle, this.#graceMs);
+	}
+
+	/**
+	 * Ends every process group on this host still working for `runId`, found by the run id each
+	 * worker carries in its environment; returns how many groups it ended. Call it only when no
+	 * runner of the run is alive.
+	 */
+	async reapRun(runId: string): Promise<number> {
+		const groups = groupsOfRun(runId);
+		await Promise.all(groups.map((pgid) => terminateGroup(pgid, this.#graceMs)));
+		return groups.length;
 	}
 }
