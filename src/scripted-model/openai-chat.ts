@@ -1,0 +1,110 @@
+import type { ServerResponse } from "node:http";
+import { type OfferedTool, type ToolCall, toolCallFor } from "./tool-call.js";
+import { estimateTokens, type ModelRequest, type Turn } from "./turns.js";
+
+interface ChatBody {
+	readonly model?: string;
+	readonly stream?: boolean;
+	readonly messages?: readonly { readonly role?: string; readonly content?: unknown }[];
+	readonly tools?: readonly {
+		readonly function?: { readonly name?: string; readonly parameters?: { readonly properties?: object } };
+	}[];
+}
+
+function textOf(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (Array.isArray(content)) {
+		return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
+	}
+	return "";
+}
+
+/** Reads an OpenAI chat-completions request body into the server's normalised request. */
+export function parseChatRequest(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+	const chat = (body ?? {}) as ChatBody;
+	const messages = (chat.messages ?? []).map((m) => ({ role: String(m.role ?? ""), text: textOf(m.content) }));
+	const tools = (chat.tools ?? []).map((t) => ({
+		name: String(t.function?.name ?? ""),
+		properties: Object.keys(t.function?.parameters?.properties ?? {}),
+	}));
+	const request: ModelRequest = {
+		api: "openai-chat",
+		index,
+		model: String(chat.model ?? ""),
+		stream: chat.stream === true,
+		tools: tools.map((t) => t.name),
+		messages,
+		afterToolResult: messages[messages.length - 1]?.role === "tool",
+		promptTokens: estimateTokens(messages.map((m) => m.text).join("\n")),
+		body,
+	};
+	return { request, tools };
+}
+
+/** Answers a text, write or shell turn as a chat completion, streamed as SSE when asked. */
+export function writeChatResponse(
+	res: ServerResponse,
+	request: ModelRequest,
+	tools: readonly OfferedTool[],
+	turn: Turn,
+): void {
+	const call = toolCallFor(turn, tools);
+	const text =
+		turn.kind === "text"
+			? turn.text
+			: call
+				? ""
+				: `scripted model: no tool for a ${turn.kind} turn among the offered tools (${request.tools.join(", ")})`;
+	const id = `chatcmpl-${request.index}`;
+	const toolCall = call ? { id: `call_${request.index}`, type: "function", function: toolArgs(call) } : undefined;
+	const completion = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
+	const usage = {
+		prompt_tokens: request.promptTokens,
+		completion_tokens: completion,
+		total_tokens: request.promptTokens + completion,
+	};
+	const finish = call ? "tool_calls" : "stop";
+	const base = { id, created: Math.floor(Date.now() / 1000), model: request.model };
+	if (!request.stream) {
+		res.writeHead(200, { "content-type": "application/json" });
+		res.end(
+			JSON.stringify({
+				...base,
+				object: "chat.completion",
+				choices: [
+					{
+						index: 0,
+						message: {
+							role: "assistant",
+							content: call ? null : text,
+							...(toolCall ? { tool_calls: [toolCall] } : {}),
+						},
+						finish_reason: finish,
+					},
+				],
+				usage,
+			}),
+		);
+		return;
+	}
+	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+	const chunk = (choices: unknown[], extra: object = {}) =>
+		res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices, ...extra })}\n\n`);
+	chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+	if (toolCall) chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...toolCall }] }, finish_reason: null }]);
+	else if (text) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
+	chunk([{ index: 0, delta: {}, finish_reason: finish }]);
+	chunk([], { usage });
+	res.end("data: [DONE]\n\n");
+}
+
+function toolArgs(call: ToolCall): { name: string; arguments: string } {
+	return { name: call.name, arguments: JSON.stringify(call.input) };
+}
+
+/** An error body in OpenAI's shape. */
+export function chatError(status: number, message: string): string {
+	return JSON.stringify({
+		error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", code: status },
+	});
+}
