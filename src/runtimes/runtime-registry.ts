@@ -3,6 +3,7 @@ import type { ProcessHandle } from "../core/types.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
 import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
+import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
 
 /** The runtimes a runner may use, by name, and how to end a worker a dead runner left behind. */
@@ -16,7 +17,8 @@ export class RuntimeRegistry {
 	}
 
 	static standard(options: CommandRuntimeOptions = {}): RuntimeRegistry {
-		return new RuntimeRegistry([new CommandRuntime(options), new DryRunRuntime()], options);
+		const live = options.live ?? new LiveGroups();
+		return new RuntimeRegistry([new CommandRuntime({ ...options, live }), new DryRunRuntime()], options);
 	}
 
 	has(name: string): boolean {

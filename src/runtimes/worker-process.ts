@@ -1,0 +1,158 @@
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import { TailBuffer } from "./bounded-buffer.js";
+import { handleOf, terminateGroup } from "./process-group.js";
+import type { WorkerEvent } from "./worker-runtime.js";
+
+/** How long to wait for a finished worker's pipes to close before giving up on them, in ms. */
+const CLOSE_WAIT_MS = 2000;
+
+/**
+ * The process groups of the workers running now, so a runner that exits abruptly (an uncaught
+ * error, `process.exit`) still ends them: one instance per runner, shared by its runtimes.
+ */
+export class LiveGroups {
+	readonly #groups = new Set<number>();
+	readonly #killAll = (): void => {
+		for (const pgid of this.#groups) {
+			try {
+				process.kill(-pgid, "SIGKILL");
+			} catch {
+				// Already gone: nothing left to end.
+			}
+		}
+	};
+
+	add(pgid: number): void {
+		if (this.#groups.size === 0) process.on("exit", this.#killAll);
+		this.#groups.add(pgid);
+	}
+
+	delete(pgid: number): void {
+		this.#groups.delete(pgid);
+		if (this.#groups.size === 0) process.off("exit", this.#killAll);
+	}
+}
+
+export interface WorkerProcessOptions {
+	readonly file: string;
+	readonly args: readonly string[];
+	readonly cwd: string;
+	readonly env: NodeJS.ProcessEnv;
+	/** Written to stdin, then closed; null leaves stdin closed from the start. */
+	readonly stdin: string | null;
+	/** Absolute path of the attempt's stderr log. */
+	readonly logFile: string;
+	readonly maxLogBytes: number;
+	readonly graceMs: number;
+	readonly live: LiveGroups;
+	readonly signal: AbortSignal;
+	readonly onEvent: (event: WorkerEvent) => void;
+	readonly onStdout: (chunk: Buffer) => void;
+}
+
+export interface WorkerExit {
+	readonly code: number | null;
+	readonly signal: NodeJS.Signals | null;
+	/** Set when the process could not be started at all. */
+	readonly spawnError?: Error;
+	/** Set when the stderr log could not be written (a full disk, say). */
+	readonly logError?: Error;
+	/** The last lines of stderr, for error messages. */
+	readonly stderrTail: string;
+}
+
+/**
+ * Runs one worker process in its own process group and waits until it and everything it left in
+ * its group are gone. On abort the whole group gets SIGTERM, then SIGKILL after `graceMs`, and the
+ * promise rejects with the signal's reason once the group is gone.
+ */
+export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerExit> {
+	const { signal, onEvent } = options;
+	signal.throwIfAborted();
+	const log = createWriteStream(options.logFile);
+	let logError: Error | undefined;
+	log.on("error", (error) => {
+		logError ??= error;
+	});
+	const child = spawn(options.file, options.args as string[], {
+		cwd: options.cwd,
+		detached: true,
+		stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+		env: options.env,
+	});
+	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+		child.once("error", (error) => resolve({ code: null, signal: null, error }));
+		child.once("exit", (code, sig) => resolve({ code, signal: sig }));
+	});
+	const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+	if (child.pid === undefined) {
+		const { error } = await exited;
+		log.end();
+		return { code: null, signal: null, stderrTail: "", ...(error ? { spawnError: error } : {}) };
+	}
+	const pgid = child.pid;
+	const { stdout, stderr } = child as typeof child & { stdout: Readable; stderr: Readable };
+	options.live.add(pgid);
+	onEvent({ type: "spawned", process: handleOf(child) });
+
+	const stderrTail = new TailBuffer(2048);
+	let logged = 0;
+	stdout.on("data", (chunk: Buffer) => {
+		options.onStdout(chunk);
+		onEvent({ type: "activity" });
+	});
+	stderr.on("data", (chunk: Buffer) => {
+		stderrTail.push(chunk);
+		if (logged < options.maxLogBytes) log.write(chunk.subarray(0, options.maxLogBytes - logged));
+		logged += chunk.length;
+		onEvent({ type: "activity" });
+	});
+	if (options.stdin !== null && child.stdin) {
+		// A worker that never reads its input closes stdin early; that is its choice, not a failure.
+		child.stdin.on("error", () => undefined);
+		child.stdin.end(options.stdin);
+	}
+
+	let stopping: Promise<void> | undefined;
+	const onAbort = () => {
+		stopping = terminateGroup(pgid, options.graceMs);
+	};
+	signal.addEventListener("abort", onAbort, { once: true });
+	try {
+		const end = await exited;
+		// Workers die with their task: whatever the leader left in its group goes too.
+		stopping ??= terminateGroup(pgid, options.graceMs);
+		await stopping;
+		// A descendant that left the group may still hold the pipes; stop reading after a while.
+		const wait = new AbortController();
+		const drained = await Promise.race([
+			closed.then(() => true),
+			delay(CLOSE_WAIT_MS, false, { signal: wait.signal }).catch(() => false),
+		]);
+		wait.abort();
+		if (!drained) {
+			stdout.destroy();
+			stderr.destroy();
+		}
+		if (logged > options.maxLogBytes) log.write(`\n[crew: stderr truncated, ${logged} bytes in all]\n`);
+		log.end();
+		await finished(log).catch((error: Error) => {
+			logError ??= error;
+		});
+		signal.throwIfAborted();
+		return { code: end.code, signal: end.signal, stderrTail: stderrTail.text(), ...(logError ? { logError } : {}) };
+	} finally {
+		signal.removeEventListener("abort", onAbort);
+		options.live.delete(pgid);
+	}
+}
+
+/** ": <last stderr line>", or nothing: detail for an error message. */
+export function lastLine(text: string): string {
+	const line = text.trimEnd().split("\n").pop()?.trim();
+	return line ? `: ${line.slice(0, 500)}` : "";
+}
