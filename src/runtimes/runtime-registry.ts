@@ -2,6 +2,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/types.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
+import { PiRuntime, type PiRuntimeOptions } from "./pi-runtime.js";
 import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
 import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
@@ -16,9 +17,18 @@ export class RuntimeRegistry {
 		this.#graceMs = options.graceMs ?? 3000;
 	}
 
-	static standard(options: CommandRuntimeOptions = {}): RuntimeRegistry {
+	/** The command, dry-run and pi runtimes, sharing one set of live worker groups. */
+	static standard(options: CommandRuntimeOptions & { pi?: PiRuntimeOptions } = {}): RuntimeRegistry {
 		const live = options.live ?? new LiveGroups();
-		return new RuntimeRegistry([new CommandRuntime({ ...options, live }), new DryRunRuntime()], options);
+		const { graceMs } = options;
+		return new RuntimeRegistry(
+			[
+				new CommandRuntime({ ...options, live }),
+				new DryRunRuntime(),
+				new PiRuntime({ ...(graceMs !== undefined ? { graceMs } : {}), ...options.pi, live }),
+			],
+			options,
+		);
 	}
 
 	has(name: string): boolean {

@@ -3,7 +3,7 @@ import { crew, TestRepo } from "../../helpers.js";
 
 function repoWith(workflow: string): TestRepo {
 	const repo = new TestRepo().agent("worker");
-	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nmodel: false\n---\nA pi-crew agent.\n");
+	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nruntime: claude\n---\nA Claude Code agent.\n");
 	repo.writeFile(".crew/agents/empty.md", "---\nname: empty\nruntime: command\n---\n");
 	repo.writeFile(".crew/workflows/bad.workflow.md", workflow);
 	return repo;
@@ -47,7 +47,7 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 		name: "an agent of a runtime crew does not have",
 		workflow: "## a\nrole: piagent\n\nx\n",
 		message:
-			/agent 'piagent' \(.*piagent\.md\) uses runtime 'pi', which is not available: available are command, dry-run/,
+			/agent 'piagent' \(.*piagent\.md\) uses runtime 'claude', which is not available: available are command, dry-run, pi/,
 	},
 	{
 		name: "a command agent without a command",
@@ -83,7 +83,7 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 	{
 		name: "an unknown runtime",
 		args: ["run", "g", "--workflow", "bad", "--runtime", "gpt"],
-		message: /unknown runtime 'gpt': available are command, dry-run/,
+		message: /unknown runtime 'gpt': available are command, dry-run, pi/,
 	},
 	{
 		name: "a bad run timeout",

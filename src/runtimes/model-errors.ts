@@ -1,0 +1,10 @@
+/**
+ * Whether a model provider's error is worth another attempt: overload, rate limits, server errors
+ * and network trouble are; authentication, configuration and bad requests are not.
+ */
+export function isRetryableModelError(message: string): boolean {
+	if (/\b(400|401|403|404|422)\b|auth|api key|permission|invalid|not found|unknown model/i.test(message)) return false;
+	return /\b(5\d\d|429|529)\b|overload|rate.?limit|timeout|timed out|ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network|connection/i.test(
+		message,
+	);
+}
