@@ -90,7 +90,7 @@ export class ScriptedModelServer {
 				// The server is closing: the request gets no answer.
 				return undefined;
 			}
-			current = current.then;
+			current = current.turn;
 		}
 		return current.kind === "hang" ? undefined : current;
 	}

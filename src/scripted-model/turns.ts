@@ -10,8 +10,8 @@ export type Turn =
 	| { readonly kind: "error"; readonly status: number; readonly message: string }
 	/** Never answer; the connection stays open until the client gives up or the server closes. */
 	| { readonly kind: "hang" }
-	/** Wait, then do `then`. */
-	| { readonly kind: "delay"; readonly ms: number; readonly then: Turn };
+	/** Wait `ms`, then play `turn`. */
+	| { readonly kind: "delay"; readonly ms: number; readonly turn: Turn };
 
 /** The provider protocols the server speaks. */
 export type ModelApi = "openai-chat" | "anthropic-messages" | "openai-responses";

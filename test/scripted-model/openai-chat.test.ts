@@ -115,7 +115,7 @@ test("an error turn answers with the status and the message in OpenAI's error sh
 
 test("a delayed turn answers after the delay; a hung one never answers until the client gives up", async () => {
 	const server = await start(
-		sequence([{ kind: "delay", ms: 150, then: { kind: "text", text: "late" } }, { kind: "hang" }]),
+		sequence([{ kind: "delay", ms: 150, turn: { kind: "text", text: "late" } }, { kind: "hang" }]),
 	);
 	const started = Date.now();
 	const late = await chat(server, { messages: [{ role: "user", content: "a" }] });
