@@ -4,10 +4,11 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
+import { groupsOfRun } from "../../src/runtimes/process-group.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Script } from "../../src/scripted-model/turns.js";
-import { TestRepo } from "../helpers.js";
+import { ROOT, TestRepo, waitFor } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -109,6 +110,84 @@ test("an HTTP 500 from the model is retried, then fails the task with the server
 		expect(task).toMatchObject({ status: "failed", attempts: 2 });
 		expect(task?.error).toMatch(/500 the model fell over/);
 		expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
+	} finally {
+		crew.close();
+	}
+});
+
+test("a hung model is ended by the stall timeout, and no pi process is left", async () => {
+	const { repo, crew } = await setup(() => ({ kind: "hang" }));
+	repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+	try {
+		const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
+		expect(await crew.execute(runId)).toBe("failed");
+		expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", error: "no output for 3.0s" });
+		expect(groupsOfRun(runId)).toEqual([]);
+	} finally {
+		crew.close();
+	}
+});
+
+test("cancel mid-task ends pi and everything it started", async () => {
+	const { server, repo, crew } = await setup(() => ({ kind: "hang" }));
+	repo.workflow("two", [
+		{ id: "a", role: "writer", text: "FILE a.txt" },
+		{ id: "b", role: "writer", text: "FILE b.txt" },
+	]);
+	try {
+		const runId = crew.create(crew.plan({ goal: "g", workflow: "two" }));
+		const controller = new AbortController();
+		const running = crew.execute(runId, { signal: controller.signal });
+		await waitFor("both pi workers to ask the model", () => server.requests.length === 2);
+		expect(groupsOfRun(runId)).toHaveLength(2);
+		controller.abort(new Error("stop"));
+		expect(await running).toBe("cancelled");
+		expect(groupsOfRun(runId)).toEqual([]);
+	} finally {
+		crew.close();
+	}
+});
+
+test("lines pi should never print are kept in the transcript as unparsed, and the task goes on", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/writer.md", "---\nname: writer\nruntime: pi\n---\n");
+	repo.workflow("one", [{ id: "a", role: "writer", text: "answer" }]);
+	const crew = new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({
+			pi: { command: [process.execPath, join(ROOT, "test", "fixtures", "fake-pi.mjs")] },
+		}),
+		pollMs: 20,
+	});
+	try {
+		const runId = crew.create(crew.plan({ goal: "g", workflow: "one" }));
+		expect(await crew.execute(runId)).toBe("completed");
+		const [task] = crew.snapshot(runId).tasks;
+		expect(task?.usage).toMatchObject({ input: 10, output: 5, cost: 0.001 });
+		const dir = join(repo.dir, ".crew", "runs", runId, "tasks", "a");
+		expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("answered anyway");
+		const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8").trim().split("\n");
+		const unparsed = transcript.map((l) => JSON.parse(l)).filter((e) => e.type === "crew.unparsed");
+		expect(unparsed.map((e) => e.text)).toEqual([
+			"this is not json",
+			'{"type": "message_end", "message": {',
+			"[1,2,3]",
+			"\ufffd\ufffd",
+		]);
+	} finally {
+		crew.close();
+	}
+});
+
+test("an unreachable model server fails the task as retryable, within its timeout, leaving no process", async () => {
+	const { server, repo, crew } = await setup(writeNamedFile);
+	await server.close();
+	repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+	try {
+		const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 1, timeoutMs: 60_000 }));
+		expect(await crew.execute(runId)).toBe("failed");
+		expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", attempts: 2, error: "Connection error." });
+		expect(groupsOfRun(runId)).toEqual([]);
 	} finally {
 		crew.close();
 	}
