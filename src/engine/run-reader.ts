@@ -2,7 +2,7 @@ import type { Project } from "../config/project.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { EventRecord, RunRecord, TaskRecord } from "../core/types.js";
+import type { EventRecord, RunRecord, TaskRecord, Usage } from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
@@ -28,6 +28,17 @@ export function presentRun(snapshot: RunSnapshot, now: number, staleAfterMs = DE
 export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt } = run;
 	return { id, status, goal, team, workflow, createdAt, updatedAt };
+}
+
+/** Usage as `crew status --json` shows it, for a task or a whole run. */
+export function usageJson(usage: Usage): object {
+	return {
+		inputTokens: usage.input,
+		outputTokens: usage.output,
+		cacheReadTokens: usage.cacheRead,
+		cacheWriteTokens: usage.cacheWrite,
+		costUsd: usage.cost,
+	};
 }
 
 /**
@@ -79,8 +90,10 @@ export class RunReader {
 
 	/**
 	 * `crew status --json` of a run (default: the latest): `{"run": {id, status, goal, team,
-	 * workflow, createdAt, updatedAt}, "tasks": [{id, stepId, role, status, attempts, startedAt,
-	 * finishedAt, error}]}`, as of one committed state. Scripts and the MCP server rely on it.
+	 * workflow, createdAt, updatedAt, usage}, "tasks": [{id, stepId, role, status, attempts,
+	 * startedAt, finishedAt, error, usage}]}` with `usage` as {inputTokens, outputTokens,
+	 * cacheReadTokens, cacheWriteTokens, costUsd}, as of one committed state. Scripts and the MCP
+	 * server rely on it.
 	 */
 	statusJson(runId?: string): string {
 		const id = this.#runId(runId);
@@ -89,7 +102,8 @@ export class RunReader {
 			const stored = q.getRun(id);
 			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
 			const tasks = q.tasksJson(id, run.status !== stored.status);
-			return `{"run":${JSON.stringify(runSummary(run))},"tasks":${tasks}}`;
+			const usage = usageJson(q.usage(id));
+			return `{"run":${JSON.stringify({ ...runSummary(run), usage })},"tasks":${tasks}}`;
 		});
 	}
 

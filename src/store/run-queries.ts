@@ -1,6 +1,15 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type {
+	ArtifactRecord,
+	AttemptRecord,
+	EventRecord,
+	RunRecord,
+	TaskRecord,
+	TaskSpec,
+	Usage,
+} from "../core/types.js";
+import { ZERO_USAGE } from "../core/types.js";
 import type { Db } from "./database.js";
 import {
 	type AttemptRow,
@@ -44,6 +53,7 @@ export class RunQueries {
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
+	readonly #usage: Statement<[string], Usage>;
 
 	constructor(db: Db) {
 		this.#db = db;
@@ -67,6 +77,9 @@ export class RunQueries {
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
+		this.#usage = db.prepare(
+			"SELECT coalesce(sum(tokens_in), 0) AS input, coalesce(sum(tokens_out), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead, coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost FROM tasks WHERE run_id = ?",
+		);
 		// The subquery hands rows to the aggregate in primary-key order, which is task order; an
 		// ORDER BY inside the aggregate would sort the built objects again.
 		this.#tasksJson = db
@@ -75,7 +88,9 @@ export class RunQueries {
 					'id', id, 'stepId', step_id, 'role', role,
 					'status', CASE WHEN @gone AND status = 'running' THEN 'interrupted' ELSE status END,
 					'attempts', attempts, 'startedAt', started_at, 'finishedAt', finished_at,
-					'error', CASE WHEN @gone AND status = 'running' THEN '${RUNNER_GONE}' ELSE error END
+					'error', CASE WHEN @gone AND status = 'running' THEN '${RUNNER_GONE}' ELSE error END,
+					'usage', json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
+						'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost)
 				)) FROM (SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx)`,
 			)
 			.pluck() as Statement<[{ runId: string; gone: number }], string>;
@@ -121,6 +136,11 @@ export class RunQueries {
 	 */
 	tasksJson(runId: string, runnerGone: boolean): string {
 		return this.#tasksJson.get({ runId, gone: runnerGone ? 1 : 0 }) ?? "[]";
+	}
+
+	/** Tokens and cost of all the run's attempts. */
+	usage(runId: string): Usage {
+		return this.#usage.get(runId) ?? ZERO_USAGE;
 	}
 
 	/** A task by task id, or by step id when that names exactly one task. */

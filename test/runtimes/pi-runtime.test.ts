@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
+import { RunReader } from "../../src/engine/run-reader.js";
 import { groupsOfRun } from "../../src/runtimes/process-group.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
@@ -92,6 +93,15 @@ test("pi workers write files through their own tools, and crew records usage and
 		const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8");
 		expect(transcript).toContain('"type":"tool_execution_start"');
 		expect(transcript).not.toContain('"type":"message_update"');
+		const reader = new RunReader(projectAt(repo.dir));
+		const status = JSON.parse(reader.statusJson(runId));
+		reader.close();
+		const sum = (key: string) =>
+			status.tasks.reduce((n: number, t: { usage: Record<string, number> }) => n + (t.usage[key] ?? 0), 0);
+		for (const key of ["inputTokens", "outputTokens", "costUsd"]) {
+			expect(sum(key)).toBeGreaterThan(0);
+			expect(status.run.usage[key]).toBeCloseTo(sum(key), 10);
+		}
 		const events = crew.events(runId).map((e) => e.type);
 		expect(events).toContain("worker.tool-start");
 		expect(events).toContain("worker.usage");

@@ -1,5 +1,12 @@
 import { formatDuration } from "../../core/duration.js";
-import type { EventRecord, RunRecord, TaskRecord } from "../../core/types.js";
+import {
+	addUsage,
+	type EventRecord,
+	type RunRecord,
+	type TaskRecord,
+	type Usage,
+	ZERO_USAGE,
+} from "../../core/types.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
 
 export function eventJson(event: EventRecord): object {
@@ -29,8 +36,17 @@ function pad(text: string, width: number): string {
 	return text.length >= width ? `${text} ` : text.padEnd(width);
 }
 
+/** "1.2k in, 340 out tokens, $0.0123", or nothing when no tokens were used. */
+export function usageText(usage: Usage): string {
+	if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0 && usage.cost === 0) return "";
+	const k = (n: number) =>
+		n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+	return `${k(usage.input)} in, ${k(usage.output)} out tokens, $${usage.cost.toFixed(4)}`;
+}
+
 export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {
-	const attempt = t.attempts > 0 ? `attempt ${t.attempts}` : "";
+	const used = usageText(t.usage);
+	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : "") + (used ? `  ${used}` : "");
 	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, 12)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }
@@ -53,6 +69,8 @@ export function statusText({ run, tasks }: RunSnapshot, now: number): string {
 		`  workflow: ${run.workflow}${run.team ? `  team: ${run.team}` : ""}  tasks: ${summary}`,
 	];
 	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error}`);
+	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
+	if (used) lines.push(`  usage: ${used}`);
 	const widths = widthsOf(tasks);
 	for (const t of tasks) lines.push(taskLine(t, now, widths));
 	return `${lines.join("\n")}\n`;

@@ -33,8 +33,11 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		"status",
 		"team",
 		"updatedAt",
+		"usage",
 		"workflow",
 	]);
+	const noUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+	expect(parsed.run.usage).toEqual(noUsage);
 	expect(parsed.run).toMatchObject({ id: runId, status: "completed", goal: "ship it", team: null, workflow: "pair" });
 	expect(parsed.run.createdAt).toMatch(ISO);
 	expect(parsed.tasks).toHaveLength(2);
@@ -48,7 +51,9 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 			"startedAt",
 			"status",
 			"stepId",
+			"usage",
 		]);
+		expect(task.usage).toEqual(noUsage);
 		expect(task).toMatchObject({ status: "completed", attempts: 1, error: null, role: "worker" });
 		expect(task.startedAt).toMatch(ISO);
 		expect(task.finishedAt).toMatch(ISO);
