@@ -119,6 +119,15 @@ export class RunReader {
 		return q.eventsAfter(runId, afterSeq, limit);
 	}
 
+	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */
+	health(): { file: string; exists: boolean; check: string; schemaVersion: number; runs: number } {
+		const file = this.project.dbFile;
+		if (!this.#db) return { file, exists: false, check: "not created yet", schemaVersion: 0, runs: 0 };
+		const check = (this.#db.pragma("quick_check", { simple: true }) as string) ?? "no answer";
+		const schemaVersion = this.#db.pragma("user_version", { simple: true }) as number;
+		return { file, exists: true, check, schemaVersion, runs: this.#q().listRuns().length };
+	}
+
 	/** A task's full result text (empty when it has none yet). */
 	result(runId: string, ref: string): { task: TaskRecord; text: string } {
 		checkId("run", runId);

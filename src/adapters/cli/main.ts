@@ -118,6 +118,12 @@ function program(setExit: (code: number) => void): Command {
 			exit((await reads()).resultCommand(runId, task, options)),
 		);
 
+	cli
+		.command("doctor")
+		.description("which runtimes can run, which credentials agents would see (names only), the store's health")
+		.option("--json", "machine-readable output")
+		.action(async (options: JsonOption) => exit((await import("./doctor-command.js")).doctorCommand(options)));
+
 	return cli;
 }
 
