@@ -11,12 +11,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { projectAt, RunReader } from "../dist/index.js";
 import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
 const ONE_RUN = join(ROOT, "bench", "one-run.mjs");
+const STATUS_READS = join(ROOT, "bench", "status-reads.mjs");
 const RESULTS = join(ROOT, "bench", "results", "latest.json");
 
 const CONCURRENCY = 8;
@@ -143,22 +143,12 @@ async function overheadTable(label, measure) {
 	return rows;
 }
 
-/** Median time of `read(reader)` with a reader opened and closed around it, as the CLI does per call. */
-function timeReads(dir, count, read) {
-	const times = [];
-	for (let k = 0; k < count; k++) {
-		const start = performance.now();
-		const reader = new RunReader(projectAt(dir));
-		read(reader);
-		reader.close();
-		times.push(performance.now() - start);
-	}
-	return median(times);
-}
-
 async function statusBench(dir, runId) {
-	// What `crew status --json` does in process: open a reader, build the JSON, close.
-	const inProcessMs = timeReads(dir, STATUS_READS_IN_PROCESS, (reader) => reader.statusJson(runId));
+	// What `crew status --json` does in process, timed in a fresh process of its own.
+	const reads = spawnSync(process.execPath, [STATUS_READS, dir, runId, String(STATUS_READS_IN_PROCESS)], {
+		encoding: "utf8",
+	});
+	const inProcessMs = Number(reads.stdout.trim());
 
 	const bareNode = [];
 	const cli = [];
