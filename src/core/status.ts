@@ -36,11 +36,9 @@ export const Cause = {
 	Drain: "drain",
 	Abort: "abort",
 	Cancel: "cancel",
-	Timeout: "timeout",
 	RunnerLost: "runner-lost",
 	Resume: "resume",
 	Retry: "retry",
-	Gate: "gate",
 } as const;
 export type Cause = (typeof Cause)[keyof typeof Cause];
 
