@@ -79,6 +79,7 @@ export interface LogEntry {
 	readonly pid: number;
 	readonly time: number;
 	readonly grandchild?: number;
+	readonly escaped?: number;
 	readonly exit?: number;
 }
 

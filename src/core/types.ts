@@ -10,13 +10,23 @@ export const FailurePolicy = {
 } as const;
 export type FailurePolicy = (typeof FailurePolicy)[keyof typeof FailurePolicy];
 
+/**
+ * What an agent CLI may do unasked: `workspace` edits files and runs commands in its task's
+ * workspace; `read-only` changes nothing; `full` is unrestricted.
+ */
+export const PERMISSIONS = ["workspace", "read-only", "full"] as const;
+export type Permissions = (typeof PERMISSIONS)[number];
+
 /** An agent as resolved when the run was planned; the run keeps it, so resume reads no files. */
 export interface AgentSpec {
 	readonly name: string;
 	readonly runtime: string;
 	readonly command?: string;
 	readonly model?: string;
+	/** Models tried in order after `model` fails with a rate limit, overload or network error. */
+	readonly fallbackModels?: readonly string[];
 	readonly tools?: readonly string[];
+	readonly permissions?: Permissions;
 	readonly systemPrompt: string;
 }
 

@@ -18,6 +18,8 @@ export interface PlanInput {
 	readonly team?: string;
 	/** Overrides every agent's runtime, e.g. `dry-run`. */
 	readonly runtime?: string;
+	/** Overrides every agent's model; their fallback models still follow it. */
+	readonly model?: string;
 	/** Tasks running at once; overrides the team's and the workflow's `maxConcurrency`. */
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
@@ -68,6 +70,9 @@ export function planRun(
 		throw invalid(`invalid failure policy '${input.failure}': expected drain, continue or abort`);
 	}
 	if (input.runtime !== undefined) context.runtimes.get(input.runtime);
+	if (input.model !== undefined && (typeof input.model !== "string" || input.model.trim() === "")) {
+		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
+	}
 	const { loader } = context;
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
@@ -77,7 +82,7 @@ export function planRun(
 
 	const agents = new Map<string, AgentSpec>();
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
-		const agent = resolveAgent(step, team?.item, input.runtime, loader, agents, diagnostics);
+		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
 		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
 		return {
 			id: step.id,
@@ -115,7 +120,7 @@ export function planRun(
 function resolveAgent(
 	step: WorkflowStep,
 	team: TeamResource | undefined,
-	runtimeOverride: string | undefined,
+	overrides: Pick<PlanInput, "runtime" | "model">,
 	loader: ResourceLoader,
 	cache: Map<string, AgentSpec>,
 	diagnostics: Diagnostic[],
@@ -127,12 +132,12 @@ function resolveAgent(
 		);
 	}
 	const name = role?.agent ?? step.role;
-	const model = step.fields.model || role?.model;
-	const key = `${name}\u0000${model ?? ""}`;
+	const model = overrides.model || step.fields.model || role?.model;
+	const key = [name, model ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
 	const cached = cache.get(key);
 	if (cached) return cached;
 	const found = loader.findAgent(name);
-	if (!found && runtimeOverride !== "dry-run") {
+	if (!found && overrides.runtime !== "dry-run") {
 		throw new CrewError(
 			ErrorCode.NotFound,
 			`no agent '${name}' for role '${step.role}' of step '${step.id}' (add .crew/agents/${name}.md${team ? "" : " or pass --team"})`,
@@ -145,7 +150,11 @@ function resolveAgent(
 		runtime: base?.runtime ?? "dry-run",
 		...(base?.command ? { command: base.command } : {}),
 		...(model || base?.model ? { model: model || base?.model } : {}),
+		...((role?.fallbackModels ?? base?.fallbackModels)?.length
+			? { fallbackModels: role?.fallbackModels ?? base?.fallbackModels }
+			: {}),
 		...(base?.tools ? { tools: base.tools } : {}),
+		...(base?.permissions ? { permissions: base.permissions } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
 	cache.set(key, agent);

@@ -6,7 +6,7 @@ import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
+import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
@@ -49,6 +49,8 @@ export class RunLoop {
 	readonly #attempts: number[];
 	/** Attempts each task had when this runner took the run: retry budgets count from here. */
 	readonly #baseAttempts: readonly number[];
+	/** Each task's place in its agent's model chain ([model, ...fallbackModels]) for its next attempt. */
+	readonly #modelIndex: number[];
 	readonly #slots: SlotQueue;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
@@ -72,6 +74,7 @@ export class RunLoop {
 		this.#status = tasks.map((t) => t.status);
 		this.#attempts = tasks.map((t) => t.attempts);
 		this.#baseAttempts = [...this.#attempts];
+		this.#modelIndex = tasks.map(() => 0);
 		this.#slots = new SlotQueue(
 			this.#dag,
 			this.#specs.map((spec) => spec.role),
@@ -183,7 +186,8 @@ export class RunLoop {
 		const prompt = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
 		const prefix = `tasks/${spec.id}`;
 		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
-		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName);
+		const model = modelChain(spec.agent)[this.#modelIndex[i] ?? 0];
+		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName, model);
 		this.#status[i] = TaskStatus.Running;
 		this.#attempts[i] = attempt.number;
 		return {
@@ -197,7 +201,7 @@ export class RunLoop {
 				stepId: spec.stepId,
 				role: spec.role,
 				attempt: attempt.number,
-				agent: spec.agent,
+				agent: model ? { ...spec.agent, model } : spec.agent,
 				prompt,
 				promptFile: files.path(runId, `${prefix}/prompt.md`),
 				cwd: this.#run.options.cwd,
@@ -324,7 +328,11 @@ export class RunLoop {
 		this.#status[i] = ending.to;
 	}
 
-	/** A failed attempt: queued again after a backoff when retryable and allowed, else failed. */
+	/**
+	 * A failed attempt: queued again at once on the agent's next fallback model when retryable and
+	 * one is left (that attempt is not counted against the retries), else after a backoff when
+	 * retryable and allowed, else failed.
+	 */
 	#fail(
 		i: number,
 		live: LiveAttempt,
@@ -333,11 +341,18 @@ export class RunLoop {
 		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#specs[i] as TaskSpec;
 		const allowed = spec.retries ?? this.#run.options.retries;
-		const used = (this.#attempts[i] ?? 1) - (this.#baseAttempts[i] ?? 0);
-		if (failure.retryable && !this.#stopping && used <= allowed) {
+		const models = modelChain(spec.agent);
+		const modelIndex = this.#modelIndex[i] ?? 0;
+		const fallback = models[modelIndex + 1];
+		const used = (this.#attempts[i] ?? 1) - (this.#baseAttempts[i] ?? 0) - modelIndex;
+		if (failure.retryable && !this.#stopping && (fallback !== undefined || used <= allowed)) {
 			const { retryPolicy, random } = this.#deps.options;
-			const delay = backoffDelay(retryPolicy, used, random());
-			const message = `${failure.message}; retry ${used} of ${allowed} in ${formatDuration(delay)}`;
+			const delay = fallback !== undefined ? 0 : backoffDelay(retryPolicy, used, random());
+			if (fallback !== undefined) this.#modelIndex[i] = modelIndex + 1;
+			const message =
+				fallback !== undefined
+					? `${failure.message}; falling back to model ${fallback}`
+					: `${failure.message}; retry ${used} of ${allowed} in ${formatDuration(delay)}`;
 			const ending = {
 				attemptStatus,
 				to: TaskStatus.Queued,
@@ -485,4 +500,9 @@ export class RunLoop {
 		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
 		return final;
 	}
+}
+
+/** The models an agent's attempts go through: its model, then its fallbacks in order. */
+function modelChain(agent: AgentSpec): readonly string[] {
+	return agent.model ? [agent.model, ...(agent.fallbackModels ?? [])] : [];
 }

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface AgentResource {
@@ -8,7 +9,9 @@ export interface AgentResource {
 	readonly command?: string;
 	/** Undefined means "inherit the caller's model" (`model: false`). */
 	readonly model?: string;
+	readonly fallbackModels?: readonly string[];
 	readonly tools?: readonly string[];
+	readonly permissions?: Permissions;
 	readonly systemPrompt: string;
 	readonly file: string;
 }
@@ -41,6 +44,7 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"enabled",
 	"runtime",
 	"command",
+	"permissions",
 ]);
 
 export function parseAgent(text: string, file: string): { agent: AgentResource; diagnostics: Diagnostic[] } {
@@ -51,6 +55,15 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 	}
 	const model = fields.model && fields.model !== "false" ? fields.model : undefined;
 	const tools = fields.tools === undefined ? undefined : list(fields.tools);
+	const fallbackModels = fields.fallbackModels ? list(fields.fallbackModels) : [];
+	const permissions = fields.permissions || undefined;
+	if (permissions !== undefined && !(PERMISSIONS as readonly string[]).includes(permissions)) {
+		diagnostics.push({
+			level: "error",
+			file,
+			message: `permissions '${permissions}': expected one of ${PERMISSIONS.join(", ")}`,
+		});
+	}
 	return {
 		agent: {
 			name: fields.name || basename(file).replace(/\.md$/, ""),
@@ -58,7 +71,11 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			runtime: fields.runtime || DEFAULT_AGENT_RUNTIME,
 			...(fields.command ? { command: fields.command } : {}),
 			...(model ? { model } : {}),
+			...(fallbackModels.length > 0 ? { fallbackModels } : {}),
 			...(tools ? { tools } : {}),
+			...(permissions && (PERMISSIONS as readonly string[]).includes(permissions)
+				? { permissions: permissions as Permissions }
+				: {}),
 			systemPrompt: body.trim(),
 			file,
 		},

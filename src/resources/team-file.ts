@@ -1,10 +1,11 @@
 import { basename } from "node:path";
-import { type Diagnostic, parseDocument } from "./frontmatter.js";
+import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface TeamRole {
 	readonly name: string;
 	readonly agent: string;
 	readonly model?: string;
+	readonly fallbackModels?: readonly string[];
 	readonly maxConcurrency?: number;
 	readonly description: string;
 	/** Every `key=value` written on the role line. */
@@ -50,6 +51,7 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			name: match[1],
 			agent: overrides.agent || match[1],
 			...(overrides.model && overrides.model !== "false" ? { model: overrides.model } : {}),
+			...(overrides.fallbackModels ? { fallbackModels: list(overrides.fallbackModels) } : {}),
 			...(limit !== undefined && Number.isInteger(limit) && limit >= 1 ? { maxConcurrency: limit } : {}),
 			description: words.join(" "),
 			overrides,

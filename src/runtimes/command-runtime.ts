@@ -64,6 +64,7 @@ export class CommandRuntime implements WorkerRuntime {
 			signal,
 			onEvent,
 			onStdout: (chunk) => stdout.push(chunk),
+			marks: attemptMarks(request),
 		});
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
@@ -91,6 +92,11 @@ export function crewVariables(request: TaskRequest): Record<string, string> {
 		CREW_PROMPT_FILE: request.promptFile,
 		CREW_WORKSPACE: request.cwd,
 	};
+}
+
+/** The variables that tell one attempt's processes from every other's. */
+export function attemptMarks(request: TaskRequest): Record<string, string> {
+	return { CREW_RUN_ID: request.runId, CREW_TASK_ID: request.taskId, CREW_ATTEMPT: String(request.attempt) };
 }
 
 function failed(

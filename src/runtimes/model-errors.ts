@@ -4,7 +4,12 @@
  */
 export function isRetryableModelError(message: string): boolean {
 	if (/\b(400|401|403|404|422)\b|auth|api key|permission|invalid|not found|unknown model/i.test(message)) return false;
-	return /\b(5\d\d|429|529)\b|overload|rate.?limit|timeout|timed out|ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network|connection/i.test(
+	return /\b(5\d\d|429|529)\b|overload|rate.?limit|high demand|timeout|timed out|ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network|connection/i.test(
 		message,
 	);
+}
+
+/** Whether a provider's HTTP status is worth another attempt: rate limits, timeouts and server errors. */
+export function isRetryableStatus(status: number): boolean {
+	return status === 408 || status === 429 || status >= 500;
 }

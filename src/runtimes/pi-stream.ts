@@ -1,4 +1,5 @@
 import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
+import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError } from "./model-errors.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
 
@@ -21,9 +22,9 @@ interface PiMessage {
  * result is the text of the last assistant message, usage is summed over assistant messages, and
  * a failure shows as an assistant message with `stopReason: "error"` (pi exits 0 even then).
  */
-export class PiStream {
+export class PiStream implements AgentStream {
 	usage: Usage = ZERO_USAGE;
-	lastText = "";
+	text = "";
 	answered = false;
 	error: WorkerFailure | undefined;
 
@@ -85,7 +86,7 @@ export class PiStream {
 			.map((part) => part.text ?? "")
 			.join("");
 		if (text !== "") {
-			this.lastText = text;
+			this.text = text;
 			events.push({ type: "assistant", text });
 		}
 		if (message.stopReason === "error") {

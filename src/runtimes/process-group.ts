@@ -96,7 +96,12 @@ export function handleOf(child: ChildProcess): ProcessHandle {
  * runner died right after starting it. Empty where /proc is not available.
  */
 export function groupsOfRun(runId: string): number[] {
-	const marker = `CREW_RUN_ID=${runId}\0`;
+	return groupsCarrying({ CREW_RUN_ID: runId });
+}
+
+/** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
+export function groupsCarrying(variables: Readonly<Record<string, string>>): number[] {
+	const markers = Object.entries(variables).map(([key, value]) => `\0${key}=${value}\0`);
 	const own = ownGroup();
 	const groups = new Set<number>();
 	let pids: string[];
@@ -108,7 +113,8 @@ export function groupsOfRun(runId: string): number[] {
 	for (const pid of pids) {
 		if (Number(pid) === process.pid) continue;
 		try {
-			if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker)) continue;
+			const environ = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
+			if (!markers.every((marker) => environ.includes(marker))) continue;
 			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
 			const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 			if (state !== "Z" && state !== "X" && Number(pgrp) > 1 && Number(pgrp) !== own) groups.add(Number(pgrp));

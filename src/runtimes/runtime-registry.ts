@@ -1,11 +1,20 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/types.js";
+import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent-runtime.js";
+import { claudeCli } from "./claude-cli.js";
+import { codexCli } from "./codex-cli.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
-import { PiRuntime, type PiRuntimeOptions } from "./pi-runtime.js";
+import { piCli } from "./pi-cli.js";
 import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
 import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
+
+export interface StandardOptions extends CommandRuntimeOptions {
+	readonly pi?: AgentRuntimeOptions;
+	readonly claude?: AgentRuntimeOptions;
+	readonly codex?: AgentRuntimeOptions;
+}
 
 /** The runtimes a runner may use, by name, and how to end a worker a dead runner left behind. */
 export class RuntimeRegistry {
@@ -17,15 +26,30 @@ export class RuntimeRegistry {
 		this.#graceMs = options.graceMs ?? 3000;
 	}
 
-	/** The command, dry-run and pi runtimes, sharing one set of live worker groups. */
-	static standard(options: CommandRuntimeOptions & { pi?: PiRuntimeOptions } = {}): RuntimeRegistry {
+	/**
+	 * The command, dry-run, pi, claude and codex runtimes, sharing one set of live worker groups.
+	 * An agent CLI's program comes from its options, else `CREW_PI`, `CREW_CLAUDE` or `CREW_CODEX`
+	 * in the environment, else the CLI's default (crew's own pi; `claude` and `codex` on PATH).
+	 */
+	static standard(options: StandardOptions = {}): RuntimeRegistry {
 		const live = options.live ?? new LiveGroups();
-		const { graceMs } = options;
+		const env = options.env ?? process.env;
+		const agent = (cli: AgentCli, own: AgentRuntimeOptions | undefined) => {
+			const program = env[`CREW_${cli.name.toUpperCase()}`];
+			return new AgentRuntime(cli, {
+				...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+				...(program ? { command: [program] } : {}),
+				...own,
+				live,
+			});
+		};
 		return new RuntimeRegistry(
 			[
 				new CommandRuntime({ ...options, live }),
 				new DryRunRuntime(),
-				new PiRuntime({ ...(graceMs !== undefined ? { graceMs } : {}), ...options.pi, live }),
+				agent(piCli, options.pi),
+				agent(claudeCli, options.claude),
+				agent(codexCli, options.codex),
 			],
 			options,
 		);

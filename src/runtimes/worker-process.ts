@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { TailBuffer } from "./bounded-buffer.js";
-import { handleOf, terminateGroup } from "./process-group.js";
+import { groupsCarrying, handleOf, terminateGroup } from "./process-group.js";
 import type { WorkerEvent } from "./worker-runtime.js";
 
 /** How long to wait for a finished worker's pipes to close before giving up on them, in ms. */
@@ -52,6 +52,11 @@ export interface WorkerProcessOptions {
 	readonly signal: AbortSignal;
 	readonly onEvent: (event: WorkerEvent) => void;
 	readonly onStdout: (chunk: Buffer) => void;
+	/**
+	 * Variables in `env` that mark this worker's processes: groups carrying all of them are ended
+	 * too when the worker ends, so a helper that left the worker's group does not outlive it.
+	 */
+	readonly marks?: Readonly<Record<string, string>>;
 }
 
 export interface WorkerExit {
@@ -127,6 +132,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		// Workers die with their task: whatever the leader left in its group goes too.
 		stopping ??= terminateGroup(pgid, options.graceMs);
 		await stopping;
+		if (options.marks) await Promise.all(groupsCarrying(options.marks).map((g) => terminateGroup(g, options.graceMs)));
 		// A descendant that left the group may still hold the pipes; stop reading after a while.
 		const wait = new AbortController();
 		const drained = await Promise.race([

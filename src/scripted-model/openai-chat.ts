@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { type OfferedTool, type ToolCall, toolCallFor } from "./tool-call.js";
-import { estimateTokens, type ModelRequest, type Turn } from "./turns.js";
+import { type AnswerTurn, type ModelProtocol, startEvents, textOf } from "./protocol.js";
+import { answerText, type OfferedTool, toolCallFor } from "./tool-call.js";
+import { estimateTokens, type ModelRequest } from "./turns.js";
 
 interface ChatBody {
 	readonly model?: string;
@@ -11,16 +12,8 @@ interface ChatBody {
 	}[];
 }
 
-function textOf(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (Array.isArray(content)) {
-		return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
-	}
-	return "";
-}
-
 /** Reads an OpenAI chat-completions request body into the server's normalised request. */
-export function parseChatRequest(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parseChatRequest(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
 	const chat = (body ?? {}) as ChatBody;
 	const messages = (chat.messages ?? []).map((m) => ({ role: String(m.role ?? ""), text: textOf(m.content) }));
 	const tools = (chat.tools ?? []).map((t) => ({
@@ -42,21 +35,22 @@ export function parseChatRequest(body: unknown, index: number): { request: Model
 }
 
 /** Answers a text, write or shell turn as a chat completion, streamed as SSE when asked. */
-export function writeChatResponse(
+function writeChatResponse(
 	res: ServerResponse,
 	request: ModelRequest,
 	tools: readonly OfferedTool[],
-	turn: Turn,
+	turn: AnswerTurn,
 ): void {
 	const call = toolCallFor(turn, tools);
-	const text =
-		turn.kind === "text"
-			? turn.text
-			: call
-				? ""
-				: `scripted model: no tool for a ${turn.kind} turn among the offered tools (${request.tools.join(", ")})`;
+	const text = answerText(turn, call, request.tools);
 	const id = `chatcmpl-${request.index}`;
-	const toolCall = call ? { id: `call_${request.index}`, type: "function", function: toolArgs(call) } : undefined;
+	const toolCall = call
+		? {
+				id: `call_${request.index}`,
+				type: "function",
+				function: { name: call.name, arguments: JSON.stringify(call.input) },
+			}
+		: undefined;
 	const completion = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
 	const usage = {
 		prompt_tokens: request.promptTokens,
@@ -87,7 +81,7 @@ export function writeChatResponse(
 		);
 		return;
 	}
-	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+	startEvents(res);
 	const chunk = (choices: unknown[], extra: object = {}) =>
 		res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices, ...extra })}\n\n`);
 	chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
@@ -98,13 +92,18 @@ export function writeChatResponse(
 	res.end("data: [DONE]\n\n");
 }
 
-function toolArgs(call: ToolCall): { name: string; arguments: string } {
-	return { name: call.name, arguments: JSON.stringify(call.input) };
-}
-
 /** An error body in OpenAI's shape. */
-export function chatError(status: number, message: string): string {
+export function openAiError(status: number, message: string): string {
 	return JSON.stringify({
 		error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", code: status },
 	});
 }
+
+/** OpenAI chat completions, plain and streamed: what pi speaks. */
+export const openAiChat: ModelProtocol = {
+	api: "openai-chat",
+	path: "/v1/chat/completions",
+	parse: parseChatRequest,
+	respond: writeChatResponse,
+	errorBody: openAiError,
+};

@@ -1,15 +1,23 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chatError, parseChatRequest, writeChatResponse } from "./openai-chat.js";
+import { anthropicMessages } from "./anthropic-messages.js";
+import { openAiChat, openAiError } from "./openai-chat.js";
+import { openAiResponses } from "./openai-responses.js";
+import type { ModelProtocol } from "./protocol.js";
 import type { ModelRequest, Script, Turn } from "./turns.js";
+
+const PROTOCOLS: ReadonlyMap<string, ModelProtocol> = new Map(
+	[openAiChat, anthropicMessages, openAiResponses].map((protocol) => [protocol.path, protocol]),
+);
 
 /** Largest request body read, in bytes. */
 const MAX_BODY = 32 * 1024 * 1024;
 
 /**
  * A stand-in for model providers, on 127.0.0.1 and a free port, for tests, demos and benchmarks:
- * each request gets the turn its script decides, and every request is kept for inspection.
+ * OpenAI chat completions (pi), Anthropic messages (Claude Code) and OpenAI Responses (Codex).
+ * Each request gets the turn its script decides, and every request is kept for inspection.
  */
 export class ScriptedModelServer {
 	readonly requests: ModelRequest[] = [];
@@ -22,7 +30,7 @@ export class ScriptedModelServer {
 		this.#server = createServer((req, res) => {
 			this.#handle(req, res).catch((error: unknown) => {
 				if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-				res.end(chatError(500, `scripted model server: ${error instanceof Error ? error.message : String(error)}`));
+				res.end(openAiError(500, `scripted model server: ${error instanceof Error ? error.message : String(error)}`));
 			});
 		});
 	}
@@ -50,14 +58,15 @@ export class ScriptedModelServer {
 	}
 
 	async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const path = (req.url ?? "/").split("?")[0];
+		const path = (req.url ?? "/").split("?")[0] ?? "/";
 		if (req.method === "HEAD" || req.method === "GET") {
 			res.writeHead(path === "/" ? 200 : 404).end();
 			return;
 		}
-		if (req.method !== "POST" || path !== "/v1/chat/completions") {
+		const protocol = req.method === "POST" ? PROTOCOLS.get(path) : undefined;
+		if (!protocol) {
 			res.writeHead(404, { "content-type": "application/json" });
-			res.end(chatError(404, `scripted model server: no route for ${req.method} ${path}`));
+			res.end(openAiError(404, `scripted model server: no route for ${req.method} ${path}`));
 			return;
 		}
 		let body: unknown;
@@ -65,19 +74,21 @@ export class ScriptedModelServer {
 			body = JSON.parse(await readBody(req));
 		} catch (error) {
 			res.writeHead(400, { "content-type": "application/json" });
-			res.end(chatError(400, `request body is not JSON: ${error instanceof Error ? error.message : String(error)}`));
+			res.end(
+				protocol.errorBody(400, `request body is not JSON: ${error instanceof Error ? error.message : String(error)}`),
+			);
 			return;
 		}
-		const { request, tools } = parseChatRequest(body, this.requests.length);
+		const { request, tools } = protocol.parse(body, this.requests.length);
 		this.requests.push(request);
 		const turn = await this.#settle(this.#script(request));
 		if (!turn) return;
 		if (turn.kind === "error") {
 			res.writeHead(turn.status, { "content-type": "application/json" });
-			res.end(chatError(turn.status, turn.message));
+			res.end(protocol.errorBody(turn.status, turn.message));
 			return;
 		}
-		writeChatResponse(res, request, tools, turn);
+		protocol.respond(res, request, tools, turn);
 	}
 
 	/** Resolves delays; undefined for a hang (the response is left open) or once the server closes. */

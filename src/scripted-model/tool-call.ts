@@ -1,17 +1,23 @@
 import type { Turn } from "./turns.js";
 
-/** A tool as a request offers it: its name and the properties of its input schema. */
+/** A tool as a request offers it: its name, and the properties of its input schema or freeform text input. */
 export interface OfferedTool {
 	readonly name: string;
 	readonly properties: readonly string[];
+	/** Takes raw text rather than JSON arguments (an OpenAI Responses custom tool, like Codex's apply_patch). */
+	readonly freeform?: boolean;
 }
 
 export interface ToolCall {
 	readonly name: string;
-	readonly input: Record<string, string>;
+	/** JSON arguments, or the text a freeform tool takes. */
+	readonly input: Record<string, string> | string;
 }
 
-const WRITE = [/^write$/i, /write/i];
+const WRITE = [/^write$/i];
+const PATCH = [/^apply_patch$/i];
+/** Any other tool that writes files; not one that writes to a process's stdin. */
+const OTHER_WRITE = [/^(?!.*stdin).*write/i];
 const SHELL = [/^(bash|shell)$/i, /^exec_command$/i, /bash|shell|exec/i];
 
 function pick(tools: readonly OfferedTool[], patterns: readonly RegExp[]): OfferedTool | undefined {
@@ -22,14 +28,26 @@ function pick(tools: readonly OfferedTool[], patterns: readonly RegExp[]): Offer
 	return undefined;
 }
 
+/** A patch in Codex's apply_patch grammar that creates `path` with `content`. */
+function addFilePatch(path: string, content: string): string {
+	const lines = content.endsWith("\n") ? content.slice(0, -1).split("\n") : content.split("\n");
+	return `*** Begin Patch\n*** Add File: ${path}\n${lines.map((line) => `+${line}\n`).join("")}*** End Patch\n`;
+}
+
 /**
  * The call a write or shell turn makes with the tools a request offers, with argument names taken
- * from the tool's own schema (`path` or `file_path`; `command` or `cmd`). Undefined when the
- * request offers no fitting tool.
+ * from the tool's own schema (`path` or `file_path`; `command` or `cmd`). A write turn prefers a
+ * tool named `write`, then an `apply_patch` tool (adding the file), then any other writing tool.
+ * Undefined when the request offers no fitting tool.
  */
 export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall | undefined {
 	if (turn.kind === "write") {
-		const tool = pick(tools, WRITE);
+		const patch = pick(tools, WRITE) ? undefined : pick(tools, PATCH);
+		if (patch) {
+			const text = addFilePatch(turn.path, turn.content);
+			return { name: patch.name, input: patch.freeform ? text : { input: text } };
+		}
+		const tool = pick(tools, WRITE) ?? pick(tools, OTHER_WRITE);
 		if (!tool) return undefined;
 		const pathKey = tool.properties.includes("file_path") ? "file_path" : "path";
 		return { name: tool.name, input: { [pathKey]: turn.path, content: turn.content } };
@@ -41,4 +59,11 @@ export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall
 		return { name: tool.name, input: { [key]: turn.command } };
 	}
 	return undefined;
+}
+
+/** The text a turn answers with: its own for a text turn, empty for a tool call, else why no tool fits. */
+export function answerText(turn: Turn, call: ToolCall | undefined, offered: readonly string[]): string {
+	if (turn.kind === "text") return turn.text;
+	if (call) return "";
+	return `scripted model: no tool for a ${turn.kind} turn among the offered tools (${offered.join(", ")})`;
 }

@@ -95,4 +95,9 @@ CREATE TABLE artifacts (
 ) WITHOUT ROWID;
 `,
 	},
+	{
+		version: 2,
+		name: "the model of each attempt",
+		sql: "ALTER TABLE attempts ADD COLUMN model TEXT;",
+	},
 ];

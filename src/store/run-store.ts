@@ -238,7 +238,8 @@ export class RunStore {
 	}
 
 	/** Moves a queued task to running and records its new attempt; returns the attempt. */
-	startAttempt(lease: Lease, taskId: string, runtime: string): { id: number; number: number } {
+	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
+	startAttempt(lease: Lease, taskId: string, runtime: string, model?: string): { id: number; number: number } {
 		return this.#write(() => {
 			this.#fence(lease);
 			const row = this.#s.taskStatus.get(lease.runId, taskId);
@@ -248,9 +249,10 @@ export class RunStore {
 			this.#s.startTask.run(time, lease.runId, taskId);
 			const number = row.attempts + 1;
 			const id = Number(
-				this.#s.insertAttempt.run(lease.runId, taskId, number, lease.epoch, runtime, time).lastInsertRowid,
+				this.#s.insertAttempt.run(lease.runId, taskId, number, lease.epoch, runtime, model ?? null, time)
+					.lastInsertRowid,
 			);
-			this.#event(lease.runId, "task.running", taskId, { attempt: number, runtime });
+			this.#event(lease.runId, "task.running", taskId, { attempt: number, runtime, ...(model ? { model } : {}) });
 			return { id, number };
 		});
 	}
@@ -437,7 +439,7 @@ function prepare(db: Db) {
 		),
 		taskExcerpt: db.prepare("UPDATE task_data SET result_excerpt = ? WHERE run_id = ? AND task_id = ?"),
 		insertAttempt: db.prepare(
-			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, status, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, model, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
 		),
 		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
 		finishAttempt: db.prepare(

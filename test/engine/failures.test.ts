@@ -124,3 +124,13 @@ test("cancel ends every worker, grandchildren and SIGTERM-ignorers included", as
 		expect(isAlive(entry.grandchild ?? 0)).toBe(false);
 	}
 });
+
+test("a helper a worker started outside its process group ends with the worker", async () => {
+	const repo = new TestRepo().agent("worker", "--escape");
+	repo.workflow("one", [{ id: "a" }]);
+	const outcome = await runWorkflow(repo, { workflow: "one" });
+	expect(outcome.status).toBe("completed");
+	const [start] = repo.starts();
+	expect(start?.escaped).toBeGreaterThan(0);
+	expect(isAlive(start?.escaped ?? 0)).toBe(false);
+});

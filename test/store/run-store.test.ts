@@ -63,7 +63,7 @@ test("the store uses WAL, foreign keys and records its migrations", () => {
 	open.push(db);
 	expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
 	expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
-	expect(db.prepare("SELECT version FROM migrations").all()).toEqual([{ version: 1 }]);
+	expect(db.prepare("SELECT version FROM migrations").all()).toEqual([{ version: 1 }, { version: 2 }]);
 });
 
 test("a status change, its attempt record and its event commit together or not at all", () => {

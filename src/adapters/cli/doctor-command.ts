@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { findProject } from "../../config/project.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
-import { bundledPi } from "../../runtimes/pi-runtime.js";
+import { bundledPi } from "../../runtimes/pi-cli.js";
 import { Exit } from "./exit-codes.js";
 
 interface Check {
@@ -58,15 +58,15 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
 	const checks: Check[] = [];
 	let pi: { ok: boolean; detail: string };
 	try {
-		const [file, ...args] = bundledPi();
+		const [file, ...args] = process.env.CREW_PI ? [process.env.CREW_PI] : bundledPi();
 		pi = await version(file as string, args);
 	} catch (error) {
 		pi = { ok: false, detail: error instanceof Error ? error.message : String(error) };
 	}
 	checks.push({ name: "runtime pi (default)", ...pi });
 	for (const name of ["claude", "codex"]) {
-		const found = await version(name, []);
-		checks.push({ name: `runtime ${name}`, ok: found.ok, detail: `${found.detail}; crew cannot run it yet` });
+		const program = process.env[`CREW_${name.toUpperCase()}`] || name;
+		checks.push({ name: `runtime ${name}`, ...(await version(program, [])) });
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });

@@ -44,7 +44,8 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<goal>", "what the run is for")
 		.requiredOption("-w, --workflow <name|path>", "workflow name in .crew/workflows/, or a file")
 		.option("-t, --team <name|path>", "team name in .crew/teams/, or a file")
-		.option("--runtime <name>", "runtime for every agent (e.g. dry-run)")
+		.option("--runtime <name>", "runtime for every agent: pi, claude, codex, command or dry-run")
+		.option("-m, --model <model>", "model for every agent (its fallbackModels still follow)")
 		.option(
 			"-c, --concurrency <n>",
 			"tasks running at once (overrides the team's maxConcurrency)",

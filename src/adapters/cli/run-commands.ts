@@ -18,6 +18,7 @@ export interface RunFlags {
 	readonly workflow: string;
 	readonly team?: string;
 	readonly runtime?: string;
+	readonly model?: string;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -61,6 +62,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			workflow: flags.workflow,
 			...(flags.team !== undefined ? { team: flags.team } : {}),
 			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
+			...(flags.model !== undefined ? { model: flags.model } : {}),
 			...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
 			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
 			...(flags.timeout !== undefined ? { timeoutMs: parseDuration("timeout", flags.timeout) } : {}),

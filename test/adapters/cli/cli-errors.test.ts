@@ -3,7 +3,8 @@ import { crew, TestRepo } from "../../helpers.js";
 
 function repoWith(workflow: string): TestRepo {
 	const repo = new TestRepo().agent("worker");
-	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nruntime: claude\n---\nA Claude Code agent.\n");
+	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nruntime: gemini\n---\nAn agent of a CLI crew cannot run.\n");
+	repo.writeFile(".crew/agents/loose.md", "---\nname: loose\nruntime: claude\npermissions: everything\n---\nToo loose.\n");
 	repo.writeFile(".crew/agents/empty.md", "---\nname: empty\nruntime: command\n---\n");
 	repo.writeFile(".crew/workflows/bad.workflow.md", workflow);
 	return repo;
@@ -47,7 +48,12 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 		name: "an agent of a runtime crew does not have",
 		workflow: "## a\nrole: piagent\n\nx\n",
 		message:
-			/agent 'piagent' \(.*piagent\.md\) uses runtime 'claude', which is not available: available are command, dry-run, pi/,
+			/agent 'piagent' \(.*piagent\.md\) uses runtime 'gemini', which is not available: available are command, dry-run, pi, claude, codex/,
+	},
+	{
+		name: "an agent with unknown permissions",
+		workflow: "## a\nrole: loose\n\nx\n",
+		message: /permissions 'everything': expected one of workspace, read-only, full/,
 	},
 	{
 		name: "a command agent without a command",
@@ -83,7 +89,7 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 	{
 		name: "an unknown runtime",
 		args: ["run", "g", "--workflow", "bad", "--runtime", "gpt"],
-		message: /unknown runtime 'gpt': available are command, dry-run, pi/,
+		message: /unknown runtime 'gpt': available are command, dry-run, pi, claude, codex/,
 	},
 	{
 		name: "a bad run timeout",

@@ -1,0 +1,163 @@
+import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { finished } from "node:stream/promises";
+import type { Usage } from "../core/types.js";
+import { agentEnvironment } from "./agent-environment.js";
+import { attemptMarks, crewVariables } from "./command-runtime.js";
+import { JsonLines } from "./json-lines.js";
+import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
+import type {
+	RunControl,
+	TaskRequest,
+	WorkerEvent,
+	WorkerFailure,
+	WorkerResult,
+	WorkerRuntime,
+} from "./worker-runtime.js";
+
+/** What an agent CLI's JSON output says, read line by line into crew's event schema. */
+export interface AgentStream {
+	/** The crew events of one output line, and whether the line belongs in the transcript. */
+	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean };
+	readonly usage: Usage;
+	/** The agent's final answer so far. */
+	readonly text: string;
+	/** Whether the agent finished a turn, so its answer is whole. */
+	readonly answered: boolean;
+	/** The failure the CLI reported, whatever its exit code says. */
+	readonly error: WorkerFailure | undefined;
+}
+
+/** How one agent CLI is started and read. */
+export interface AgentCli {
+	readonly name: string;
+	/** The program and its first arguments when none is configured. */
+	defaultCommand(): readonly string[];
+	/** The arguments after those; `systemFile` holds the agent's system prompt when it has one. */
+	args(request: TaskRequest, systemFile: string | undefined): string[];
+	stream(): AgentStream;
+}
+
+export interface AgentRuntimeOptions {
+	/** How to start the CLI: a program and its first arguments. Default: the CLI's own. */
+	readonly command?: readonly string[];
+	/** The environment the CLI's variables are taken from. Default: this process's. */
+	readonly env?: NodeJS.ProcessEnv;
+	/** Time between SIGTERM and SIGKILL, in ms. Default 3000. */
+	readonly graceMs?: number;
+	/** Bytes of stderr kept per attempt. Default 8 MiB. */
+	readonly maxLogBytes?: number;
+	/** Bytes of transcript kept per attempt. Default 16 MiB. */
+	readonly maxTranscriptBytes?: number;
+	/** Longest stdout line read, in bytes. Default 8 MiB. */
+	readonly maxLineBytes?: number;
+	readonly live?: LiveGroups;
+}
+
+/**
+ * Runs a task with an agent CLI in its JSON-lines mode, stdin closed (pi and Codex wait for it
+ * otherwise). The exit code is not trusted alone: a failure the CLI reports in its output fails
+ * the attempt even when it exits 0. The transcript keeps what the stream says belongs in it,
+ * bounded, with lines that are not JSON kept as `crew.unparsed`.
+ */
+export class AgentRuntime implements WorkerRuntime {
+	readonly name: string;
+	readonly #cli: AgentCli;
+	readonly #options: AgentRuntimeOptions;
+	readonly #live: LiveGroups;
+
+	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
+		this.name = cli.name;
+		this.#cli = cli;
+		this.#options = options;
+		this.#live = options.live ?? new LiveGroups();
+	}
+
+	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
+		signal.throwIfAborted();
+		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand();
+		mkdirSync(request.artifactDir, { recursive: true });
+		const base = `attempt-${request.attempt}`;
+		const names = { log: `${base}.stderr.log`, transcript: `${base}.transcript.jsonl`, system: `${base}.system.md` };
+		const artifacts = [
+			{ name: `${request.artifactPrefix}/${names.log}`, kind: "log" },
+			{ name: `${request.artifactPrefix}/${names.transcript}`, kind: "transcript" },
+		];
+		let systemFile: string | undefined;
+		if (request.agent.systemPrompt.trim() !== "") {
+			systemFile = join(request.artifactDir, names.system);
+			writeFileSync(systemFile, request.agent.systemPrompt);
+			artifacts.push({ name: `${request.artifactPrefix}/${names.system}`, kind: "prompt" });
+		}
+		const args = [...lead, ...this.#cli.args(request, systemFile)];
+
+		const stream = this.#cli.stream();
+		const transcript = createWriteStream(join(request.artifactDir, names.transcript));
+		let transcriptError: Error | undefined;
+		transcript.on("error", (error) => {
+			transcriptError ??= error;
+		});
+		const maxTranscript = this.#options.maxTranscriptBytes ?? 16 * 1024 * 1024;
+		let written = 0;
+		const keep = (line: string) => {
+			if (written >= maxTranscript) return;
+			written += line.length + 1;
+			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
+		};
+		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
+			if (line.kind === "json") {
+				const { events, keep: kept } = stream.accept(line.value);
+				if (kept) keep(line.text);
+				for (const event of events) onEvent(event);
+			} else if (line.kind === "text") keep(JSON.stringify({ type: "crew.unparsed", text: line.text.slice(0, 4096) }));
+			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
+		});
+		let end: WorkerExit;
+		try {
+			end = await runWorkerProcess({
+				file: file as string,
+				args,
+				cwd: request.cwd,
+				env: agentEnvironment(this.#options.env ?? process.env, crewVariables(request)),
+				stdin: null,
+				logFile: join(request.artifactDir, names.log),
+				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
+				graceMs: this.#options.graceMs ?? 3000,
+				live: this.#live,
+				signal,
+				onEvent,
+				onStdout: (chunk) => lines.push(chunk),
+				marks: attemptMarks(request),
+			});
+		} finally {
+			lines.end();
+			transcript.end();
+			await finished(transcript).catch((error: Error) => {
+				transcriptError ??= error;
+			});
+		}
+		const result = { text: stream.text, usage: stream.usage, artifacts };
+		const failure = this.#failure(file as string, end, stream, transcriptError);
+		if (failure) return { ...result, ok: false, exitCode: end.code, error: failure };
+		return { ...result, ok: true, exitCode: 0 };
+	}
+
+	#failure(
+		file: string,
+		end: WorkerExit,
+		stream: AgentStream,
+		transcriptError: Error | undefined,
+	): WorkerFailure | undefined {
+		const name = this.#cli.name;
+		if (end.spawnError)
+			return { message: `cannot start ${name} (${file}): ${end.spawnError.message}`, retryable: false };
+		const writeError = end.logError ?? transcriptError;
+		if (writeError) return { message: `cannot write the attempt's files: ${writeError.message}`, retryable: false };
+		if (stream.error) return stream.error;
+		const tail = lastLine(end.stderrTail);
+		if (end.signal) return { message: `${name} was killed by ${end.signal}${tail}`, retryable: true };
+		if (end.code !== 0) return { message: `${name} exited with code ${end.code}${tail}`, retryable: false };
+		if (!stream.answered) return { message: `${name} ended without an answer${tail}`, retryable: false };
+		return undefined;
+	}
+}

@@ -1,0 +1,49 @@
+import type { AgentCli } from "./agent-runtime.js";
+import { ClaudeStream } from "./claude-stream.js";
+import { allTools } from "./pi-cli.js";
+
+/** pi-crew's tool names as Claude Code calls them; names already in Claude's spelling pass as they are. */
+const CLAUDE_TOOLS: Readonly<Record<string, string>> = {
+	read: "Read",
+	write: "Write",
+	edit: "Edit",
+	bash: "Bash",
+	grep: "Grep",
+	find: "Glob",
+	ls: "Glob",
+};
+
+/** crew's permission levels as Claude Code's flags: `workspace` edits files and runs commands unasked. */
+const PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
+	workspace: ["--permission-mode", "acceptEdits", "--allowedTools", "Bash"],
+	"read-only": ["--permission-mode", "default"],
+	full: ["--permission-mode", "bypassPermissions"],
+};
+
+/**
+ * Claude Code in print mode with stream-json output: the agent's model, tools, permissions and
+ * system prompt, no session kept. The prompt is the last argument, after `--`, so no option can
+ * take it for a value.
+ */
+export const claudeCli: AgentCli = {
+	name: "claude",
+	defaultCommand: () => ["claude"],
+	args(request, systemFile) {
+		const { agent } = request;
+		const args = ["-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence"];
+		args.push(...(PERMISSIONS[agent.permissions ?? "workspace"] ?? []));
+		if (agent.model) args.push("--model", agent.model);
+		if (!allTools(agent.tools)) {
+			const tools = [
+				...new Set(
+					(agent.tools ?? []).map((t) => CLAUDE_TOOLS[t] ?? (/^[A-Z]/.test(t) ? t : "")).filter((t) => t !== ""),
+				),
+			];
+			args.push("--tools", tools.length > 0 ? tools.join(",") : "");
+		}
+		if (systemFile) args.push("--append-system-prompt-file", systemFile);
+		args.push("--", request.prompt);
+		return args;
+	},
+	stream: () => new ClaudeStream(),
+};

@@ -1,0 +1,30 @@
+import type { AgentCli } from "./agent-runtime.js";
+import { CodexStream } from "./codex-stream.js";
+
+/** crew's permission levels as Codex sandbox modes: `workspace` writes in the task's workspace only. */
+const SANDBOX: Readonly<Record<string, string>> = {
+	workspace: "workspace-write",
+	"read-only": "read-only",
+	full: "danger-full-access",
+};
+
+/**
+ * Codex's `exec` mode with JSON output, keeping no session: the agent's model and sandbox, and its
+ * system prompt as developer instructions (a JSON string is a valid TOML string). Codex has no
+ * per-tool allowlist, so an agent's `tools:` does not reach it.
+ */
+export const codexCli: AgentCli = {
+	name: "codex",
+	defaultCommand: () => ["codex"],
+	args(request) {
+		const { agent } = request;
+		const args = ["exec", "--json", "--ephemeral", "--skip-git-repo-check"];
+		args.push("--sandbox", SANDBOX[agent.permissions ?? "workspace"] ?? "workspace-write");
+		if (agent.model) args.push("--model", agent.model);
+		if (agent.systemPrompt.trim() !== "")
+			args.push("--config", `developer_instructions=${JSON.stringify(agent.systemPrompt)}`);
+		args.push("--", request.prompt);
+		return args;
+	},
+	stream: () => new CodexStream(),
+};

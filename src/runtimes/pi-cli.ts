@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import type { AgentCli } from "./agent-runtime.js";
+import { PiStream } from "./pi-stream.js";
+
+/** pi's own tools; other names in an agent's `tools:` (pi-crew's `ask`, `delegate`, …) are left out. */
+const PI_TOOLS: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls"]);
+
+/** The pi that crew depends on: `node <its cli.js>`. */
+export function bundledPi(): readonly string[] {
+	const main = fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"));
+	const cli = join(dirname(main), "cli.js");
+	if (!existsSync(cli)) {
+		throw new CrewError(ErrorCode.Runtime, `crew's pi is not where expected (${cli}); reinstall crew or configure pi`);
+	}
+	return [process.execPath, cli];
+}
+
+/** Whether an agent's tool list means "every tool the CLI has". */
+export function allTools(tools: readonly string[] | undefined): boolean {
+	return tools === undefined || tools.some((t) => t === "*" || t === "all");
+}
+
+/**
+ * pi in JSON mode: `pi --mode json -p --no-session --offline`, the agent's model (`provider/id`),
+ * tools and system prompt, and the prompt from its stored file.
+ */
+export const piCli: AgentCli = {
+	name: "pi",
+	defaultCommand: bundledPi,
+	args(request, systemFile) {
+		const args = ["--mode", "json", "-p", "--no-session", "--offline"];
+		const { agent } = request;
+		if (agent.model) args.push("--model", agent.model);
+		if (!allTools(agent.tools)) {
+			const tools = (agent.tools ?? []).filter((t) => PI_TOOLS.has(t));
+			if (tools.length > 0) args.push("--tools", tools.join(","));
+			else args.push("--no-tools");
+		}
+		if (systemFile) args.push("--append-system-prompt", systemFile);
+		args.push(`@${request.promptFile}`);
+		return args;
+	},
+	stream: () => new PiStream(),
+};

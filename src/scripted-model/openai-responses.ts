@@ -1,0 +1,127 @@
+import type { ServerResponse } from "node:http";
+import { openAiError } from "./openai-chat.js";
+import { type AnswerTurn, type ModelProtocol, sendEvent, startEvents, textOf } from "./protocol.js";
+import { answerText, type OfferedTool, toolCallFor } from "./tool-call.js";
+import { estimateTokens, type ModelRequest } from "./turns.js";
+
+interface ResponsesBody {
+	readonly model?: string;
+	readonly stream?: boolean;
+	readonly instructions?: unknown;
+	readonly input?: unknown;
+	readonly tools?: readonly {
+		readonly type?: string;
+		readonly name?: string;
+		readonly parameters?: { readonly properties?: object };
+	}[];
+}
+
+interface InputItem {
+	readonly type?: string;
+	readonly role?: string;
+	readonly content?: unknown;
+	readonly output?: unknown;
+}
+
+function parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+	const input = (body ?? {}) as ResponsesBody;
+	const items: readonly InputItem[] =
+		typeof input.input === "string"
+			? [{ type: "message", role: "user", content: input.input }]
+			: ((input.input as InputItem[]) ?? []);
+	const instructions = textOf(input.instructions);
+	const messages = [
+		...(instructions ? [{ role: "system", text: instructions }] : []),
+		...items.map((item) =>
+			item.type === "message" || item.role !== undefined
+				? { role: String(item.role ?? ""), text: textOf(item.content) }
+				: { role: item.type?.endsWith("_output") ? "tool" : String(item.type ?? ""), text: textOf([item]) },
+		),
+	];
+	const tools = (input.tools ?? [])
+		.filter((t) => typeof t.name === "string")
+		.map((t) => ({
+			name: String(t.name),
+			properties: Object.keys(t.parameters?.properties ?? {}),
+			freeform: t.type === "custom",
+		}));
+	const request: ModelRequest = {
+		api: "openai-responses",
+		index,
+		model: String(input.model ?? ""),
+		stream: input.stream === true,
+		tools: tools.map((t) => t.name),
+		messages,
+		afterToolResult: items[items.length - 1]?.type?.endsWith("_output") === true,
+		promptTokens: estimateTokens(messages.map((m) => m.text).join("\n")),
+		body,
+	};
+	return { request, tools };
+}
+
+/** Answers a turn as an OpenAI response, streamed as SSE when asked. */
+function respond(res: ServerResponse, request: ModelRequest, tools: readonly OfferedTool[], turn: AnswerTurn): void {
+	const call = toolCallFor(turn, tools);
+	const text = answerText(turn, call, request.tools);
+	const callId = `call_${request.index}`;
+	const item = !call
+		? {
+				type: "message",
+				id: `msg_${request.index}`,
+				role: "assistant",
+				status: "completed",
+				content: [{ type: "output_text", text, annotations: [] }],
+			}
+		: typeof call.input === "string"
+			? { type: "custom_tool_call", id: `ctc_${request.index}`, call_id: callId, name: call.name, input: call.input }
+			: {
+					type: "function_call",
+					id: `fc_${request.index}`,
+					call_id: callId,
+					name: call.name,
+					arguments: JSON.stringify(call.input),
+					status: "completed",
+				};
+	const outputTokens = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
+	const response = {
+		id: `resp_${request.index}`,
+		object: "response",
+		created_at: Math.floor(Date.now() / 1000),
+		model: request.model,
+		status: "completed",
+		output: [item],
+		usage: {
+			input_tokens: request.promptTokens,
+			input_tokens_details: { cached_tokens: 0 },
+			output_tokens: outputTokens,
+			output_tokens_details: { reasoning_tokens: 0 },
+			total_tokens: request.promptTokens + outputTokens,
+		},
+	};
+	if (!request.stream) {
+		res.writeHead(200, { "content-type": "application/json" });
+		res.end(JSON.stringify(response));
+		return;
+	}
+	startEvents(res);
+	let sequence = 0;
+	const send = (type: string, data: object) => sendEvent(res, type, { ...data, sequence_number: sequence++ });
+	send("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } });
+	send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress" } });
+	if (!call) {
+		send("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: text });
+		send("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text });
+	}
+	send("response.output_item.done", { output_index: 0, item });
+	send("response.completed", { response });
+	res.end();
+}
+
+/** OpenAI Responses, plain and streamed: what Codex speaks. */
+export const openAiResponses: ModelProtocol = {
+	api: "openai-responses",
+	path: "/v1/responses",
+	parse,
+	respond,
+	errorBody: openAiError,
+};

@@ -1,0 +1,219 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { projectAt } from "../../src/config/project.js";
+import { Crew } from "../../src/engine/crew.js";
+import { RunReader } from "../../src/engine/run-reader.js";
+import { groupsOfRun } from "../../src/runtimes/process-group.js";
+import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
+import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
+import { actThenReport, type Script } from "../../src/scripted-model/turns.js";
+import { ROOT, TestRepo, waitFor } from "../helpers.js";
+
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+/** Each agent CLI, as its tests differ: how it is started and what it says when a 500 comes back. */
+const CLIS: readonly {
+	readonly name: ScriptedCliName;
+	readonly command?: readonly string[];
+	readonly serverError: RegExp;
+	readonly unreachable: RegExp;
+	readonly reportsCost: boolean;
+}[] = [
+	{ name: "pi", serverError: /500 the model fell over/, unreachable: /^Connection error\.$/, reportsCost: true },
+	{
+		name: "claude",
+		command: [join(ROOT, "node_modules", ".bin", "claude")],
+		serverError: /API Error: 500 the model fell over/,
+		unreachable: /Connection error|ECONNREFUSED|Unable to connect/i,
+		reportsCost: true,
+	},
+	{
+		name: "codex",
+		command: [join(ROOT, "node_modules", ".bin", "codex")],
+		// Codex puts its own words in place of a 500's body.
+		serverError: /high demand/,
+		// Codex never gives up on an unreachable server: crew's timeout ends it.
+		unreachable: /timed out after 8\.0s/,
+		reportsCost: false,
+	},
+];
+
+/** Each task's text names the file it must write: `FILE <name>`. */
+const writeNamedFile: Script = actThenReport((request) => {
+	const prompt = request.messages.filter((m) => m.role === "user").pop()?.text ?? "";
+	const name = /FILE (\S+)/.exec(prompt)?.[1] ?? "unnamed.txt";
+	return { kind: "write", path: name, content: `written for ${name}\n` };
+}, "the file is written");
+
+describe.each(CLIS)("$name as crew's worker", (cli) => {
+	async function setup(script: Script, agentFields = "") {
+		const server = await ScriptedModelServer.start(script);
+		servers.push(server);
+		const repo = new TestRepo();
+		const scripted = scriptedCliSetup(cli.name, server.url, mkdtempSync(join(tmpdir(), `crew-${cli.name}-`)));
+		repo.writeFile(
+			".crew/agents/writer.md",
+			`---\nname: writer\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields}---\nYou write files when asked.\n`,
+		);
+		const options = {
+			env: { PATH: process.env.PATH, ...scripted.env },
+			...(cli.command ? { command: cli.command } : {}),
+		};
+		const crew = new Crew({
+			project: projectAt(repo.dir),
+			runtimes: RuntimeRegistry.standard({ graceMs: 500, [cli.name]: options }),
+			pollMs: 20,
+			retryPolicy: { baseMs: 50, factor: 2, maxMs: 200, jitter: 0 },
+		});
+		return { server, repo, crew, scripted };
+	}
+
+	test("writes files through its own tools; crew records usage, transcripts and the run status", async () => {
+		const { server, repo, crew } = await setup(writeNamedFile);
+		repo.workflow("fan", [
+			{ id: "a", role: "writer", text: "FILE a.txt for {goal}" },
+			{ id: "b", role: "writer", dependsOn: ["a"], text: "FILE b.txt for {goal}" },
+			{ id: "c", role: "writer", dependsOn: ["a"], text: "FILE c.txt for {goal}" },
+		]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "the notes", workflow: "fan" }));
+			expect(await crew.execute(runId)).toBe("completed");
+			for (const name of ["a", "b", "c"]) {
+				expect(readFileSync(join(repo.dir, `${name}.txt`), "utf8")).toBe(`written for ${name}.txt\n`);
+			}
+			const { tasks } = crew.snapshot(runId);
+			for (const task of tasks) {
+				expect(task.status).toBe("completed");
+				expect(task.usage.input).toBeGreaterThan(0);
+				expect(task.usage.output).toBeGreaterThan(0);
+				if (cli.reportsCost) expect(task.usage.cost).toBeGreaterThan(0);
+			}
+			// Each task asks twice: once to act, once more with the tool's result.
+			const asked = server.requests.filter((r) => r.tools.length > 0);
+			expect(asked).toHaveLength(6);
+			expect(asked.filter((r) => r.afterToolResult)).toHaveLength(3);
+			const dir = join(repo.dir, ".crew", "runs", runId, "tasks", "b");
+			expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("the file is written");
+			expect(readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8")).toContain("the file is written");
+			const reader = new RunReader(projectAt(repo.dir));
+			const status = JSON.parse(reader.statusJson(runId));
+			reader.close();
+			const sum = (key: string) =>
+				status.tasks.reduce((n: number, t: { usage: Record<string, number> }) => n + (t.usage[key] ?? 0), 0);
+			for (const key of ["inputTokens", "outputTokens", "costUsd"]) {
+				expect(status.run.usage[key]).toBeCloseTo(sum(key), 10);
+			}
+			expect(status.run.usage.inputTokens).toBeGreaterThan(0);
+			const events = crew.events(runId).map((e) => e.type);
+			expect(events).toContain("worker.tool-start");
+			expect(events).toContain("worker.tool-end");
+			expect(events).toContain("worker.usage");
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("an HTTP 500 from the model is retried, then fails the task with the error", async () => {
+		const { repo, crew } = await setup(() => ({ kind: "error", status: 500, message: "the model fell over" }));
+		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 1 }));
+			expect(await crew.execute(runId)).toBe("failed");
+			const [task] = crew.snapshot(runId).tasks;
+			expect(task).toMatchObject({ status: "failed", attempts: 2 });
+			expect(task?.error).toMatch(cli.serverError);
+			expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("a hung model is ended by the stall timeout, and no process is left", async () => {
+		const { repo, crew } = await setup(() => ({ kind: "hang" }));
+		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
+			expect(await crew.execute(runId)).toBe("failed");
+			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", error: "no output for 3.0s" });
+			expect(groupsOfRun(runId)).toEqual([]);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("cancel mid-task ends the agent and everything it started", async () => {
+		const { server, repo, crew } = await setup(() => ({ kind: "hang" }));
+		repo.workflow("two", [
+			{ id: "a", role: "writer", text: "FILE a.txt" },
+			{ id: "b", role: "writer", text: "FILE b.txt" },
+		]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "two" }));
+			const controller = new AbortController();
+			const running = crew.execute(runId, { signal: controller.signal });
+			await waitFor(
+				"both workers to ask the model",
+				() => server.requests.filter((r) => r.tools.length > 0).length === 2,
+			);
+			// Codex may start short-lived helpers in groups of their own beside its two workers.
+			expect(groupsOfRun(runId).length).toBeGreaterThanOrEqual(2);
+			controller.abort(new Error("stop"));
+			expect(await running).toBe("cancelled");
+			expect(groupsOfRun(runId)).toEqual([]);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("an unreachable model server fails the task within its timeout, leaving no process", async () => {
+		const { server, repo, crew } = await setup(writeNamedFile);
+		await server.close();
+		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000 }));
+			expect(await crew.execute(runId)).toBe("failed");
+			const [task] = crew.snapshot(runId).tasks;
+			expect(task?.status).toBe("failed");
+			expect(task?.error).toMatch(cli.unreachable);
+			expect(groupsOfRun(runId)).toEqual([]);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("lines the CLI should never print are kept in the transcript as unparsed, and the task goes on", async () => {
+		const repo = new TestRepo();
+		repo.writeFile(".crew/agents/writer.md", `---\nname: writer\nruntime: ${cli.name}\n---\n`);
+		repo.workflow("one", [{ id: "a", role: "writer", text: "answer" }]);
+		const fake = [process.execPath, join(ROOT, "test", "fixtures", "fake-cli-output.mjs"), cli.name];
+		const crew = new Crew({
+			project: projectAt(repo.dir),
+			runtimes: RuntimeRegistry.standard({ [cli.name]: { command: fake } }),
+			pollMs: 20,
+		});
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one" }));
+			expect(await crew.execute(runId)).toBe("completed");
+			const [task] = crew.snapshot(runId).tasks;
+			expect(task?.usage).toMatchObject({ input: 10, output: 5, cost: cli.reportsCost ? 0.001 : 0 });
+			const dir = join(repo.dir, ".crew", "runs", runId, "tasks", "a");
+			expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("answered anyway");
+			const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8").trim().split("\n");
+			const unparsed = transcript.map((l) => JSON.parse(l)).filter((e) => e.type === "crew.unparsed");
+			expect(unparsed.map((e) => e.text)).toEqual([
+				"this is not json",
+				'{"type": "result", "result": {',
+				"[1,2,3]",
+				"\ufffd\ufffd",
+			]);
+		} finally {
+			crew.close();
+		}
+	});
+});
