@@ -9,6 +9,8 @@ export interface ScriptedCli {
 	readonly env: Readonly<Record<string, string>>;
 	/** The model an agent names (`model:`) to use the server. */
 	readonly model: string;
+	/** A second model of the server, for fallbacks. */
+	readonly fallbackModel: string;
 }
 
 const API_KEY = "scripted-key";
@@ -28,21 +30,23 @@ export function scriptedCliSetup(cli: ScriptedCliName, url: string, dir: string)
 			api: "openai-completions",
 			apiKey: API_KEY,
 			compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-			models: [
-				{
-					id: "scripted-1",
-					contextWindow: 128000,
-					maxTokens: 4096,
-					cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-				},
-			],
+			models: ["scripted-1", "scripted-2"].map((id) => ({
+				id,
+				contextWindow: 128000,
+				maxTokens: 4096,
+				cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+			})),
 		};
 		writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: provider } }));
 		writeFileSync(
 			join(agentDir, "settings.json"),
 			JSON.stringify({ retry: { enabled: false, provider: { maxRetries: 0 } } }),
 		);
-		return { env: { HOME: dir, PI_CODING_AGENT_DIR: agentDir }, model: "scripted/scripted-1" };
+		return {
+			env: { HOME: dir, PI_CODING_AGENT_DIR: agentDir },
+			model: "scripted/scripted-1",
+			fallbackModel: "scripted/scripted-2",
+		};
 	}
 	if (cli === "claude") {
 		return {
@@ -57,6 +61,7 @@ export function scriptedCliSetup(cli: ScriptedCliName, url: string, dir: string)
 				IS_SANDBOX: "1",
 			},
 			model: "claude-sonnet-4-5",
+			fallbackModel: "claude-haiku-4-5",
 		};
 	}
 	const home = join(dir, "codex");
@@ -78,6 +83,11 @@ export function scriptedCliSetup(cli: ScriptedCliName, url: string, dir: string)
 		"plugins = false",
 	];
 	writeFileSync(join(home, "config.toml"), `${config.join("\n")}\n`);
-	// A model in Codex's own catalog: an unknown name changes the tools it offers.
-	return { env: { HOME: dir, CODEX_HOME: home, SCRIPTED_API_KEY: API_KEY }, model: "gpt-5.5" };
+	// A model of Codex's own catalog; for one it does not know (the fallback) it notes an error
+	// item and offers a shell but no apply_patch.
+	return {
+		env: { HOME: dir, CODEX_HOME: home, SCRIPTED_API_KEY: API_KEY },
+		model: "gpt-5.5",
+		fallbackModel: "scripted-fallback",
+	};
 }

@@ -34,11 +34,21 @@ function addFilePatch(path: string, content: string): string {
 	return `*** Begin Patch\n*** Add File: ${path}\n${lines.map((line) => `+${line}\n`).join("")}*** End Patch\n`;
 }
 
+/** `text` quoted for a POSIX shell. */
+function shellQuote(text: string): string {
+	return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+function shellCall(tool: OfferedTool, command: string): ToolCall {
+	const key = tool.properties.includes("cmd") ? "cmd" : "command";
+	return { name: tool.name, input: { [key]: command } };
+}
+
 /**
  * The call a write or shell turn makes with the tools a request offers, with argument names taken
  * from the tool's own schema (`path` or `file_path`; `command` or `cmd`). A write turn prefers a
- * tool named `write`, then an `apply_patch` tool (adding the file), then any other writing tool.
- * Undefined when the request offers no fitting tool.
+ * tool named `write`, then an `apply_patch` tool (adding the file), then any other writing tool,
+ * then a shell command that writes the file. Undefined when the request offers no fitting tool.
  */
 export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall | undefined {
 	if (turn.kind === "write") {
@@ -48,15 +58,16 @@ export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall
 			return { name: patch.name, input: patch.freeform ? text : { input: text } };
 		}
 		const tool = pick(tools, WRITE) ?? pick(tools, OTHER_WRITE);
-		if (!tool) return undefined;
-		const pathKey = tool.properties.includes("file_path") ? "file_path" : "path";
-		return { name: tool.name, input: { [pathKey]: turn.path, content: turn.content } };
+		if (tool) {
+			const pathKey = tool.properties.includes("file_path") ? "file_path" : "path";
+			return { name: tool.name, input: { [pathKey]: turn.path, content: turn.content } };
+		}
+		const shell = pick(tools, SHELL);
+		return shell && shellCall(shell, `printf '%s' ${shellQuote(turn.content)} > ${shellQuote(turn.path)}`);
 	}
 	if (turn.kind === "shell") {
 		const tool = pick(tools, SHELL);
-		if (!tool) return undefined;
-		const key = tool.properties.includes("cmd") ? "cmd" : "command";
-		return { name: tool.name, input: { [key]: turn.command } };
+		return tool && shellCall(tool, turn.command);
 	}
 	return undefined;
 }

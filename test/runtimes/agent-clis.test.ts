@@ -44,6 +44,11 @@ const CLIS: readonly {
 	},
 ];
 
+/** The distinctive part of each CLI's fallback model name, as requests carry it. */
+function fallbackOf(name: ScriptedCliName): string {
+	return { pi: "scripted-2", claude: "haiku", codex: "scripted-fallback" }[name];
+}
+
 /** Each task's text names the file it must write: `FILE <name>`. */
 const writeNamedFile: Script = actThenReport((request) => {
 	const prompt = request.messages.filter((m) => m.role === "user").pop()?.text ?? "";
@@ -52,14 +57,14 @@ const writeNamedFile: Script = actThenReport((request) => {
 }, "the file is written");
 
 describe.each(CLIS)("$name as crew's worker", (cli) => {
-	async function setup(script: Script, agentFields = "") {
+	async function setup(script: Script, agentFields: (scripted: { fallbackModel: string }) => string = () => "") {
 		const server = await ScriptedModelServer.start(script);
 		servers.push(server);
 		const repo = new TestRepo();
 		const scripted = scriptedCliSetup(cli.name, server.url, mkdtempSync(join(tmpdir(), `crew-${cli.name}-`)));
 		repo.writeFile(
 			".crew/agents/writer.md",
-			`---\nname: writer\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields}---\nYou write files when asked.\n`,
+			`---\nname: writer\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields(scripted)}---\nYou write files when asked.\n`,
 		);
 		const options = {
 			env: { PATH: process.env.PATH, ...scripted.env },
@@ -129,6 +134,48 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			expect(task).toMatchObject({ status: "failed", attempts: 2 });
 			expect(task?.error).toMatch(cli.serverError);
 			expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("an overloaded model moves the task to the agent's fallback model, without using a retry", async () => {
+		const overloaded = (request: { model: string }) => !request.model.includes(fallbackOf(cli.name));
+		const { server, repo, crew } = await setup(
+			(request) =>
+				overloaded(request) ? { kind: "error", status: 429, message: "slow down" } : writeNamedFile(request),
+			(scripted) => `fallbackModels: ${scripted.fallbackModel}\n`,
+		);
+		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "completed", attempts: 2 });
+			expect(readFileSync(join(repo.dir, "a.txt"), "utf8")).toBe("written for a.txt\n");
+			const models = crew
+				.events(runId)
+				.filter((e) => e.type === "task.running")
+				.map((e) => (e.data as { model?: string }).model);
+			expect(models).toHaveLength(2);
+			expect(models[1]).toContain(fallbackOf(cli.name));
+			expect(server.requests.some((r) => r.model.includes(fallbackOf(cli.name)))).toBe(true);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("an authentication error fails the task at once, with no retry and no fallback", async () => {
+		const { repo, crew } = await setup(
+			() => ({ kind: "error", status: 401, message: "invalid x-api-key" }),
+			(scripted) => `fallbackModels: ${scripted.fallbackModel}\n`,
+		);
+		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 2 }));
+			expect(await crew.execute(runId)).toBe("failed");
+			const [task] = crew.snapshot(runId).tasks;
+			expect(task).toMatchObject({ status: "failed", attempts: 1 });
+			expect(task?.error).toMatch(/401|invalid x-api-key|api key|auth/i);
 		} finally {
 			crew.close();
 		}

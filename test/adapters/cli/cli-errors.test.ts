@@ -3,8 +3,14 @@ import { crew, TestRepo } from "../../helpers.js";
 
 function repoWith(workflow: string): TestRepo {
 	const repo = new TestRepo().agent("worker");
-	repo.writeFile(".crew/agents/piagent.md", "---\nname: piagent\nruntime: gemini\n---\nAn agent of a CLI crew cannot run.\n");
-	repo.writeFile(".crew/agents/loose.md", "---\nname: loose\nruntime: claude\npermissions: everything\n---\nToo loose.\n");
+	repo.writeFile(
+		".crew/agents/piagent.md",
+		"---\nname: piagent\nruntime: gemini\n---\nAn agent of a CLI crew cannot run.\n",
+	);
+	repo.writeFile(
+		".crew/agents/loose.md",
+		"---\nname: loose\nruntime: claude\npermissions: everything\n---\nToo loose.\n",
+	);
 	repo.writeFile(".crew/agents/empty.md", "---\nname: empty\nruntime: command\n---\n");
 	repo.writeFile(".crew/workflows/bad.workflow.md", workflow);
 	return repo;
