@@ -23,9 +23,20 @@ export function allTools(tools: readonly string[] | undefined): boolean {
 	return tools === undefined || tools.some((t) => t === "*" || t === "all");
 }
 
+/** Longest prompt passed as an argument, in bytes; Linux caps one argument at 128 KiB. */
+const MAX_ARGUMENT_BYTES = 64 * 1024;
+
+/**
+ * Whether pi can take the prompt as its argument: pi has no `--`, so a prompt that looks like an
+ * option or a file reference goes as `@<file>` instead, which pi wraps in a `<file>` block.
+ */
+function asArgument(prompt: string): boolean {
+	return !/^[-@]/.test(prompt) && Buffer.byteLength(prompt) <= MAX_ARGUMENT_BYTES;
+}
+
 /**
  * pi in JSON mode: `pi --mode json -p --no-session --offline`, the agent's model (`provider/id`),
- * tools and system prompt, and the prompt from its stored file.
+ * tools and system prompt, and the prompt.
  */
 export const piCli: AgentCli = {
 	name: "pi",
@@ -40,7 +51,7 @@ export const piCli: AgentCli = {
 			else args.push("--no-tools");
 		}
 		if (systemFile) args.push("--append-system-prompt", systemFile);
-		args.push(`@${request.promptFile}`);
+		args.push(asArgument(request.prompt) ? request.prompt : `@${request.promptFile}`);
 		return args;
 	},
 	stream: () => new PiStream(),

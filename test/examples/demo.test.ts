@@ -3,14 +3,17 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT } from "../helpers.js";
 
-test("the quick-start demo runs the sample team to completion and verifies the fix", async () => {
+test("the quick-start demo runs the sample team with real pi processes, which fix the bug and verify it", async () => {
 	const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
 		execFile(process.execPath, [join(ROOT, "examples", "demo.mjs")], { cwd: ROOT }, (error, out) =>
 			resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out }),
 		);
 	});
 	expect(code).toBe(0);
+	expect(stdout).toMatch(/model: scripted, served on http:\/\/127\.0\.0\.1:\d+/);
 	expect(stdout).toMatch(/run \S+ completed in .*: 6 completed/);
 	expect(stdout).toContain("M src/slug.js");
-	expect(stdout).toMatch(/# pass 2\n\s+# fail 0\n\s+PASS/);
+	expect(stdout).toMatch(/evidence from earlier tasks:\n# pass 2\n# fail 0\nPASS/);
+	// Two model requests per task: the tool call, then the report on its result.
+	expect(stdout).toContain("the model answered 12 requests from pi");
 });
