@@ -30,6 +30,10 @@ export function runSummary(run: RunRecord): object {
 	return { id, status, goal, team, workflow, createdAt, updatedAt };
 }
 
+function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
+	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+}
+
 /** Usage as `crew status --json` shows it, for a task or a whole run. */
 export function usageJson(usage: Usage): object {
 	return {
@@ -90,10 +94,10 @@ export class RunReader {
 
 	/**
 	 * `crew status --json` of a run (default: the latest): `{"run": {id, status, goal, team,
-	 * workflow, createdAt, updatedAt, usage}, "tasks": [{id, stepId, role, status, attempts,
-	 * startedAt, finishedAt, error, usage}]}` with `usage` as {inputTokens, outputTokens,
-	 * cacheReadTokens, cacheWriteTokens, costUsd}, as of one committed state. Scripts and the MCP
-	 * server rely on it.
+	 * workflow, createdAt, updatedAt, usage, usageByRole, usageByModel}, "tasks": [{id, stepId,
+	 * role, status, attempts, startedAt, finishedAt, error, usage}]}` with each usage as
+	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd} (by role and by model:
+	 * an object of those by name), as of one committed state. Scripts and the MCP server rely on it.
 	 */
 	statusJson(runId?: string): string {
 		const id = this.#runId(runId);
@@ -103,8 +107,16 @@ export class RunReader {
 			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
 			const tasks = q.tasksJson(id, run.status !== stored.status);
 			const usage = usageJson(q.usage(id));
-			return `{"run":${JSON.stringify({ ...runSummary(run), usage })},"tasks":${tasks}}`;
+			const by = q.usageBy(id);
+			const usageByRole = mapValues(by.role, usageJson);
+			const usageByModel = mapValues(by.model, usageJson);
+			return `{"run":${JSON.stringify({ ...runSummary(run), usage, usageByRole, usageByModel })},"tasks":${tasks}}`;
 		});
+	}
+
+	/** A run's usage summed per role and per model. */
+	usageBy(runId?: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
+		return this.#q().usageBy(this.#runId(runId));
 	}
 
 	runs(): RunRecord[] {

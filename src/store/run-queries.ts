@@ -54,6 +54,8 @@ export class RunQueries {
 	readonly #artifacts: Statement<[string], ArtifactRow>;
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
 	readonly #usage: Statement<[string], Usage>;
+	readonly #usageByRole: Statement<[string], Usage & { key: string }>;
+	readonly #usageByModel: Statement<[string], Usage & { key: string }>;
 
 	constructor(db: Db) {
 		this.#db = db;
@@ -79,6 +81,13 @@ export class RunQueries {
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
 		this.#usage = db.prepare(
 			"SELECT coalesce(sum(tokens_in), 0) AS input, coalesce(sum(tokens_out), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead, coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost FROM tasks WHERE run_id = ?",
+		);
+		this.#usageByRole = db.prepare(
+			"SELECT role AS key, sum(tokens_in) AS input, sum(tokens_out) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost FROM tasks WHERE run_id = ? GROUP BY role ORDER BY role",
+		);
+		// An attempt without a model (a command, a dry run) counts under its runtime's name.
+		this.#usageByModel = db.prepare(
+			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
 		);
 		// The subquery hands rows to the aggregate in primary-key order, which is task order; an
 		// ORDER BY inside the aggregate would sort the built objects again.
@@ -141,6 +150,13 @@ export class RunQueries {
 	/** Tokens and cost of all the run's attempts. */
 	usage(runId: string): Usage {
 		return this.#usage.get(runId) ?? ZERO_USAGE;
+	}
+
+	/** A run's usage summed per role and per model, by name. */
+	usageBy(runId: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
+		const byKey = (rows: (Usage & { key: string })[]) =>
+			Object.fromEntries(rows.map(({ key, ...usage }) => [key, { ...ZERO_USAGE, ...usage }]));
+		return { role: byKey(this.#usageByRole.all(runId)), model: byKey(this.#usageByModel.all(runId)) };
 	}
 
 	/** A task by task id, or by step id when that names exactly one task. */

@@ -80,7 +80,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 	}
 
 	test("writes files through its own tools; crew records usage, transcripts and the run status", async () => {
-		const { server, repo, crew } = await setup(writeNamedFile);
+		const { server, repo, crew, scripted } = await setup(writeNamedFile);
 		repo.workflow("fan", [
 			{ id: "a", role: "writer", text: "FILE a.txt for {goal}" },
 			{ id: "b", role: "writer", dependsOn: ["a"], text: "FILE b.txt for {goal}" },
@@ -115,6 +115,8 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 				expect(status.run.usage[key]).toBeCloseTo(sum(key), 10);
 			}
 			expect(status.run.usage.inputTokens).toBeGreaterThan(0);
+			expect(status.run.usageByRole).toEqual({ writer: status.run.usage });
+			expect(status.run.usageByModel).toEqual({ [scripted.model]: status.run.usage });
 			const events = crew.events(runId).map((e) => e.type);
 			expect(events).toContain("worker.tool-start");
 			expect(events).toContain("worker.tool-end");

@@ -61,7 +61,20 @@ export function widthsOf(tasks: readonly TaskRecord[]): { id: number; role: numb
 	return { id: Math.min(id, 40), role: Math.min(role, 24) };
 }
 
-export function statusText({ run, tasks }: RunSnapshot, now: number): string {
+/** `role 1.2k in, 80 out tokens, $0.0040; …`: usage by name, or empty when nothing was used. */
+function usageByText(by: Readonly<Record<string, Usage>>): string {
+	return Object.entries(by)
+		.map(([name, usage]) => [name, usageText(usage)])
+		.filter(([, text]) => text !== "")
+		.map(([name, text]) => `${name} ${text}`)
+		.join("; ");
+}
+
+export function statusText(
+	{ run, tasks }: RunSnapshot,
+	now: number,
+	usageBy?: { readonly role: Readonly<Record<string, Usage>>; readonly model: Readonly<Record<string, Usage>> },
+): string {
 	const summary = statusCounts(tasks);
 	const lines = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}`,
@@ -71,6 +84,12 @@ export function statusText({ run, tasks }: RunSnapshot, now: number): string {
 	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error}`);
 	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
 	if (used) lines.push(`  usage: ${used}`);
+	if (used && usageBy) {
+		const byRole = usageByText(usageBy.role);
+		const byModel = usageByText(usageBy.model);
+		if (byRole) lines.push(`    by role: ${byRole}`);
+		if (byModel) lines.push(`    by model: ${byModel}`);
+	}
 	const widths = widthsOf(tasks);
 	for (const t of tasks) lines.push(taskLine(t, now, widths));
 	return `${lines.join("\n")}\n`;

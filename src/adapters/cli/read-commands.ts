@@ -23,7 +23,9 @@ function withReader<T>(fn: (reader: RunReader) => T): T {
 
 export async function statusCommand(runId: string | undefined, options: JsonOption): Promise<number> {
 	const text = withReader((reader) =>
-		options.json ? `${reader.statusJson(runId)}\n` : statusText(reader.status(runId), Date.now()),
+		options.json
+			? `${reader.statusJson(runId)}\n`
+			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId)),
 	);
 	process.stdout.write(text);
 	return 0;

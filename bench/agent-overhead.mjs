@@ -1,0 +1,209 @@
+/**
+ * crew's overhead over calling an agent CLI directly, for the same one-step task: for pi, Claude
+ * Code and Codex, against the scripted model server. Each round runs the task three ways, in
+ * rotating order: through `crew run` (a process of its own, as a person runs it), through crew's
+ * engine in this process (as the MCP server and the pi extension run it), and as the CLI alone
+ * with the same flags crew passes (taken from crew's own argument builders). Extra wall time and
+ * extra prompt tokens (from the server's request log) are medians of the per-round differences.
+ * Writes bench/results/agent-overhead.json.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { projectAt } from "../dist/config/project.js";
+import { Crew } from "../dist/engine/crew.js";
+import { claudeCli } from "../dist/runtimes/claude-cli.js";
+import { codexCli } from "../dist/runtimes/codex-cli.js";
+import { piCli } from "../dist/runtimes/pi-cli.js";
+import { RuntimeRegistry } from "../dist/runtimes/runtime-registry.js";
+import { scriptedCliSetup } from "../dist/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../dist/scripted-model/scripted-model-server.js";
+import { actThenReport } from "../dist/scripted-model/turns.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BIN = join(ROOT, "bin", "crew.js");
+const RESULTS = join(ROOT, "bench", "results", "agent-overhead.json");
+const ROUNDS = Number(process.env.CREW_BENCH_ROUNDS ?? 10);
+const TARGET = { extraMs: 150, extraPromptPercent: 5 };
+const TASK = "Write the file out.txt saying hello, then say that it is written.";
+/** The system prompt of a typical executor agent: what a real role adds on top of crew's scaffolding. */
+const EXECUTOR_PROMPT = readFileSync(join(ROOT, "examples", "crew", "agents", "executor.md"), "utf8")
+	.split("---")
+	.slice(2)
+	.join("---")
+	.trim();
+
+const CLIS = { pi: piCli, claude: claudeCli, codex: codexCli };
+const PROGRAMS = {
+	pi: piCli.defaultCommand(),
+	claude: [join(ROOT, "node_modules", ".bin", "claude")],
+	codex: [join(ROOT, "node_modules", ".bin", "codex")],
+};
+
+function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function log(message) {
+	process.stderr.write(`${message}\n`);
+}
+
+function timed(file, args, options) {
+	return new Promise((resolve, reject) => {
+		const started = process.hrtime.bigint();
+		const child = spawn(file, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+		let out = "";
+		let err = "";
+		child.stdout.on("data", (chunk) => {
+			out += chunk;
+		});
+		child.stderr.on("data", (chunk) => {
+			err += chunk;
+		});
+		child.on("error", reject);
+		child.on("close", (code) => {
+			const ms = Number(process.hrtime.bigint() - started) / 1e6;
+			if (code !== 0) reject(new Error(`${file} ${args.slice(0, 3).join(" ")} exited ${code}: ${(err + out).slice(-800)}`));
+			else resolve({ ms, out });
+		});
+	});
+}
+
+function gitRepo(prefix) {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	spawn("git", ["init", "-q"], { cwd: dir, stdio: "ignore" });
+	return dir;
+}
+
+/** Prompt tokens the server saw since request `from`, and how many requests that was. */
+function promptTokensSince(server, from) {
+	const requests = server.requests.slice(from);
+	return { tokens: requests.reduce((n, r) => n + r.promptTokens, 0), requests: requests.length };
+}
+
+/**
+ * `systemPrompt` is the agent's; `directSystem` says whether the CLI alone gets it too (the
+ * executor row leaves it out, to show what a role's own prompt costs over a bare call).
+ */
+async function measure(server, name, label, systemPrompt, directSystem) {
+	const scripted = scriptedCliSetup(name, server.url, mkdtempSync(join(tmpdir(), `crew-bench-${name}-`)));
+	const env = { PATH: process.env.PATH, ...scripted.env };
+	const project = gitRepo(`crew-bench-${name}-crew-`);
+	const direct = gitRepo(`crew-bench-${name}-direct-`);
+	mkdirSync(join(project, ".crew", "agents"), { recursive: true });
+	mkdirSync(join(project, ".crew", "workflows"), { recursive: true });
+	writeFileSync(
+		join(project, ".crew", "agents", "agent.md"),
+		`---\nname: agent\nruntime: ${name}\nmodel: ${scripted.model}\n---\n${systemPrompt}\n`,
+	);
+	writeFileSync(join(project, ".crew", "workflows", "one.workflow.md"), "---\nname: one\n---\n## task\nrole: agent\n\n{goal}\n");
+	const [program, ...lead] = PROGRAMS[name];
+	// crew's own pi is the default; Claude Code and Codex come from this package's dev dependencies.
+	const crewEnv = name === "pi" ? env : { ...env, [`CREW_${name.toUpperCase()}`]: program };
+	const request = { agent: { name: "agent", runtime: name, model: scripted.model, systemPrompt }, prompt: TASK };
+	const systemFile = join(direct, "system.md");
+	writeFileSync(systemFile, systemPrompt);
+	const directRequest = directSystem ? request : { ...request, agent: { ...request.agent, systemPrompt: "" } };
+	const directArgs = [...lead, ...CLIS[name].args(directRequest, directSystem && systemPrompt ? systemFile : undefined)];
+	const engine = new Crew({
+		project: projectAt(project),
+		runtimes: RuntimeRegistry.standard({ [name]: { env, command: PROGRAMS[name] } }),
+	});
+
+	const viaCrew = async () => {
+		rmSync(join(project, "out.txt"), { force: true });
+		const from = server.requests.length;
+		const { ms, out } = await timed(process.execPath, [BIN, "run", TASK, "--workflow", "one", "--retries", "0", "--json"], {
+			cwd: project,
+			env: crewEnv,
+		});
+		const status = JSON.parse(out.trim().split("\n").pop() ?? "{}").status;
+		if (status !== "completed") throw new Error(`crew run ended ${status}`);
+		return { ms, ...promptTokensSince(server, from) };
+	};
+	const inProcess = async () => {
+		rmSync(join(project, "out.txt"), { force: true });
+		const from = server.requests.length;
+		const started = process.hrtime.bigint();
+		const runId = engine.create(engine.plan({ goal: TASK, workflow: "one", retries: 0 }));
+		const status = await engine.execute(runId);
+		const ms = Number(process.hrtime.bigint() - started) / 1e6;
+		if (status !== "completed") throw new Error(`in-process run ended ${status}`);
+		return { ms, ...promptTokensSince(server, from) };
+	};
+	const alone = async () => {
+		rmSync(join(direct, "out.txt"), { force: true });
+		const from = server.requests.length;
+		const { ms } = await timed(program, directArgs, { cwd: direct, env });
+		return { ms, ...promptTokensSince(server, from) };
+	};
+
+	const ways = { cli: viaCrew, engine: inProcess, direct: alone };
+	for (const way of Object.values(ways)) await way();
+	const rounds = [];
+	try {
+		for (let k = 0; k < ROUNDS; k++) {
+			// Rotating order, so a slow spell of the machine falls on every way alike.
+			const names = Object.keys(ways);
+			const order = [...names.slice(k % 3), ...names.slice(0, k % 3)];
+			const round = {};
+			for (const way of order) round[way] = await ways[way]();
+			rounds.push(round);
+		}
+	} finally {
+		engine.close();
+		for (const dir of [project, direct]) rmSync(dir, { recursive: true, force: true });
+	}
+	const of = (pick) => median(rounds.map(pick));
+	const extraPercent = (way) => of((r) => (100 * (r[way].tokens - r.direct.tokens)) / r.direct.tokens);
+	return {
+		runtime: name,
+		label,
+		rounds: rounds.length,
+		directMs: of((r) => r.direct.ms),
+		cliMs: of((r) => r.cli.ms),
+		engineMs: of((r) => r.engine.ms),
+		cliExtraMs: of((r) => r.cli.ms - r.direct.ms),
+		engineExtraMs: of((r) => r.engine.ms - r.direct.ms),
+		directPromptTokens: of((r) => r.direct.tokens),
+		crewPromptTokens: of((r) => r.cli.tokens),
+		extraPromptPercent: Math.max(extraPercent("cli"), extraPercent("engine")),
+		requestsPerRun: of((r) => r.cli.requests),
+	};
+}
+
+const server = await ScriptedModelServer.start(
+	actThenReport(() => ({ kind: "write", path: "out.txt", content: "hello\n" }), "out.txt is written"),
+);
+const rows = [];
+try {
+	for (const [name, label, systemPrompt] of [
+		["pi", "pi", ""],
+		["claude", "claude", ""],
+		["codex", "codex", ""],
+		["pi", "pi, executor role's system prompt", EXECUTOR_PROMPT],
+	]) {
+		log(`${label}: ${ROUNDS} rounds`);
+		rows.push(await measure(server, name, label, systemPrompt, false));
+	}
+} finally {
+	await server.close();
+}
+
+const fmt = (v, d = 0) => v.toFixed(d);
+const lines = [
+	`a one-step task through crew vs the CLI alone, medians of ${ROUNDS} rounds (targets: < ${TARGET.extraMs} ms, < ${TARGET.extraPromptPercent}% prompt tokens)`,
+	"| agent | CLI alone | crew engine (extra) | crew run (extra) | prompt tokens crew / alone (extra) |",
+	"| --- | --- | --- | --- | --- |",
+	...rows.map(
+		(r) =>
+			`| ${r.label} | ${fmt(r.directMs)} ms | ${fmt(r.engineMs)} ms (${fmt(r.engineExtraMs)} ms) | ${fmt(r.cliMs)} ms (${fmt(r.cliExtraMs)} ms) | ${r.crewPromptTokens} / ${r.directPromptTokens} (${fmt(r.extraPromptPercent, 2)}%) |`,
+	),
+];
+process.stdout.write(`${lines.join("\n")}\n`);
+mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+writeFileSync(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, targets: TARGET, rows }, null, 2)}\n`);
