@@ -67,7 +67,8 @@ function timed(file, args, options) {
 		child.on("error", reject);
 		child.on("close", (code) => {
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
-			if (code !== 0) reject(new Error(`${file} ${args.slice(0, 3).join(" ")} exited ${code}: ${(err + out).slice(-800)}`));
+			if (code !== 0)
+				reject(new Error(`${file} ${args.slice(0, 3).join(" ")} exited ${code}: ${(err + out).slice(-800)}`));
 			else resolve({ ms, out });
 		});
 	});
@@ -100,7 +101,10 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 		join(project, ".crew", "agents", "agent.md"),
 		`---\nname: agent\nruntime: ${name}\nmodel: ${scripted.model}\n---\n${systemPrompt}\n`,
 	);
-	writeFileSync(join(project, ".crew", "workflows", "one.workflow.md"), "---\nname: one\n---\n## task\nrole: agent\n\n{goal}\n");
+	writeFileSync(
+		join(project, ".crew", "workflows", "one.workflow.md"),
+		"---\nname: one\n---\n## task\nrole: agent\n\n{goal}\n",
+	);
 	const [program, ...lead] = PROGRAMS[name];
 	// crew's own pi is the default; Claude Code and Codex come from this package's dev dependencies.
 	const crewEnv = name === "pi" ? env : { ...env, [`CREW_${name.toUpperCase()}`]: program };
@@ -108,7 +112,10 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const systemFile = join(direct, "system.md");
 	writeFileSync(systemFile, systemPrompt);
 	const directRequest = directSystem ? request : { ...request, agent: { ...request.agent, systemPrompt: "" } };
-	const directArgs = [...lead, ...CLIS[name].args(directRequest, directSystem && systemPrompt ? systemFile : undefined)];
+	const directArgs = [
+		...lead,
+		...CLIS[name].args(directRequest, directSystem && systemPrompt ? systemFile : undefined),
+	];
 	const engine = new Crew({
 		project: projectAt(project),
 		runtimes: RuntimeRegistry.standard({ [name]: { env, command: PROGRAMS[name] } }),
@@ -117,10 +124,14 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const viaCrew = async () => {
 		rmSync(join(project, "out.txt"), { force: true });
 		const from = server.requests.length;
-		const { ms, out } = await timed(process.execPath, [BIN, "run", TASK, "--workflow", "one", "--retries", "0", "--json"], {
-			cwd: project,
-			env: crewEnv,
-		});
+		const { ms, out } = await timed(
+			process.execPath,
+			[BIN, "run", TASK, "--workflow", "one", "--retries", "0", "--json"],
+			{
+				cwd: project,
+				env: crewEnv,
+			},
+		);
 		const status = JSON.parse(out.trim().split("\n").pop() ?? "{}").status;
 		if (status !== "completed") throw new Error(`crew run ended ${status}`);
 		return { ms, ...promptTokensSince(server, from) };
@@ -206,4 +217,7 @@ const lines = [
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
 mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-writeFileSync(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, targets: TARGET, rows }, null, 2)}\n`);
+writeFileSync(
+	RESULTS,
+	`${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, targets: TARGET, rows }, null, "\t")}\n`,
+);
