@@ -34,10 +34,15 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		"team",
 		"updatedAt",
 		"usage",
+		"usageByModel",
+		"usageByRole",
 		"workflow",
 	]);
 	const noUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 	expect(parsed.run.usage).toEqual(noUsage);
+	// Command agents have no model: their attempts count under the runtime's name.
+	expect(parsed.run.usageByRole).toEqual({ worker: noUsage });
+	expect(parsed.run.usageByModel).toEqual({ command: noUsage });
 	expect(parsed.run).toMatchObject({ id: runId, status: "completed", goal: "ship it", team: null, workflow: "pair" });
 	expect(parsed.run.createdAt).toMatch(ISO);
 	expect(parsed.tasks).toHaveLength(2);
