@@ -96,3 +96,28 @@ function findCycle(
 	const ids = cycle.map((i) => nodes[i]?.id ?? String(i));
 	return [...ids, ids[0] ?? ""];
 }
+
+/** Each node's level: 0 for a node without dependencies, else one more than its deepest dependency. */
+export function levels(dag: Dag): number[] {
+	const level = new Array<number>(dag.ids.length).fill(0);
+	for (const i of dag.order) {
+		for (const d of dag.dependencies[i] ?? []) level[i] = Math.max(level[i] ?? 0, (level[d] ?? 0) + 1);
+	}
+	return level;
+}
+
+/** A longest chain of steps through the graph, first to last: what bounds the run's length. */
+export function criticalPath(dag: Dag): number[] {
+	const sources = dag.order.filter((i) => (dag.dependencies[i] ?? []).length === 0);
+	let at = sources.reduce(
+		(best, i) => ((dag.priority[i] ?? 0) > (dag.priority[best] ?? 0) ? i : best),
+		sources[0] ?? 0,
+	);
+	const path = [at];
+	for (;;) {
+		const next = (dag.dependents[at] ?? []).find((d) => dag.priority[d] === (dag.priority[at] ?? 0) - 1);
+		if (next === undefined) return path;
+		path.push(next);
+		at = next;
+	}
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureCrewDir, type Project } from "../config/project.js";
+import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
@@ -24,6 +25,8 @@ export interface CrewOptions extends Partial<EngineOptions> {
 	readonly runtimes?: RuntimeRegistry;
 	/** Hears every event written, after it commits; the foreground progress view uses it. */
 	readonly onEvent?: (runId: string, event: EventRecord) => void;
+	/** The user's resource folders, strongest first. Default: crew's XDG config folder, then pi's. */
+	readonly userDirs?: readonly string[];
 }
 
 export interface ExecuteOptions {
@@ -44,10 +47,12 @@ export class Crew {
 	readonly #options: EngineOptions;
 	readonly #db: Db;
 	readonly #store: RunStore;
+	readonly #userDirs: readonly string[];
 
 	constructor(options: CrewOptions) {
-		const { project, runtimes, onEvent, ...engine } = options;
+		const { project, runtimes, onEvent, userDirs, ...engine } = options;
 		this.project = project;
+		this.#userDirs = userDirs ?? userResourceDirs();
 		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
 		ensureCrewDir(project);
@@ -79,8 +84,15 @@ export class Crew {
 	}
 
 	plan(input: PlanInput): Plan {
-		const loader = new ResourceLoader({ crewDir: this.project.crewDir, cwd: process.cwd() });
-		return planRun(input, { loader, runtimes: this.runtimes, cwd: this.project.root });
+		return planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+	}
+
+	/** The agents, teams and workflows this project sees: builtin, the user's, the project's. */
+	resources(): ResourceLoader {
+		return new ResourceLoader({
+			layers: resourceLayers(this.project, this.#userDirs),
+			cwd: process.cwd(),
+		});
 	}
 
 	/** Records a planned run as queued and returns its id; nothing runs yet. */

@@ -104,7 +104,7 @@ export function planRun(
 		options: {
 			concurrency:
 				input.concurrency ?? team?.item.maxConcurrency ?? workflow.item.maxConcurrency ?? DEFAULT_CONCURRENCY,
-			failure: input.failure ?? "drain",
+			failure: input.failure ?? workflow.item.failure ?? "drain",
 			roleLimits,
 			...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
 			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),

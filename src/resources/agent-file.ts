@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
@@ -55,6 +56,15 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 	}
 	const model = fields.model && fields.model !== "false" ? fields.model : undefined;
 	const tools = fields.tools === undefined ? undefined : list(fields.tools);
+	for (const tool of tools ?? []) {
+		if (!isKnownTool(tool)) {
+			diagnostics.push({
+				level: "warning",
+				file,
+				message: `tool '${tool}' is not one crew's runtimes have; it is left out`,
+			});
+		}
+	}
 	const fallbackModels = fields.fallbackModels ? list(fields.fallbackModels) : [];
 	const permissions = fields.permissions || undefined;
 	if (permissions !== undefined && !(PERMISSIONS as readonly string[]).includes(permissions)) {

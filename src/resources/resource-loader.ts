@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
@@ -12,75 +12,164 @@ export interface Loaded<T> {
 	readonly diagnostics: readonly Diagnostic[];
 }
 
-type Kind = "agent" | "team" | "workflow";
+export type ResourceKind = "agent" | "team" | "workflow";
 
-const SUFFIXES: Record<Kind, readonly string[]> = {
+/** Where resources come from, from weakest to strongest, except that a project never replaces. */
+export type LayerName = "builtin" | "user" | "project";
+
+/** A folder holding `agents/`, `teams/` and `workflows/` of one layer. */
+export interface ResourceLayer {
+	readonly layer: LayerName;
+	readonly dir: string;
+}
+
+/** One resource as listed: its name, the layer and file it comes from, and the item when it parses. */
+export interface Listed<T> {
+	readonly name: string;
+	readonly layer: LayerName;
+	readonly file: string;
+	readonly item?: T;
+}
+
+const SUFFIXES: Record<ResourceKind, readonly string[]> = {
 	agent: [".md"],
 	team: [".team.md", ".md"],
 	workflow: [".workflow.md", ".md"],
 };
 
-const FOLDERS: Record<Kind, string> = { agent: "agents", team: "teams", workflow: "workflows" };
+export const FOLDERS: Record<ResourceKind, string> = { agent: "agents", team: "teams", workflow: "workflows" };
+
+interface Candidate {
+	readonly layer: LayerName;
+	readonly file: string;
+}
+
+const PARSERS: { [K in ResourceKind]: (text: string, file: string) => Loaded<Resource<K>> } = {
+	agent: (text, file) => {
+		const { agent, diagnostics } = parseAgent(text, file);
+		return { item: agent, diagnostics };
+	},
+	team: (text, file) => {
+		const { team, diagnostics } = parseTeam(text, file);
+		return { item: team, diagnostics };
+	},
+	workflow: (text, file) => {
+		const { workflow, diagnostics } = parseWorkflow(text, file);
+		return { item: workflow, diagnostics };
+	},
+};
+
+export type Resource<K extends ResourceKind> = K extends "agent"
+	? AgentResource
+	: K extends "team"
+		? TeamResource
+		: WorkflowResource;
 
 /**
- * Finds agents, teams and workflows by name in the project's `.crew/` folders, or by path. A file
- * with errors is refused with all of them named; warnings come back with the item.
+ * Finds agents, teams and workflows by name across layers, or by path. A user resource overrides a
+ * builtin of the same name; a project resource may add names but never replaces a builtin or user
+ * one (that is reported as a warning), so a repository cannot quietly change what a name the user
+ * relies on runs. A file with errors is refused with all of them named when asked for; listing
+ * reports bad files as diagnostics and goes on.
  */
 export class ResourceLoader {
-	readonly #crewDir: string;
+	readonly #layers: readonly ResourceLayer[];
 	readonly #cwd: string;
 
-	constructor(options: { crewDir: string; cwd: string }) {
-		this.#crewDir = options.crewDir;
+	/** `layers` in order of precedence within their kind: the first user layer beats the second. */
+	constructor(options: { layers: readonly ResourceLayer[]; cwd: string }) {
+		this.#layers = options.layers;
 		this.#cwd = options.cwd;
 	}
 
 	workflow(ref: string): Loaded<WorkflowResource> {
-		return this.#load("workflow", ref, (text, file) => {
-			const { workflow, diagnostics } = parseWorkflow(text, file);
-			return { item: workflow, diagnostics };
-		});
+		return this.load("workflow", ref);
 	}
 
 	team(ref: string): Loaded<TeamResource> {
-		return this.#load("team", ref, (text, file) => {
-			const { team, diagnostics } = parseTeam(text, file);
-			return { item: team, diagnostics };
-		});
-	}
-
-	/** The agent named `name`, or undefined when no file defines it. */
-	findAgent(name: string): Loaded<AgentResource> | undefined {
-		if (!this.#locate("agent", name)) return undefined;
-		return this.agent(name);
+		return this.load("team", ref);
 	}
 
 	agent(ref: string): Loaded<AgentResource> {
-		return this.#load("agent", ref, (text, file) => {
-			const { agent, diagnostics } = parseAgent(text, file);
-			return { item: agent, diagnostics };
-		});
+		return this.load("agent", ref);
 	}
 
-	#locate(kind: Kind, ref: string): string | undefined {
-		if (ref.includes("/") || ref.endsWith(".md")) {
-			const file = resolve(this.#cwd, ref);
-			return existsSync(file) ? file : undefined;
-		}
-		if (!isValidId(ref)) return undefined;
-		for (const suffix of SUFFIXES[kind]) {
-			const file = join(this.#crewDir, FOLDERS[kind], `${ref}${suffix}`);
-			if (existsSync(file)) return file;
-		}
-		return undefined;
+	/** The agent named `name`, or undefined when no layer defines it. */
+	findAgent(name: string): Loaded<AgentResource> | undefined {
+		if (this.#resolve("agent", name).length === 0) return undefined;
+		return this.agent(name);
 	}
 
-	#load<T>(kind: Kind, ref: string, parse: (text: string, file: string) => Loaded<T>): Loaded<T> {
-		const file = this.#locate(kind, ref);
-		if (!file) {
-			const where = join(this.#crewDir, FOLDERS[kind]);
+	load<K extends ResourceKind>(kind: K, ref: string): Loaded<Resource<K>> {
+		const [winner, ...shadowed] = this.#resolve(kind, ref);
+		if (!winner) {
+			const where = this.#layers.map((l) => join(l.dir, FOLDERS[kind])).join(", ");
 			throw new CrewError(ErrorCode.NotFound, `no ${kind} '${ref}': not a file, and not a name found in ${where}`);
 		}
+		const loaded = this.#parse(kind, winner.file);
+		const errors = loaded.diagnostics.filter((d) => d.level === "error");
+		if (errors.length > 0) {
+			throw new CrewError(
+				ErrorCode.InvalidResource,
+				`invalid ${kind} ${winner.file}: ${errors.map((d) => d.message).join("; ")}`,
+			);
+		}
+		return { item: loaded.item, diagnostics: [...loaded.diagnostics, ...shadowWarnings(kind, ref, winner, shadowed)] };
+	}
+
+	/** Every resource of a kind, by name, from the layer that wins it; bad files come back as diagnostics. */
+	list<K extends ResourceKind>(kind: K): { items: Listed<Resource<K>>[]; diagnostics: Diagnostic[] } {
+		const names = new Set<string>();
+		for (const { dir } of this.#layers) {
+			for (const file of filesIn(join(dir, FOLDERS[kind]))) {
+				const name = nameOf(kind, file);
+				if (name !== undefined) names.add(name);
+			}
+		}
+		const items: Listed<Resource<K>>[] = [];
+		const diagnostics: Diagnostic[] = [];
+		for (const name of [...names].sort()) {
+			const [winner, ...shadowed] = this.#resolve(kind, name);
+			if (!winner) continue;
+			diagnostics.push(...shadowWarnings(kind, name, winner, shadowed));
+			try {
+				const loaded = this.#parse(kind, winner.file);
+				diagnostics.push(...loaded.diagnostics);
+				items.push({ name, ...winner, item: loaded.item });
+			} catch (error) {
+				diagnostics.push({ level: "error", file: winner.file, message: errorMessage(error) });
+				items.push({ name, ...winner });
+			}
+		}
+		return { items, diagnostics };
+	}
+
+	/** The files that could define `ref`: the one that counts first, then the project files it shadows. */
+	#resolve(kind: ResourceKind, ref: string): Candidate[] {
+		if (ref.includes("/") || ref.endsWith(".md")) {
+			const file = resolve(this.#cwd, ref);
+			return existsSync(file) ? [{ layer: "project", file }] : [];
+		}
+		if (!isValidId(ref)) return [];
+		const found: Candidate[] = [];
+		for (const { layer, dir } of this.#layers) {
+			const file = SUFFIXES[kind].map((s) => join(dir, FOLDERS[kind], `${ref}${s}`)).find((f) => existsSync(f));
+			if (file) found.push({ layer, file });
+		}
+		const rank = (c: Candidate) => (c.layer === "user" ? 0 : c.layer === "builtin" ? 1 : 2);
+		const ordered = found.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i);
+		const [winner] = ordered;
+		if (!winner) return [];
+		return [
+			winner.c,
+			...ordered
+				.slice(1)
+				.filter(({ c }) => c.layer === "project")
+				.map(({ c }) => c),
+		];
+	}
+
+	#parse<K extends ResourceKind>(kind: K, file: string): Loaded<Resource<K>> {
 		let text: string;
 		try {
 			text = readFileSync(file, "utf8");
@@ -89,14 +178,35 @@ export class ResourceLoader {
 				cause: error,
 			});
 		}
-		const loaded = parse(text, file);
-		const errors = loaded.diagnostics.filter((d) => d.level === "error");
-		if (errors.length > 0) {
-			throw new CrewError(
-				ErrorCode.InvalidResource,
-				`invalid ${kind} ${file}: ${errors.map((d) => d.message).join("; ")}`,
-			);
-		}
-		return loaded;
+		return PARSERS[kind](text, file) as Loaded<Resource<K>>;
 	}
+}
+
+function shadowWarnings(
+	kind: ResourceKind,
+	name: string,
+	winner: Candidate,
+	shadowed: readonly Candidate[],
+): Diagnostic[] {
+	return shadowed.map((c) => ({
+		level: "warning" as const,
+		file: c.file,
+		message: `project ${kind} '${name}' is ignored: the ${winner.layer} ${kind} of that name (${winner.file}) is used; a project may add names, not replace them`,
+	}));
+}
+
+function filesIn(dir: string): string[] {
+	try {
+		return readdirSync(dir).filter((name) => name.endsWith(".md"));
+	} catch {
+		return [];
+	}
+}
+
+/** The name a file in a kind's folder defines, or undefined for a file of another kind. */
+function nameOf(kind: ResourceKind, file: string): string | undefined {
+	const suffix = SUFFIXES[kind].find((s) => file.endsWith(s));
+	if (!suffix) return undefined;
+	const name = file.slice(0, -suffix.length);
+	return isValidId(name) ? name : undefined;
 }

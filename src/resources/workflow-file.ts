@@ -1,4 +1,5 @@
-import { basename } from "node:path";
+import { basename, isAbsolute } from "node:path";
+import { FailurePolicy } from "../core/types.js";
 import { type Diagnostic, isFieldLine, list, parseDocument, parseFields } from "./frontmatter.js";
 
 export interface WorkflowStep {
@@ -14,6 +15,8 @@ export interface WorkflowResource {
 	readonly name: string;
 	readonly description: string;
 	readonly maxConcurrency?: number;
+	/** What a failed task does to the run, unless the run says otherwise (crew's addition). */
+	readonly failure?: FailurePolicy;
 	readonly steps: readonly WorkflowStep[];
 	readonly file: string;
 }
@@ -74,6 +77,12 @@ export function parseWorkflow(text: string, file: string): { workflow: WorkflowR
 			fields: stepFields,
 		});
 	}
+	diagnostics.push(...checkOutputs(steps, file));
+	const policies: readonly string[] = Object.values(FailurePolicy);
+	const failure = fields.failure || undefined;
+	if (failure !== undefined && !policies.includes(failure)) {
+		diagnostics.push({ level: "error", file, message: `failure '${failure}': expected ${policies.join(", ")}` });
+	}
 	const max = fields.maxConcurrency === undefined ? undefined : Number(fields.maxConcurrency);
 	if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
 		diagnostics.push({
@@ -87,9 +96,42 @@ export function parseWorkflow(text: string, file: string): { workflow: WorkflowR
 			name: fields.name || basename(file).replace(/(\.workflow)?\.md$/, ""),
 			description: fields.description ?? "",
 			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
+			...(failure !== undefined && policies.includes(failure) ? { failure: failure as FailurePolicy } : {}),
 			steps,
 			file,
 		},
 		diagnostics,
 	};
+}
+
+/**
+ * A step's `output` names a file in the run's artifacts, so it must stay inside them; a `reads`
+ * entry that no step writes is allowed (it may exist already) but worth a warning.
+ */
+function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[] {
+	const diagnostics: Diagnostic[] = [];
+	const outputs = new Set<string>();
+	for (const step of steps) {
+		const output = step.fields.output;
+		if (!output || output === "false") continue;
+		if (isAbsolute(output) || output.split(/[\\/]/).includes("..")) {
+			diagnostics.push({
+				level: "error",
+				file,
+				message: `step '${step.id}': output '${output}' must be a relative path inside the run's artifacts`,
+			});
+		} else outputs.add(output);
+	}
+	for (const step of steps) {
+		for (const read of list(step.fields.reads)) {
+			if (!outputs.has(read)) {
+				diagnostics.push({
+					level: "warning",
+					file,
+					message: `step '${step.id}' reads '${read}', which no step writes`,
+				});
+			}
+		}
+	}
+	return diagnostics;
 }

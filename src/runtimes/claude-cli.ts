@@ -1,6 +1,6 @@
+import { allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { ClaudeStream } from "./claude-stream.js";
-import { allTools } from "./pi-cli.js";
 
 /** pi-crew's tool names as Claude Code calls them; names already in Claude's spelling pass as they are. */
 const CLAUDE_TOOLS: Readonly<Record<string, string>> = {

@@ -2,11 +2,9 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { PiStream } from "./pi-stream.js";
-
-/** pi's own tools; other names in an agent's `tools:` (pi-crew's `ask`, `delegate`, …) are left out. */
-const PI_TOOLS: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls"]);
 
 /** The pi that crew depends on: `node <its cli.js>`. */
 export function bundledPi(): readonly string[] {
@@ -16,11 +14,6 @@ export function bundledPi(): readonly string[] {
 		throw new CrewError(ErrorCode.Runtime, `crew's pi is not where expected (${cli}); reinstall crew or configure pi`);
 	}
 	return [process.execPath, cli];
-}
-
-/** Whether an agent's tool list means "every tool the CLI has". */
-export function allTools(tools: readonly string[] | undefined): boolean {
-	return tools === undefined || tools.some((t) => t === "*" || t === "all");
 }
 
 /** Longest prompt passed as an argument, in bytes; Linux caps one argument at 128 KiB. */
@@ -46,7 +39,8 @@ export const piCli: AgentCli = {
 		const { agent } = request;
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
-			const tools = (agent.tools ?? []).filter((t) => PI_TOOLS.has(t));
+			// pi's own tools only: other names (pi-crew's `ask`, `delegate`, …) are left out.
+			const tools = (agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t));
 			if (tools.length > 0) args.push("--tools", tools.join(","));
 			else args.push("--no-tools");
 		}

@@ -63,8 +63,8 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		const repo = new TestRepo();
 		const scripted = scriptedCliSetup(cli.name, server.url, mkdtempSync(join(tmpdir(), `crew-${cli.name}-`)));
 		repo.writeFile(
-			".crew/agents/writer.md",
-			`---\nname: writer\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields(scripted)}---\nYou write files when asked.\n`,
+			".crew/agents/scribe.md",
+			`---\nname: scribe\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields(scripted)}---\nYou write files when asked.\n`,
 		);
 		const options = {
 			env: { PATH: process.env.PATH, ...scripted.env },
@@ -82,9 +82,9 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 	test("writes files through its own tools; crew records usage, transcripts and the run status", async () => {
 		const { server, repo, crew, scripted } = await setup(writeNamedFile);
 		repo.workflow("fan", [
-			{ id: "a", role: "writer", text: "FILE a.txt for {goal}" },
-			{ id: "b", role: "writer", dependsOn: ["a"], text: "FILE b.txt for {goal}" },
-			{ id: "c", role: "writer", dependsOn: ["a"], text: "FILE c.txt for {goal}" },
+			{ id: "a", role: "scribe", text: "FILE a.txt for {goal}" },
+			{ id: "b", role: "scribe", dependsOn: ["a"], text: "FILE b.txt for {goal}" },
+			{ id: "c", role: "scribe", dependsOn: ["a"], text: "FILE c.txt for {goal}" },
 		]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "the notes", workflow: "fan" }));
@@ -115,7 +115,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 				expect(status.run.usage[key]).toBeCloseTo(sum(key), 10);
 			}
 			expect(status.run.usage.inputTokens).toBeGreaterThan(0);
-			expect(status.run.usageByRole).toEqual({ writer: status.run.usage });
+			expect(status.run.usageByRole).toEqual({ scribe: status.run.usage });
 			expect(status.run.usageByModel).toEqual({ [scripted.model]: status.run.usage });
 			const events = crew.events(runId).map((e) => e.type);
 			expect(events).toContain("worker.tool-start");
@@ -128,7 +128,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 
 	test("an HTTP 500 from the model is retried, then fails the task with the error", async () => {
 		const { repo, crew } = await setup(() => ({ kind: "error", status: 500, message: "the model fell over" }));
-		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 1 }));
 			expect(await crew.execute(runId)).toBe("failed");
@@ -148,7 +148,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 				overloaded(request) ? { kind: "error", status: 429, message: "slow down" } : writeNamedFile(request),
 			(scripted) => `fallbackModels: ${scripted.fallbackModel}\n`,
 		);
-		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0 }));
 			expect(await crew.execute(runId)).toBe("completed");
@@ -171,7 +171,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			() => ({ kind: "error", status: 401, message: "invalid x-api-key" }),
 			(scripted) => `fallbackModels: ${scripted.fallbackModel}\n`,
 		);
-		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 2 }));
 			expect(await crew.execute(runId)).toBe("failed");
@@ -185,7 +185,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 
 	test("a hung model is ended by the stall timeout, and no process is left", async () => {
 		const { repo, crew } = await setup(() => ({ kind: "hang" }));
-		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
 			expect(await crew.execute(runId)).toBe("failed");
@@ -199,8 +199,8 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 	test("cancel mid-task ends the agent and everything it started", async () => {
 		const { server, repo, crew } = await setup(() => ({ kind: "hang" }));
 		repo.workflow("two", [
-			{ id: "a", role: "writer", text: "FILE a.txt" },
-			{ id: "b", role: "writer", text: "FILE b.txt" },
+			{ id: "a", role: "scribe", text: "FILE a.txt" },
+			{ id: "b", role: "scribe", text: "FILE b.txt" },
 		]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "two" }));
@@ -223,7 +223,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 	test("an unreachable model server fails the task within its timeout, leaving no process", async () => {
 		const { server, repo, crew } = await setup(writeNamedFile);
 		await server.close();
-		repo.workflow("one", [{ id: "a", role: "writer", text: "FILE a.txt" }]);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000 }));
 			expect(await crew.execute(runId)).toBe("failed");
@@ -238,8 +238,8 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 
 	test("lines the CLI should never print are kept in the transcript as unparsed, and the task goes on", async () => {
 		const repo = new TestRepo();
-		repo.writeFile(".crew/agents/writer.md", `---\nname: writer\nruntime: ${cli.name}\n---\n`);
-		repo.workflow("one", [{ id: "a", role: "writer", text: "answer" }]);
+		repo.writeFile(".crew/agents/scribe.md", `---\nname: scribe\nruntime: ${cli.name}\n---\n`);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "answer" }]);
 		const fake = [process.execPath, join(ROOT, "test", "fixtures", "fake-cli-output.mjs"), cli.name];
 		const crew = new Crew({
 			project: projectAt(repo.dir),

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption } from "./read-commands.js";
+import type { PlanFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
 
 function count(what: string, min: number): (value: string) => number {
@@ -118,6 +119,43 @@ function program(setExit: (code: number) => void): Command {
 		.action(async (runId: string, task: string, options: JsonOption) =>
 			exit((await reads()).resultCommand(runId, task, options)),
 		);
+
+	const resources = () => import("./resource-commands.js");
+	cli
+		.command("plan")
+		.description("the task DAG a run would have: order, parallel groups, critical path; nothing runs")
+		.argument("<goal>", "what the run would be for")
+		.requiredOption("-w, --workflow <name|path>", "workflow name, or a file")
+		.option("-t, --team <name|path>", "team name, or a file")
+		.option("--runtime <name>", "runtime for every agent")
+		.option("-m, --model <model>", "model for every agent")
+		.option("--json", "machine-readable output")
+		.action(async (goal: string, options: PlanFlags) => exit((await resources()).planCommand(goal, options)));
+
+	cli
+		.command("list")
+		.description("the agents, teams and workflows this repository sees, and where each comes from")
+		.argument("[kind]", "agents, teams or workflows (default: all)")
+		.option("--json", "machine-readable output")
+		.action(async (kind: string | undefined, options: JsonOption) =>
+			exit((await resources()).listCommand(kind, options)),
+		);
+
+	cli
+		.command("show")
+		.description("one agent, team or workflow as crew reads it")
+		.argument("<kind>", "agent, team or workflow")
+		.argument("<name>")
+		.option("--json", "machine-readable output")
+		.action(async (kind: string, name: string, options: JsonOption) =>
+			exit((await resources()).showCommand(kind, name, options)),
+		);
+
+	cli
+		.command("validate")
+		.description("check every agent, team and workflow and how they refer to each other; exit 1 on errors")
+		.option("--json", "machine-readable output")
+		.action(async (options: JsonOption) => exit((await resources()).validateCommand(options)));
 
 	cli
 		.command("doctor")

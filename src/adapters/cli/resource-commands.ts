@@ -1,0 +1,190 @@
+import { findProject } from "../../config/project.js";
+import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
+import { buildDag, criticalPath, levels } from "../../core/dag.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { FailurePolicy } from "../../core/types.js";
+import { planRun } from "../../engine/planner.js";
+import { validateResources } from "../../engine/validate.js";
+import type { Diagnostic } from "../../resources/frontmatter.js";
+import { type Listed, type ResourceKind, ResourceLoader } from "../../resources/resource-loader.js";
+import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { Exit } from "./exit-codes.js";
+
+export interface PlanFlags {
+	readonly workflow: string;
+	readonly team?: string;
+	readonly runtime?: string;
+	readonly model?: string;
+	readonly failure?: FailurePolicy;
+	readonly json?: boolean;
+}
+
+const KINDS: Readonly<Record<string, ResourceKind>> = {
+	agent: "agent",
+	agents: "agent",
+	team: "team",
+	teams: "team",
+	workflow: "workflow",
+	workflows: "workflow",
+};
+
+/** The resources of the project around the current directory; reading them creates nothing. */
+function loader(): ResourceLoader {
+	const project = findProject(process.cwd());
+	return new ResourceLoader({ layers: resourceLayers(project, userResourceDirs()), cwd: process.cwd() });
+}
+
+function kindOf(word: string): ResourceKind {
+	const kind = KINDS[word];
+	if (!kind) {
+		throw new CrewError(ErrorCode.InvalidInput, `unknown kind '${word}': expected agents, teams or workflows`);
+	}
+	return kind;
+}
+
+function diagnosticLine(d: Diagnostic): string {
+	return `${d.level}: ${d.file}: ${d.message}`;
+}
+
+function descriptionOf(listed: Listed<{ description: string }>): string {
+	return listed.item?.description ?? "(does not load; see crew validate)";
+}
+
+export async function listCommand(kind: string | undefined, options: { json?: boolean }): Promise<number> {
+	const kinds = kind === undefined ? (["agent", "team", "workflow"] as const) : [kindOf(kind)];
+	const resources = loader();
+	const rows = kinds.flatMap((k) =>
+		resources.list(k).items.map((listed) => ({
+			kind: k,
+			name: listed.name,
+			layer: listed.layer,
+			file: listed.file,
+			description: descriptionOf(listed),
+		})),
+	);
+	if (options.json) {
+		process.stdout.write(`${JSON.stringify(rows)}\n`);
+		return Exit.Ok;
+	}
+	const width = Math.max(4, ...rows.map((r) => r.name.length)) + 2;
+	for (const k of kinds) {
+		process.stdout.write(`${k}s:\n`);
+		for (const r of rows.filter((row) => row.kind === k)) {
+			process.stdout.write(`  ${r.name.padEnd(width)}${r.layer.padEnd(9)}${r.description}\n`);
+		}
+	}
+	return Exit.Ok;
+}
+
+export async function showCommand(kind: string, name: string, options: { json?: boolean }): Promise<number> {
+	const k = kindOf(kind);
+	const { item, diagnostics } = loader().load(k, name);
+	if (options.json) {
+		process.stdout.write(`${JSON.stringify({ kind: k, ...item, diagnostics })}\n`);
+		return Exit.Ok;
+	}
+	const lines = [`${k} ${item.name}  (${item.file})`];
+	if (item.description) lines.push(`  ${item.description}`);
+	if ("runtime" in item) {
+		lines.push(`  runtime: ${item.runtime}${item.command ? `  command: ${item.command}` : ""}`);
+		lines.push(
+			`  model: ${item.model ?? "inherited"}${item.fallbackModels ? `, then ${item.fallbackModels.join(", ")}` : ""}`,
+		);
+		lines.push(
+			`  tools: ${item.tools ? item.tools.join(", ") : "all"}  permissions: ${item.permissions ?? "workspace"}`,
+		);
+		if (item.systemPrompt) lines.push("", item.systemPrompt);
+	} else if ("roles" in item) {
+		lines.push(`  default workflow: ${item.defaultWorkflow ?? "none"}  workspace: ${item.workspaceMode}`);
+		for (const role of item.roles) {
+			lines.push(
+				`  - ${role.name}: agent ${role.agent}${role.model ? `, model ${role.model}` : ""}  ${role.description}`,
+			);
+		}
+	} else {
+		for (const step of item.steps) {
+			const deps = step.dependsOn.length > 0 ? ` after ${step.dependsOn.join(", ")}` : "";
+			lines.push(`  ${step.id}: role ${step.role}${deps}`);
+		}
+	}
+	for (const d of diagnostics) lines.push(diagnosticLine(d));
+	process.stdout.write(`${lines.join("\n")}\n`);
+	return Exit.Ok;
+}
+
+export async function validateCommand(options: { json?: boolean }): Promise<number> {
+	const result = validateResources(loader(), RuntimeRegistry.standard());
+	const errors = result.diagnostics.filter((d) => d.level === "error").length;
+	const warnings = result.diagnostics.length - errors;
+	if (options.json) {
+		const count = { agents: result.agents.length, teams: result.teams.length, workflows: result.workflows.length };
+		process.stdout.write(`${JSON.stringify({ ...count, errors, warnings, diagnostics: result.diagnostics })}\n`);
+	} else {
+		for (const d of result.diagnostics) process.stdout.write(`${diagnosticLine(d)}\n`);
+		process.stdout.write(
+			`${errors === 0 ? "valid" : "invalid"}: ${result.agents.length} agents, ${result.teams.length} teams, ${result.workflows.length} workflows; ${errors} errors, ${warnings} warnings\n`,
+		);
+	}
+	return errors === 0 ? Exit.Ok : Exit.Failed;
+}
+
+export async function planCommand(goal: string, flags: PlanFlags): Promise<number> {
+	const project = findProject(process.cwd());
+	const plan = planRun(
+		{
+			goal,
+			workflow: flags.workflow,
+			...(flags.team !== undefined ? { team: flags.team } : {}),
+			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
+			...(flags.model !== undefined ? { model: flags.model } : {}),
+			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
+		},
+		{ loader: loader(), runtimes: RuntimeRegistry.standard(), cwd: project.root },
+	);
+	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);
+	const level = levels(dag);
+	const depth = Math.max(...level) + 1;
+	const groups = Array.from({ length: depth }, (_, l) =>
+		dag.order.filter((i) => level[i] === l).map((i) => dag.ids[i]),
+	);
+	const critical = criticalPath(dag).map((i) => dag.ids[i]);
+	if (flags.json) {
+		const tasks = plan.tasks.map((t, i) => ({
+			id: t.id,
+			role: t.role,
+			agent: t.agent.name,
+			runtime: plan.options.runtime ?? t.agent.runtime,
+			model: t.agent.model ?? null,
+			dependsOn: t.dependsOn,
+			level: level[i],
+		}));
+		const order = dag.order.map((i) => dag.ids[i]);
+		const out = {
+			goal,
+			team: plan.team,
+			workflow: plan.workflow,
+			tasks,
+			order,
+			parallelGroups: groups,
+			criticalPath: critical,
+		};
+		process.stdout.write(`${JSON.stringify({ ...out, diagnostics: plan.diagnostics })}\n`);
+		return Exit.Ok;
+	}
+	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
+	const byId = new Map(plan.tasks.map((t) => [t.id, t]));
+	const lines = [
+		`plan: workflow ${plan.workflow}${plan.team ? `, team ${plan.team}` : ""}; ${plan.tasks.length} tasks in ${depth} levels; nothing runs`,
+	];
+	for (const [l, ids] of groups.entries()) {
+		const tasks = ids.map((id) => {
+			const t = byId.get(id as string);
+			const runtime = plan.options.runtime ?? t?.agent.runtime;
+			return `${id} (${t?.role} → ${t?.agent.name}, ${runtime}${t?.agent.model ? ` ${t.agent.model}` : ""})`;
+		});
+		lines.push(`  ${l + 1}. ${tasks.join(", ")}`);
+	}
+	lines.push(`critical path: ${critical.join(" → ")} (${critical.length} steps)`);
+	process.stdout.write(`${lines.join("\n")}\n`);
+	return Exit.Ok;
+}

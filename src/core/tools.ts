@@ -1,0 +1,15 @@
+/**
+ * The tool names an agent's `tools:` may use: pi's own, which crew maps onto each runtime's. Names
+ * in Claude Code's capitalised spelling pass to Claude as they are.
+ */
+export const AGENT_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/** Whether an agent's tool list means "every tool the CLI has". */
+export function allTools(tools: readonly string[] | undefined): boolean {
+	return tools === undefined || tools.some((t) => t === "*" || t === "all");
+}
+
+/** Whether some runtime knows the tool: one of `AGENT_TOOLS`, or a capitalised (Claude) name. */
+export function isKnownTool(name: string): boolean {
+	return AGENT_TOOLS.includes(name) || /^[A-Z][A-Za-z]*$/.test(name) || name === "*" || name === "all";
+}
