@@ -89,12 +89,17 @@ export interface CliResult {
 	readonly stderr: string;
 }
 
-export function crew(cwd: string, args: readonly string[], timeoutMs = 60_000): Promise<CliResult> {
+export function crew(
+	cwd: string,
+	args: readonly string[],
+	timeoutMs = 60_000,
+	env: NodeJS.ProcessEnv = process.env,
+): Promise<CliResult> {
 	return new Promise((done) => {
 		execFile(
 			process.execPath,
 			[CLI, ...args],
-			{ cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+			{ cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env },
 			(error, stdout, stderr) => {
 				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
 				done({ code, stdout, stderr });
