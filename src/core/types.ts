@@ -1,4 +1,5 @@
 import type { RunStatus, TaskStatus } from "./status.js";
+import type { VerifySpec } from "./verdict.js";
 
 export const FailurePolicy = {
 	/** Running tasks finish and are saved, nothing new starts, the rest are skipped, the run fails. */
@@ -44,6 +45,8 @@ export interface TaskSpec {
 	readonly stallTimeoutMs?: number;
 	/** Extra attempts after a retryable failure. */
 	readonly retries?: number;
+	/** How the task's work is checked before it may complete. */
+	readonly verify?: VerifySpec;
 }
 
 export interface RunOptions {

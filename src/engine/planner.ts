@@ -4,6 +4,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { fillGoal } from "../core/prompt.js";
 import type { AgentSpec, FailurePolicy, RunOptions, TaskSpec } from "../core/types.js";
+import { parseVerify } from "../core/verdict.js";
 import type { Diagnostic } from "../resources/frontmatter.js";
 import type { ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
@@ -92,6 +93,7 @@ export function planRun(
 			text: fillGoal(step.text, input.goal),
 			dependsOn: step.dependsOn,
 			...stepLimits(step),
+			...verifyOf(step),
 		};
 	});
 
@@ -176,6 +178,11 @@ function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: R
 			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
 		);
 	}
+}
+
+function verifyOf(step: WorkflowStep): Pick<TaskSpec, "verify"> {
+	const verify = parseVerify(step.fields.verify);
+	return verify ? { verify } : {};
 }
 
 function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {

@@ -8,6 +8,7 @@ import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
+import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
@@ -24,6 +25,7 @@ import {
 } from "./live-attempt.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
+import { withVerification } from "./verified-runtime.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
@@ -51,6 +53,8 @@ export class RunLoop {
 	readonly #baseAttempts: readonly number[];
 	/** Each task's place in its agent's model chain ([model, ...fallbackModels]) for its next attempt. */
 	readonly #modelIndex: number[];
+	/** What a failed check printed, for each task whose next attempt should see it. */
+	readonly #evidence = new Map<number, string>();
 	readonly #slots: SlotQueue;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
@@ -183,7 +187,9 @@ export class RunLoop {
 			const artifact = files.display(runId, `tasks/${dep}/result.md`, this.#run.options.cwd);
 			return { taskId: dep, excerpt, totalChars: chars, artifact };
 		});
-		const prompt = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
+		const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
+		const evidence = this.#evidence.get(i);
+		const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
 		const prefix = `tasks/${spec.id}`;
 		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
 		const model = modelChain(spec.agent)[this.#modelIndex[i] ?? 0];
@@ -215,8 +221,14 @@ export class RunLoop {
 		const spec = this.#specs[start.index] as TaskSpec;
 		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
 		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
+		const { runtimes } = this.#deps;
+		const runtime = runtimes.get(start.runtime);
 		const live = new LiveAttempt({
-			runtime: this.#deps.runtimes.get(start.runtime),
+			// A dry run starts no agent, so there is no work to check.
+			runtime:
+				spec.verify && start.runtime !== "dry-run"
+					? withVerification(runtime, runtimes.get("command"), spec.verify)
+					: runtime,
 			attemptId: start.attemptId,
 			promptArtifact: start.promptArtifact,
 			request: start.request,
@@ -340,6 +352,7 @@ export class RunLoop {
 	): void {
 		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#specs[i] as TaskSpec;
+		if (failure.evidence !== undefined) this.#evidence.set(i, failure.evidence);
 		const allowed = spec.retries ?? this.#run.options.retries;
 		const models = modelChain(spec.agent);
 		const modelIndex = this.#modelIndex[i] ?? 0;

@@ -33,6 +33,8 @@ export interface WorkerFailure {
 	readonly message: string;
 	/** Decided where the failure is seen: whether another attempt may succeed. */
 	readonly retryable: boolean;
+	/** What a failed check printed, given to the next attempt. */
+	readonly evidence?: string;
 }
 
 export interface WorkerResult {
