@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { TrustStore } from "../src/config/trust.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "bin", "crew.js");
@@ -22,8 +23,10 @@ export class TestRepo {
 	readonly dir: string;
 	readonly log: string;
 
-	constructor() {
+	/** Trusted unless asked otherwise, as a user's own repository usually is. */
+	constructor(options: { trusted?: boolean } = {}) {
 		this.dir = mkdtempSync(join(tmpdir(), "crew-test-"));
+		if (options.trusted !== false) new TrustStore().trust(this.dir);
 		this.log = join(this.dir, "agent-log.jsonl");
 		mkdirSync(join(this.dir, ".git"));
 		for (const folder of ["agents", "teams", "workflows"])
@@ -51,6 +54,10 @@ export class TestRepo {
 			.join("\n");
 		this.writeFile(`.crew/workflows/${name}.workflow.md`, `---\nname: ${name}\n${frontmatter}---\n${body}`);
 		return this;
+	}
+
+	exists(path: string): boolean {
+		return existsSync(join(this.dir, path));
 	}
 
 	writeFile(path: string, text: string): void {

@@ -12,6 +12,7 @@ export const ErrorCode = {
 	Store: "STORE_ERROR",
 	Runtime: "RUNTIME_ERROR",
 	Conflict: "CONFLICT",
+	Untrusted: "UNTRUSTED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
+import { TrustStore } from "../config/trust.js";
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
@@ -27,6 +28,8 @@ export interface CrewOptions extends Partial<EngineOptions> {
 	readonly onEvent?: (runId: string, event: EventRecord) => void;
 	/** The user's resource folders, strongest first. Default: crew's XDG config folder, then pi's. */
 	readonly userDirs?: readonly string[];
+	/** Whether the user trusts the project to run its own commands. Default: the user's trust records. */
+	readonly trusted?: (root: string) => boolean;
 }
 
 export interface ExecuteOptions {
@@ -48,11 +51,13 @@ export class Crew {
 	readonly #db: Db;
 	readonly #store: RunStore;
 	readonly #userDirs: readonly string[];
+	readonly #trusted: (root: string) => boolean;
 
 	constructor(options: CrewOptions) {
-		const { project, runtimes, onEvent, userDirs, ...engine } = options;
+		const { project, runtimes, onEvent, userDirs, trusted, ...engine } = options;
 		this.project = project;
 		this.#userDirs = userDirs ?? userResourceDirs();
+		this.#trusted = trusted ?? ((root) => new TrustStore().isTrusted(root));
 		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
 		ensureCrewDir(project);
@@ -95,8 +100,18 @@ export class Crew {
 		});
 	}
 
-	/** Records a planned run as queued and returns its id; nothing runs yet. */
+	/**
+	 * Records a planned run as queued and returns its id; nothing runs yet. A plan that would run
+	 * commands from the project's own files is refused, listing them, until the user trusts it.
+	 */
 	create(plan: Plan): string {
+		if (plan.projectCommands.length > 0 && !this.#trusted(this.project.root)) {
+			const listed = plan.projectCommands.map((c) => `  ${c.what} (${c.file}): ${c.command}`);
+			throw new CrewError(
+				ErrorCode.Untrusted,
+				`${this.project.root} is not trusted, so crew runs none of the commands its own files define; this run would run:\n${listed.join("\n")}\nIf you trust them, run \`crew trust\` in this repository and try again`,
+			);
+		}
 		const id = newRunId(this.#options.now());
 		this.#store.createRun({ id, ...plan });
 		return id;

@@ -6,9 +6,9 @@ import { fillGoal } from "../core/prompt.js";
 import type { AgentSpec, FailurePolicy, RunOptions, TaskSpec } from "../core/types.js";
 import { parseVerify } from "../core/verdict.js";
 import type { Diagnostic } from "../resources/frontmatter.js";
-import type { ResourceLoader } from "../resources/resource-loader.js";
+import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
-import type { WorkflowStep } from "../resources/workflow-file.js";
+import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 
 export interface PlanInput {
@@ -32,6 +32,14 @@ export interface PlanInput {
 	readonly retries?: number;
 }
 
+/** A command line a run would start that comes from the project's own files, not the user's. */
+export interface ProjectCommand {
+	/** What runs it: `agent 'tester'`, `the check of step 'fix'`. */
+	readonly what: string;
+	readonly file: string;
+	readonly command: string;
+}
+
 export interface Plan {
 	readonly goal: string;
 	readonly team: string | null;
@@ -39,6 +47,8 @@ export interface Plan {
 	readonly options: RunOptions;
 	readonly tasks: readonly TaskSpec[];
 	readonly diagnostics: readonly Diagnostic[];
+	/** What would run only once the user trusts the project. */
+	readonly projectCommands: readonly ProjectCommand[];
 }
 
 /** Tasks running at once when neither the command, the team nor the workflow says. */
@@ -82,8 +92,10 @@ export function planRun(
 	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
 
 	const agents = new Map<string, AgentSpec>();
+	const projectCommands: ProjectCommand[] = [];
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
 		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
+		projectCommands.push(...commandsOf(step, agent, workflow, loader, input.runtime));
 		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
 		return {
 			id: step.id,
@@ -116,7 +128,31 @@ export function planRun(
 		},
 		tasks,
 		diagnostics,
+		projectCommands: projectCommands.filter(
+			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,
+		),
 	};
+}
+
+/** The project-defined command lines a task would start: its command agent's, its check's. */
+function commandsOf(
+	step: WorkflowStep,
+	agent: AgentSpec,
+	workflow: Loaded<WorkflowResource>,
+	loader: ResourceLoader,
+	runtime: string | undefined,
+): ProjectCommand[] {
+	if (runtime === "dry-run") return [];
+	const commands: ProjectCommand[] = [];
+	const found = loader.findAgent(agent.name);
+	if ((runtime ?? agent.runtime) === "command" && agent.command && found?.layer === "project") {
+		commands.push({ what: `agent '${agent.name}'`, file: found.item.file, command: agent.command });
+	}
+	const verify = parseVerify(step.fields.verify);
+	if (verify?.kind === "command" && workflow.layer === "project") {
+		commands.push({ what: `the check of step '${step.id}'`, file: workflow.item.file, command: verify.command });
+	}
+	return commands;
 }
 
 function resolveAgent(

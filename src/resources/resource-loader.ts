@@ -10,6 +10,8 @@ import { parseWorkflow, type WorkflowResource } from "./workflow-file.js";
 export interface Loaded<T> {
 	readonly item: T;
 	readonly diagnostics: readonly Diagnostic[];
+	/** The layer the file comes from; a file named by path counts as the project's. */
+	readonly layer: LayerName;
 }
 
 export type ResourceKind = "agent" | "team" | "workflow";
@@ -44,7 +46,9 @@ interface Candidate {
 	readonly file: string;
 }
 
-const PARSERS: { [K in ResourceKind]: (text: string, file: string) => Loaded<Resource<K>> } = {
+type Parsed<T> = Omit<Loaded<T>, "layer">;
+
+const PARSERS: { [K in ResourceKind]: (text: string, file: string) => Parsed<Resource<K>> } = {
 	agent: (text, file) => {
 		const { agent, diagnostics } = parseAgent(text, file);
 		return { item: agent, diagnostics };
@@ -114,7 +118,11 @@ export class ResourceLoader {
 				`invalid ${kind} ${winner.file}: ${errors.map((d) => d.message).join("; ")}`,
 			);
 		}
-		return { item: loaded.item, diagnostics: [...loaded.diagnostics, ...shadowWarnings(kind, ref, winner, shadowed)] };
+		return {
+			item: loaded.item,
+			diagnostics: [...loaded.diagnostics, ...shadowWarnings(kind, ref, winner, shadowed)],
+			layer: winner.layer,
+		};
 	}
 
 	/** Every resource of a kind, by name, from the layer that wins it; bad files come back as diagnostics. */
@@ -169,7 +177,7 @@ export class ResourceLoader {
 		];
 	}
 
-	#parse<K extends ResourceKind>(kind: K, file: string): Loaded<Resource<K>> {
+	#parse<K extends ResourceKind>(kind: K, file: string): Parsed<Resource<K>> {
 		let text: string;
 		try {
 			text = readFileSync(file, "utf8");
@@ -178,7 +186,7 @@ export class ResourceLoader {
 				cause: error,
 			});
 		}
-		return PARSERS[kind](text, file) as Loaded<Resource<K>>;
+		return PARSERS[kind](text, file) as Parsed<Resource<K>>;
 	}
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption } from "./read-commands.js";
-import type { PlanFlags } from "./resource-commands.js";
+import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
 
 function count(what: string, min: number): (value: string) => number {
@@ -156,6 +156,13 @@ function program(setExit: (code: number) => void): Command {
 		.description("check every agent, team and workflow and how they refer to each other; exit 1 on errors")
 		.option("--json", "machine-readable output")
 		.action(async (options: JsonOption) => exit((await resources()).validateCommand(options)));
+
+	cli
+		.command("trust")
+		.description("let crew run the commands this repository's own files define (command agents, verify commands)")
+		.option("--list", "the repositories you trust")
+		.option("--revoke", "stop trusting this repository")
+		.action(async (options: TrustFlags) => exit((await resources()).trustCommand(options)));
 
 	cli
 		.command("doctor")

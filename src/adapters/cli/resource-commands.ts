@@ -1,5 +1,6 @@
 import { findProject } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
+import { TrustStore } from "../../config/trust.js";
 import { buildDag, criticalPath, levels } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { FailurePolicy } from "../../core/types.js";
@@ -9,6 +10,11 @@ import type { Diagnostic } from "../../resources/frontmatter.js";
 import { type Listed, type ResourceKind, ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { Exit } from "./exit-codes.js";
+
+export interface TrustFlags {
+	readonly list?: boolean;
+	readonly revoke?: boolean;
+}
 
 export interface PlanFlags {
 	readonly workflow: string;
@@ -186,5 +192,25 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 	}
 	lines.push(`critical path: ${critical.join(" → ")} (${critical.length} steps)`);
 	process.stdout.write(`${lines.join("\n")}\n`);
+	return Exit.Ok;
+}
+
+/** Trusts the repository you stand in (no prompt, no argument), lists trusted ones, or revokes. */
+export async function trustCommand(flags: TrustFlags): Promise<number> {
+	const store = new TrustStore();
+	if (flags.list) {
+		const trusted = store.list();
+		if (trusted.length === 0) process.stdout.write("no repository is trusted\n");
+		for (const t of trusted) process.stdout.write(`${t.path}  (since ${t.trustedAt})\n`);
+		return Exit.Ok;
+	}
+	const { root } = findProject(process.cwd());
+	if (flags.revoke) {
+		const was = store.revoke(root);
+		process.stdout.write(`${was ? "no longer trusted" : "was not trusted"}: ${root}\n`);
+		return Exit.Ok;
+	}
+	store.trust(root);
+	process.stdout.write(`trusted: ${root}; crew will run the commands its own files define\n`);
 	return Exit.Ok;
 }
