@@ -1,3 +1,4 @@
+import type { BudgetLimits } from "./budget.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { VerifySpec } from "./verdict.js";
 
@@ -28,6 +29,8 @@ export interface AgentSpec {
 	readonly fallbackModels?: readonly string[];
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
+	/** What one task of this agent is expected to spend at most, in tokens: its budget reservation. */
+	readonly maxTokens?: number;
 	readonly systemPrompt: string;
 }
 
@@ -59,6 +62,8 @@ export interface RunOptions {
 	readonly timeoutMs?: number;
 	readonly stallTimeoutMs?: number;
 	readonly retries: number;
+	/** Spending caps; a run without them spends what it needs. */
+	readonly budget?: BudgetLimits;
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
 }

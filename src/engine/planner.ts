@@ -1,3 +1,4 @@
+import type { BudgetLimits } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
 import { parseDuration } from "../core/duration.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
@@ -30,6 +31,8 @@ export interface PlanInput {
 	readonly stallTimeoutMs?: number;
 	/** Default extra attempts after a retryable failure. Default 2. */
 	readonly retries?: number;
+	/** Spending caps of the run, and per-task reservations. */
+	readonly budget?: BudgetLimits;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -77,6 +80,11 @@ export function planRun(
 		throw invalid("the goal is empty: say what the run is for");
 	checkCount("concurrency", input.concurrency, 1);
 	checkCount("retries", input.retries, 0);
+	for (const [key, value] of Object.entries(input.budget ?? {})) {
+		if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value >= 0)) {
+			throw invalid(`invalid budget ${key} ${JSON.stringify(value)}: expected a number >= 0`);
+		}
+	}
 	if (input.failure !== undefined && !FAILURE_POLICIES.includes(input.failure)) {
 		throw invalid(`invalid failure policy '${input.failure}': expected drain, continue or abort`);
 	}
@@ -124,6 +132,7 @@ export function planRun(
 			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
 			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
 			retries: input.retries ?? 2,
+			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,
 		},
 		tasks,
@@ -193,6 +202,7 @@ function resolveAgent(
 			: {}),
 		...(base?.tools ? { tools: base.tools } : {}),
 		...(base?.permissions ? { permissions: base.permissions } : {}),
+		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
 	cache.set(key, agent);

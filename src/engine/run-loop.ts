@@ -1,3 +1,4 @@
+import { RunBudget } from "../core/budget.js";
 import { buildDag, type Dag } from "../core/dag.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
@@ -7,7 +8,7 @@ import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
-import { FailurePolicy } from "../core/types.js";
+import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
@@ -53,6 +54,9 @@ export class RunLoop {
 	readonly #baseAttempts: readonly number[];
 	/** Each task's place in its agent's model chain ([model, ...fallbackModels]) for its next attempt. */
 	readonly #modelIndex: number[];
+	readonly #budget: RunBudget;
+	/** Set when the budget stopped the run: the run's error. */
+	#budgetStop: string | undefined;
 	/** What a failed check printed, for each task whose next attempt should see it. */
 	readonly #evidence = new Map<number, string>();
 	readonly #slots: SlotQueue;
@@ -79,6 +83,7 @@ export class RunLoop {
 		this.#attempts = tasks.map((t) => t.attempts);
 		this.#baseAttempts = [...this.#attempts];
 		this.#modelIndex = tasks.map(() => 0);
+		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
 		this.#slots = new SlotQueue(
 			this.#dag,
 			this.#specs.map((spec) => spec.role),
@@ -167,13 +172,49 @@ export class RunLoop {
 	}
 
 	/** Records the start of as many ready tasks as there are free slots; returns them to launch. */
+	/**
+	 * Takes every task that may start now. A task whose budget reservation does not fit waits for
+	 * running tasks to settle; with none running, the budget is spent and the run stops.
+	 */
 	#fill(): Start[] {
 		const starts: Start[] = [];
 		for (;;) {
 			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
 			if (i === undefined) return starts;
+			const reservation = this.#budget.reservationFor(this.#specs[i]?.agent.maxTokens);
+			if (this.#budget.limited && !this.#budget.fits(reservation)) {
+				this.#slots.release(i);
+				this.#slots.requeue(i);
+				if (starts.length === 0 && this.#running.size === 0) {
+					this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
+				}
+				return starts;
+			}
+			this.#budget.start(i, reservation);
 			starts.push(this.#record(i));
 		}
+	}
+
+	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
+	#stopForBudget(message: string): void {
+		if (this.#budgetStop !== undefined || this.#stopping) return;
+		this.#budgetStop = `budget: ${this.#budget.describe()}`;
+		this.#deps.store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
+		if (this.#run.options.failure === FailurePolicy.Abort) this.#stopAll("abort", message);
+		else {
+			this.#stopping = "drain";
+			this.#stopMessage = message;
+			this.#clearBackoffs();
+		}
+	}
+
+	/** Warns once at 80% of a cap, and stops the run once a cap is reached. */
+	#checkBudget(): void {
+		if (!this.#budget.limited) return;
+		if (this.#budget.takeWarning()) {
+			this.#deps.store.appendEvent(this.#lease, "budget.warning", null, { spent: this.#budget.describe() });
+		}
+		if (this.#budget.exhausted()) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
 	}
 
 	/** Renders and stores the task's prompt and records its new attempt. */
@@ -252,6 +293,10 @@ export class RunLoop {
 			else {
 				const { type, ...data } = event;
 				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
+				if (event.type === "usage") {
+					this.#budget.report(this.#dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
+					this.#checkBudget();
+				}
 			}
 		} catch (error) {
 			if (isCrewError(error, ErrorCode.LeaseLost))
@@ -338,6 +383,8 @@ export class RunLoop {
 			artifacts: ending.artifacts ?? [],
 		});
 		this.#status[i] = ending.to;
+		this.#budget.settle(i, result?.usage ?? ZERO_USAGE);
+		this.#checkBudget();
 	}
 
 	/**
@@ -508,7 +555,10 @@ export class RunLoop {
 		} else if (this.#status.some((s) => s !== TaskStatus.Completed)) {
 			final = RunStatus.Failed;
 			const open = this.#status.filter((s) => s !== TaskStatus.Completed).length;
-			error = this.#firstFailure ?? (this.#stopMessage || `${open} of ${this.#status.length} tasks did not complete`);
+			error =
+				this.#budgetStop ??
+				this.#firstFailure ??
+				(this.#stopMessage || `${open} of ${this.#status.length} tasks did not complete`);
 		}
 		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
 		return final;

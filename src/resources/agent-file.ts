@@ -13,6 +13,7 @@ export interface AgentResource {
 	readonly fallbackModels?: readonly string[];
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
+	readonly maxTokens?: number;
 	readonly systemPrompt: string;
 	readonly file: string;
 }
@@ -66,6 +67,10 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 		}
 	}
 	const fallbackModels = fields.fallbackModels ? list(fields.fallbackModels) : [];
+	const maxTokens = fields.maxTokens ? Number(fields.maxTokens) : undefined;
+	if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
+		diagnostics.push({ level: "error", file, message: `maxTokens '${fields.maxTokens}': expected an integer > 0` });
+	}
 	const permissions = fields.permissions || undefined;
 	if (permissions !== undefined && !(PERMISSIONS as readonly string[]).includes(permissions)) {
 		diagnostics.push({
@@ -82,6 +87,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(fields.command ? { command: fields.command } : {}),
 			...(model ? { model } : {}),
 			...(fallbackModels.length > 0 ? { fallbackModels } : {}),
+			...(maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0 ? { maxTokens } : {}),
 			...(tools ? { tools } : {}),
 			...(permissions && (PERMISSIONS as readonly string[]).includes(permissions)
 				? { permissions: permissions as Permissions }

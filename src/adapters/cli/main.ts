@@ -15,6 +15,16 @@ function count(what: string, min: number): (value: string) => number {
 	};
 }
 
+function amount(what: string): (value: string) => number {
+	return (value) => {
+		const n = Number(value);
+		if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n)) {
+			throw new InvalidArgumentError(`invalid ${what} '${value}': expected a non-negative number, e.g. 2.50`);
+		}
+		return n;
+	};
+}
+
 function version(): string {
 	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
 		version: string;
@@ -58,6 +68,10 @@ function program(setExit: (code: number) => void): Command {
 		.option("--timeout <duration>", "wall-clock limit of each task attempt, e.g. 10m")
 		.option("--stall-timeout <duration>", "limit on time a task may go without output, e.g. 2m")
 		.option("--retries <n>", "extra attempts after a retryable failure (default 2)", count("retries", 0))
+		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", count("token budget", 1))
+		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", amount("dollar budget"))
+		.option("--reserve-tokens <n>", "tokens reserved per task whose agent sets no maxTokens", count("reservation", 0))
+		.option("--reserve-usd <amount>", "dollars reserved per task", amount("dollar reservation"))
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));

@@ -19,6 +19,10 @@ export interface RunFlags {
 	readonly team?: string;
 	readonly runtime?: string;
 	readonly model?: string;
+	readonly budgetTokens?: number;
+	readonly budgetUsd?: number;
+	readonly reserveTokens?: number;
+	readonly reserveUsd?: number;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -70,6 +74,12 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 				? { stallTimeoutMs: parseDuration("stall timeout", flags.stallTimeout) }
 				: {}),
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+			budget: {
+				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
+				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
+				...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
+				...(flags.reserveUsd !== undefined ? { reserveUsd: flags.reserveUsd } : {}),
+			},
 		});
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		const runId = crew.create(plan);

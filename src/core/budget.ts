@@ -1,0 +1,121 @@
+import { addUsage, type Usage, ZERO_USAGE } from "./types.js";
+
+/** A run's spending caps, and what a task is expected to spend when its agent does not say. */
+export interface BudgetLimits {
+	readonly tokens?: number;
+	readonly usd?: number;
+	/** Tokens reserved for a task whose agent has no `maxTokens`. Default 0. */
+	readonly reserveTokens?: number;
+	/** Dollars reserved for each task. Default 0. */
+	readonly reserveUsd?: number;
+}
+
+export interface Reservation {
+	readonly tokens: number;
+	readonly usd: number;
+}
+
+/** Fraction of a cap at which the run is warned, once. */
+const WARN_AT = 0.8;
+
+function tokensOf(usage: Usage): number {
+	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * A run's spending against its caps. Spent is what settled attempts used; running attempts hold a
+ * reservation and report live usage, and a task starts only when spent, the running attempts'
+ * reservations (or their live usage, when larger) and its own reservation fit under every cap. So
+ * while tasks stay within their reservations, concurrent tasks never push spend past a cap.
+ */
+export class RunBudget {
+	readonly #limits: BudgetLimits;
+	#spent: Usage;
+	readonly #running = new Map<number, { reserved: Reservation; live: Usage }>();
+	#warned = false;
+
+	constructor(limits: BudgetLimits | undefined, spent: Usage) {
+		this.#limits = limits ?? {};
+		this.#spent = spent;
+	}
+
+	get limited(): boolean {
+		return this.#limits.tokens !== undefined || this.#limits.usd !== undefined;
+	}
+
+	reservationFor(maxTokens: number | undefined): Reservation {
+		return { tokens: maxTokens ?? this.#limits.reserveTokens ?? 0, usd: this.#limits.reserveUsd ?? 0 };
+	}
+
+	/** Whether a task reserving `r` fits now. */
+	fits(r: Reservation): boolean {
+		const { tokens, usd } = this.#committed();
+		return this.#under(tokens + r.tokens, usd + r.usd);
+	}
+
+	start(i: number, reserved: Reservation): void {
+		this.#running.set(i, { reserved, live: ZERO_USAGE });
+	}
+
+	/** Usage a running attempt reported so far. */
+	report(i: number, usage: Usage): void {
+		const entry = this.#running.get(i);
+		if (entry) entry.live = addUsage(entry.live, usage);
+	}
+
+	/** An attempt ended having used `usage` in all: its reservation is released. */
+	settle(i: number, usage: Usage): void {
+		this.#running.delete(i);
+		this.#spent = addUsage(this.#spent, usage);
+	}
+
+	/** Whether what is spent, with what running attempts used so far, reaches a cap. */
+	exhausted(): boolean {
+		const used = this.#used();
+		const { tokens, usd } = this.#limits;
+		return (tokens !== undefined && tokensOf(used) >= tokens) || (usd !== undefined && used.cost >= usd);
+	}
+
+	/** True once, the first time spending reaches 80% of a cap. */
+	takeWarning(): boolean {
+		if (this.#warned || !this.limited) return false;
+		const used = this.#used();
+		const { tokens, usd } = this.#limits;
+		const near =
+			(tokens !== undefined && tokensOf(used) >= WARN_AT * tokens) || (usd !== undefined && used.cost >= WARN_AT * usd);
+		if (near) this.#warned = true;
+		return near;
+	}
+
+	/** `45 of 50 tokens, $0.0300 of $0.0500`: what is spent against each cap. */
+	describe(): string {
+		const used = this.#used();
+		const parts: string[] = [];
+		if (this.#limits.tokens !== undefined) parts.push(`${tokensOf(used)} of ${this.#limits.tokens} tokens`);
+		if (this.#limits.usd !== undefined) parts.push(`$${used.cost.toFixed(4)} of $${this.#limits.usd.toFixed(4)}`);
+		return parts.join(", ");
+	}
+
+	/** Settled spend plus, for each running attempt, its live usage. */
+	#used(): Usage {
+		let used = this.#spent;
+		for (const { live } of this.#running.values()) used = addUsage(used, live);
+		return used;
+	}
+
+	/** Settled spend plus, for each running attempt, the larger of its reservation and its live usage. */
+	#committed(): { tokens: number; usd: number } {
+		let tokens = tokensOf(this.#spent);
+		let usd = this.#spent.cost;
+		for (const { reserved, live } of this.#running.values()) {
+			tokens += Math.max(reserved.tokens, tokensOf(live));
+			usd += Math.max(reserved.usd, live.cost);
+		}
+		return { tokens, usd };
+	}
+
+	#under(tokens: number, usd: number): boolean {
+		const { tokens: capTokens, usd: capUsd } = this.#limits;
+		return (capTokens === undefined || tokens <= capTokens) && (capUsd === undefined || usd <= capUsd);
+	}
+}
