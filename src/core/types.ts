@@ -50,6 +50,8 @@ export interface TaskSpec {
 	readonly retries?: number;
 	/** How the task's work is checked before it may complete. */
 	readonly verify?: VerifySpec;
+	/** The task waits for a person's approval before it starts. */
+	readonly approval?: boolean;
 }
 
 export interface RunOptions {

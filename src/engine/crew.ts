@@ -220,6 +220,34 @@ export class Crew {
 	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
 	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
 	 */
+	/**
+	 * Approves every task of the run waiting at its gate. A live runner lets them start by itself;
+	 * `runnerAlive: false` tells the caller to start a runner (the engine starts no processes).
+	 */
+	approve(runId: string): { tasks: string[]; runnerAlive: boolean } {
+		const run = this.#queries.getRun(checkId("run", runId));
+		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}; there is nothing to approve`);
+		}
+		const tasks = this.#store.approve(runId);
+		if (tasks.length === 0) throw new CrewError(ErrorCode.Conflict, `run ${runId} has nothing waiting for approval`);
+		const runnerAlive =
+			run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
+		return { tasks, runnerAlive };
+	}
+
+	/** Rejects what the run waits for: the run is cancelled, with the reason as its error. */
+	async reject(runId: string, reason: string): Promise<RunStatus> {
+		if (typeof reason !== "string" || reason.trim() === "") {
+			throw new CrewError(ErrorCode.InvalidInput, "a rejection needs a reason: say why with --reason");
+		}
+		const run = this.#queries.getRun(checkId("run", runId));
+		if (!this.#queries.listTasks(runId).some((t) => t.status === TaskStatus.Waiting)) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status} and has nothing waiting for approval`);
+		}
+		return this.cancel(runId, `rejected: ${reason.trim()}`);
+	}
+
 	async cancel(runId: string, reason = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
 		const run = this.#queries.getRun(checkId("run", runId));
 		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;

@@ -114,6 +114,7 @@ export function planRun(
 			dependsOn: step.dependsOn,
 			...stepLimits(step),
 			...verifyOf(step),
+			...(step.fields.approval === "true" ? { approval: true } : {}),
 		};
 	});
 

@@ -57,6 +57,10 @@ export class RunLoop {
 	readonly #budget: RunBudget;
 	/** Set when the budget stopped the run: the run's error. */
 	#budgetStop: string | undefined;
+	/** Tasks at their approval gate. */
+	readonly #awaiting = new Set<number>();
+	/** Whether the run is recorded as waiting for approval. */
+	#waiting = false;
 	/** What a failed check printed, for each task whose next attempt should see it. */
 	readonly #evidence = new Map<number, string>();
 	readonly #slots: SlotQueue;
@@ -102,7 +106,7 @@ export class RunLoop {
 			onLeaseLost: () => this.#stopAll("lease-lost", "the run was taken over by another runner"),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
-				if (this.#stopping && this.#running.size > 0) this.#wake();
+				if ((this.#stopping && this.#running.size > 0) || this.#awaiting.size > 0) this.#wake();
 			},
 		});
 		try {
@@ -116,10 +120,15 @@ export class RunLoop {
 				const starts = this.#deps.store.batch(() => {
 					for (const item of settled) this.#commit(item);
 					this.#abandonPastDeadline();
-					return this.#stopping ? [] : this.#fill();
+					if (this.#stopping) return [];
+					this.#admitApproved();
+					const filled = this.#fill();
+					this.#markWaiting(filled.length);
+					return filled;
 				});
 				for (const start of starts) this.#launch(start);
-				if (this.#running.size === 0 && this.#backoffs.size === 0 && (this.#stopping || this.#slots.ready === 0)) break;
+				const idle = this.#running.size === 0 && this.#backoffs.size === 0;
+				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#awaiting.size === 0))) break;
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -181,6 +190,15 @@ export class RunLoop {
 		for (;;) {
 			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
 			if (i === undefined) return starts;
+			const spec = this.#specs[i] as TaskSpec;
+			if (spec.approval && !this.#deps.store.isApproved(this.#lease.runId, spec.id)) {
+				this.#slots.release(i);
+				const what = `waits for approval: crew approve ${this.#lease.runId} (or crew reject ${this.#lease.runId} --reason …)`;
+				this.#deps.store.awaitApproval(this.#lease, spec.id, what);
+				this.#status[i] = TaskStatus.Waiting;
+				this.#awaiting.add(i);
+				continue;
+			}
 			const reservation = this.#budget.reservationFor(this.#specs[i]?.agent.maxTokens);
 			if (this.#budget.limited && !this.#budget.fits(reservation)) {
 				this.#slots.release(i);
@@ -193,6 +211,33 @@ export class RunLoop {
 			this.#budget.start(i, reservation);
 			starts.push(this.#record(i));
 		}
+	}
+
+	/** Approved tasks leave their gate and queue up. */
+	#admitApproved(): void {
+		if (this.#awaiting.size === 0) return;
+		const changes: TaskChange[] = [];
+		for (const id of this.#deps.store.approvedWaiting(this.#lease.runId)) {
+			const i = this.#dag.indexOf.get(id);
+			if (i === undefined || !this.#awaiting.delete(i)) continue;
+			this.#status[i] = TaskStatus.Queued;
+			this.#slots.requeue(i);
+			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "dispatch" });
+		}
+		this.#deps.store.transitionTasks(this.#lease, changes);
+	}
+
+	/** The run reads `waiting` while approval is all it waits for, and `running` again after. */
+	#markWaiting(started: number): void {
+		const waiting =
+			this.#awaiting.size > 0 &&
+			started === 0 &&
+			this.#running.size === 0 &&
+			this.#backoffs.size === 0 &&
+			this.#slots.ready === 0;
+		if (waiting === this.#waiting) return;
+		this.#deps.store.setWaiting(this.#lease, waiting);
+		this.#waiting = waiting;
 	}
 
 	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
@@ -540,7 +585,7 @@ export class RunLoop {
 		const leftover: TaskChange[] = [];
 		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
 		for (let i = 0; i < this.#status.length; i++) {
-			if (this.#status[i] !== TaskStatus.Queued) continue;
+			if (this.#status[i] !== TaskStatus.Queued && this.#status[i] !== TaskStatus.Waiting) continue;
 			const to = cancelling ? TaskStatus.Cancelled : TaskStatus.Skipped;
 			this.#status[i] = to;
 			const error = this.#stopMessage || "not started: a dependency did not complete";

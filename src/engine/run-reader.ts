@@ -16,6 +16,8 @@ export function presentRun(snapshot: RunSnapshot, now: number, staleAfterMs = DE
 	const { run } = snapshot;
 	const active = run.status === RunStatus.Running || run.status === RunStatus.Waiting;
 	if (!active || !run.lease || isLeaseHolderAlive(run.lease, now, staleAfterMs)) return snapshot;
+	// A run waiting for approval has nothing running: it stays waiting, and approving it starts a runner.
+	if (run.status === RunStatus.Waiting) return snapshot;
 	return {
 		run: { ...run, status: RunStatus.Interrupted, error: run.error ?? `runner pid ${run.lease.pid} is gone` },
 		tasks: snapshot.tasks.map((t) =>

@@ -100,4 +100,9 @@ CREATE TABLE artifacts (
 		name: "the model of each attempt",
 		sql: "ALTER TABLE attempts ADD COLUMN model TEXT;",
 	},
+	{
+		version: 3,
+		name: "approval of gated tasks",
+		sql: "ALTER TABLE tasks ADD COLUMN approved_at TEXT;",
+	},
 ];

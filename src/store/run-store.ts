@@ -237,7 +237,49 @@ export class RunStore {
 		return this.#s.cancelRequested.get(runId)?.cancel_requested ?? null;
 	}
 
-	/** Moves a queued task to running and records its new attempt; returns the attempt. */
+	/**
+	 * Approves every task of the run that waits for approval, from any process; the runner (or
+	 * the next one) lets them start. Returns their ids.
+	 */
+	approve(runId: string): string[] {
+		return this.#write(() => {
+			const waiting = this.#s.waitingTasks.all(runId).map((row) => row.id);
+			if (waiting.length === 0) return [];
+			this.#s.approveTasks.run(this.#iso(), runId);
+			this.#event(runId, "approval.granted", null, { tasks: waiting });
+			return waiting;
+		});
+	}
+
+	/** Whether the task's gate was approved. */
+	isApproved(runId: string, taskId: string): boolean {
+		return this.#s.approvedAt.get(runId, taskId)?.approved_at != null;
+	}
+
+	/** The run's waiting tasks that have been approved since. */
+	approvedWaiting(runId: string): string[] {
+		return this.#s.approvedWaiting.all(runId).map((row) => row.id);
+	}
+
+	/** A task reached its approval gate: it waits, and the event says what awaits approval. */
+	awaitApproval(lease: Lease, taskId: string, what: string): void {
+		this.#write(() => {
+			this.#fence(lease);
+			this.#moveTask(lease.runId, { taskId, to: "waiting", cause: "dispatch", error: what });
+			this.#event(lease.runId, "approval.requested", taskId, { what });
+		});
+	}
+
+	/** The run has nothing to do but wait for approval (`waiting`), or has work again (`running`). */
+	setWaiting(lease: Lease, waiting: boolean): void {
+		this.#write(() => {
+			this.#fence(lease);
+			const from = this.#s.runStatus.get(lease.runId)?.status;
+			const to = waiting ? RunStatus.Waiting : RunStatus.Running;
+			if (from !== to) this.#moveRun(lease.runId, to, "dispatch", null);
+		});
+	}
+
 	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
 	startAttempt(lease: Lease, taskId: string, runtime: string, model?: string): { id: number; number: number } {
 		return this.#write(() => {
@@ -422,6 +464,19 @@ function prepare(db: Db) {
 		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
 		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
 		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
+		waitingTasks: db.prepare(
+			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL ORDER BY idx",
+		) as Statement<[string], { id: string }>,
+		approveTasks: db.prepare(
+			"UPDATE tasks SET approved_at = ? WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL",
+		),
+		approvedAt: db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?") as Statement<
+			[string, string],
+			{ approved_at: string | null }
+		>,
+		approvedWaiting: db.prepare(
+			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
+		) as Statement<[string], { id: string }>,
 		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
 			[string],
 			{ cancel_requested: string | null }

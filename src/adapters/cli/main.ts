@@ -102,6 +102,20 @@ function program(setExit: (code: number) => void): Command {
 		.action(async (runId: string) => exit((await runs()).cancelCommand(runId)));
 
 	cli
+		.command("approve")
+		.description("let the tasks a run waits for start; starts a runner if none is left")
+		.argument("<runId>")
+		.option("--json", "print {runId, status} as the last line of stdout")
+		.action(async (runId: string, options: JsonOption) => exit((await runs()).approveCommand(runId, options)));
+
+	cli
+		.command("reject")
+		.description("refuse what a run waits for: the run is cancelled with your reason")
+		.argument("<runId>")
+		.requiredOption("--reason <text>", "why, recorded as the run's error")
+		.action(async (runId: string, options: { reason: string }) => exit((await runs()).rejectCommand(runId, options)));
+
+	cli
 		.command("status")
 		.description("a run and its tasks (default: the latest run)")
 		.argument("[runId]")

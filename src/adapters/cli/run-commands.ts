@@ -118,6 +118,33 @@ export async function retryCommand(runId: string, task: string, flags: OutputFla
 	}
 }
 
+/** Approves what the run waits for; with no live runner, starts one in the background. */
+export async function approveCommand(runId: string, flags: { json?: boolean }): Promise<number> {
+	checkId("run", runId);
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	try {
+		const { tasks, runnerAlive } = crew.approve(runId);
+		if (!flags.json) process.stdout.write(`approved: ${tasks.join(", ")}\n`);
+		if (!runnerAlive) return await detach(crew, runId, flags.json === true, []);
+		if (flags.json) process.stdout.write(`${JSON.stringify({ runId, status: crew.run(runId).status })}\n`);
+		return Exit.Ok;
+	} finally {
+		crew.close();
+	}
+}
+
+export async function rejectCommand(runId: string, flags: { reason: string }): Promise<number> {
+	checkId("run", runId);
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	try {
+		const status = await crew.reject(runId, flags.reason);
+		process.stdout.write(`run ${runId} ${status}: rejected: ${flags.reason.trim()}\n`);
+		return status === RunStatus.Cancelled ? Exit.Ok : Exit.Failed;
+	} finally {
+		crew.close();
+	}
+}
+
 export async function cancelCommand(runId: string): Promise<number> {
 	checkId("run", runId);
 	const crew = new Crew({ project: findProject(process.cwd()) });
