@@ -8,6 +8,7 @@ import type { TaskSpec } from "../../src/core/types.js";
 import { ArtifactFiles } from "../../src/store/artifact-files.js";
 import { type Db, openReader, openWriter } from "../../src/store/database.js";
 import type { Lease } from "../../src/store/lease.js";
+import { MIGRATIONS } from "../../src/store/migrations.js";
 import { currentProcess } from "../../src/store/process-identity.js";
 import { RunQueries } from "../../src/store/run-queries.js";
 import { RunStore } from "../../src/store/run-store.js";
@@ -63,7 +64,7 @@ test("the store uses WAL, foreign keys and records its migrations", () => {
 	open.push(db);
 	expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
 	expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
-	expect(db.prepare("SELECT version FROM migrations").all()).toEqual([{ version: 1 }, { version: 2 }]);
+	expect(db.prepare("SELECT version FROM migrations").all()).toEqual(MIGRATIONS.map(({ version }) => ({ version })));
 });
 
 test("a status change, its attempt record and its event commit together or not at all", () => {
