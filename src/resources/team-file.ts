@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { RoutingHints } from "../core/routing.js";
 import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface TeamRole {
@@ -19,6 +20,7 @@ export interface TeamResource {
 	readonly workspaceMode: "shared" | "worktree";
 	readonly maxConcurrency?: number;
 	readonly roles: readonly TeamRole[];
+	readonly hints: RoutingHints;
 	readonly file: string;
 }
 
@@ -79,6 +81,7 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			workspaceMode: mode === "worktree" ? "worktree" : "shared",
 			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
 			roles,
+			hints: { triggers: list(fields.triggers), useWhen: fields.useWhen ?? "", avoidWhen: fields.avoidWhen ?? "" },
 			file,
 		},
 		diagnostics,

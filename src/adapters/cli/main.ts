@@ -180,6 +180,13 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("recommend")
+		.description("the team and workflow whose routing hints fit a goal, and why")
+		.argument("<goal>")
+		.option("--json", "machine-readable output")
+		.action(async (goal: string, options: JsonOption) => exit((await resources()).recommendCommand(goal, options)));
+
+	cli
 		.command("validate")
 		.description("check every agent, team and workflow and how they refer to each other; exit 1 on errors")
 		.option("--json", "machine-readable output")

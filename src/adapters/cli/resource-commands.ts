@@ -3,6 +3,7 @@ import { resourceLayers, userResourceDirs } from "../../config/resource-layers.j
 import { TrustStore } from "../../config/trust.js";
 import { buildDag, criticalPath, levels } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { matchHints } from "../../core/routing.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { planRun } from "../../engine/planner.js";
 import { validateResources } from "../../engine/validate.js";
@@ -212,5 +213,50 @@ export async function trustCommand(flags: TrustFlags): Promise<number> {
 	}
 	store.trust(root);
 	process.stdout.write(`trusted: ${root}; crew will run the commands its own files define\n`);
+	return Exit.Ok;
+}
+
+/** The team (and its default workflow) whose routing hints fit the goal best, with the reason. */
+export async function recommendCommand(goal: string, options: { json?: boolean }): Promise<number> {
+	if (goal.trim() === "") throw new CrewError(ErrorCode.InvalidInput, "the goal is empty: say what the run is for");
+	const ranked = loader()
+		.list("team")
+		.items.flatMap(({ name, item }) =>
+			item ? [{ team: name, workflow: item.defaultWorkflow ?? null, match: matchHints(goal, item.hints), item }] : [],
+		)
+		.sort((a, b) => b.match.score - a.match.score || a.team.localeCompare(b.team));
+	const matched = ranked[0] && ranked[0].match.score > 0 ? ranked[0] : undefined;
+	const pick = matched ?? ranked.find((r) => r.team === "default") ?? ranked[0];
+	if (!pick) throw new CrewError(ErrorCode.NotFound, "no team to recommend: there are no teams");
+	const { match } = pick;
+	const reason = matched
+		? [
+				match.triggers.length > 0 ? `the goal mentions ${match.triggers.map((t) => `'${t}'`).join(", ")}` : "",
+				match.useWhen.length > 0 ? `it fits "${pick.item.hints.useWhen}"` : "",
+				match.avoidWhen.length > 0
+					? `though it shares ${match.avoidWhen.join(", ")} with "${pick.item.hints.avoidWhen}"`
+					: "",
+			]
+				.filter(Boolean)
+				.join("; ")
+		: `no team's hints match the goal; ${pick.team} is the general choice`;
+	const alternatives = ranked
+		.filter((r) => r !== pick && r.match.score > 0)
+		.slice(0, 3)
+		.map((r) => ({ team: r.team, workflow: r.workflow, score: r.match.score }));
+	if (options.json) {
+		const out = { team: pick.team, workflow: pick.workflow, score: match.score, reason, alternatives };
+		process.stdout.write(`${JSON.stringify(out)}\n`);
+		return Exit.Ok;
+	}
+	const workflow = pick.workflow ? ` --workflow ${pick.workflow}` : "";
+	const lines = [
+		`team ${pick.team}${pick.workflow ? `, workflow ${pick.workflow}` : ""}: ${reason}`,
+		`  run it: crew run ${JSON.stringify(goal)} --team ${pick.team}${workflow}`,
+	];
+	if (alternatives.length > 0) {
+		lines.push(`  also: ${alternatives.map((a) => `${a.team} (score ${a.score})`).join(", ")}`);
+	}
+	process.stdout.write(`${lines.join("\n")}\n`);
 	return Exit.Ok;
 }
