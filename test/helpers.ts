@@ -77,6 +77,10 @@ export class TestRepo {
 	starts(task?: string): LogEntry[] {
 		return this.entries().filter((e) => e.event === "start" && (task === undefined || e.task === task));
 	}
+
+	ends(task?: string): LogEntry[] {
+		return this.entries().filter((e) => e.event === "end" && (task === undefined || e.task === task));
+	}
 }
 
 export interface LogEntry {

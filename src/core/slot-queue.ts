@@ -86,6 +86,13 @@ export class SlotQueue {
 		this.#ready.complete(i, eligible);
 	}
 
+	/** Counts task `i`, already running, against the limits: for a queue built while tasks run. */
+	occupy(i: number): void {
+		const role = this.#roles[i] ?? "";
+		this.#roleRunning.set(role, (this.#roleRunning.get(role) ?? 0) + 1);
+		this.#running++;
+	}
+
 	/** Puts a task back, e.g. when its retry backoff has elapsed. */
 	requeue(i: number): void {
 		this.#ready.push(i);

@@ -52,6 +52,14 @@ export interface TaskSpec {
 	readonly verify?: VerifySpec;
 	/** The task waits for a person's approval before it starts. */
 	readonly approval?: boolean;
+	/** A planner: its result's plan adds tasks to the run, run by these roles' agents. */
+	readonly expand?: ExpandSpec;
+}
+
+export interface ExpandSpec {
+	readonly roles: Readonly<Record<string, AgentSpec>>;
+	readonly maxPhaseTasks: number;
+	readonly maxTasks: number;
 }
 
 export interface RunOptions {

@@ -54,6 +54,12 @@ export interface Plan {
 	readonly projectCommands: readonly ProjectCommand[];
 }
 
+/** pi-crew's name for a planner step's output: such a step's plan expands the run. */
+const ADAPTIVE_PLAN_OUTPUT = "adaptive-plan.json";
+/** Tasks one phase of an adaptive plan may have (pi-crew's cap), and the whole plan. */
+const MAX_PHASE_TASKS = 12;
+const MAX_PLANNED_TASKS = 48;
+
 /** Tasks running at once when neither the command, the team nor the workflow says. */
 export const DEFAULT_CONCURRENCY = 4;
 const FAILURE_POLICIES: readonly string[] = ["drain", "continue", "abort"];
@@ -118,6 +124,25 @@ export function planRun(
 		};
 	});
 
+	const expanded = tasks.map((task, k) => {
+		const step = workflow.item.steps[k] as WorkflowStep;
+		if (step.fields.expand !== "plan" && step.fields.output !== ADAPTIVE_PLAN_OUTPUT) return task;
+		const roles: Record<string, AgentSpec> = {};
+		if (team) {
+			for (const role of team.item.roles) {
+				roles[role.name] = resolveAgent(
+					{ ...step, role: role.name, fields: {} },
+					team.item,
+					input,
+					loader,
+					agents,
+					diagnostics,
+				);
+			}
+		} else for (const t of tasks) roles[t.role] = t.agent;
+		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
+	});
+
 	const roleLimits: Record<string, number> = {};
 	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
 	return {
@@ -136,7 +161,7 @@ export function planRun(
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,
 		},
-		tasks,
+		tasks: expanded,
 		diagnostics,
 		projectCommands: projectCommands.filter(
 			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,

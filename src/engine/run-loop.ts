@@ -1,13 +1,14 @@
+import { readAdaptivePlan } from "../core/adaptive-plan.js";
 import { RunBudget } from "../core/budget.js";
 import { buildDag, type Dag } from "../core/dag.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
+import { DEFAULT_PROMPT_LIMITS, fillGoal, renderTaskPrompt } from "../core/prompt.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
+import type { AgentSpec, ArtifactRecord, ExpandSpec, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -47,11 +48,11 @@ export class RunLoop {
 	readonly #signal: AbortSignal | undefined;
 	readonly #run: RunRecord;
 	readonly #specs: TaskSpec[];
-	readonly #dag: Dag;
+	#dag: Dag;
 	readonly #status: TaskStatus[];
 	readonly #attempts: number[];
 	/** Attempts each task had when this runner took the run: retry budgets count from here. */
-	readonly #baseAttempts: readonly number[];
+	readonly #baseAttempts: number[];
 	/** Each task's place in its agent's model chain ([model, ...fallbackModels]) for its next attempt. */
 	readonly #modelIndex: number[];
 	readonly #budget: RunBudget;
@@ -63,7 +64,7 @@ export class RunLoop {
 	#waiting = false;
 	/** What a failed check printed, for each task whose next attempt should see it. */
 	readonly #evidence = new Map<number, string>();
-	readonly #slots: SlotQueue;
+	#slots: SlotQueue;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
 	readonly #settled: Settled[] = [];
@@ -88,13 +89,23 @@ export class RunLoop {
 		this.#baseAttempts = [...this.#attempts];
 		this.#modelIndex = tasks.map(() => 0);
 		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
-		this.#slots = new SlotQueue(
+		this.#slots = this.#slotQueue();
+	}
+
+	/**
+	 * The slots over the current graph: tasks already running hold theirs, and tasks waiting out a
+	 * retry backoff come back when it elapses, not before.
+	 */
+	#slotQueue(): SlotQueue {
+		const slots = new SlotQueue(
 			this.#dag,
 			this.#specs.map((spec) => spec.role),
 			this.#run.options,
 			(i) => this.#status[i] === TaskStatus.Completed,
-			(i) => this.#status[i] === TaskStatus.Queued && !this.#blocked(i),
+			(i) => this.#status[i] === TaskStatus.Queued && !this.#blocked(i) && !this.#backoffs.has(i),
 		);
+		for (const i of this.#running.keys()) slots.occupy(i);
+		return slots;
 	}
 
 	/** Runs until every task has settled or the run stops; returns the run's final status. */
@@ -211,6 +222,59 @@ export class RunLoop {
 			this.#budget.start(i, reservation);
 			starts.push(this.#record(i));
 		}
+	}
+
+	/**
+	 * A planner ended: its plan's tasks join the run, after the planner, and its dependents wait for
+	 * them too, committed with the planner's completion. An invalid plan fails the attempt with the
+	 * reasons, which its retry is given.
+	 */
+	#expand(i: number, live: LiveAttempt, result: WorkerResult, artifacts: ArtifactRecord[]): void {
+		const planner = this.#specs[i] as TaskSpec;
+		const expand = planner.expand as ExpandSpec;
+		const read = readAdaptivePlan(result.text, planner.id, new Set(this.#dag.ids), {
+			roles: Object.keys(expand.roles),
+			maxPhaseTasks: expand.maxPhaseTasks,
+			maxTasks: expand.maxTasks,
+		});
+		if ("errors" in read) {
+			const evidence = read.errors.join("\n");
+			const failure = { message: `invalid plan: ${read.errors.join("; ")}`, retryable: true, evidence };
+			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
+			return;
+		}
+		this.#settle(i, live, {
+			attemptStatus: "completed",
+			to: TaskStatus.Completed,
+			cause: "settle",
+			error: null,
+			result,
+			artifacts,
+		});
+		const added: TaskSpec[] = read.tasks.map((t) => ({
+			id: t.id,
+			stepId: t.id,
+			role: t.role,
+			agent: expand.roles[t.role] as AgentSpec,
+			text: fillGoal(t.text, this.#run.goal),
+			dependsOn: t.dependsOn,
+		}));
+		const ids = added.map((t) => t.id);
+		const dependents = (this.#dag.dependents[i] ?? []).map((d) => {
+			const spec = this.#specs[d] as TaskSpec;
+			this.#specs[d] = { ...spec, dependsOn: [...spec.dependsOn, ...ids] };
+			return { taskId: spec.id, dependsOn: this.#specs[d]?.dependsOn ?? [] };
+		});
+		this.#deps.store.expandRun(this.#lease, planner.id, added, dependents);
+		for (const spec of added) {
+			this.#specs.push(spec);
+			this.#status.push(TaskStatus.Queued);
+			this.#attempts.push(0);
+			this.#baseAttempts.push(0);
+			this.#modelIndex.push(0);
+		}
+		this.#dag = buildDag(this.#specs, `run ${this.#lease.runId}`);
+		this.#slots = this.#slotQueue();
 	}
 
 	/** Approved tasks leave their gate and queue up. */
@@ -400,7 +464,8 @@ export class RunLoop {
 			return;
 		}
 		const result = outcome.result as WorkerResult;
-		if (result.ok) {
+		if (result.ok && this.#specs[i]?.expand) this.#expand(i, live, result, artifacts);
+		else if (result.ok) {
 			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 			this.#settle(i, live, { ...ending, result, artifacts });
 			this.#slots.complete(i, (d) => this.#status[d] === TaskStatus.Queued);

@@ -238,6 +238,32 @@ export class RunStore {
 	}
 
 	/**
+	 * Adds a planner's tasks to its running run, after the tasks already there, and makes the
+	 * planner's dependents wait for them too: all in the caller's transaction with the planner's
+	 * completion, so a plan is either wholly in the run or not at all.
+	 */
+	expandRun(
+		lease: Lease,
+		plannerId: string,
+		tasks: readonly TaskSpec[],
+		dependents: readonly { readonly taskId: string; readonly dependsOn: readonly string[] }[],
+	): void {
+		this.#write(() => {
+			this.#fence(lease);
+			let idx = this.#s.nextIdx.get(lease.runId)?.next ?? 0;
+			for (const task of tasks) {
+				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
+				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(task));
+			}
+			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
+			this.#event(lease.runId, "plan.expanded", plannerId, {
+				tasks: tasks.map((t) => t.id),
+				dependents: dependents.map((d) => d.taskId),
+			});
+		});
+	}
+
+	/**
 	 * Approves every task of the run that waits for approval, from any process; the runner (or
 	 * the next one) lets them start. Returns their ids.
 	 */
@@ -453,6 +479,13 @@ function prepare(db: Db) {
 			"INSERT INTO tasks (run_id, idx, id, step_id, role, status) VALUES (?, ?, ?, ?, ?, 'queued')",
 		),
 		insertTaskData: db.prepare("INSERT INTO task_data (run_id, task_id, spec) VALUES (?, ?, ?)"),
+		nextIdx: db.prepare("SELECT coalesce(max(idx), -1) + 1 AS next FROM tasks WHERE run_id = ?") as Statement<
+			[string],
+			{ next: number }
+		>,
+		setDependsOn: db.prepare(
+			"UPDATE task_data SET spec = json_set(spec, '$.dependsOn', json(?)) WHERE run_id = ? AND task_id = ?",
+		),
 		runStatus: db.prepare("SELECT status FROM runs WHERE id = ?") as Statement<[string], { status: string }>,
 		moveRun: db.prepare("UPDATE runs SET status = ?, updated_at = ?, finished_at = ?, error = ? WHERE id = ?"),
 		takeLease: db.prepare(
