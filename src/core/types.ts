@@ -74,6 +74,8 @@ export interface RunOptions {
 	readonly retries: number;
 	/** Spending caps; a run without them spends what it needs. */
 	readonly budget?: BudgetLimits;
+	/** Tasks a planner adds wait for approval before the first of them starts. */
+	readonly approvePlan?: boolean;
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
 }

@@ -33,6 +33,8 @@ export interface PlanInput {
 	readonly retries?: number;
 	/** Spending caps of the run, and per-task reservations. */
 	readonly budget?: BudgetLimits;
+	/** Tasks a planner adds wait for approval before they start. */
+	readonly approvePlan?: boolean;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -158,6 +160,7 @@ export function planRun(
 			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
 			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
 			retries: input.retries ?? 2,
+			...(input.approvePlan ? { approvePlan: true } : {}),
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,
 		},

@@ -258,6 +258,8 @@ export class RunLoop {
 			agent: expand.roles[t.role] as AgentSpec,
 			text: fillGoal(t.text, this.#run.goal),
 			dependsOn: t.dependsOn,
+			// With --approve-plan, the plan's first tasks wait for a person, so nothing of it runs unseen.
+			...(this.#run.options.approvePlan && t.dependsOn.includes(planner.id) ? { approval: true } : {}),
 		}));
 		const ids = added.map((t) => t.id);
 		const dependents = (this.#dag.dependents[i] ?? []).map((d) => {

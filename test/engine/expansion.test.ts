@@ -96,3 +96,31 @@ test("a resumed run keeps its added tasks and never asks the planner again", asy
 		crew.close();
 	}
 });
+
+test("with approvePlan the added tasks wait for approval before any of them starts", async () => {
+	const repo = plannerRepo([phases(2, 1)]);
+	const crew = testCrew(repo);
+	try {
+		const runId = crew.create(crew.plan({ goal: "g", workflow: "adaptive", approvePlan: true }));
+		const running = crew.execute(runId);
+		await waitFor("the plan to wait for approval", () => crew.run(runId).status === "waiting");
+		const waiting = crew
+			.snapshot(runId)
+			.tasks.filter((t) => t.status === "waiting")
+			.map((t) => t.id);
+		expect(waiting).toEqual(["assess.1.1", "assess.1.2"]);
+		expect(repo.starts()).toHaveLength(0);
+		const other = testCrew(repo);
+		expect(other.approve(runId).tasks).toEqual(["assess.1.1", "assess.1.2"]);
+		other.close();
+		expect(await running).toBe("completed");
+		expect(
+			repo
+				.starts()
+				.map((e) => e.task)
+				.sort(),
+		).toEqual(["assess.1.1", "assess.1.2", "assess.2.1", "report"]);
+	} finally {
+		crew.close();
+	}
+});

@@ -72,6 +72,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", amount("dollar budget"))
 		.option("--reserve-tokens <n>", "tokens reserved per task whose agent sets no maxTokens", count("reservation", 0))
 		.option("--reserve-usd <amount>", "dollars reserved per task", amount("dollar reservation"))
+		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));

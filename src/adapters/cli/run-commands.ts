@@ -23,6 +23,7 @@ export interface RunFlags {
 	readonly budgetUsd?: number;
 	readonly reserveTokens?: number;
 	readonly reserveUsd?: number;
+	readonly approvePlan?: boolean;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -74,6 +75,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 				? { stallTimeoutMs: parseDuration("stall timeout", flags.stallTimeout) }
 				: {}),
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+			...(flags.approvePlan ? { approvePlan: true } : {}),
 			budget: {
 				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
 				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
