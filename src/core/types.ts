@@ -54,6 +54,18 @@ export interface TaskSpec {
 	readonly approval?: boolean;
 	/** A planner: its result's plan adds tasks to the run, run by these roles' agents. */
 	readonly expand?: ExpandSpec;
+	/** The run's `--until` check after iteration `iteration` of the workflow. */
+	readonly until?: UntilSpec;
+	/** Which pass of an `--until` loop the task belongs to; 1 when absent. */
+	readonly iteration?: number;
+	/** The planner whose plan added the task. */
+	readonly plannedBy?: string;
+}
+
+export interface UntilSpec {
+	readonly command: string;
+	readonly iteration: number;
+	readonly maxIterations: number;
 }
 
 export interface ExpandSpec {

@@ -35,6 +35,10 @@ export interface PlanInput {
 	readonly budget?: BudgetLimits;
 	/** Tasks a planner adds wait for approval before they start. */
 	readonly approvePlan?: boolean;
+	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
+	readonly until?: string;
+	/** Passes of the workflow an `until` loop may make. Default 3. */
+	readonly maxIterations?: number;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -145,6 +149,14 @@ export function planRun(
 		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
 	});
 
+	checkCount("max iterations", input.maxIterations, 1);
+	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
+	if (input.until !== undefined && expanded.some((t) => t.id === untilId(1))) {
+		throw invalid(`the workflow has a step '${untilId(1)}', the id of the --until check`);
+	}
+	const untilTasks: TaskSpec[] =
+		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded)];
+
 	const roleLimits: Record<string, number> = {};
 	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
 	return {
@@ -164,11 +176,32 @@ export function planRun(
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,
 		},
-		tasks: expanded,
+		tasks: [...expanded, ...untilTasks],
 		diagnostics,
 		projectCommands: projectCommands.filter(
 			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,
 		),
+	};
+}
+
+/** The id of an `--until` check after iteration `n`. */
+export function untilId(n: number): string {
+	return `until.${n}`;
+}
+
+/** The `--until` check after iteration `n`: the user's command, after every task without dependents. */
+export function untilTask(command: string, n: number, maxIterations: number, tasks: readonly TaskSpec[]): TaskSpec {
+	const sinks = tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
+	return {
+		id: untilId(n),
+		stepId: "until",
+		role: "until",
+		agent: { name: "until", runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
+		text: `Check that the goal is met: ${command}`,
+		dependsOn: sinks,
+		retries: 0,
+		until: { command, iteration: n, maxIterations },
+		...(n > 1 ? { iteration: n } : {}),
 	};
 }
 

@@ -8,7 +8,7 @@ import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { AgentSpec, ArtifactRecord, ExpandSpec, RunRecord, TaskSpec } from "../core/types.js";
+import type { AgentSpec, ArtifactRecord, ExpandSpec, RunRecord, TaskSpec, UntilSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -25,6 +25,7 @@ import {
 	type Start,
 	storeAttemptFiles,
 } from "./live-attempt.js";
+import { untilTask } from "./planner.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
 import { withVerification } from "./verified-runtime.js";
@@ -258,6 +259,7 @@ export class RunLoop {
 			agent: expand.roles[t.role] as AgentSpec,
 			text: fillGoal(t.text, this.#run.goal),
 			dependsOn: t.dependsOn,
+			plannedBy: planner.id,
 			// With --approve-plan, the plan's first tasks wait for a person, so nothing of it runs unseen.
 			...(this.#run.options.approvePlan && t.dependsOn.includes(planner.id) ? { approval: true } : {}),
 		}));
@@ -268,6 +270,33 @@ export class RunLoop {
 			return { taskId: spec.id, dependsOn: this.#specs[d]?.dependsOn ?? [] };
 		});
 		this.#deps.store.expandRun(this.#lease, planner.id, added, dependents);
+		this.#addTasks(added);
+	}
+
+	/**
+	 * An `--until` check failed with iterations left: the workflow's own steps run again as
+	 * iteration n+1, each told what the check printed, followed by the next check.
+	 */
+	#nextIteration(i: number, evidence: string): void {
+		const check = this.#specs[i] as TaskSpec;
+		const until = check.until as UntilSpec;
+		const n = until.iteration + 1;
+		const steps = this.#specs.filter((s) => (s.iteration ?? 1) === 1 && !s.until && !s.plannedBy);
+		const copies: TaskSpec[] = steps.map(({ approval, ...s }) => ({
+			...s,
+			...(approval ? { approval } : {}),
+			id: `${s.id}.${n}`,
+			dependsOn: s.dependsOn.map((d) => `${d}.${n}`),
+			text: withCheckEvidence(s.text, evidence, 4000, `The goal is not met yet (pass ${n} of ${until.maxIterations})`),
+			iteration: n,
+		}));
+		const added = [...copies, untilTask(until.command, n, until.maxIterations, copies)];
+		this.#deps.store.expandRun(this.#lease, check.id, added, [], "until.iteration");
+		this.#addTasks(added);
+	}
+
+	/** New tasks join the loop's state after the ones there; the graph and the slots are rebuilt. */
+	#addTasks(added: readonly TaskSpec[]): void {
 		for (const spec of added) {
 			this.#specs.push(spec);
 			this.#status.push(TaskStatus.Queued);
@@ -277,6 +306,12 @@ export class RunLoop {
 		}
 		this.#dag = buildDag(this.#specs, `run ${this.#lease.runId}`);
 		this.#slots = this.#slotQueue();
+	}
+
+	/** A failed `--until` check that a later pass of the workflow answered. */
+	#superseded(i: number): boolean {
+		const until = this.#specs[i]?.until;
+		return until !== undefined && this.#specs.some((s) => (s.until?.iteration ?? 0) > until.iteration);
 	}
 
 	/** Approved tasks leave their gate and queue up. */
@@ -466,8 +501,23 @@ export class RunLoop {
 			return;
 		}
 		const result = outcome.result as WorkerResult;
+		const until = this.#specs[i]?.until;
 		if (result.ok && this.#specs[i]?.expand) this.#expand(i, live, result, artifacts);
-		else if (result.ok) {
+		else if (!result.ok && until && until.iteration < until.maxIterations && !this.#stopping) {
+			const error = `the goal is not met yet: ${result.error?.message ?? "the check failed"}`;
+			this.#settle(i, live, {
+				attemptStatus: "failed",
+				to: TaskStatus.Failed,
+				cause: "settle",
+				error,
+				result,
+				artifacts,
+			});
+			this.#nextIteration(i, result.text);
+		} else if (!result.ok && until) {
+			const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
+			this.#fail(i, live, { attemptStatus: "failed", failure: { message, retryable: false }, result, artifacts });
+		} else if (result.ok) {
 			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 			this.#settle(i, live, { ...ending, result, artifacts });
 			this.#slots.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
@@ -664,9 +714,9 @@ export class RunLoop {
 		if (this.#stopping === "cancel") {
 			final = RunStatus.Cancelled;
 			error = this.#stopMessage;
-		} else if (this.#status.some((s) => s !== TaskStatus.Completed)) {
+		} else if (this.#status.some((s, i) => s !== TaskStatus.Completed && !this.#superseded(i))) {
 			final = RunStatus.Failed;
-			const open = this.#status.filter((s) => s !== TaskStatus.Completed).length;
+			const open = this.#status.filter((s, i) => s !== TaskStatus.Completed && !this.#superseded(i)).length;
 			error =
 				this.#budgetStop ??
 				this.#firstFailure ??

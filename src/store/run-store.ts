@@ -247,6 +247,7 @@ export class RunStore {
 		plannerId: string,
 		tasks: readonly TaskSpec[],
 		dependents: readonly { readonly taskId: string; readonly dependsOn: readonly string[] }[],
+		eventType = "plan.expanded",
 	): void {
 		this.#write(() => {
 			this.#fence(lease);
@@ -256,7 +257,7 @@ export class RunStore {
 				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(task));
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
-			this.#event(lease.runId, "plan.expanded", plannerId, {
+			this.#event(lease.runId, eventType, plannerId, {
 				tasks: tasks.map((t) => t.id),
 				dependents: dependents.map((d) => d.taskId),
 			});

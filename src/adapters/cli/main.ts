@@ -73,6 +73,8 @@ function program(setExit: (code: number) => void): Command {
 		.option("--reserve-tokens <n>", "tokens reserved per task whose agent sets no maxTokens", count("reservation", 0))
 		.option("--reserve-usd <amount>", "dollars reserved per task", amount("dollar reservation"))
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
+		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
+		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));

@@ -24,6 +24,8 @@ export interface RunFlags {
 	readonly reserveTokens?: number;
 	readonly reserveUsd?: number;
 	readonly approvePlan?: boolean;
+	readonly until?: string;
+	readonly maxIterations?: number;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -76,6 +78,8 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 				: {}),
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
 			...(flags.approvePlan ? { approvePlan: true } : {}),
+			...(flags.until !== undefined ? { until: flags.until } : {}),
+			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			budget: {
 				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
 				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
