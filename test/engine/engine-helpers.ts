@@ -16,7 +16,7 @@ export interface Outcome {
 }
 
 /** Options that keep engine tests quick: fast polling, short backoff without jitter, short grace. */
-export function testCrew(repo: TestRepo, engine: Partial<EngineOptions> = {}): Crew {
+export function testCrew(repo: TestRepo, engine: Partial<EngineOptions> & { runtimes?: RuntimeRegistry } = {}): Crew {
 	return new Crew({
 		project: projectAt(repo.dir),
 		runtimes: RuntimeRegistry.standard({ graceMs: 500 }),
@@ -29,7 +29,7 @@ export function testCrew(repo: TestRepo, engine: Partial<EngineOptions> = {}): C
 export async function runWorkflow(
 	repo: TestRepo,
 	input: Omit<PlanInput, "goal"> & { goal?: string },
-	options: { engine?: Partial<EngineOptions>; signal?: AbortSignal; onRunId?: (id: string) => void } = {},
+	options: { engine?: Partial<EngineOptions> & { runtimes?: RuntimeRegistry }; signal?: AbortSignal; onRunId?: (id: string) => void } = {},
 ): Promise<Outcome> {
 	const crew = testCrew(repo, options.engine);
 	try {
