@@ -29,7 +29,11 @@ export function testCrew(repo: TestRepo, engine: Partial<EngineOptions> & { runt
 export async function runWorkflow(
 	repo: TestRepo,
 	input: Omit<PlanInput, "goal"> & { goal?: string },
-	options: { engine?: Partial<EngineOptions> & { runtimes?: RuntimeRegistry }; signal?: AbortSignal; onRunId?: (id: string) => void } = {},
+	options: {
+		engine?: Partial<EngineOptions> & { runtimes?: RuntimeRegistry };
+		signal?: AbortSignal;
+		onRunId?: (id: string) => void;
+	} = {},
 ): Promise<Outcome> {
 	const crew = testCrew(repo, options.engine);
 	try {
