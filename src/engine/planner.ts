@@ -11,6 +11,7 @@ import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { untilId, untilTask } from "./run-growth.js";
 
 export interface PlanInput {
 	readonly goal: string;
@@ -181,27 +182,6 @@ export function planRun(
 		projectCommands: projectCommands.filter(
 			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,
 		),
-	};
-}
-
-/** The id of an `--until` check after iteration `n`. */
-export function untilId(n: number): string {
-	return `until.${n}`;
-}
-
-/** The `--until` check after iteration `n`: the user's command, after every task without dependents. */
-export function untilTask(command: string, n: number, maxIterations: number, tasks: readonly TaskSpec[]): TaskSpec {
-	const sinks = tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
-	return {
-		id: untilId(n),
-		stepId: "until",
-		role: "until",
-		agent: { name: "until", runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
-		text: `Check that the goal is met: ${command}`,
-		dependsOn: sinks,
-		retries: 0,
-		until: { command, iteration: n, maxIterations },
-		...(n > 1 ? { iteration: n } : {}),
 	};
 }
 

@@ -1,14 +1,13 @@
-import { readAdaptivePlan } from "../core/adaptive-plan.js";
 import { RunBudget } from "../core/budget.js";
 import { buildDag, type Dag } from "../core/dag.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { DEFAULT_PROMPT_LIMITS, fillGoal, renderTaskPrompt } from "../core/prompt.js";
+import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { AgentSpec, ArtifactRecord, ExpandSpec, RunRecord, TaskSpec, UntilSpec } from "../core/types.js";
+import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -25,7 +24,7 @@ import {
 	type Start,
 	storeAttemptFiles,
 } from "./live-attempt.js";
-import { untilTask } from "./planner.js";
+import { nextPass, plannedTasks } from "./run-growth.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
 import { withVerification } from "./verified-runtime.js";
@@ -232,65 +231,30 @@ export class RunLoop {
 	 */
 	#expand(i: number, live: LiveAttempt, result: WorkerResult, artifacts: ArtifactRecord[]): void {
 		const planner = this.#specs[i] as TaskSpec;
-		const expand = planner.expand as ExpandSpec;
-		const read = readAdaptivePlan(result.text, planner.id, new Set(this.#dag.ids), {
-			roles: Object.keys(expand.roles),
-			maxPhaseTasks: expand.maxPhaseTasks,
-			maxTasks: expand.maxTasks,
-		});
-		if ("errors" in read) {
-			const evidence = read.errors.join("\n");
-			const failure = { message: `invalid plan: ${read.errors.join("; ")}`, retryable: true, evidence };
+		const planned = plannedTasks(planner, result.text, new Set(this.#dag.ids), this.#run);
+		if ("errors" in planned) {
+			const evidence = planned.errors.join("\n");
+			const failure = { message: `invalid plan: ${planned.errors.join("; ")}`, retryable: true, evidence };
 			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
 			return;
 		}
-		this.#settle(i, live, {
-			attemptStatus: "completed",
-			to: TaskStatus.Completed,
-			cause: "settle",
-			error: null,
-			result,
-			artifacts,
-		});
-		const added: TaskSpec[] = read.tasks.map((t) => ({
-			id: t.id,
-			stepId: t.id,
-			role: t.role,
-			agent: expand.roles[t.role] as AgentSpec,
-			text: fillGoal(t.text, this.#run.goal),
-			dependsOn: t.dependsOn,
-			plannedBy: planner.id,
-			// With --approve-plan, the plan's first tasks wait for a person, so nothing of it runs unseen.
-			...(this.#run.options.approvePlan && t.dependsOn.includes(planner.id) ? { approval: true } : {}),
-		}));
-		const ids = added.map((t) => t.id);
+		const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
+		this.#settle(i, live, { ...ending, result, artifacts });
+		const ids = planned.tasks.map((t) => t.id);
 		const dependents = (this.#dag.dependents[i] ?? []).map((d) => {
 			const spec = this.#specs[d] as TaskSpec;
-			this.#specs[d] = { ...spec, dependsOn: [...spec.dependsOn, ...ids] };
-			return { taskId: spec.id, dependsOn: this.#specs[d]?.dependsOn ?? [] };
+			const dependsOn = [...spec.dependsOn, ...ids];
+			this.#specs[d] = { ...spec, dependsOn };
+			return { taskId: spec.id, dependsOn };
 		});
-		this.#deps.store.expandRun(this.#lease, planner.id, added, dependents);
-		this.#addTasks(added);
+		this.#deps.store.expandRun(this.#lease, planner.id, planned.tasks, dependents);
+		this.#addTasks(planned.tasks);
 	}
 
-	/**
-	 * An `--until` check failed with iterations left: the workflow's own steps run again as
-	 * iteration n+1, each told what the check printed, followed by the next check.
-	 */
+	/** An `--until` check failed with passes left: the workflow runs again, told what the check printed. */
 	#nextIteration(i: number, evidence: string): void {
 		const check = this.#specs[i] as TaskSpec;
-		const until = check.until as UntilSpec;
-		const n = until.iteration + 1;
-		const steps = this.#specs.filter((s) => (s.iteration ?? 1) === 1 && !s.until && !s.plannedBy);
-		const copies: TaskSpec[] = steps.map(({ approval, ...s }) => ({
-			...s,
-			...(approval ? { approval } : {}),
-			id: `${s.id}.${n}`,
-			dependsOn: s.dependsOn.map((d) => `${d}.${n}`),
-			text: withCheckEvidence(s.text, evidence, 4000, `The goal is not met yet (pass ${n} of ${until.maxIterations})`),
-			iteration: n,
-		}));
-		const added = [...copies, untilTask(until.command, n, until.maxIterations, copies)];
+		const added = nextPass(this.#specs, check, evidence);
 		this.#deps.store.expandRun(this.#lease, check.id, added, [], "until.iteration");
 		this.#addTasks(added);
 	}

@@ -1,0 +1,79 @@
+import { readAdaptivePlan } from "../core/adaptive-plan.js";
+import { fillGoal } from "../core/prompt.js";
+import type { AgentSpec, RunRecord, TaskSpec } from "../core/types.js";
+import { withCheckEvidence } from "../core/verdict.js";
+
+/** The id of an `--until` check after pass `n`. */
+export function untilId(n: number): string {
+	return `until.${n}`;
+}
+
+/** The `--until` check after pass `n`: the user's command, after every task without dependents. */
+export function untilTask(command: string, n: number, maxIterations: number, tasks: readonly TaskSpec[]): TaskSpec {
+	const sinks = tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
+	return {
+		id: untilId(n),
+		stepId: "until",
+		role: "until",
+		agent: { name: "until", runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
+		text: `Check that the goal is met: ${command}`,
+		dependsOn: sinks,
+		retries: 0,
+		until: { command, iteration: n, maxIterations },
+		...(n > 1 ? { iteration: n } : {}),
+	};
+}
+
+/**
+ * The tasks a planner's result adds to its run, run by its roles' agents, or why it adds none.
+ * With `approvePlan`, the plan's first tasks wait for a person, so nothing of it runs unseen.
+ */
+export function plannedTasks(
+	planner: TaskSpec,
+	result: string,
+	existingIds: ReadonlySet<string>,
+	run: RunRecord,
+): { tasks: TaskSpec[] } | { errors: string[] } {
+	const expand = planner.expand;
+	if (!expand) return { errors: [`step '${planner.id}' is not a planner`] };
+	const read = readAdaptivePlan(result, planner.id, existingIds, {
+		roles: Object.keys(expand.roles),
+		maxPhaseTasks: expand.maxPhaseTasks,
+		maxTasks: expand.maxTasks,
+	});
+	if ("errors" in read) return read;
+	return {
+		tasks: read.tasks.map((t) => ({
+			id: t.id,
+			stepId: t.id,
+			role: t.role,
+			agent: expand.roles[t.role] as AgentSpec,
+			text: fillGoal(t.text, run.goal),
+			dependsOn: t.dependsOn,
+			plannedBy: planner.id,
+			...(run.options.approvePlan && t.dependsOn.includes(planner.id) ? { approval: true } : {}),
+		})),
+	};
+}
+
+/**
+ * The next pass of an `--until` loop after `check` failed: the workflow's own steps (not the
+ * tasks planners added, which the copied planners add again) as `<step>.<n>`, each told what the
+ * check printed, then the next check.
+ */
+export function nextPass(specs: readonly TaskSpec[], check: TaskSpec, evidence: string): TaskSpec[] {
+	const until = check.until;
+	if (!until) return [];
+	const n = until.iteration + 1;
+	const heading = `The goal is not met yet (pass ${n} of ${until.maxIterations})`;
+	const copies = specs
+		.filter((s) => (s.iteration ?? 1) === 1 && !s.until && !s.plannedBy)
+		.map((s) => ({
+			...s,
+			id: `${s.id}.${n}`,
+			dependsOn: s.dependsOn.map((d) => `${d}.${n}`),
+			text: withCheckEvidence(s.text, evidence, 4000, heading),
+			iteration: n,
+		}));
+	return [...copies, untilTask(until.command, n, until.maxIterations, copies)];
+}
