@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { ensureCrewDir, findProject } from "../../config/project.js";
+import { loadSettings } from "../../config/settings.js";
 import { parseDuration } from "../../core/duration.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
@@ -81,6 +82,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			budget: {
+				...loadSettings(crew.project).budget,
 				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
 				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
 				...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
