@@ -60,6 +60,8 @@ export interface TaskSpec {
 	readonly iteration?: number;
 	/** The planner whose plan added the task. */
 	readonly plannedBy?: string;
+	/** The task works in a git worktree of its own. */
+	readonly worktree?: boolean;
 }
 
 export interface UntilSpec {
@@ -88,6 +90,10 @@ export interface RunOptions {
 	readonly budget?: BudgetLimits;
 	/** Tasks a planner adds wait for approval before the first of them starts. */
 	readonly approvePlan?: boolean;
+	/** `worktree`: every task works in a git worktree of its own. Default `shared`. */
+	readonly workspace?: "shared" | "worktree";
+	/** The commit worktrees start from: the repository's HEAD when the run was created. */
+	readonly baseCommit?: string;
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
 }

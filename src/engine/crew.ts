@@ -17,6 +17,7 @@ import { isLeaseHolderAlive } from "../store/lease.js";
 import { currentProcess } from "../store/process-identity.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore, type TaskChange } from "../store/run-store.js";
+import { headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { RunLoop } from "./run-loop.js";
@@ -113,7 +114,8 @@ export class Crew {
 			);
 		}
 		const id = newRunId(this.#options.now());
-		this.#store.createRun({ id, ...plan });
+		const baseCommit = plan.tasks.some((t) => t.worktree) ? headCommit(this.project.root) : undefined;
+		this.#store.createRun({ id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } });
 		return id;
 	}
 
@@ -209,7 +211,13 @@ export class Crew {
 			throw error;
 		}
 		const loop = new RunLoop(
-			{ store: this.#store, files: this.files, runtimes: this.runtimes, options: this.#options },
+			{
+				store: this.#store,
+				files: this.files,
+				runtimes: this.runtimes,
+				options: this.#options,
+				worktrees: new Worktrees(this.project.root, this.project.crewDir),
+			},
 			lease,
 			options.signal,
 		);

@@ -36,6 +36,8 @@ export interface PlanInput {
 	readonly budget?: BudgetLimits;
 	/** Tasks a planner adds wait for approval before they start. */
 	readonly approvePlan?: boolean;
+	/** `worktree` gives every task a git worktree of its own; overrides the team's workspaceMode. */
+	readonly workspace?: "shared" | "worktree";
 	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
 	readonly until?: string;
 	/** Passes of the workflow an `until` loop may make. Default 3. */
@@ -102,6 +104,9 @@ export function planRun(
 		throw invalid(`invalid failure policy '${input.failure}': expected drain, continue or abort`);
 	}
 	if (input.runtime !== undefined) context.runtimes.get(input.runtime);
+	if (input.workspace !== undefined && input.workspace !== "shared" && input.workspace !== "worktree") {
+		throw invalid(`invalid workspace ${JSON.stringify(input.workspace)}: expected shared or worktree`);
+	}
 	if (input.model !== undefined && (typeof input.model !== "string" || input.model.trim() === "")) {
 		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
 	}
@@ -127,6 +132,7 @@ export function planRun(
 			dependsOn: step.dependsOn,
 			...stepLimits(step),
 			...verifyOf(step),
+			...(usesWorktree(step, input.workspace ?? team?.item.workspaceMode) ? { worktree: true } : {}),
 			...(step.fields.approval === "true" ? { approval: true } : {}),
 		};
 	});
@@ -174,6 +180,7 @@ export function planRun(
 			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
 			retries: input.retries ?? 2,
 			...(input.approvePlan ? { approvePlan: true } : {}),
+			...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,
 		},
@@ -266,6 +273,12 @@ function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: R
 			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
 		);
 	}
+}
+
+/** A step works in a worktree when it says so, or the run does and the step does not say no. */
+function usesWorktree(step: WorkflowStep, mode: "shared" | "worktree" | undefined): boolean {
+	const own = step.fields.worktree;
+	return own === "true" || (mode === "worktree" && own !== "false");
 }
 
 function verifyOf(step: WorkflowStep): Pick<TaskSpec, "verify"> {

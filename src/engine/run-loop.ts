@@ -11,10 +11,11 @@ import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/typ
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import type { WorkerEvent, WorkerFailure, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore, TaskChange } from "../store/run-store.js";
+import type { Worktrees } from "../workspace/worktrees.js";
 import type { EngineOptions } from "./engine-options.js";
 import {
 	type Ending,
@@ -28,12 +29,14 @@ import { nextPass, plannedTasks } from "./run-growth.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
 import { withVerification } from "./verified-runtime.js";
+import { inWorktree } from "./worktree-runtime.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
 	readonly files: ArtifactFiles;
 	readonly runtimes: RuntimeRegistry;
 	readonly options: EngineOptions;
+	readonly worktrees: Worktrees;
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
@@ -372,14 +375,8 @@ export class RunLoop {
 		const spec = this.#specs[start.index] as TaskSpec;
 		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
 		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
-		const { runtimes } = this.#deps;
-		const runtime = runtimes.get(start.runtime);
 		const live = new LiveAttempt({
-			// A dry run starts no agent, so there is no work to check.
-			runtime:
-				spec.verify && start.runtime !== "dry-run"
-					? withVerification(runtime, runtimes.get("command"), spec.verify)
-					: runtime,
+			runtime: this.#runtimeFor(spec, start.runtime),
 			attemptId: start.attemptId,
 			promptArtifact: start.promptArtifact,
 			request: start.request,
@@ -394,6 +391,20 @@ export class RunLoop {
 			this.#settled.push({ index: start.index, live, outcome });
 			this.#wake();
 		});
+	}
+
+	/**
+	 * The task's runtime, wrapped: checked by its verify, and in its own worktree in worktree mode.
+	 * A dry run starts no agent, so there is nothing to check and no work to keep.
+	 */
+	#runtimeFor(spec: TaskSpec, name: string): WorkerRuntime {
+		const { runtimes, worktrees } = this.#deps;
+		let runtime = runtimes.get(name);
+		if (name === "dry-run") return runtime;
+		if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
+		const base = this.#run.options.baseCommit;
+		if (spec.worktree && base) runtime = inWorktree(runtime, worktrees, base, spec.dependsOn);
+		return runtime;
 	}
 
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {

@@ -17,7 +17,7 @@ test("core has no node: imports and imports nothing outside core", () => {
 });
 
 test("imports point inward: lower layers never import adapters or the engine", () => {
-	const lower = ["core", "store", "resources", "runtimes", "config"];
+	const lower = ["core", "store", "resources", "runtimes", "config", "workspace"];
 	const offenders: string[] = [];
 	for (const layer of lower) {
 		const dir = join(ROOT, "src", layer);

@@ -72,6 +72,12 @@ function program(setExit: (code: number) => void): Command {
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", amount("dollar budget"))
 		.option("--reserve-tokens <n>", "tokens reserved per task whose agent sets no maxTokens", count("reservation", 0))
 		.option("--reserve-usd <amount>", "dollars reserved per task", amount("dollar reservation"))
+		.addOption(
+			new Option("--workspace <mode>", "worktree: each task works in a git worktree of its own").choices([
+				"shared",
+				"worktree",
+			]),
+		)
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))

@@ -25,6 +25,7 @@ export interface RunFlags {
 	readonly reserveTokens?: number;
 	readonly reserveUsd?: number;
 	readonly approvePlan?: boolean;
+	readonly workspace?: "shared" | "worktree";
 	readonly until?: string;
 	readonly maxIterations?: number;
 	readonly concurrency?: number;
@@ -79,6 +80,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 				: {}),
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
 			...(flags.approvePlan ? { approvePlan: true } : {}),
+			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			budget: {

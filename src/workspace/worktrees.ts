@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import { git, gitRun } from "./git.js";
+
+/** Where a task works in worktree mode, and the commit it started from. */
+export interface TaskWorkspace {
+	readonly path: string;
+	readonly branch: string;
+	/** The commit after its dependencies were merged: the task's own changes are what follows. */
+	readonly start: string;
+}
+
+export interface TaskChange {
+	/** The commit crew made of the task's changes; undefined when it changed nothing. */
+	readonly commit: string | undefined;
+	readonly stat: string;
+	readonly patch: string;
+}
+
+/** crew commits on the agents' behalf under its own name, whatever the user's git config says. */
+const AUTHOR = ["-c", "user.name=crew", "-c", "user.email=crew@localhost"];
+
+/** The leader repository's HEAD commit: where a run's worktrees start. */
+export function headCommit(root: string): string {
+	try {
+		return execFileSync("git", ["rev-parse", "--verify", "HEAD"], {
+			cwd: root,
+			encoding: "utf8",
+			stdio: "pipe",
+		}).trim();
+	} catch {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`worktree mode needs a git repository with at least one commit at ${root}; commit first, or run without worktrees`,
+		);
+	}
+}
+
+/**
+ * Git worktrees for the tasks of runs: `.crew/worktrees/<runId>/<taskId>` on the branch
+ * `crew-tasks/<runId>/<taskId>`, both built only from validated ids. Work is never thrown away: a
+ * worktree made again for a new attempt first has its changes committed and its branch kept as
+ * `crew-attempts/<runId>/<taskId>/<attempt>`.
+ */
+export class Worktrees {
+	readonly #root: string;
+	readonly #dir: string;
+
+	constructor(root: string, crewDir: string) {
+		this.#root = root;
+		this.#dir = join(crewDir, "worktrees");
+	}
+
+	branchOf(runId: string, taskId: string): string {
+		return `crew-tasks/${checkId("run", runId)}/${checkId("task", taskId)}`;
+	}
+
+	pathOf(runId: string, taskId: string): string {
+		return join(this.#dir, checkId("run", runId), checkId("task", taskId));
+	}
+
+	/**
+	 * A clean worktree for an attempt, from `base` with the branches of `dependencies` (those that
+	 * have one) merged in, so their changes reach this task. A conflict fails with its files.
+	 */
+	async prepare(
+		runId: string,
+		taskId: string,
+		attempt: number,
+		base: string,
+		dependencies: readonly string[],
+	): Promise<TaskWorkspace> {
+		const path = this.pathOf(runId, taskId);
+		const branch = this.branchOf(runId, taskId);
+		if (existsSync(path)) {
+			await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by an earlier attempt`);
+			await git(this.#root, ["worktree", "remove", "--force", path]);
+		}
+		if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
+			await git(this.#root, ["branch", "-M", branch, `crew-attempts/${runId}/${taskId}/${attempt - 1}`]);
+		}
+		await git(this.#root, ["worktree", "add", "--quiet", "-b", branch, path, base]);
+		for (const dep of dependencies) {
+			const depBranch = this.branchOf(runId, dep);
+			if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${depBranch}`])).code !== 0)
+				continue;
+			const merged = await gitRun(path, [...AUTHOR, "merge", "--no-edit", "--quiet", depBranch]);
+			if (merged.code !== 0) {
+				const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
+				await gitRun(path, ["merge", "--abort"]);
+				throw new CrewError(
+					ErrorCode.Conflict,
+					`the changes of ${dep} (${depBranch}) conflict with ${taskId}'s other dependencies in: ${files.join(", ")}`,
+				);
+			}
+		}
+		const start = (await git(path, ["rev-parse", "HEAD"])).trim();
+		return { path, branch, start };
+	}
+
+	/** Commits whatever the task changed on its branch, and describes the change since it started. */
+	async commit(workspace: TaskWorkspace, message: string): Promise<TaskChange> {
+		const commit = await this.#commitAll(workspace.path, message);
+		const range = `${workspace.start}..HEAD`;
+		const stat = await git(workspace.path, ["diff", "--stat", range]);
+		const patch = await git(workspace.path, ["diff", "--binary", range]);
+		return { commit, stat, patch };
+	}
+
+	/** Commits every change in the worktree; returns the commit, or undefined when there was none. */
+	async #commitAll(path: string, message: string): Promise<string | undefined> {
+		await git(path, ["add", "--all"]);
+		if ((await gitRun(path, ["diff", "--cached", "--quiet"])).code === 0) return undefined;
+		await git(path, [...AUTHOR, "commit", "--quiet", "--no-verify", "-m", message]);
+		return (await git(path, ["rev-parse", "HEAD"])).trim();
+	}
+}

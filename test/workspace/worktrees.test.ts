@@ -1,0 +1,82 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { runWorkflow } from "../engine/engine-helpers.js";
+import { TestRepo } from "../helpers.js";
+
+/** A test repository that is a real git repository with one commit. */
+function gitRepo(): TestRepo {
+	const repo = new TestRepo();
+	rmSync(join(repo.dir, ".git"), { recursive: true, force: true });
+	repo.writeFile("README.md", "a sample\n");
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, stdio: "pipe" });
+	git("init", "-q");
+	git("add", "README.md");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start");
+	return repo;
+}
+
+/** A command agent that runs `command` in its task's workspace. */
+function agent(repo: TestRepo, name: string, command: string): void {
+	repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+}
+
+/** The file `path` as branch `branch` holds it, or undefined. */
+function show(repo: TestRepo, branch: string, path: string): string | undefined {
+	try {
+		return execFileSync("git", ["show", `${branch}:${path}`], { cwd: repo.dir, encoding: "utf8", stdio: "pipe" });
+	} catch {
+		return undefined;
+	}
+}
+
+test("parallel tasks editing the same file in worktrees both keep their changes; dependents see them", async () => {
+	const repo = gitRepo();
+	agent(repo, "writer-a", "echo from-a >> notes.txt");
+	agent(repo, "writer-b", "echo from-b >> notes.txt");
+	agent(repo, "reader", "cat notes.txt > seen.txt; pwd > where.txt; echo $CREW_WORKSPACE >> where.txt");
+	repo.workflow("pair", [
+		{ id: "a", role: "writer-a" },
+		{ id: "b", role: "writer-b" },
+		{ id: "c", role: "reader", dependsOn: ["a"] },
+	]);
+	const outcome = await runWorkflow(repo, { workflow: "pair", workspace: "worktree" });
+	expect(outcome.status).toBe("completed");
+	const branch = (task: string) => `crew-tasks/${outcome.runId}/${task}`;
+	expect(show(repo, branch("a"), "notes.txt")).toBe("from-a\n");
+	expect(show(repo, branch("b"), "notes.txt")).toBe("from-b\n");
+	expect(show(repo, branch("c"), "seen.txt")).toBe("from-a\n");
+	const where = join(repo.dir, ".crew", "worktrees", outcome.runId, "c");
+	expect(show(repo, branch("c"), "where.txt")).toBe(`${where}\n${where}\n`);
+	// The leader's checkout and branch are untouched.
+	expect(existsSync(join(repo.dir, "notes.txt"))).toBe(false);
+	expect(execFileSync("git", ["branch", "--show-current"], { cwd: repo.dir, encoding: "utf8" }).trim()).toMatch(
+		/^(master|main)$/,
+	);
+	const dir = join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "a");
+	expect(readFileSync(join(dir, "attempt-1.patch"), "utf8")).toContain("+from-a");
+	expect(readFileSync(join(dir, "attempt-1.stat.txt"), "utf8")).toMatch(/notes\.txt \| 1 \+/);
+});
+
+test("a retried attempt starts from a clean worktree; the failed attempt's work is kept on a branch of its own", async () => {
+	const repo = gitRepo();
+	agent(repo, "flaky", 'if [ "$CREW_ATTEMPT" -lt 2 ]; then echo junk > junk.txt; exit 75; fi; echo good > good.txt');
+	repo.workflow("one", [{ id: "t", role: "flaky" }]);
+	const outcome = await runWorkflow(repo, { workflow: "one", workspace: "worktree" });
+	expect(outcome.status).toBe("completed");
+	expect(outcome.tasks.get("t")?.attempts).toBe(2);
+	const task = `crew-tasks/${outcome.runId}/t`;
+	expect(show(repo, task, "good.txt")).toBe("good\n");
+	expect(show(repo, task, "junk.txt")).toBeUndefined();
+	expect(show(repo, `crew-attempts/${outcome.runId}/t/1`, "junk.txt")).toBe("junk\n");
+});
+
+test("worktree mode needs a repository with a commit, and says so", async () => {
+	const repo = new TestRepo();
+	agent(repo, "w", "true");
+	repo.workflow("one", [{ id: "t", role: "w" }]);
+	await expect(runWorkflow(repo, { workflow: "one", workspace: "worktree" })).rejects.toThrow(
+		/worktree mode needs a git repository with at least one commit/,
+	);
+});
