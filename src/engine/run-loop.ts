@@ -155,7 +155,42 @@ export class RunLoop {
 		if (this.#stopping === "lease-lost") {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
+		if (this.#stopping !== "cancel") await this.#integrate();
 		return this.#finish();
+	}
+
+	/**
+	 * In worktree mode, the completed tasks' branches are merged, in dependency order, into
+	 * `crew/<runId>` when the run ends; how that went is an event. A conflict does not change what
+	 * the tasks did: it stops the integration and names the files.
+	 */
+	async #integrate(): Promise<void> {
+		const base = this.#run.options.baseCommit;
+		const done = this.#dag.order
+			.filter((i) => this.#status[i] === TaskStatus.Completed && this.#specs[i]?.worktree)
+			.map((i) => this.#id(i));
+		if (!base || done.length === 0) return;
+		const { store, worktrees } = this.#deps;
+		try {
+			const result = await worktrees.integrate(this.#lease.runId, base, done);
+			if (result.conflict) {
+				const { task, branch, files } = result.conflict;
+				store.appendEvent(this.#lease, "integration.conflict", task, {
+					branch: result.branch,
+					conflicting: branch,
+					files,
+					merged: result.merged,
+				});
+			} else {
+				store.appendEvent(this.#lease, "integration.done", null, {
+					branch: result.branch,
+					commit: result.commit,
+					merged: result.merged,
+				});
+			}
+		} catch (error) {
+			store.appendEvent(this.#lease, "integration.failed", null, { error: errorMessage(error) });
+		}
 	}
 
 	#checkRuntimes(): void {

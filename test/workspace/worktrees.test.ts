@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { runWorkflow } from "../engine/engine-helpers.js";
-import { TestRepo } from "../helpers.js";
+import { crew, TestRepo } from "../helpers.js";
 
 /** A test repository that is a real git repository with one commit. */
 function gitRepo(): TestRepo {
@@ -54,6 +54,10 @@ test("parallel tasks editing the same file in worktrees both keep their changes;
 	expect(execFileSync("git", ["branch", "--show-current"], { cwd: repo.dir, encoding: "utf8" }).trim()).toMatch(
 		/^(master|main)$/,
 	);
+	// Both wrote notes.txt: integrating b after a conflicts, and the event names the file.
+	const conflict = outcome.events.find((e) => e.type === "integration.conflict");
+	expect(conflict?.taskId).toBe("b");
+	expect(conflict?.data).toMatchObject({ branch: `crew/${outcome.runId}`, files: ["notes.txt"], merged: ["a"] });
 	const dir = join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "a");
 	expect(readFileSync(join(dir, "attempt-1.patch"), "utf8")).toContain("+from-a");
 	expect(readFileSync(join(dir, "attempt-1.stat.txt"), "utf8")).toMatch(/notes\.txt \| 1 \+/);
@@ -79,4 +83,31 @@ test("worktree mode needs a repository with a commit, and says so", async () => 
 	await expect(runWorkflow(repo, { workflow: "one", workspace: "worktree" })).rejects.toThrow(
 		/worktree mode needs a git repository with at least one commit/,
 	);
+});
+
+test("the run's integration branch holds every completed task's change; crew merge brings it in only on a clean tree", async () => {
+	const repo = gitRepo();
+	agent(repo, "maker", 'echo "$CREW_TASK_ID" > "$CREW_TASK_ID.txt"');
+	repo.workflow("three", [
+		{ id: "a", role: "maker" },
+		{ id: "b", role: "maker" },
+		{ id: "c", role: "maker", dependsOn: ["a"] },
+	]);
+	const outcome = await runWorkflow(repo, { workflow: "three", workspace: "worktree" });
+	expect(outcome.status).toBe("completed");
+	const done = outcome.events.find((e) => e.type === "integration.done");
+	expect(done?.data).toMatchObject({ branch: `crew/${outcome.runId}`, merged: ["a", "b", "c"] });
+	for (const task of ["a", "b", "c"]) expect(show(repo, `crew/${outcome.runId}`, `${task}.txt`)).toBe(`${task}\n`);
+	expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
+
+	repo.writeFile("README.md", "edited\n");
+	const dirty = await crew(repo.dir, ["merge", outcome.runId]);
+	expect(dirty.code).toBe(1);
+	expect(dirty.stderr).toMatch(/your work tree has changes \(README\.md\)/);
+	execFileSync("git", ["checkout", "--", "README.md"], { cwd: repo.dir });
+	const merged = await crew(repo.dir, ["merge", outcome.runId]);
+	expect(merged.code).toBe(0);
+	expect(merged.stdout).toMatch(new RegExp(`^merged crew/${outcome.runId} into (master|main)`));
+	for (const task of ["a", "b", "c"]) expect(readFileSync(join(repo.dir, `${task}.txt`), "utf8")).toBe(`${task}\n`);
+	expect((await crew(repo.dir, ["merge", "nope"])).stderr).toMatch(/run nope has no branch crew\/nope/);
 });

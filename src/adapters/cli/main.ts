@@ -105,6 +105,14 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("merge")
+		.description(
+			"merge a worktree run's integration branch crew/<runId> into your current branch (clean work tree only)",
+		)
+		.argument("<runId>")
+		.action(async (runId: string) => exit((await import("./workspace-commands.js")).mergeCommand(runId)));
+
+	cli
 		.command("cancel")
 		.description("cancel a run: its workers are ended and unfinished tasks cancelled")
 		.argument("<runId>")
