@@ -94,6 +94,8 @@ export interface RunOptions {
 	readonly workspace?: "shared" | "worktree";
 	/** The commit worktrees start from: the repository's HEAD when the run was created. */
 	readonly baseCommit?: string;
+	/** Worktree mode may start although the repository has uncommitted changes to tracked files. */
+	readonly allowDirty?: boolean;
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
 }

@@ -17,7 +17,7 @@ import { isLeaseHolderAlive } from "../store/lease.js";
 import { currentProcess } from "../store/process-identity.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore, type TaskChange } from "../store/run-store.js";
-import { headCommit, Worktrees } from "../workspace/worktrees.js";
+import { dirtyPaths, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { RunLoop } from "./run-loop.js";
@@ -53,12 +53,14 @@ export class Crew {
 	readonly #store: RunStore;
 	readonly #userDirs: readonly string[];
 	readonly #trusted: (root: string) => boolean;
+	readonly worktrees: Worktrees;
 
 	constructor(options: CrewOptions) {
 		const { project, runtimes, onEvent, userDirs, trusted, ...engine } = options;
 		this.project = project;
 		this.#userDirs = userDirs ?? userResourceDirs();
 		this.#trusted = trusted ?? ((root) => new TrustStore().isTrusted(root));
+		this.worktrees = new Worktrees(project.root, project.crewDir);
 		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
 		ensureCrewDir(project);
@@ -115,6 +117,13 @@ export class Crew {
 		}
 		const id = newRunId(this.#options.now());
 		const baseCommit = plan.tasks.some((t) => t.worktree) ? headCommit(this.project.root) : undefined;
+		const dirty = baseCommit && !plan.options.allowDirty ? dirtyPaths(this.project.root) : [];
+		if (dirty.length > 0) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`worktree mode starts from the last commit, and these tracked files have changes it would not see: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}; commit or stash them, or pass --allow-dirty`,
+			);
+		}
 		this.#store.createRun({ id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } });
 		return id;
 	}
@@ -216,7 +225,7 @@ export class Crew {
 				files: this.files,
 				runtimes: this.runtimes,
 				options: this.#options,
-				worktrees: new Worktrees(this.project.root, this.project.crewDir),
+				worktrees: this.worktrees,
 			},
 			lease,
 			options.signal,
@@ -242,6 +251,47 @@ export class Crew {
 		const runnerAlive =
 			run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
 		return { tasks, runnerAlive };
+	}
+
+	/**
+	 * Removes the worktrees of an ended run, committing what they hold to their branches first;
+	 * what cannot be committed is kept. `force` also takes a run whose runner is gone without
+	 * having ended it; a run with a live runner is never cleaned up.
+	 */
+	async cleanup(
+		runId: string,
+		force = false,
+	): Promise<{ removed: string[]; kept: { path: string; reason: string }[] }> {
+		const run = this.#queries.getRun(checkId("run", runId));
+		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
+		if (alive && !isTerminalRun(run.status)) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`run ${runId} is ${run.status} with a live runner; cancel it before cleaning up`,
+			);
+		}
+		if (!force && (!isTerminalRun(run.status) || run.status === RunStatus.Interrupted)) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`run ${runId} has not ended (${run.status}); resume or cancel it, or clean up with --force`,
+			);
+		}
+		return this.worktrees.cleanup(runId);
+	}
+
+	/** Cleans up every ended run that finished more than `ageMs` ago; returns what each left. */
+	async prune(ageMs: number): Promise<{ runId: string; removed: number; kept: { path: string; reason: string }[] }[]> {
+		const before = this.#options.now() - ageMs;
+		const old = this.#queries
+			.listRuns()
+			.filter((r) => isTerminalRun(r.status) && r.status !== RunStatus.Interrupted)
+			.filter((r) => r.finishedAt !== null && Date.parse(r.finishedAt) < before);
+		const pruned = [];
+		for (const run of old) {
+			const { removed, kept } = await this.worktrees.cleanup(run.id);
+			if (removed.length > 0 || kept.length > 0) pruned.push({ runId: run.id, removed: removed.length, kept });
+		}
+		return pruned;
 	}
 
 	/** Rejects what the run waits for: the run is cancelled, with the reason as its error. */

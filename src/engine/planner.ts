@@ -38,6 +38,8 @@ export interface PlanInput {
 	readonly approvePlan?: boolean;
 	/** `worktree` gives every task a git worktree of its own; overrides the team's workspaceMode. */
 	readonly workspace?: "shared" | "worktree";
+	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */
+	readonly allowDirty?: boolean;
 	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
 	readonly until?: string;
 	/** Passes of the workflow an `until` loop may make. Default 3. */
@@ -180,6 +182,7 @@ export function planRun(
 			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
 			retries: input.retries ?? 2,
 			...(input.approvePlan ? { approvePlan: true } : {}),
+			...(input.allowDirty ? { allowDirty: true } : {}),
 			...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,

@@ -13,6 +13,15 @@ export interface TaskWorkspace {
 	readonly start: string;
 }
 
+export interface TaskWorktree {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly path: string;
+	readonly branch: string;
+	/** It holds changes not committed yet. */
+	readonly dirty: boolean;
+}
+
 /** How integrating a run's task branches went: the branch, what was merged, and a conflict if any. */
 export interface Integration {
 	readonly branch: string;
@@ -45,6 +54,22 @@ export function headCommit(root: string): string {
 			`worktree mode needs a git repository with at least one commit at ${root}; commit first, or run without worktrees`,
 		);
 	}
+}
+
+/**
+ * Tracked files of the leader repository with changes, outside `.crew/`: work the worktrees would
+ * not see, since they start from the last commit. Untracked files do not count.
+ */
+export function dirtyPaths(root: string): string[] {
+	const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+		cwd: root,
+		encoding: "utf8",
+	});
+	return status
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => line.slice(3))
+		.filter((path) => !path.startsWith(".crew/"));
 }
 
 /**
@@ -152,11 +177,7 @@ export class Worktrees {
 				`run ${runId} has no branch ${branch}: runs in worktree mode get one when they end`,
 			);
 		}
-		const dirty = (await git(this.#root, ["status", "--porcelain", "--untracked-files=no"]))
-			.split("\n")
-			.filter(Boolean)
-			.map((line) => line.slice(3))
-			.filter((path) => !path.startsWith(".crew/"));
+		const dirty = dirtyPaths(this.#root);
 		if (dirty.length > 0) {
 			throw new CrewError(
 				ErrorCode.Conflict,
@@ -174,6 +195,43 @@ export class Worktrees {
 			);
 		}
 		return { branch, into, commit: (await git(this.#root, ["rev-parse", "HEAD"])).trim() };
+	}
+
+	/** The task worktrees crew made, of one run or all, and whether each has uncommitted changes. */
+	async list(runId?: string): Promise<TaskWorktree[]> {
+		const porcelain = await git(this.#root, ["worktree", "list", "--porcelain"]);
+		const found: TaskWorktree[] = [];
+		for (const block of porcelain.split("\n\n")) {
+			const path = /^worktree (.+)$/m.exec(block)?.[1];
+			if (!path?.startsWith(`${this.#dir}/`)) continue;
+			const [run, task] = path.slice(this.#dir.length + 1).split("/");
+			if (!run || !task || (runId !== undefined && run !== runId)) continue;
+			const branch = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? "(detached)";
+			const dirty = existsSync(path) && (await git(path, ["status", "--porcelain"])).trim() !== "";
+			found.push({ runId: run, taskId: task, path, branch, dirty });
+		}
+		return found;
+	}
+
+	/**
+	 * Removes a run's task worktrees. Uncommitted changes are committed to the task's branch
+	 * first; a worktree whose changes cannot be committed is kept and reported, never deleted.
+	 * Branches stay: they are the work.
+	 */
+	async cleanup(runId: string): Promise<{ removed: string[]; kept: { path: string; reason: string }[] }> {
+		const removed: string[] = [];
+		const kept: { path: string; reason: string }[] = [];
+		for (const tree of await this.list(runId)) {
+			try {
+				if (tree.dirty) await this.#commitAll(tree.path, `crew: run ${runId}, task ${tree.taskId}: kept at cleanup`);
+				await git(this.#root, ["worktree", "remove", tree.path]);
+				removed.push(tree.path);
+			} catch (error) {
+				kept.push({ path: tree.path, reason: error instanceof Error ? error.message : String(error) });
+			}
+		}
+		await gitRun(this.#root, ["worktree", "prune"]);
+		return { removed, kept };
 	}
 
 	/** Commits whatever the task changed on its branch, and describes the change since it started. */

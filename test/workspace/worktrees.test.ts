@@ -111,3 +111,41 @@ test("the run's integration branch holds every completed task's change; crew mer
 	for (const task of ["a", "b", "c"]) expect(readFileSync(join(repo.dir, `${task}.txt`), "utf8")).toBe(`${task}\n`);
 	expect((await crew(repo.dir, ["merge", "nope"])).stderr).toMatch(/run nope has no branch crew\/nope/);
 });
+
+test("cleanup and prune remove worktrees only after committing what they hold; a dirty repository is refused", async () => {
+	const repo = gitRepo();
+	agent(repo, "maker", 'echo "$CREW_TASK_ID" > "$CREW_TASK_ID.txt"');
+	repo.workflow("two", [
+		{ id: "a", role: "maker" },
+		{ id: "b", role: "maker" },
+	]);
+
+	repo.writeFile("README.md", "changed but not committed\n");
+	await expect(runWorkflow(repo, { workflow: "two", workspace: "worktree" })).rejects.toThrow(
+		/these tracked files have changes it would not see: README\.md; commit or stash them, or pass --allow-dirty/,
+	);
+	const outcome = await runWorkflow(repo, { workflow: "two", workspace: "worktree", allowDirty: true });
+	expect(outcome.status).toBe("completed");
+	execFileSync("git", ["checkout", "--", "README.md"], { cwd: repo.dir });
+
+	// Work left in a worktree after the run, by an agent or a person.
+	const tree = join(repo.dir, ".crew", "worktrees", outcome.runId, "a");
+	repo.writeFile(`.crew/worktrees/${outcome.runId}/a/left-behind.txt`, "do not lose me\n");
+	const listed = JSON.parse((await crew(repo.dir, ["worktrees", outcome.runId, "--json"])).stdout);
+	expect(listed.map((t: { taskId: string; dirty: boolean }) => [t.taskId, t.dirty])).toEqual([
+		["a", true],
+		["b", false],
+	]);
+	const cleaned = await crew(repo.dir, ["cleanup", outcome.runId]);
+	expect(cleaned.code).toBe(0);
+	expect(cleaned.stdout).toContain(`${outcome.runId}: 2 worktrees removed`);
+	expect(existsSync(tree)).toBe(false);
+	expect(show(repo, `crew-tasks/${outcome.runId}/a`, "left-behind.txt")).toBe("do not lose me\n");
+	expect((await crew(repo.dir, ["worktrees", "--json"])).stdout.trim()).toBe("[]");
+
+	const second = await runWorkflow(repo, { workflow: "two", workspace: "worktree" });
+	expect((await crew(repo.dir, ["prune", "--older-than", "1d"])).stdout).toMatch(/no ended run older than 1d/);
+	const pruned = await crew(repo.dir, ["prune", "--older-than", "0m"]);
+	expect(pruned.stdout).toContain(`${second.runId}: 2 worktrees removed`);
+	expect((await crew(repo.dir, ["prune", "--older-than", "soon"])).stderr).toMatch(/invalid age 'soon'/);
+});

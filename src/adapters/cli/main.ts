@@ -78,6 +78,7 @@ function program(setExit: (code: number) => void): Command {
 				"worktree",
 			]),
 		)
+		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
@@ -104,13 +105,38 @@ function program(setExit: (code: number) => void): Command {
 			exit((await runs()).retryCommand(runId, task, options)),
 		);
 
+	const workspaces = () => import("./workspace-commands.js");
+	cli
+		.command("worktrees")
+		.description("the task worktrees crew made here, their branches, and whether they hold uncommitted work")
+		.argument("[runId]")
+		.option("--json", "machine-readable output")
+		.action(async (runId: string | undefined, options: JsonOption) =>
+			exit((await workspaces()).worktreesCommand(runId, options)),
+		);
+
+	cli
+		.command("cleanup")
+		.description("remove an ended run's worktrees, committing what they hold to their branches first")
+		.argument("<runId>")
+		.option("--force", "also for a run whose runner is gone without having ended it")
+		.action(async (runId: string, options: { force?: boolean }) =>
+			exit((await workspaces()).cleanupCommand(runId, options)),
+		);
+
+	cli
+		.command("prune")
+		.description("clean up the worktrees of every run that ended longer ago than an age")
+		.requiredOption("--older-than <age>", "e.g. 30m, 12h, 7d")
+		.action(async (options: { olderThan: string }) => exit((await workspaces()).pruneCommand(options)));
+
 	cli
 		.command("merge")
 		.description(
 			"merge a worktree run's integration branch crew/<runId> into your current branch (clean work tree only)",
 		)
 		.argument("<runId>")
-		.action(async (runId: string) => exit((await import("./workspace-commands.js")).mergeCommand(runId)));
+		.action(async (runId: string) => exit((await workspaces()).mergeCommand(runId)));
 
 	cli
 		.command("cancel")

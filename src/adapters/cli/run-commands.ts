@@ -26,6 +26,7 @@ export interface RunFlags {
 	readonly reserveUsd?: number;
 	readonly approvePlan?: boolean;
 	readonly workspace?: "shared" | "worktree";
+	readonly allowDirty?: boolean;
 	readonly until?: string;
 	readonly maxIterations?: number;
 	readonly concurrency?: number;
@@ -81,6 +82,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
 			...(flags.approvePlan ? { approvePlan: true } : {}),
 			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
+			...(flags.allowDirty ? { allowDirty: true } : {}),
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			budget: {
