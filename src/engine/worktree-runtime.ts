@@ -21,6 +21,11 @@ export function inWorktree(
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
 			const workspace = await worktrees.prepare(request.runId, request.taskId, request.attempt, base, dependencies);
+			const recovery = `attempt-${request.attempt}.recovered.patch`;
+			if (workspace.recovered) {
+				mkdirSync(request.artifactDir, { recursive: true });
+				writeFileSync(join(request.artifactDir, recovery), workspace.recovered.patch);
+			}
 			const result = await inner.run({ ...request, cwd: workspace.path }, control);
 			const message = `crew: run ${request.runId}, task ${request.taskId}, attempt ${request.attempt}`;
 			const change = await worktrees.commit(workspace, message);
@@ -32,6 +37,7 @@ export function inWorktree(
 				...result,
 				artifacts: [
 					...result.artifacts,
+					...(workspace.recovered ? [{ name: `${request.artifactPrefix}/${recovery}`, kind: "recovery" }] : []),
 					{ name: `${request.artifactPrefix}/${name}.stat.txt`, kind: "stat" },
 					{ name: `${request.artifactPrefix}/${name}.patch`, kind: "patch" },
 				],

@@ -11,6 +11,8 @@ export interface TaskWorkspace {
 	readonly branch: string;
 	/** The commit after its dependencies were merged: the task's own changes are what follows. */
 	readonly start: string;
+	/** Work an earlier attempt left uncommitted (its runner died, say): kept on `branch`. */
+	readonly recovered?: { readonly branch: string; readonly patch: string };
 }
 
 export interface TaskWorktree {
@@ -108,13 +110,18 @@ export class Worktrees {
 	): Promise<TaskWorkspace> {
 		const path = this.pathOf(runId, taskId);
 		const branch = this.branchOf(runId, taskId);
+		const kept = `crew-attempts/${runId}/${taskId}/${attempt - 1}`;
+		let leftover: string | undefined;
 		if (existsSync(path)) {
-			await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by an earlier attempt`);
+			leftover = await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by attempt ${attempt - 1}`);
 			await git(this.#root, ["worktree", "remove", "--force", path]);
 		}
 		if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
-			await git(this.#root, ["branch", "-M", branch, `crew-attempts/${runId}/${taskId}/${attempt - 1}`]);
+			await git(this.#root, ["branch", "-M", branch, kept]);
 		}
+		const recovered = leftover
+			? { branch: kept, patch: await git(this.#root, ["show", "--format=", "--binary", leftover]) }
+			: undefined;
 		await git(this.#root, ["worktree", "add", "--quiet", "-b", branch, path, base]);
 		for (const dep of dependencies) {
 			const depBranch = this.branchOf(runId, dep);
@@ -131,7 +138,7 @@ export class Worktrees {
 			}
 		}
 		const start = (await git(path, ["rev-parse", "HEAD"])).trim();
-		return { path, branch, start };
+		return { path, branch, start, ...(recovered ? { recovered } : {}) };
 	}
 
 	/**

@@ -2,8 +2,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import { projectAt } from "../../src/config/project.js";
+import { Crew } from "../../src/engine/crew.js";
 import { runWorkflow } from "../engine/engine-helpers.js";
-import { crew, TestRepo } from "../helpers.js";
+import { crew, isAlive, TestRepo, waitFor } from "../helpers.js";
 
 /** A test repository that is a real git repository with one commit. */
 function gitRepo(): TestRepo {
@@ -148,4 +150,39 @@ test("cleanup and prune remove worktrees only after committing what they hold; a
 	const pruned = await crew(repo.dir, ["prune", "--older-than", "0m"]);
 	expect(pruned.stdout).toContain(`${second.runId}: 2 worktrees removed`);
 	expect((await crew(repo.dir, ["prune", "--older-than", "soon"])).stderr).toMatch(/invalid age 'soon'/);
+});
+
+test("after kill -9 of the runner mid-task, resume keeps the task's partial work and starts it again clean", async () => {
+	const repo = gitRepo();
+	agent(
+		repo,
+		"slow",
+		'echo partial > partial.txt; if [ "$CREW_ATTEMPT" -lt 2 ]; then sleep 30; fi; echo done > done.txt',
+	);
+	repo.workflow("one", [{ id: "t", role: "slow" }]);
+	const started = await crew(repo.dir, [
+		"run",
+		"g",
+		"--workflow",
+		"one",
+		"--workspace",
+		"worktree",
+		"--detach",
+		"--json",
+	]);
+	const { runId } = JSON.parse(started.stdout.trim().split("\n").pop() ?? "{}");
+	const partial = join(repo.dir, ".crew", "worktrees", runId, "t", "partial.txt");
+	await waitFor("the task's partial work", () => existsSync(partial));
+	const reader = new Crew({ project: projectAt(repo.dir) });
+	const pid = reader.run(runId).lease?.pid ?? 0;
+	reader.close();
+	process.kill(pid, "SIGKILL");
+	await waitFor("the runner to die", () => !isAlive(pid));
+
+	const resumed = await crew(repo.dir, ["resume", runId]);
+	expect(resumed.code).toBe(0);
+	expect(show(repo, `crew-attempts/${runId}/t/1`, "partial.txt")).toBe("partial\n");
+	expect(show(repo, `crew-tasks/${runId}/t`, "done.txt")).toBe("done\n");
+	const recovered = join(repo.dir, ".crew", "runs", runId, "tasks", "t", "attempt-2.recovered.patch");
+	expect(readFileSync(recovered, "utf8")).toContain("+partial");
 });
