@@ -62,6 +62,8 @@ export interface TaskSpec {
 	readonly plannedBy?: string;
 	/** The task works in a git worktree of its own. */
 	readonly worktree?: boolean;
+	/** Paths the task writes (files or folders); in a shared checkout, overlapping tasks take turns. */
+	readonly writes?: readonly string[];
 }
 
 export interface UntilSpec {

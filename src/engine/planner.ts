@@ -6,7 +6,7 @@ import { checkId } from "../core/ids.js";
 import { fillGoal } from "../core/prompt.js";
 import type { AgentSpec, FailurePolicy, RunOptions, TaskSpec } from "../core/types.js";
 import { parseVerify } from "../core/verdict.js";
-import type { Diagnostic } from "../resources/frontmatter.js";
+import { type Diagnostic, list } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
@@ -136,6 +136,7 @@ export function planRun(
 			...verifyOf(step),
 			...(usesWorktree(step, input.workspace ?? team?.item.workspaceMode) ? { worktree: true } : {}),
 			...(step.fields.approval === "true" ? { approval: true } : {}),
+			...(list(step.fields.writes).length > 0 ? { writes: list(step.fields.writes).map(normalizeScope) } : {}),
 		};
 	});
 
@@ -276,6 +277,15 @@ function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: R
 			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
 		);
 	}
+}
+
+/** A write scope as a relative path without `./`, a trailing `/` or `..`; `.` means everything. */
+function normalizeScope(path: string): string {
+	const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+	if (parts.includes("..") || path.startsWith("/")) {
+		throw invalid(`invalid write scope '${path}': expected a path inside the repository`);
+	}
+	return parts.join("/") || ".";
 }
 
 /** A step works in a worktree when it says so, or the run does and the step does not say no. */

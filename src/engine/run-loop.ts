@@ -10,6 +10,7 @@ import { RunStatus, TaskStatus } from "../core/status.js";
 import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
+import { scopesOverlap } from "../core/write-scopes.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
@@ -236,9 +237,11 @@ export class RunLoop {
 	 */
 	#fill(): Start[] {
 		const starts: Start[] = [];
+		// Tasks whose write scopes overlap a running task's, put back once this turn is filled.
+		const deferred: number[] = [];
 		for (;;) {
 			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
-			if (i === undefined) return starts;
+			if (i === undefined) break;
 			const spec = this.#specs[i] as TaskSpec;
 			if (spec.approval && !this.#deps.store.isApproved(this.#lease.runId, spec.id)) {
 				this.#slots.release(i);
@@ -248,18 +251,35 @@ export class RunLoop {
 				this.#awaiting.add(i);
 				continue;
 			}
-			const reservation = this.#budget.reservationFor(this.#specs[i]?.agent.maxTokens);
+			if (this.#clashes(spec, starts)) {
+				this.#slots.release(i);
+				deferred.push(i);
+				continue;
+			}
+			const reservation = this.#budget.reservationFor(spec.agent.maxTokens);
 			if (this.#budget.limited && !this.#budget.fits(reservation)) {
 				this.#slots.release(i);
 				this.#slots.requeue(i);
 				if (starts.length === 0 && this.#running.size === 0) {
 					this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
 				}
-				return starts;
+				break;
 			}
 			this.#budget.start(i, reservation);
 			starts.push(this.#record(i));
 		}
+		for (const i of deferred) this.#slots.requeue(i);
+		return starts;
+	}
+
+	/** Whether a task in the shared checkout would write where a running (or starting) one writes. */
+	#clashes(spec: TaskSpec, starts: readonly Start[]): boolean {
+		if (!spec.writes || spec.worktree) return false;
+		const busy = [...this.#running.keys(), ...starts.map((s) => s.index)];
+		return busy.some((b) => {
+			const other = this.#specs[b];
+			return other?.writes !== undefined && !other.worktree && scopesOverlap(spec.writes ?? [], other.writes);
+		});
 	}
 
 	/**

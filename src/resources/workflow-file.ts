@@ -39,6 +39,7 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"retries",
 	"approval",
 	"expand",
+	"writes",
 ]);
 
 /**
