@@ -98,6 +98,8 @@ export interface RunOptions {
 	readonly baseCommit?: string;
 	/** Worktree mode may start although the repository has uncommitted changes to tracked files. */
 	readonly allowDirty?: boolean;
+	/** A command run in each new task worktree before its agent, from the user's config. */
+	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
 }

@@ -40,6 +40,8 @@ export interface PlanInput {
 	readonly workspace?: "shared" | "worktree";
 	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */
 	readonly allowDirty?: boolean;
+	/** A command run in each new task worktree before its agent (the user's config only). */
+	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
 	readonly until?: string;
 	/** Passes of the workflow an `until` loop may make. Default 3. */
@@ -184,6 +186,7 @@ export function planRun(
 			retries: input.retries ?? 2,
 			...(input.approvePlan ? { approvePlan: true } : {}),
 			...(input.allowDirty ? { allowDirty: true } : {}),
+			...(input.setup ? { setup: input.setup } : {}),
 			...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 			cwd: context.cwd,

@@ -458,7 +458,10 @@ export class RunLoop {
 		if (name === "dry-run") return runtime;
 		if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
 		const base = this.#run.options.baseCommit;
-		if (spec.worktree && base) runtime = inWorktree(runtime, worktrees, base, spec.dependsOn);
+		if (spec.worktree && base) {
+			const { setup } = this.#run.options;
+			runtime = inWorktree(runtime, worktrees, base, spec.dependsOn, { hook: setup, runner: runtimes.get("command") });
+		}
 		return runtime;
 	}
 

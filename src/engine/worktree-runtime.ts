@@ -1,11 +1,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { formatDuration } from "../core/duration.js";
+import { type RunOptions, ZERO_USAGE } from "../core/types.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 
 /**
  * A runtime whose tasks work in their own git worktree: prepared from the run's base commit with
- * the dependencies' branches merged in, handed to the agent as its working directory, and, once
+ * the dependencies' branches merged in, set up by the user's hook when there is one (a failing
+ * hook fails the task and its worktree goes), handed to the agent as its working directory, and, once
  * the attempt ends, committed on the task's branch with the change's stat and patch kept as
  * artifacts. An attempt stopped midway leaves its worktree as it is; the next attempt keeps that
  * work on a branch of its own before starting clean.
@@ -15,12 +18,20 @@ export function inWorktree(
 	worktrees: Worktrees,
 	base: string,
 	dependencies: readonly string[],
+	setup?: { readonly hook: RunOptions["setup"]; readonly runner: WorkerRuntime },
 ): WorkerRuntime {
 	return {
 		name: inner.name,
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
 			const workspace = await worktrees.prepare(request.runId, request.taskId, request.attempt, base, dependencies);
+			if (setup?.hook) {
+				const failed = await runSetup(setup.runner, setup.hook, { ...request, cwd: workspace.path }, control);
+				if (failed) {
+					await worktrees.discard(request.runId, request.taskId);
+					return failed;
+				}
+			}
 			const recovery = `attempt-${request.attempt}.recovered.patch`;
 			if (workspace.recovered) {
 				mkdirSync(request.artifactDir, { recursive: true });
@@ -44,4 +55,50 @@ export function inWorktree(
 			};
 		},
 	};
+}
+
+/**
+ * Runs the user's setup hook in a new worktree, within its own time limit and the attempt's
+ * signal; returns the failed result to end the attempt with, or undefined when it passed.
+ */
+async function runSetup(
+	runner: WorkerRuntime,
+	hook: NonNullable<RunOptions["setup"]>,
+	request: TaskRequest,
+	control: RunControl,
+): Promise<WorkerResult | undefined> {
+	const limit = new AbortController();
+	const timer = setTimeout(
+		() => limit.abort(new Error(`timed out after ${formatDuration(hook.timeoutMs)}`)),
+		hook.timeoutMs,
+	);
+	const signal = AbortSignal.any([control.signal, limit.signal]);
+	try {
+		const result = await runner.run(
+			{
+				...request,
+				agent: { name: "setup hook", runtime: "command", command: `${hook.command} 2>&1`, systemPrompt: "" },
+				artifactDir: join(request.artifactDir, "setup"),
+				artifactPrefix: `${request.artifactPrefix}/setup`,
+			},
+			{ signal, onEvent: control.onEvent },
+		);
+		if (result.ok) return undefined;
+		const output = result.text.length > 4000 ? result.text.slice(-4000) : result.text;
+		const message = `the setup hook \`${hook.command}\` failed: ${result.error?.message ?? "it did not pass"}\n${output}`;
+		return { ...result, ok: false, error: { message: message.trimEnd(), retryable: false } };
+	} catch (error) {
+		control.signal.throwIfAborted();
+		const message = `the setup hook \`${hook.command}\` ${error instanceof Error ? error.message : String(error)}`;
+		return {
+			ok: false,
+			text: "",
+			exitCode: null,
+			usage: ZERO_USAGE,
+			artifacts: [],
+			error: { message, retryable: false },
+		};
+	} finally {
+		clearTimeout(timer);
+	}
 }

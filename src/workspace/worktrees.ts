@@ -204,6 +204,11 @@ export class Worktrees {
 		return { branch, into, commit: (await git(this.#root, ["rev-parse", "HEAD"])).trim() };
 	}
 
+	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
+	async discard(runId: string, taskId: string): Promise<void> {
+		await gitRun(this.#root, ["worktree", "remove", "--force", this.pathOf(runId, taskId)]);
+	}
+
 	/** The task worktrees crew made, of one run or all, and whether each has uncommitted changes. */
 	async list(runId?: string): Promise<TaskWorktree[]> {
 		const porcelain = await git(this.#root, ["worktree", "list", "--porcelain"]);

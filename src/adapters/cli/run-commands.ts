@@ -67,6 +67,7 @@ export async function init(): Promise<number> {
 export async function runCommand(goal: string, flags: RunFlags): Promise<number> {
 	const { crew, view, quiet } = open(flags);
 	try {
+		const settings = loadSettings(crew.project);
 		const plan = crew.plan({
 			goal,
 			workflow: flags.workflow,
@@ -85,8 +86,9 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.allowDirty ? { allowDirty: true } : {}),
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
+			...(settings.setup ? { setup: settings.setup } : {}),
 			budget: {
-				...loadSettings(crew.project).budget,
+				...settings.budget,
 				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
 				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
 				...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
