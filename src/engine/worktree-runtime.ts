@@ -40,6 +40,7 @@ export function inWorktree(
 			const result = await inner.run({ ...request, cwd: workspace.path }, control);
 			const message = `crew: run ${request.runId}, task ${request.taskId}, attempt ${request.attempt}`;
 			const change = await worktrees.commit(workspace, message);
+			if (change.commit) control.onEvent({ type: "commit", commit: change.commit, branch: workspace.branch });
 			const name = `attempt-${request.attempt}`;
 			mkdirSync(request.artifactDir, { recursive: true });
 			writeFileSync(join(request.artifactDir, `${name}.stat.txt`), `${change.commit ?? "no changes"}\n${change.stat}`);

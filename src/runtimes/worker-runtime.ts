@@ -27,6 +27,8 @@ export type WorkerEvent =
 	| { readonly type: "tool-start"; readonly id: string; readonly name: string; readonly args?: unknown }
 	| { readonly type: "tool-end"; readonly id: string; readonly name: string; readonly isError: boolean }
 	| { readonly type: "usage"; readonly usage: Usage }
+	/** crew committed the attempt's changes on the task's branch. */
+	| { readonly type: "commit"; readonly commit: string; readonly branch: string }
 	| { readonly type: "error"; readonly message: string; readonly retryable: boolean };
 
 export interface WorkerFailure {

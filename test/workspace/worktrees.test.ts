@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
+import { Worktrees } from "../../src/workspace/worktrees.js";
 import { runWorkflow } from "../engine/engine-helpers.js";
 import { crew, isAlive, TestRepo, waitFor } from "../helpers.js";
 
@@ -60,6 +61,8 @@ test("parallel tasks editing the same file in worktrees both keep their changes;
 	const conflict = outcome.events.find((e) => e.type === "integration.conflict");
 	expect(conflict?.taskId).toBe("b");
 	expect(conflict?.data).toMatchObject({ branch: `crew/${outcome.runId}`, files: ["notes.txt"], merged: ["a"] });
+	const commit = outcome.events.find((e) => e.type === "worker.commit" && e.taskId === "a");
+	expect(commit?.data).toMatchObject({ branch: branch("a"), commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
 	const dir = join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "a");
 	expect(readFileSync(join(dir, "attempt-1.patch"), "utf8")).toContain("+from-a");
 	expect(readFileSync(join(dir, "attempt-1.stat.txt"), "utf8")).toMatch(/notes\.txt \| 1 \+/);
@@ -236,4 +239,12 @@ test("a project's config.json may not set a setup hook", async () => {
 	expect(run.stderr).toMatch(
 		/config\.json may not set "worktree": setup hooks run commands, so only your user config may set them/,
 	);
+});
+
+test("worktree paths and branch names are built only from valid ids", () => {
+	const trees = new Worktrees("/repo", "/repo/.crew");
+	expect(trees.branchOf("r1", "t.2")).toBe("crew-tasks/r1/t.2");
+	expect(() => trees.branchOf("../r", "t")).toThrow(/invalid run id/);
+	expect(() => trees.pathOf("r", "a/b")).toThrow(/invalid task id/);
+	expect(() => trees.pathOf("r", "..")).toThrow(/invalid task id/);
 });
