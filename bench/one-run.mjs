@@ -30,6 +30,7 @@ const plan = {
 		dependsOn: node.dependsOn,
 	})),
 	diagnostics: [],
+	projectCommands: [],
 };
 
 const crew = new Crew({ project: projectAt(dir), runtimes: new RuntimeRegistry([instant]) });
