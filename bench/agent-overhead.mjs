@@ -29,7 +29,7 @@ const ROUNDS = Number(process.env.CREW_BENCH_ROUNDS ?? 10);
 const TARGET = { extraMs: 150, extraPromptPercent: 5 };
 const TASK = "Write the file out.txt saying hello, then say that it is written.";
 /** The system prompt of a typical executor agent: what a real role adds on top of crew's scaffolding. */
-const EXECUTOR_PROMPT = readFileSync(join(ROOT, "examples", "crew", "agents", "executor.md"), "utf8")
+const EXECUTOR_PROMPT = readFileSync(join(ROOT, "examples", "crew", "agents", "sample-executor.md"), "utf8")
 	.split("---")
 	.slice(2)
 	.join("---")
