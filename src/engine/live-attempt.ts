@@ -46,6 +46,8 @@ export interface Ending {
 	readonly retryable?: boolean;
 	readonly result?: WorkerResult;
 	readonly artifacts?: ArtifactRecord[];
+	/** What a failed check printed, for the next attempt. */
+	readonly evidence?: string;
 }
 
 /** A task whose attempt is recorded and whose worker is about to start. */

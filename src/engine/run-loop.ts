@@ -66,8 +66,6 @@ export class RunLoop {
 	readonly #awaiting = new Set<number>();
 	/** Whether the run is recorded as waiting for approval. */
 	#waiting = false;
-	/** What a failed check printed, for each task whose next attempt should see it. */
-	readonly #evidence = new Map<number, string>();
 	#slots: SlotQueue;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
@@ -397,7 +395,7 @@ export class RunLoop {
 			return { taskId: dep, excerpt, totalChars: chars, artifact };
 		});
 		const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
-		const evidence = this.#evidence.get(i);
+		const evidence = store.queries.evidenceOf(runId, spec.id);
 		const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
 		const prefix = `tasks/${spec.id}`;
 		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
@@ -572,6 +570,7 @@ export class RunLoop {
 			...(ending.retryable !== undefined ? { retryable: ending.retryable } : {}),
 			exitCode: result?.exitCode ?? null,
 			...(result ? { usage: result.usage } : {}),
+			...(ending.evidence !== undefined ? { evidence: ending.evidence } : {}),
 			...(result && (result.ok || result.text !== "")
 				? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
 				: {}),
@@ -594,7 +593,7 @@ export class RunLoop {
 	): void {
 		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#specs[i] as TaskSpec;
-		if (failure.evidence !== undefined) this.#evidence.set(i, failure.evidence);
+		const evidence = failure.evidence !== undefined ? { evidence: failure.evidence } : {};
 		const allowed = spec.retries ?? this.#run.options.retries;
 		const models = modelChain(spec.agent);
 		const modelIndex = this.#modelIndex[i] ?? 0;
@@ -615,7 +614,7 @@ export class RunLoop {
 				error: message,
 				retryable: true,
 			} as const;
-			this.#settle(i, live, { ...ending, ...(result ? { result } : {}), artifacts });
+			this.#settle(i, live, { ...ending, ...(result ? { result } : {}), ...evidence, artifacts });
 			this.#backoffs.set(
 				i,
 				setTimeout(() => {
@@ -627,6 +626,7 @@ export class RunLoop {
 			return;
 		}
 		this.#settle(i, live, {
+			...evidence,
 			attemptStatus,
 			to: TaskStatus.Failed,
 			cause: "settle",

@@ -105,4 +105,9 @@ CREATE TABLE artifacts (
 		name: "approval of gated tasks",
 		sql: "ALTER TABLE tasks ADD COLUMN approved_at TEXT;",
 	},
+	{
+		version: 4,
+		name: "what a failed check printed, for the task's next attempt",
+		sql: "ALTER TABLE task_data ADD COLUMN evidence TEXT;",
+	},
 ];

@@ -54,6 +54,7 @@ export class RunQueries {
 	readonly #artifacts: Statement<[string], ArtifactRow>;
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
 	readonly #usage: Statement<[string], Usage>;
+	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
 	readonly #usageByRole: Statement<[string], Usage & { key: string }>;
 	readonly #usageByModel: Statement<[string], Usage & { key: string }>;
 
@@ -76,6 +77,7 @@ export class RunQueries {
 			"SELECT d.result_excerpt, t.result_chars FROM task_data d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id WHERE d.run_id = ? AND d.task_id = ?",
 		);
 		this.#events = db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+		this.#evidence = db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?");
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
@@ -176,6 +178,11 @@ export class RunQueries {
 
 	taskSpecs(runId: string): TaskSpec[] {
 		return this.#specs.all(runId).map((row) => JSON.parse(row.spec) as TaskSpec);
+	}
+
+	/** What the task's last failed check printed, kept for its next attempt. */
+	evidenceOf(runId: string, taskId: string): string | undefined {
+		return this.#evidence.get(runId, taskId)?.evidence ?? undefined;
 	}
 
 	resultExcerpt(runId: string, taskId: string): { excerpt: string; chars: number } {

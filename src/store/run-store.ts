@@ -47,6 +47,8 @@ export interface Settlement {
 	readonly result?: { readonly excerpt: string; readonly chars: number };
 	readonly artifacts?: readonly ArtifactRecord[];
 	readonly data?: Record<string, unknown>;
+	/** What a failed check printed: the task's next attempt is given it. */
+	readonly evidence?: string;
 }
 
 export interface LeaseOptions {
@@ -358,6 +360,7 @@ export class RunStore {
 				s.taskId,
 			);
 			if (s.result) this.#s.taskExcerpt.run(s.result.excerpt, lease.runId, s.taskId);
+			if (s.evidence !== undefined) this.#s.taskEvidence.run(s.evidence, lease.runId, s.taskId);
 			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
 			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
 			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
@@ -484,6 +487,7 @@ function prepare(db: Db) {
 			[string],
 			{ next: number }
 		>,
+		taskEvidence: db.prepare("UPDATE task_data SET evidence = ? WHERE run_id = ? AND task_id = ?"),
 		setDependsOn: db.prepare(
 			"UPDATE task_data SET spec = json_set(spec, '$.dependsOn', json(?)) WHERE run_id = ? AND task_id = ?",
 		),

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { verdictOf } from "../../src/core/verdict.js";
-import { TestRepo } from "../helpers.js";
-import { runWorkflow } from "./engine-helpers.js";
+import { TestRepo, waitFor } from "../helpers.js";
+import { runWorkflow, testCrew } from "./engine-helpers.js";
 
 /** A command agent whose command line is `command`. */
 function withAgent(repo: TestRepo, name: string, command: string): TestRepo {
@@ -73,4 +73,35 @@ test("a verify command that never passes fails the task once its retries are use
 	expect(task?.error).toMatch(/^the check `echo 'still broken' && exit 3` failed/);
 	const evidence = join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "fix", "check", "attempt-2.output.txt");
 	expect(existsSync(evidence) && readFileSync(evidence, "utf8")).toBe("still broken\n");
+});
+
+test("the check's output reaches the next attempt even when another runner makes it", async () => {
+	const repo = new TestRepo();
+	withAgent(
+		repo,
+		"fixer",
+		'cat > "prompt-$CREW_ATTEMPT.txt"; if [ "$CREW_ATTEMPT" -ge 2 ]; then echo ok > fixed.txt; fi; echo done',
+	);
+	repo.workflow("fix", [
+		{ id: "fix", role: "fixer", extra: { verify: 'test -f fixed.txt || { echo "still missing"; exit 1; }' } },
+	]);
+	// A long backoff, so the first runner is stopped before it makes the retry itself.
+	const first = testCrew(repo, { retryPolicy: { baseMs: 60_000, factor: 2, maxMs: 60_000, jitter: 0 } });
+	const runId = first.create(first.plan({ goal: "g", workflow: "fix" }));
+	const controller = new AbortController();
+	const running = first.execute(runId, { signal: controller.signal });
+	await waitFor("the first check to fail", () =>
+		first.events(runId).some((e) => e.type === "task.queued" && e.taskId === "fix"),
+	);
+	controller.abort(new Error("stop"));
+	expect(await running).toBe("cancelled");
+	first.close();
+
+	const second = testCrew(repo);
+	try {
+		expect(await second.execute(runId)).toBe("completed");
+	} finally {
+		second.close();
+	}
+	expect(readFileSync(join(repo.dir, "prompt-2.txt"), "utf8")).toContain("still missing");
 });
