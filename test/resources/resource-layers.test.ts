@@ -64,6 +64,7 @@ async function validatesAndPlans(cwd: string, env: NodeJS.ProcessEnv): Promise<v
 			model: "anthropic/claude-opus-4",
 			dependsOn: [],
 			level: 0,
+			expands: true,
 		},
 	]);
 

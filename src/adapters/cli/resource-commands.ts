@@ -164,6 +164,9 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 			model: t.agent.model ?? null,
 			dependsOn: t.dependsOn,
 			level: level[i],
+			...(t.expand ? { expands: true } : {}),
+			...(t.approval ? { approval: true } : {}),
+			...(t.verify ? { verify: t.verify.kind === "verdict" ? true : t.verify.command } : {}),
 		}));
 		const order = dag.order.map((i) => dag.ids[i]);
 		const out = {
@@ -187,7 +190,13 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 		const tasks = ids.map((id) => {
 			const t = byId.get(id as string);
 			const runtime = plan.options.runtime ?? t?.agent.runtime;
-			return `${id} (${t?.role} → ${t?.agent.name}, ${runtime}${t?.agent.model ? ` ${t.agent.model}` : ""})`;
+			const notes = [
+				t?.expand ? "its plan adds tasks" : "",
+				t?.approval ? "waits for approval" : "",
+				t?.verify ? (t.verify.kind === "verdict" ? "needs PASS" : `checked by: ${t.verify.command}`) : "",
+			].filter(Boolean);
+			const model = t?.agent.model ? ` ${t.agent.model}` : "";
+			return `${id} (${t?.role} → ${t?.agent.name}, ${runtime}${model}${notes.length > 0 ? `; ${notes.join("; ")}` : ""})`;
 		});
 		lines.push(`  ${l + 1}. ${tasks.join(", ")}`);
 	}
