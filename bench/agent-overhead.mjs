@@ -21,6 +21,7 @@ import { RuntimeRegistry } from "../dist/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../dist/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../dist/scripted-model/scripted-model-server.js";
 import { actThenReport } from "../dist/scripted-model/turns.js";
+import { log, median } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
@@ -41,16 +42,6 @@ const PROGRAMS = {
 	claude: [join(ROOT, "node_modules", ".bin", "claude")],
 	codex: [join(ROOT, "node_modules", ".bin", "codex")],
 };
-
-function median(values) {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function log(message) {
-	process.stderr.write(`${message}\n`);
-}
 
 function timed(file, args, options) {
 	return new Promise((resolve, reject) => {

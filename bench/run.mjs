@@ -12,6 +12,7 @@ import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
+import { log, median } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
@@ -40,16 +41,6 @@ const TARGET = {
 const RSS_ON_EXIT = `data:text/javascript,${encodeURIComponent(
 	'import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(process.env.CREW_BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));',
 )}`;
-
-function median(values) {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function log(message) {
-	process.stderr.write(`${message}\n`);
-}
 
 /**
  * Projects are deleted only when the bench ends (they take ~2 GB until then). On ext4 without a

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, sendEvent, startEvents, textOf } from "./protocol.js";
-import { answerText, type OfferedTool, toolCallFor } from "./tool-call.js";
-import { estimateTokens, type ModelRequest } from "./turns.js";
+import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import { answerOf, type OfferedTool } from "./tool-call.js";
+import type { ModelRequest } from "./turns.js";
 
 interface MessagesBody {
 	readonly model?: string;
@@ -27,28 +27,26 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 		properties: Object.keys(t.input_schema?.properties ?? {}),
 	}));
 	const last = input.messages?.[input.messages.length - 1];
-	const request: ModelRequest = {
-		api: "anthropic-messages",
-		index,
-		model: String(input.model ?? ""),
-		stream: input.stream === true,
-		tools: tools.map((t) => t.name),
-		messages,
-		afterToolResult: last?.role === "user" && hasToolResult(last.content),
-		promptTokens: estimateTokens(messages.map((m) => m.text).join("\n")),
-		body,
-	};
-	return { request, tools };
+	return modelRequest(
+		{
+			api: "anthropic-messages",
+			index,
+			model: String(input.model ?? ""),
+			stream: input.stream === true,
+			messages,
+			afterToolResult: last?.role === "user" && hasToolResult(last.content),
+			body,
+		},
+		tools,
+	);
 }
 
 /** Answers a turn as an Anthropic message, streamed as SSE when asked. */
 function respond(res: ServerResponse, request: ModelRequest, tools: readonly OfferedTool[], turn: AnswerTurn): void {
-	const call = toolCallFor(turn, tools);
-	const text = answerText(turn, call, request.tools);
+	const { call, text, outputTokens } = answerOf(turn, tools);
 	const block = call
 		? { type: "tool_use", id: `toolu_${request.index}`, name: call.name, input: call.input }
 		: { type: "text", text };
-	const outputTokens = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
 	const usage = {
 		input_tokens: request.promptTokens,
 		output_tokens: outputTokens,

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, startEvents, textOf } from "./protocol.js";
-import { answerText, type OfferedTool, toolCallFor } from "./tool-call.js";
-import { estimateTokens, type ModelRequest } from "./turns.js";
+import { type AnswerTurn, type ModelProtocol, modelRequest, startEvents, textOf } from "./protocol.js";
+import { answerOf, type OfferedTool } from "./tool-call.js";
+import type { ModelRequest } from "./turns.js";
 
 interface ChatBody {
 	readonly model?: string;
@@ -20,18 +20,18 @@ function parseChatRequest(body: unknown, index: number): { request: ModelRequest
 		name: String(t.function?.name ?? ""),
 		properties: Object.keys(t.function?.parameters?.properties ?? {}),
 	}));
-	const request: ModelRequest = {
-		api: "openai-chat",
-		index,
-		model: String(chat.model ?? ""),
-		stream: chat.stream === true,
-		tools: tools.map((t) => t.name),
-		messages,
-		afterToolResult: messages[messages.length - 1]?.role === "tool",
-		promptTokens: estimateTokens(messages.map((m) => m.text).join("\n")),
-		body,
-	};
-	return { request, tools };
+	return modelRequest(
+		{
+			api: "openai-chat",
+			index,
+			model: String(chat.model ?? ""),
+			stream: chat.stream === true,
+			messages,
+			afterToolResult: messages[messages.length - 1]?.role === "tool",
+			body,
+		},
+		tools,
+	);
 }
 
 /** Answers a text, write or shell turn as a chat completion, streamed as SSE when asked. */
@@ -41,8 +41,7 @@ function writeChatResponse(
 	tools: readonly OfferedTool[],
 	turn: AnswerTurn,
 ): void {
-	const call = toolCallFor(turn, tools);
-	const text = answerText(turn, call, request.tools);
+	const { call, text, outputTokens } = answerOf(turn, tools);
 	const id = `chatcmpl-${request.index}`;
 	const toolCall = call
 		? {
@@ -51,11 +50,10 @@ function writeChatResponse(
 				function: { name: call.name, arguments: JSON.stringify(call.input) },
 			}
 		: undefined;
-	const completion = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
 	const usage = {
 		prompt_tokens: request.promptTokens,
-		completion_tokens: completion,
-		total_tokens: request.promptTokens + completion,
+		completion_tokens: outputTokens,
+		total_tokens: request.promptTokens + outputTokens,
 	};
 	const finish = call ? "tool_calls" : "stop";
 	const base = { id, created: Math.floor(Date.now() / 1000), model: request.model };

@@ -1,8 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { openAiError } from "./openai-chat.js";
-import { type AnswerTurn, type ModelProtocol, sendEvent, startEvents, textOf } from "./protocol.js";
-import { answerText, type OfferedTool, toolCallFor } from "./tool-call.js";
-import { estimateTokens, type ModelRequest } from "./turns.js";
+import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import { answerOf, type OfferedTool } from "./tool-call.js";
+import type { ModelRequest } from "./turns.js";
 
 interface ResponsesBody {
 	readonly model?: string;
@@ -45,24 +45,23 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 			properties: Object.keys(t.parameters?.properties ?? {}),
 			freeform: t.type === "custom",
 		}));
-	const request: ModelRequest = {
-		api: "openai-responses",
-		index,
-		model: String(input.model ?? ""),
-		stream: input.stream === true,
-		tools: tools.map((t) => t.name),
-		messages,
-		afterToolResult: items[items.length - 1]?.type?.endsWith("_output") === true,
-		promptTokens: estimateTokens(messages.map((m) => m.text).join("\n")),
-		body,
-	};
-	return { request, tools };
+	return modelRequest(
+		{
+			api: "openai-responses",
+			index,
+			model: String(input.model ?? ""),
+			stream: input.stream === true,
+			messages,
+			afterToolResult: items[items.length - 1]?.type?.endsWith("_output") === true,
+			body,
+		},
+		tools,
+	);
 }
 
 /** Answers a turn as an OpenAI response, streamed as SSE when asked. */
 function respond(res: ServerResponse, request: ModelRequest, tools: readonly OfferedTool[], turn: AnswerTurn): void {
-	const call = toolCallFor(turn, tools);
-	const text = answerText(turn, call, request.tools);
+	const { call, text, outputTokens } = answerOf(turn, tools);
 	const callId = `call_${request.index}`;
 	const item = !call
 		? {
@@ -82,7 +81,6 @@ function respond(res: ServerResponse, request: ModelRequest, tools: readonly Off
 					arguments: JSON.stringify(call.input),
 					status: "completed",
 				};
-	const outputTokens = estimateTokens(text + (call ? JSON.stringify(call.input) : ""));
 	const response = {
 		id: `resp_${request.index}`,
 		object: "response",

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { OfferedTool } from "./tool-call.js";
-import type { ModelApi, ModelRequest, Turn } from "./turns.js";
+import { estimateTokens, type ModelApi, type ModelRequest, type Turn } from "./turns.js";
 
 /** A turn that is answered with a response body. */
 export type AnswerTurn = Extract<Turn, { kind: "text" | "write" | "shell" }>;
@@ -14,6 +14,15 @@ export interface ModelProtocol {
 	respond(res: ServerResponse, request: ModelRequest, tools: readonly OfferedTool[], turn: AnswerTurn): void;
 	/** An error body in the provider's own shape. */
 	errorBody(status: number, message: string): string;
+}
+
+/** The normalised request, with its prompt tokens estimated from every message's text. */
+export function modelRequest(
+	fields: Omit<ModelRequest, "tools" | "promptTokens">,
+	tools: OfferedTool[],
+): { request: ModelRequest; tools: OfferedTool[] } {
+	const promptTokens = estimateTokens(fields.messages.map((m) => m.text).join("\n"));
+	return { request: { ...fields, tools: tools.map((t) => t.name), promptTokens }, tools };
 }
 
 /** Starts an SSE response. */

@@ -1,4 +1,4 @@
-import type { Turn } from "./turns.js";
+import { estimateTokens, type Turn } from "./turns.js";
 
 /** A tool as a request offers it: its name, and the properties of its input schema or freeform text input. */
 export interface OfferedTool {
@@ -72,9 +72,20 @@ export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall
 	return undefined;
 }
 
-/** The text a turn answers with: its own for a text turn, empty for a tool call, else why no tool fits. */
-export function answerText(turn: Turn, call: ToolCall | undefined, offered: readonly string[]): string {
-	if (turn.kind === "text") return turn.text;
-	if (call) return "";
-	return `scripted model: no tool for a ${turn.kind} turn among the offered tools (${offered.join(", ")})`;
+/**
+ * How a turn is answered with the tools a request offers: the tool call it makes, if any, its
+ * text (its own for a text turn, empty for a call, else why no tool fits) and the output tokens.
+ */
+export function answerOf(
+	turn: Turn,
+	tools: readonly OfferedTool[],
+): { call: ToolCall | undefined; text: string; outputTokens: number } {
+	const call = toolCallFor(turn, tools);
+	const text =
+		turn.kind === "text"
+			? turn.text
+			: call
+				? ""
+				: `scripted model: no tool for a ${turn.kind} turn among the offered tools (${tools.map((t) => t.name).join(", ")})`;
+	return { call, text, outputTokens: estimateTokens(text + (call ? JSON.stringify(call.input) : "")) };
 }

@@ -1,17 +1,9 @@
-import { afterEach, expect, test } from "vitest";
-import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
-import { actThenReport, type Script, sequence } from "../../src/scripted-model/turns.js";
+import { expect, test } from "vitest";
+import type { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
+import { actThenReport, sequence } from "../../src/scripted-model/turns.js";
+import { serverStarter } from "./servers.js";
 
-const servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-	for (const server of servers.splice(0)) await server.close();
-});
-
-async function start(script: Script): Promise<ScriptedModelServer> {
-	const server = await ScriptedModelServer.start(script);
-	servers.push(server);
-	return server;
-}
+const start = serverStarter();
 
 const piTools = [
 	{ type: "function", function: { name: "read", parameters: { type: "object", properties: { path: {} } } } },

@@ -1,0 +1,11 @@
+/** The median of a list of numbers. */
+export function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Progress goes to stderr, so stdout holds only the results. */
+export function log(message) {
+	process.stderr.write(`${message}\n`);
+}
