@@ -15,7 +15,8 @@ import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
-import type { RunStore, TaskChange } from "../store/run-store.js";
+import type { TaskChange } from "../store/run-changes.js";
+import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import type { EngineOptions } from "./engine-options.js";
 import {
@@ -241,7 +242,7 @@ export class RunLoop {
 			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
 			if (i === undefined) break;
 			const spec = this.#specs[i] as TaskSpec;
-			if (spec.approval && !this.#deps.store.isApproved(this.#lease.runId, spec.id)) {
+			if (spec.approval && !this.#deps.store.queries.isApproved(this.#lease.runId, spec.id)) {
 				this.#slots.release(i);
 				const what = `waits for approval: crew approve ${this.#lease.runId} (or crew reject ${this.#lease.runId} --reason …)`;
 				this.#deps.store.awaitApproval(this.#lease, spec.id, what);
@@ -338,7 +339,7 @@ export class RunLoop {
 	#admitApproved(): void {
 		if (this.#awaiting.size === 0) return;
 		const changes: TaskChange[] = [];
-		for (const id of this.#deps.store.approvedWaiting(this.#lease.runId)) {
+		for (const id of this.#deps.store.queries.approvedWaiting(this.#lease.runId)) {
 			const i = this.#dag.indexOf.get(id);
 			if (i === undefined || !this.#awaiting.delete(i)) continue;
 			this.#status[i] = TaskStatus.Queued;

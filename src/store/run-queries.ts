@@ -55,6 +55,8 @@ export class RunQueries {
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
 	readonly #usage: Statement<[string], Usage>;
 	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
+	readonly #approvedAt: Statement<[string, string], { approved_at: string | null }>;
+	readonly #approvedWaiting: Statement<[string], { id: string }>;
 	readonly #usageByRole: Statement<[string], Usage & { key: string }>;
 	readonly #usageByModel: Statement<[string], Usage & { key: string }>;
 
@@ -78,6 +80,10 @@ export class RunQueries {
 		);
 		this.#events = db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
 		this.#evidence = db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?");
+		this.#approvedAt = db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?");
+		this.#approvedWaiting = db.prepare(
+			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
+		);
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
@@ -178,6 +184,16 @@ export class RunQueries {
 
 	taskSpecs(runId: string): TaskSpec[] {
 		return this.#specs.all(runId).map((row) => JSON.parse(row.spec) as TaskSpec);
+	}
+
+	/** Whether the task's gate was approved. */
+	isApproved(runId: string, taskId: string): boolean {
+		return this.#approvedAt.get(runId, taskId)?.approved_at != null;
+	}
+
+	/** The run's waiting tasks that have been approved since. */
+	approvedWaiting(runId: string): string[] {
+		return this.#approvedWaiting.all(runId).map((row) => row.id);
 	}
 
 	/** What the task's last failed check printed, kept for its next attempt. */

@@ -9,54 +9,12 @@ import {
 	RunStatus,
 	type TaskStatus,
 } from "../core/status.js";
-import type { ArtifactRecord, EventRecord, ProcessHandle, RunOptions, TaskSpec, Usage } from "../core/types.js";
+import type { ArtifactRecord, EventRecord, ProcessHandle, TaskSpec } from "../core/types.js";
 import { ZERO_USAGE } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
-import type { ProcessIdentity } from "./process-identity.js";
+import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
-
-export interface NewRun {
-	readonly id: string;
-	readonly goal: string;
-	readonly team: string | null;
-	readonly workflow: string;
-	readonly options: RunOptions;
-	readonly tasks: readonly TaskSpec[];
-}
-
-export interface TaskChange {
-	readonly taskId: string;
-	readonly to: TaskStatus;
-	readonly cause: Cause;
-	readonly error?: string | null;
-}
-
-/** How an attempt ended, written together with the task's new status and its event. */
-export interface Settlement {
-	readonly taskId: string;
-	readonly attemptId: number;
-	/** `completed`, `failed`, `cancelled`, `timed-out`, `stalled` or `lost`. */
-	readonly attemptStatus: string;
-	readonly taskStatus: TaskStatus;
-	readonly cause: Cause;
-	readonly error?: string | null;
-	readonly retryable?: boolean | null;
-	readonly exitCode?: number | null;
-	readonly usage?: Usage;
-	readonly result?: { readonly excerpt: string; readonly chars: number };
-	readonly artifacts?: readonly ArtifactRecord[];
-	readonly data?: Record<string, unknown>;
-	/** What a failed check printed: the task's next attempt is given it. */
-	readonly evidence?: string;
-}
-
-export interface LeaseOptions {
-	readonly holder: ProcessIdentity;
-	readonly cause: Cause;
-	/** After this long without a heartbeat, a runner on another host counts as gone, in ms. */
-	readonly staleAfterMs: number;
-}
 
 /**
  * The run store's writes. Each method is one IMMEDIATE transaction; the ones a runner makes are
@@ -280,16 +238,6 @@ export class RunStore {
 		});
 	}
 
-	/** Whether the task's gate was approved. */
-	isApproved(runId: string, taskId: string): boolean {
-		return this.#s.approvedAt.get(runId, taskId)?.approved_at != null;
-	}
-
-	/** The run's waiting tasks that have been approved since. */
-	approvedWaiting(runId: string): string[] {
-		return this.#s.approvedWaiting.all(runId).map((row) => row.id);
-	}
-
 	/** A task reached its approval gate: it waits, and the event says what awaits approval. */
 	awaitApproval(lease: Lease, taskId: string, what: string): void {
 		this.#write(() => {
@@ -508,13 +456,6 @@ function prepare(db: Db) {
 		approveTasks: db.prepare(
 			"UPDATE tasks SET approved_at = ? WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL",
 		),
-		approvedAt: db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?") as Statement<
-			[string, string],
-			{ approved_at: string | null }
-		>,
-		approvedWaiting: db.prepare(
-			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
-		) as Statement<[string], { id: string }>,
 		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
 			[string],
 			{ cancel_requested: string | null }

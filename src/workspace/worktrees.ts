@@ -32,7 +32,7 @@ export interface Integration {
 	readonly conflict?: { readonly task: string; readonly branch: string; readonly files: readonly string[] };
 }
 
-export interface TaskChange {
+export interface CommittedChange {
 	/** The commit crew made of the task's changes; undefined when it changed nothing. */
 	readonly commit: string | undefined;
 	readonly stat: string;
@@ -247,7 +247,7 @@ export class Worktrees {
 	}
 
 	/** Commits whatever the task changed on its branch, and describes the change since it started. */
-	async commit(workspace: TaskWorkspace, message: string): Promise<TaskChange> {
+	async commit(workspace: TaskWorkspace, message: string): Promise<CommittedChange> {
 		const commit = await this.#commitAll(workspace.path, message);
 		const range = `${workspace.start}..HEAD`;
 		const stat = await git(workspace.path, ["diff", "--stat", range]);
