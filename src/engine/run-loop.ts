@@ -1,5 +1,4 @@
 import { RunBudget } from "../core/budget.js";
-import { buildDag, type Dag } from "../core/dag.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
@@ -7,12 +6,12 @@ import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { AgentSpec, ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
+import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import { scopesOverlap } from "../core/write-scopes.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import type { WorkerEvent, WorkerFailure, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
+import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { TaskChange } from "../store/run-changes.js";
@@ -28,10 +27,10 @@ import {
 	storeAttemptFiles,
 } from "./live-attempt.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
+import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
 import { StopReason } from "./stop-reason.js";
-import { withVerification } from "./verified-runtime.js";
-import { inWorktree } from "./worktree-runtime.js";
+import { integrateRun, taskRuntime } from "./task-runtime.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
@@ -52,14 +51,7 @@ export class RunLoop {
 	readonly #lease: Lease;
 	readonly #signal: AbortSignal | undefined;
 	readonly #run: RunRecord;
-	readonly #specs: TaskSpec[];
-	#dag: Dag;
-	readonly #status: TaskStatus[];
-	readonly #attempts: number[];
-	/** Attempts each task had when this runner took the run: retry budgets count from here. */
-	readonly #baseAttempts: number[];
-	/** Each task's place in its agent's model chain ([model, ...fallbackModels]) for its next attempt. */
-	readonly #modelIndex: number[];
+	readonly #tasks: RunTasks;
 	readonly #budget: RunBudget;
 	/** Set when the budget stopped the run: the run's error. */
 	#budgetStop: string | undefined;
@@ -84,13 +76,7 @@ export class RunLoop {
 		this.#signal = signal;
 		const queries = deps.store.queries;
 		this.#run = queries.getRun(lease.runId);
-		this.#specs = queries.taskSpecs(lease.runId);
-		this.#dag = buildDag(this.#specs, `run ${lease.runId}`);
-		const tasks = queries.listTasks(lease.runId);
-		this.#status = tasks.map((t) => t.status);
-		this.#attempts = tasks.map((t) => t.attempts);
-		this.#baseAttempts = [...this.#attempts];
-		this.#modelIndex = tasks.map(() => 0);
+		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
 		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
 		this.#slots = this.#slotQueue();
 	}
@@ -101,11 +87,11 @@ export class RunLoop {
 	 */
 	#slotQueue(): SlotQueue {
 		const slots = new SlotQueue(
-			this.#dag,
-			this.#specs.map((spec) => spec.role),
+			this.#tasks.dag,
+			this.#tasks.specs.map((spec) => spec.role),
 			this.#run.options,
-			(i) => this.#status[i] === TaskStatus.Completed,
-			(i) => this.#status[i] === TaskStatus.Queued && !this.#blocked(i) && !this.#backoffs.has(i),
+			(i) => this.#tasks.status[i] === TaskStatus.Completed,
+			(i) => this.#tasks.status[i] === TaskStatus.Queued && !this.#tasks.blocked(i) && !this.#backoffs.has(i),
 		);
 		for (const i of this.#running.keys()) slots.occupy(i);
 		return slots;
@@ -155,68 +141,26 @@ export class RunLoop {
 		if (this.#stopping === "lease-lost") {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
-		if (this.#stopping !== "cancel") await this.#integrate();
+		if (this.#stopping !== "cancel") {
+			const done = this.#tasks.dag.order.filter((i) => this.#tasks.status[i] === TaskStatus.Completed);
+			const inWorktrees = done.filter((i) => this.#tasks.specs[i]?.worktree).map((i) => this.#tasks.id(i));
+			await integrateRun(this.#deps, this.#lease, this.#run.options.baseCommit, inWorktrees);
+		}
 		return this.#finish();
 	}
 
-	/**
-	 * In worktree mode, the completed tasks' branches are merged, in dependency order, into
-	 * `crew/<runId>` when the run ends; how that went is an event. A conflict does not change what
-	 * the tasks did: it stops the integration and names the files.
-	 */
-	async #integrate(): Promise<void> {
-		const base = this.#run.options.baseCommit;
-		const done = this.#dag.order
-			.filter((i) => this.#status[i] === TaskStatus.Completed && this.#specs[i]?.worktree)
-			.map((i) => this.#id(i));
-		if (!base || done.length === 0) return;
-		const { store, worktrees } = this.#deps;
-		try {
-			const result = await worktrees.integrate(this.#lease.runId, base, done);
-			if (result.conflict) {
-				const { task, branch, files } = result.conflict;
-				store.appendEvent(this.#lease, "integration.conflict", task, {
-					branch: result.branch,
-					conflicting: branch,
-					files,
-					merged: result.merged,
-				});
-			} else {
-				store.appendEvent(this.#lease, "integration.done", null, {
-					branch: result.branch,
-					commit: result.commit,
-					merged: result.merged,
-				});
-			}
-		} catch (error) {
-			store.appendEvent(this.#lease, "integration.failed", null, { error: errorMessage(error) });
-		}
-	}
-
 	#checkRuntimes(): void {
-		for (const spec of this.#specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
-	}
-
-	#blocked(i: number): boolean {
-		return (this.#dag.dependencies[i] ?? []).some((d) => {
-			const s = this.#status[d];
-			return (
-				s === TaskStatus.Failed ||
-				s === TaskStatus.Cancelled ||
-				s === TaskStatus.Skipped ||
-				s === TaskStatus.Interrupted
-			);
-		});
+		for (const spec of this.#tasks.specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
 	}
 
 	/** Queued tasks behind a task that did not complete (after a retry of another task) are skipped. */
 	#skipBlocked(): void {
 		const changes: TaskChange[] = [];
-		for (const i of this.#dag.order) {
-			if (this.#status[i] !== TaskStatus.Queued || !this.#blocked(i)) continue;
-			this.#status[i] = TaskStatus.Skipped;
+		for (const i of this.#tasks.dag.order) {
+			if (this.#tasks.status[i] !== TaskStatus.Queued || !this.#tasks.blocked(i)) continue;
+			this.#tasks.status[i] = TaskStatus.Skipped;
 			changes.push({
-				taskId: this.#id(i),
+				taskId: this.#tasks.id(i),
 				to: TaskStatus.Skipped,
 				cause: "dependency-failed",
 				error: "a dependency did not complete",
@@ -225,11 +169,6 @@ export class RunLoop {
 		this.#deps.store.transitionTasks(this.#lease, changes);
 	}
 
-	#id(i: number): string {
-		return this.#dag.ids[i] as string;
-	}
-
-	/** Records the start of as many ready tasks as there are free slots; returns them to launch. */
 	/**
 	 * Takes every task that may start now. A task whose budget reservation does not fit waits for
 	 * running tasks to settle; with none running, the budget is spent and the run stops.
@@ -239,14 +178,14 @@ export class RunLoop {
 		// Tasks whose write scopes overlap a running task's, put back once this turn is filled.
 		const deferred: number[] = [];
 		for (;;) {
-			const i = this.#slots.take((t) => this.#status[t] === TaskStatus.Queued);
+			const i = this.#slots.take((t) => this.#tasks.status[t] === TaskStatus.Queued);
 			if (i === undefined) break;
-			const spec = this.#specs[i] as TaskSpec;
+			const spec = this.#tasks.specs[i] as TaskSpec;
 			if (spec.approval && !this.#deps.store.queries.isApproved(this.#lease.runId, spec.id)) {
 				this.#slots.release(i);
 				const what = `waits for approval: crew approve ${this.#lease.runId} (or crew reject ${this.#lease.runId} --reason …)`;
 				this.#deps.store.awaitApproval(this.#lease, spec.id, what);
-				this.#status[i] = TaskStatus.Waiting;
+				this.#tasks.status[i] = TaskStatus.Waiting;
 				this.#awaiting.add(i);
 				continue;
 			}
@@ -276,7 +215,7 @@ export class RunLoop {
 		if (!spec.writes || spec.worktree) return false;
 		const busy = [...this.#running.keys(), ...starts.map((s) => s.index)];
 		return busy.some((b) => {
-			const other = this.#specs[b];
+			const other = this.#tasks.specs[b];
 			return other?.writes !== undefined && !other.worktree && scopesOverlap(spec.writes ?? [], other.writes);
 		});
 	}
@@ -287,8 +226,8 @@ export class RunLoop {
 	 * reasons, which its retry is given.
 	 */
 	#expand(i: number, live: LiveAttempt, result: WorkerResult, artifacts: ArtifactRecord[]): void {
-		const planner = this.#specs[i] as TaskSpec;
-		const planned = plannedTasks(planner, result.text, new Set(this.#dag.ids), this.#run);
+		const planner = this.#tasks.specs[i] as TaskSpec;
+		const planned = plannedTasks(planner, result.text, new Set(this.#tasks.dag.ids), this.#run);
 		if ("errors" in planned) {
 			const evidence = planned.errors.join("\n");
 			const failure = { message: `invalid plan: ${planned.errors.join("; ")}`, retryable: true, evidence };
@@ -298,10 +237,10 @@ export class RunLoop {
 		const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 		this.#settle(i, live, { ...ending, result, artifacts });
 		const ids = planned.tasks.map((t) => t.id);
-		const dependents = (this.#dag.dependents[i] ?? []).map((d) => {
-			const spec = this.#specs[d] as TaskSpec;
+		const dependents = (this.#tasks.dag.dependents[i] ?? []).map((d) => {
+			const spec = this.#tasks.specs[d] as TaskSpec;
 			const dependsOn = [...spec.dependsOn, ...ids];
-			this.#specs[d] = { ...spec, dependsOn };
+			this.#tasks.specs[d] = { ...spec, dependsOn };
 			return { taskId: spec.id, dependsOn };
 		});
 		this.#deps.store.expandRun(this.#lease, planner.id, planned.tasks, dependents);
@@ -310,29 +249,16 @@ export class RunLoop {
 
 	/** An `--until` check failed with passes left: the workflow runs again, told what the check printed. */
 	#nextIteration(i: number, evidence: string): void {
-		const check = this.#specs[i] as TaskSpec;
-		const added = nextPass(this.#specs, check, evidence);
+		const check = this.#tasks.specs[i] as TaskSpec;
+		const added = nextPass(this.#tasks.specs, check, evidence);
 		this.#deps.store.expandRun(this.#lease, check.id, added, [], "until.iteration");
 		this.#addTasks(added);
 	}
 
 	/** New tasks join the loop's state after the ones there; the graph and the slots are rebuilt. */
 	#addTasks(added: readonly TaskSpec[]): void {
-		for (const spec of added) {
-			this.#specs.push(spec);
-			this.#status.push(TaskStatus.Queued);
-			this.#attempts.push(0);
-			this.#baseAttempts.push(0);
-			this.#modelIndex.push(0);
-		}
-		this.#dag = buildDag(this.#specs, `run ${this.#lease.runId}`);
+		this.#tasks.add(added);
 		this.#slots = this.#slotQueue();
-	}
-
-	/** A failed `--until` check that a later pass of the workflow answered. */
-	#superseded(i: number): boolean {
-		const until = this.#specs[i]?.until;
-		return until !== undefined && this.#specs.some((s) => (s.until?.iteration ?? 0) > until.iteration);
 	}
 
 	/** Approved tasks leave their gate and queue up. */
@@ -340,9 +266,9 @@ export class RunLoop {
 		if (this.#awaiting.size === 0) return;
 		const changes: TaskChange[] = [];
 		for (const id of this.#deps.store.queries.approvedWaiting(this.#lease.runId)) {
-			const i = this.#dag.indexOf.get(id);
+			const i = this.#tasks.dag.indexOf.get(id);
 			if (i === undefined || !this.#awaiting.delete(i)) continue;
-			this.#status[i] = TaskStatus.Queued;
+			this.#tasks.status[i] = TaskStatus.Queued;
 			this.#slots.requeue(i);
 			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "dispatch" });
 		}
@@ -386,7 +312,7 @@ export class RunLoop {
 
 	/** Renders and stores the task's prompt and records its new attempt. */
 	#record(i: number): Start {
-		const spec = this.#specs[i] as TaskSpec;
+		const spec = this.#tasks.specs[i] as TaskSpec;
 		const { store, files } = this.#deps;
 		const runId = this.#lease.runId;
 		const runtimeName = this.#run.options.runtime ?? spec.agent.runtime;
@@ -400,10 +326,10 @@ export class RunLoop {
 		const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
 		const prefix = `tasks/${spec.id}`;
 		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
-		const model = modelChain(spec.agent)[this.#modelIndex[i] ?? 0];
+		const model = modelChain(spec.agent)[this.#tasks.modelIndex[i] ?? 0];
 		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName, model);
-		this.#status[i] = TaskStatus.Running;
-		this.#attempts[i] = attempt.number;
+		this.#tasks.status[i] = TaskStatus.Running;
+		this.#tasks.attempts[i] = attempt.number;
 		return {
 			index: i,
 			runtime: runtimeName,
@@ -426,11 +352,11 @@ export class RunLoop {
 	}
 
 	#launch(start: Start): void {
-		const spec = this.#specs[start.index] as TaskSpec;
+		const spec = this.#tasks.specs[start.index] as TaskSpec;
 		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
 		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
 		const live = new LiveAttempt({
-			runtime: this.#runtimeFor(spec, start.runtime),
+			runtime: taskRuntime(spec, start.runtime, this.#deps, this.#run.options),
 			attemptId: start.attemptId,
 			promptArtifact: start.promptArtifact,
 			request: start.request,
@@ -447,23 +373,6 @@ export class RunLoop {
 		});
 	}
 
-	/**
-	 * The task's runtime, wrapped: checked by its verify, and in its own worktree in worktree mode.
-	 * A dry run starts no agent, so there is nothing to check and no work to keep.
-	 */
-	#runtimeFor(spec: TaskSpec, name: string): WorkerRuntime {
-		const { runtimes, worktrees } = this.#deps;
-		let runtime = runtimes.get(name);
-		if (name === "dry-run") return runtime;
-		if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
-		const base = this.#run.options.baseCommit;
-		if (spec.worktree && base) {
-			const { setup } = this.#run.options;
-			runtime = inWorktree(runtime, worktrees, base, spec.dependsOn, { hook: setup, runner: runtimes.get("command") });
-		}
-		return runtime;
-	}
-
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
 		try {
@@ -472,7 +381,7 @@ export class RunLoop {
 				const { type, ...data } = event;
 				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
 				if (event.type === "usage") {
-					this.#budget.report(this.#dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
+					this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
 					this.#checkBudget();
 				}
 			}
@@ -533,8 +442,8 @@ export class RunLoop {
 			return;
 		}
 		const result = outcome.result as WorkerResult;
-		const until = this.#specs[i]?.until;
-		if (result.ok && this.#specs[i]?.expand) this.#expand(i, live, result, artifacts);
+		const until = this.#tasks.specs[i]?.until;
+		if (result.ok && this.#tasks.specs[i]?.expand) this.#expand(i, live, result, artifacts);
 		else if (!result.ok && until && until.iteration < until.maxIterations && !this.#stopping) {
 			const error = `the goal is not met yet: ${result.error?.message ?? "the check failed"}`;
 			this.#settle(i, live, {
@@ -552,7 +461,7 @@ export class RunLoop {
 		} else if (result.ok) {
 			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 			this.#settle(i, live, { ...ending, result, artifacts });
-			this.#slots.complete(i, (d) => this.#status[d] === TaskStatus.Queued);
+			this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
 		} else {
 			const failure = result.error ?? { message: "worker failed", retryable: false };
 			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
@@ -562,7 +471,7 @@ export class RunLoop {
 	#settle(i: number, live: LiveAttempt, ending: Ending): void {
 		const { result } = ending;
 		this.#deps.store.settle(this.#lease, {
-			taskId: this.#id(i),
+			taskId: this.#tasks.id(i),
 			attemptId: live.attemptId,
 			attemptStatus: ending.attemptStatus,
 			taskStatus: ending.to,
@@ -577,7 +486,7 @@ export class RunLoop {
 				: {}),
 			artifacts: ending.artifacts ?? [],
 		});
-		this.#status[i] = ending.to;
+		this.#tasks.status[i] = ending.to;
 		this.#budget.settle(i, result?.usage ?? ZERO_USAGE);
 		this.#checkBudget();
 	}
@@ -593,17 +502,17 @@ export class RunLoop {
 		how: { attemptStatus: string; failure: WorkerFailure; result?: WorkerResult; artifacts: ArtifactRecord[] },
 	): void {
 		const { attemptStatus, failure, result, artifacts } = how;
-		const spec = this.#specs[i] as TaskSpec;
+		const spec = this.#tasks.specs[i] as TaskSpec;
 		const evidence = failure.evidence !== undefined ? { evidence: failure.evidence } : {};
 		const allowed = spec.retries ?? this.#run.options.retries;
 		const models = modelChain(spec.agent);
-		const modelIndex = this.#modelIndex[i] ?? 0;
+		const modelIndex = this.#tasks.modelIndex[i] ?? 0;
 		const fallback = models[modelIndex + 1];
-		const used = (this.#attempts[i] ?? 1) - (this.#baseAttempts[i] ?? 0) - modelIndex;
+		const used = (this.#tasks.attempts[i] ?? 1) - (this.#tasks.baseAttempts[i] ?? 0) - modelIndex;
 		if (failure.retryable && !this.#stopping && (fallback !== undefined || used <= allowed)) {
 			const { retryPolicy, random } = this.#deps.options;
 			const delay = fallback !== undefined ? 0 : backoffDelay(retryPolicy, used, random());
-			if (fallback !== undefined) this.#modelIndex[i] = modelIndex + 1;
+			if (fallback !== undefined) this.#tasks.modelIndex[i] = modelIndex + 1;
 			const message =
 				fallback !== undefined
 					? `${failure.message}; falling back to model ${fallback}`
@@ -651,14 +560,14 @@ export class RunLoop {
 
 	#skipDownstream(i: number): void {
 		const changes: TaskChange[] = [];
-		for (const d of downstreamOf(this.#dag, i)) {
-			if (this.#status[d] !== TaskStatus.Queued) continue;
-			this.#status[d] = TaskStatus.Skipped;
+		for (const d of downstreamOf(this.#tasks.dag, i)) {
+			if (this.#tasks.status[d] !== TaskStatus.Queued) continue;
+			this.#tasks.status[d] = TaskStatus.Skipped;
 			changes.push({
-				taskId: this.#id(d),
+				taskId: this.#tasks.id(d),
 				to: TaskStatus.Skipped,
 				cause: "dependency-failed",
-				error: `dependency ${this.#id(i)} failed`,
+				error: `dependency ${this.#tasks.id(i)} failed`,
 			});
 		}
 		this.#deps.store.transitionTasks(this.#lease, changes);
@@ -735,12 +644,12 @@ export class RunLoop {
 	#finish(): RunStatus {
 		const leftover: TaskChange[] = [];
 		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
-		for (let i = 0; i < this.#status.length; i++) {
-			if (this.#status[i] !== TaskStatus.Queued && this.#status[i] !== TaskStatus.Waiting) continue;
+		for (let i = 0; i < this.#tasks.status.length; i++) {
+			if (this.#tasks.status[i] !== TaskStatus.Queued && this.#tasks.status[i] !== TaskStatus.Waiting) continue;
 			const to = cancelling ? TaskStatus.Cancelled : TaskStatus.Skipped;
-			this.#status[i] = to;
+			this.#tasks.status[i] = to;
 			const error = this.#stopMessage || "not started: a dependency did not complete";
-			leftover.push({ taskId: this.#id(i), to, cause: cancelling ? "cancel" : "drain", error });
+			leftover.push({ taskId: this.#tasks.id(i), to, cause: cancelling ? "cancel" : "drain", error });
 		}
 		this.#deps.store.transitionTasks(this.#lease, leftover);
 		let final: RunStatus = RunStatus.Completed;
@@ -748,20 +657,15 @@ export class RunLoop {
 		if (this.#stopping === "cancel") {
 			final = RunStatus.Cancelled;
 			error = this.#stopMessage;
-		} else if (this.#status.some((s, i) => s !== TaskStatus.Completed && !this.#superseded(i))) {
+		} else if (this.#tasks.status.some((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i))) {
 			final = RunStatus.Failed;
-			const open = this.#status.filter((s, i) => s !== TaskStatus.Completed && !this.#superseded(i)).length;
+			const open = this.#tasks.status.filter((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i)).length;
 			error =
 				this.#budgetStop ??
 				this.#firstFailure ??
-				(this.#stopMessage || `${open} of ${this.#status.length} tasks did not complete`);
+				(this.#stopMessage || `${open} of ${this.#tasks.status.length} tasks did not complete`);
 		}
 		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
 		return final;
 	}
-}
-
-/** The models an agent's attempts go through: its model, then its fallbacks in order. */
-function modelChain(agent: AgentSpec): readonly string[] {
-	return agent.model ? [agent.model, ...(agent.fallbackModels ?? [])] : [];
 }

@@ -1,0 +1,59 @@
+import { errorMessage } from "../core/errors.js";
+import type { RunOptions, TaskSpec } from "../core/types.js";
+import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
+import type { Lease } from "../store/lease.js";
+import type { RunStore } from "../store/run-store.js";
+import type { Worktrees } from "../workspace/worktrees.js";
+import { withVerification } from "./verified-runtime.js";
+import { inWorktree } from "./worktree-runtime.js";
+
+interface Deps {
+	readonly store: RunStore;
+	readonly runtimes: RuntimeRegistry;
+	readonly worktrees: Worktrees;
+}
+
+/**
+ * A task's runtime, wrapped: checked by its verify, and in its own worktree in worktree mode. A
+ * dry run starts no agent, so there is nothing to check and no work to keep.
+ */
+export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: RunOptions): WorkerRuntime {
+	const { runtimes, worktrees } = deps;
+	let runtime = runtimes.get(name);
+	if (name === "dry-run") return runtime;
+	if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
+	if (spec.worktree && options.baseCommit) {
+		const setup = { hook: options.setup, runner: runtimes.get("command") };
+		runtime = inWorktree(runtime, worktrees, options.baseCommit, spec.dependsOn, setup);
+	}
+	return runtime;
+}
+
+/**
+ * In worktree mode, the completed tasks' branches (`done`, in dependency order) are merged into
+ * `crew/<runId>` when the run ends; how that went is an event. A conflict does not change what
+ * the tasks did: it stops the integration and names the files.
+ */
+export async function integrateRun(
+	deps: Deps,
+	lease: Lease,
+	base: string | undefined,
+	done: readonly string[],
+): Promise<void> {
+	if (!base || done.length === 0) return;
+	const { store, worktrees } = deps;
+	try {
+		const result = await worktrees.integrate(lease.runId, base, done);
+		if (result.conflict) {
+			const { task, branch, files } = result.conflict;
+			const data = { branch: result.branch, conflicting: branch, files, merged: result.merged };
+			store.appendEvent(lease, "integration.conflict", task, data);
+		} else {
+			const data = { branch: result.branch, commit: result.commit, merged: result.merged };
+			store.appendEvent(lease, "integration.done", null, data);
+		}
+	} catch (error) {
+		store.appendEvent(lease, "integration.failed", null, { error: errorMessage(error) });
+	}
+}
