@@ -164,6 +164,16 @@ export interface TaskRecord {
 	readonly usage: Usage;
 }
 
+/** A task as live views show it: its record, who runs it, what it waits for and what it did last. */
+export interface TaskView extends TaskRecord {
+	readonly agent: string;
+	readonly runtime: string;
+	readonly model: string | null;
+	readonly dependsOn: readonly string[];
+	/** Its latest worker event as one line; null before it has one. */
+	readonly activity: string | null;
+}
+
 export interface ProcessHandle {
 	readonly pid: number;
 	readonly pgid: number;

@@ -1,18 +1,25 @@
 import type { Project } from "../config/project.js";
+import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import { activityLine, logEntry } from "../core/log-line.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { EventRecord, RunRecord, TaskRecord, Usage } from "../core/types.js";
+import type { EventRecord, RunRecord, TaskRecord, TaskView, Usage } from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { RUNNER_GONE, RunQueries, type RunSnapshot } from "../store/run-queries.js";
+import { ViewQueries } from "../store/view-queries.js";
 
 /**
  * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it
  * was running, even before anyone resumes or reconciles it.
  */
-export function presentRun(snapshot: RunSnapshot, now: number, staleAfterMs = DEFAULT_STALE_AFTER_MS): RunSnapshot {
+export function presentRun<T extends TaskRecord>(
+	snapshot: { readonly run: RunRecord; readonly tasks: readonly T[] },
+	now: number,
+	staleAfterMs = DEFAULT_STALE_AFTER_MS,
+): { readonly run: RunRecord; readonly tasks: readonly T[] } {
 	const { run } = snapshot;
 	const active = run.status === RunStatus.Running || run.status === RunStatus.Waiting;
 	if (!active || !run.lease || isLeaseHolderAlive(run.lease, now, staleAfterMs)) return snapshot;
@@ -24,6 +31,17 @@ export function presentRun(snapshot: RunSnapshot, now: number, staleAfterMs = DE
 			t.status === TaskStatus.Running ? { ...t, status: TaskStatus.Interrupted, error: RUNNER_GONE } : t,
 		),
 	};
+}
+
+export interface RunView {
+	readonly run: RunRecord;
+	readonly tasks: readonly TaskView[];
+}
+
+/** Tasks sorted so each comes after its dependencies, ties in declaration order. */
+function dagOrder(tasks: readonly TaskView[]): TaskView[] {
+	if (tasks.length === 0) return [];
+	return buildDag(tasks, "run").order.map((i) => tasks[i] as TaskView);
 }
 
 /** The run part of `crew status --json`. */
@@ -56,6 +74,7 @@ export class RunReader {
 	readonly files: ArtifactFiles;
 	readonly #db: Db | null;
 	readonly #queries: RunQueries | null;
+	readonly #views: ViewQueries | null;
 	readonly #now: () => number;
 
 	constructor(project: Project, options: { now?: () => number } = {}) {
@@ -63,6 +82,7 @@ export class RunReader {
 		this.files = new ArtifactFiles(project.runsDir);
 		this.#db = openReader(project.dbFile);
 		this.#queries = this.#db ? new RunQueries(this.#db) : null;
+		this.#views = this.#db ? new ViewQueries(this.#db) : null;
 		this.#now = options.now ?? Date.now;
 	}
 
@@ -86,6 +106,42 @@ export class RunReader {
 	status(runId?: string): RunSnapshot {
 		const id = this.#runId(runId);
 		return presentRun(this.#q().snapshot(id), this.#now());
+	}
+
+	/**
+	 * A run with its tasks as live views show them, in DAG order (dependencies first, then
+	 * declaration order), as of one committed state.
+	 */
+	view(runId?: string): RunView {
+		const id = this.#runId(runId);
+		const q = this.#q();
+		const views = this.#views as ViewQueries;
+		return q.consistent(() => {
+			const { run, tasks } = presentRun(q.snapshot(id), this.#now());
+			const details = views.details(id);
+			const activity = views.lastActivity(id);
+			const withDetails = tasks.map((task): TaskView => {
+				const entry = activity.get(task.id);
+				const line = entry ? logEntry(entry) : undefined;
+				return {
+					...task,
+					...(details.get(task.id) ?? { agent: "", runtime: "", model: null, dependsOn: [] }),
+					activity: line ? activityLine(line) : null,
+				};
+			});
+			return { run, tasks: dagOrder(withDetails) };
+		});
+	}
+
+	/** A task's events after `afterSeq`, with the task as it is now. */
+	taskEvents(runId: string, ref: string, afterSeq = 0): { task: TaskRecord; events: EventRecord[] } {
+		checkId("run", runId);
+		const q = this.#q();
+		return q.consistent(() => {
+			q.getRun(runId);
+			const task = q.findTask(runId, ref);
+			return { task, events: (this.#views as ViewQueries).taskEvents(runId, task.id, afterSeq) };
+		});
 	}
 
 	/** A run without its tasks, as people see it. */

@@ -1,6 +1,7 @@
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError, isRetryableStatus } from "./model-errors.js";
+import { withOutput } from "./tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
 
 interface ContentBlock {
@@ -11,6 +12,7 @@ interface ContentBlock {
 	readonly input?: unknown;
 	readonly tool_use_id?: string;
 	readonly is_error?: boolean;
+	readonly content?: unknown;
 }
 
 interface ResultEvent {
@@ -60,7 +62,8 @@ export class ClaudeStream implements AgentStream {
 			for (const block of blocks(event)) {
 				if (block.type !== "tool_result") continue;
 				const id = String(block.tool_use_id ?? "");
-				events.push({ type: "tool-end", id, name: this.#toolNames.get(id) ?? "", isError: block.is_error === true });
+				const name = this.#toolNames.get(id) ?? "";
+				events.push({ type: "tool-end", id, name, isError: block.is_error === true, ...withOutput(block.content) });
 			}
 		} else if (event.type === "result") {
 			events.push(...this.#result(event as ResultEvent));

@@ -1,6 +1,7 @@
 import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError } from "./model-errors.js";
+import { withOutput } from "./tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
 
 interface CodexItem {
@@ -12,6 +13,7 @@ interface CodexItem {
 	readonly status?: string;
 	readonly changes?: unknown;
 	readonly message?: string;
+	readonly aggregated_output?: string;
 }
 
 interface CodexUsage {
@@ -60,6 +62,7 @@ export class CodexStream implements AgentStream {
 							id,
 							name: tool.name,
 							isError: item.status === "failed" || (typeof item.exit_code === "number" && item.exit_code !== 0),
+							...withOutput(item.aggregated_output),
 						},
 					],
 					keep: true,

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ZERO_USAGE } from "../core/types.js";
 import { BoundedBuffer } from "./bounded-buffer.js";
+import { OutputEvents } from "./output-events.js";
 import { LiveGroups, lastLine, runWorkerProcess } from "./worker-process.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
@@ -51,6 +52,7 @@ export class CommandRuntime implements WorkerRuntime {
 		const logFile = `attempt-${request.attempt}.stderr.log`;
 		const artifacts = [{ name: `${request.artifactPrefix}/${logFile}`, kind: "log" }];
 		const stdout = new BoundedBuffer(this.#maxResult);
+		const output = new OutputEvents(onEvent);
 		const end = await runWorkerProcess({
 			file: "/bin/sh",
 			args: ["-c", command],
@@ -63,9 +65,13 @@ export class CommandRuntime implements WorkerRuntime {
 			live: this.#live,
 			signal,
 			onEvent,
-			onStdout: (chunk) => stdout.push(chunk),
+			onStdout: (chunk) => {
+				stdout.push(chunk);
+				output.push(chunk);
+			},
 			marks: attemptMarks(request),
 		});
+		output.end();
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
 			return failed(message, false, null, artifacts);

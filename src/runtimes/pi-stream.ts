@@ -1,6 +1,7 @@
 import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError } from "./model-errors.js";
+import { withOutput } from "./tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
 
 interface PiMessage {
@@ -56,6 +57,7 @@ export class PiStream implements AgentStream {
 							id: String(event.toolCallId ?? ""),
 							name: String(event.toolName ?? ""),
 							isError: event.isError === true,
+							...withOutput(event.result),
 						},
 					],
 					keep: true,

@@ -25,7 +25,16 @@ export type WorkerEvent =
 	| { readonly type: "activity" }
 	| { readonly type: "assistant"; readonly text: string }
 	| { readonly type: "tool-start"; readonly id: string; readonly name: string; readonly args?: unknown }
-	| { readonly type: "tool-end"; readonly id: string; readonly name: string; readonly isError: boolean }
+	| {
+			readonly type: "tool-end";
+			readonly id: string;
+			readonly name: string;
+			readonly isError: boolean;
+			/** The start of what the tool returned. */
+			readonly output?: string;
+	  }
+	/** Whole lines a command printed on stdout. */
+	| { readonly type: "output"; readonly text: string }
 	| { readonly type: "usage"; readonly usage: Usage }
 	/** crew committed the attempt's changes on the task's branch. */
 	| { readonly type: "commit"; readonly commit: string; readonly branch: string }

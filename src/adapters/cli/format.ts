@@ -1,4 +1,5 @@
 import { formatDuration } from "../../core/duration.js";
+import { type LogEntry, LogKind } from "../../core/log-line.js";
 import {
 	addUsage,
 	type EventRecord,
@@ -110,4 +111,24 @@ export function eventText(event: EventRecord): string {
 		.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
 		.join(" ");
 	return `${String(event.seq).padStart(5)} ${event.time} ${event.type.padEnd(22)} ${event.taskId ?? "-"} ${data}`;
+}
+
+const LOG_MARKS: Readonly<Record<LogKind, string>> = {
+	attempt: "──",
+	assistant: "assistant:",
+	"tool-call": "→",
+	"tool-result": "←",
+	output: "",
+	error: "error:",
+	commit: "git:",
+	status: "task",
+};
+
+/** A log entry as text: its time, a mark of its kind, and its text with later lines indented. */
+export function logText(event: EventRecord, entry: LogEntry): string {
+	const mark = LOG_MARKS[entry.kind];
+	const lines = entry.text.replace(/\n+$/, "").split("\n");
+	const head = `${event.time.slice(11, 19)}  ${mark ? `${mark} ` : ""}${lines[0] ?? ""}`;
+	const tail = entry.kind === LogKind.Attempt ? " ──" : "";
+	return [`${head}${tail}`, ...lines.slice(1).map((line) => `          ${line}`)].join("\n");
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { Exit } from "./exit-codes.js";
-import type { FollowOption, JsonOption } from "./read-commands.js";
+import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
 
@@ -168,6 +168,15 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("watch")
+		.description("a live view of a run (default: the latest) until it ends")
+		.argument("[runId]")
+		.option("--interval <ms>", "time between refreshes, in ms", count("--interval", 50), 500)
+		.action(async (runId: string | undefined, options: WatchOptions) =>
+			exit((await reads()).watchCommand(runId, options)),
+		);
+
+	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
 		.option("--json", "machine-readable output")
@@ -180,6 +189,17 @@ function program(setExit: (code: number) => void): Command {
 		.option("-f, --follow", "keep printing new events until the run ends")
 		.option("--json", "one JSON object per line")
 		.action(async (runId: string, options: FollowOption) => exit((await reads()).eventsCommand(runId, options)));
+
+	cli
+		.command("logs")
+		.description("a task's log: the agent's messages, tool calls and results, a command's output")
+		.argument("<runId>")
+		.argument("<task>", "task id or step id")
+		.option("-f, --follow", "keep printing until the task ends")
+		.option("--json", "one JSON object per line")
+		.action(async (runId: string, task: string, options: FollowOption) =>
+			exit((await reads()).logsCommand(runId, task, options)),
+		);
 
 	cli
 		.command("result")

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { findProject } from "../../config/project.js";
-import { isTerminalRun } from "../../core/status.js";
+import { logEntry } from "../../core/log-line.js";
+import { isTerminalRun, isTerminalTask } from "../../core/status.js";
 import { RunReader, runSummary } from "../../engine/run-reader.js";
-import { eventJson, eventText, runsText, statusText } from "./format.js";
+import { Exit } from "./exit-codes.js";
+import { eventJson, eventText, logText, runsText, statusText } from "./format.js";
+import { WatchView } from "./watch-view.js";
 
 export interface JsonOption {
 	readonly json?: boolean;
@@ -29,6 +32,30 @@ export async function statusCommand(runId: string | undefined, options: JsonOpti
 	);
 	process.stdout.write(text);
 	return 0;
+}
+
+export interface WatchOptions {
+	/** Time between refreshes, in ms. */
+	readonly interval: number;
+}
+
+/** Redraws the run from the store until it ends; exits 0 only when it completed. */
+export async function watchCommand(runId: string | undefined, options: WatchOptions): Promise<number> {
+	const reader = new RunReader(findProject(process.cwd()));
+	const view = new WatchView(process.stdout);
+	try {
+		let id = runId;
+		for (;;) {
+			const now = Date.now();
+			const state = reader.view(id);
+			id = state.run.id;
+			view.show(state, now);
+			if (isTerminalRun(state.run.status)) return state.run.status === "completed" ? Exit.Ok : Exit.Failed;
+			await sleep(options.interval);
+		}
+	} finally {
+		reader.close();
+	}
 }
 
 export async function runsCommand(options: JsonOption): Promise<number> {
@@ -75,4 +102,34 @@ export async function resultCommand(runId: string, task: string, options: JsonOp
 			);
 	}
 	return 0;
+}
+
+/**
+ * A task's log: what its agent said, the tools it called and what they returned, what a command
+ * printed, attempt by attempt. With `follow`, goes on until the task has ended.
+ */
+export async function logsCommand(runId: string, task: string, options: FollowOption): Promise<number> {
+	const reader = new RunReader(findProject(process.cwd()));
+	try {
+		let after = 0;
+		let ended = false;
+		for (;;) {
+			const { task: record, events } = reader.taskEvents(runId, task, after);
+			for (const event of events) {
+				after = event.seq;
+				const entry = logEntry(event);
+				if (!entry) continue;
+				const line = options.json
+					? JSON.stringify({ seq: event.seq, time: event.time, type: event.type, kind: entry.kind, text: entry.text })
+					: logText(event, entry);
+				process.stdout.write(`${line}\n`);
+			}
+			if (events.length > 0) continue;
+			if (!options.follow || ended) return 0;
+			ended = isTerminalTask(record.status) || isTerminalRun(reader.run(runId).status);
+			if (!ended) await sleep(200);
+		}
+	} finally {
+		reader.close();
+	}
 }

@@ -1,0 +1,103 @@
+import type { Writable } from "node:stream";
+import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
+import type { RunView } from "../../engine/run-reader.js";
+import { elapsed, statusCounts, usageText } from "./format.js";
+
+type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
+
+function cell(text: string, width: number): string {
+	if (text.length >= width) return `${text.slice(0, Math.max(1, width - 2))}… `;
+	return text.padEnd(width);
+}
+
+function runtimeOf(t: TaskView): string {
+	return t.model ? `${t.runtime}/${t.model}` : t.runtime;
+}
+
+function tokensOf(t: TaskView): string {
+	const used = usageText(t.usage);
+	return used ? used.replace(" tokens", "") : "";
+}
+
+/** The lines of one frame: the run, its totals, and a line per task in DAG order. */
+export function watchLines({ run, tasks }: RunView, now: number, room = Number.POSITIVE_INFINITY): string[] {
+	const total = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
+	const lines = [
+		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.team ? ` / ${run.team}` : ""}`,
+		`  ${run.goal.split("\n")[0]?.slice(0, 100) ?? ""}`,
+		`  tasks: ${statusCounts(tasks)}${usageText(total) ? `  usage: ${usageText(total)}` : ""}`,
+	];
+	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error.split("\n")[0]}`);
+	const w = { id: 6, role: 6, agent: 6, runtime: 8 };
+	for (const t of tasks) {
+		w.id = Math.min(32, Math.max(w.id, t.id.length + 2));
+		w.role = Math.min(20, Math.max(w.role, t.role.length + 2));
+		w.agent = Math.min(24, Math.max(w.agent, t.agent.length + 2));
+		w.runtime = Math.min(32, Math.max(w.runtime, runtimeOf(t).length + 2));
+	}
+	lines.push(
+		`  ${cell("TASK", w.id)}${cell("ROLE", w.role)}${cell("AGENT", w.agent)}${cell("STATUS", 12)}${cell("RUNTIME", w.runtime)}${cell("TIME", 9)}${cell("TOKENS", 22)}${cell("COST", 10)}ACTIVITY`,
+	);
+	let shown = tasks;
+	const space = room - lines.length;
+	if (tasks.length > space) {
+		// On a small screen, what is happening now comes first.
+		const busy = (s: string) => (s === "running" || s === "failed" || s === "waiting" ? 0 : 1);
+		shown = [...tasks].sort((a, b) => busy(a.status) - busy(b.status)).slice(0, Math.max(1, space - 1));
+	}
+	for (const t of shown) {
+		const cost = t.usage.cost > 0 ? `$${t.usage.cost.toFixed(4)}` : "";
+		const last =
+			t.error && t.status !== "completed" && t.status !== "running" ? t.error.split("\n")[0] : (t.activity ?? "");
+		lines.push(
+			`  ${cell(t.id, w.id)}${cell(t.role, w.role)}${cell(t.agent, w.agent)}${cell(t.status, 12)}${cell(runtimeOf(t), w.runtime)}${cell(elapsed(t.startedAt, t.finishedAt, now), 9)}${cell(tokensOf(t), 22)}${cell(cost, 10)}${last}`,
+		);
+	}
+	if (shown.length < tasks.length) lines.push(`  … ${tasks.length - shown.length} more tasks`);
+	return lines;
+}
+
+/**
+ * `crew watch`'s output. On a terminal, each frame is redrawn in place; otherwise a line is
+ * printed whenever the run or a task changes status, so a log of it reads top to bottom.
+ */
+export class WatchView {
+	readonly #out: Out;
+	readonly #tty: boolean;
+	#drawn = 0;
+	readonly #seen = new Map<string, string>();
+
+	constructor(out: Out, options: { tty?: boolean } = {}) {
+		this.#out = out;
+		this.#tty = options.tty ?? out.isTTY === true;
+	}
+
+	show(view: RunView, now: number): void {
+		if (this.#tty) this.#frame(view, now);
+		else this.#changes(view, now);
+	}
+
+	#frame(view: RunView, now: number): void {
+		const width = Math.max(40, (this.#out.columns || 120) - 1);
+		const lines = watchLines(view, now, Math.max(6, (this.#out.rows || 40) - 1)).map((l) => l.slice(0, width));
+		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
+		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);
+		this.#drawn = lines.length;
+	}
+
+	#changes({ run, tasks }: RunView, now: number): void {
+		const out: string[] = [];
+		const stamp = new Date(now).toISOString().slice(11, 19);
+		if (this.#seen.get("") !== run.status) {
+			this.#seen.set("", run.status);
+			out.push(`${stamp} run ${run.id} ${run.status}  tasks: ${statusCounts(tasks)}`);
+		}
+		for (const t of tasks) {
+			if (this.#seen.get(t.id) === t.status) continue;
+			this.#seen.set(t.id, t.status);
+			const detail = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]}` : "";
+			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
+		}
+		if (out.length > 0) this.#out.write(`${out.join("\n")}\n`);
+	}
+}

@@ -1,0 +1,91 @@
+/** What kind of thing a line of a task's log says. */
+export const LogKind = {
+	Attempt: "attempt",
+	Assistant: "assistant",
+	ToolCall: "tool-call",
+	ToolResult: "tool-result",
+	Output: "output",
+	Error: "error",
+	Commit: "commit",
+	Status: "status",
+} as const;
+export type LogKind = (typeof LogKind)[keyof typeof LogKind];
+
+export interface LogEntry {
+	readonly kind: LogKind;
+	readonly text: string;
+}
+
+interface LoggedEvent {
+	readonly type: string;
+	readonly data: Readonly<Record<string, unknown>>;
+}
+
+const ENDED = /^task\.(completed|failed|cancelled|skipped|interrupted|waiting)$/;
+
+/** Characters of a tool's arguments shown in its call line. */
+const MAX_ARGS = 200;
+
+function str(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+/** The argument that says most about a tool call: its command, path or pattern, else its JSON. */
+function argsText(args: unknown): string {
+	if (args === undefined || args === null) return "";
+	if (typeof args !== "object") return String(args);
+	const record = args as Record<string, unknown>;
+	for (const key of ["command", "cmd", "file_path", "path", "pattern", "query", "url"]) {
+		const value = record[key];
+		if (typeof value === "string" && value !== "") return value.slice(0, MAX_ARGS);
+		if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(" ").slice(0, MAX_ARGS);
+	}
+	const json = JSON.stringify(args);
+	return json.length > MAX_ARGS ? `${json.slice(0, MAX_ARGS)}…` : json;
+}
+
+/**
+ * A task's event as a line people read: what the agent said, the tools it called and what they
+ * returned, what a command printed, and how each attempt began and ended. Events that say nothing
+ * to a reader (usage, process ids) give undefined.
+ */
+export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
+	switch (type) {
+		case "task.running": {
+			const how = [str(data.runtime), str(data.model)].filter((s) => s !== "").join(", ");
+			return { kind: LogKind.Attempt, text: `attempt ${String(data.attempt ?? "?")}${how ? ` (${how})` : ""}` };
+		}
+		case "worker.assistant":
+			return { kind: LogKind.Assistant, text: str(data.text) };
+		case "worker.tool-start":
+			return { kind: LogKind.ToolCall, text: `${str(data.name)} ${argsText(data.args)}`.trim() };
+		case "worker.tool-end": {
+			const outcome = data.isError === true ? "failed" : "ok";
+			const output = str(data.output);
+			return { kind: LogKind.ToolResult, text: `${str(data.name)} ${outcome}${output ? `: ${output}` : ""}` };
+		}
+		case "worker.output":
+			return { kind: LogKind.Output, text: str(data.text) };
+		case "worker.error":
+			return { kind: LogKind.Error, text: str(data.message) };
+		case "worker.commit":
+			return { kind: LogKind.Commit, text: `committed ${str(data.commit).slice(0, 12)} on ${str(data.branch)}` };
+		default: {
+			const ended = ENDED.exec(type);
+			if (!ended) return undefined;
+			const error = str(data.error);
+			return { kind: LogKind.Status, text: `${ended[1]}${error ? `: ${error}` : ""}` };
+		}
+	}
+}
+
+/** Characters of a task's last activity shown in live views. */
+const MAX_ACTIVITY = 120;
+
+/** A log entry as one short line: what a task is doing now. */
+export function activityLine(entry: LogEntry): string {
+	const first = entry.text.trim().split("\n", 1)[0] ?? "";
+	const prefix = entry.kind === LogKind.ToolCall ? "→ " : entry.kind === LogKind.ToolResult ? "← " : "";
+	const line = `${prefix}${first}`;
+	return line.length > MAX_ACTIVITY ? `${line.slice(0, MAX_ACTIVITY - 1)}…` : line;
+}
