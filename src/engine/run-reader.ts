@@ -4,10 +4,20 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { activityLine, logEntry } from "../core/log-line.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { EventRecord, RunRecord, TaskRecord, TaskView, Usage } from "../core/types.js";
+import {
+	type ArtifactRecord,
+	type AttemptRecord,
+	type EventRecord,
+	type RunRecord,
+	type TaskRecord,
+	type TaskView,
+	type Usage,
+	ZERO_USAGE,
+} from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
+import { MetricQueries, type StoredCounts } from "../store/metric-queries.js";
 import { RUNNER_GONE, RunQueries, type RunSnapshot } from "../store/run-queries.js";
 import { ViewQueries } from "../store/view-queries.js";
 
@@ -44,6 +54,17 @@ function dagOrder(tasks: readonly TaskView[]): TaskView[] {
 	return buildDag(tasks, "run").order.map((i) => tasks[i] as TaskView);
 }
 
+/** An event as `crew events --json` and the HTTP API give it. */
+export function eventJson(event: EventRecord): object {
+	return {
+		seq: event.seq,
+		time: event.time,
+		type: event.type,
+		...(event.taskId ? { taskId: event.taskId } : {}),
+		data: event.data,
+	};
+}
+
 /** The run part of `crew status --json`. */
 export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt } = run;
@@ -75,6 +96,7 @@ export class RunReader {
 	readonly #db: Db | null;
 	readonly #queries: RunQueries | null;
 	readonly #views: ViewQueries | null;
+	readonly #metrics: MetricQueries | null;
 	readonly #now: () => number;
 
 	constructor(project: Project, options: { now?: () => number } = {}) {
@@ -83,6 +105,7 @@ export class RunReader {
 		this.#db = openReader(project.dbFile);
 		this.#queries = this.#db ? new RunQueries(this.#db) : null;
 		this.#views = this.#db ? new ViewQueries(this.#db) : null;
+		this.#metrics = this.#db ? new MetricQueries(this.#db) : null;
 		this.#now = options.now ?? Date.now;
 	}
 
@@ -172,6 +195,33 @@ export class RunReader {
 		});
 	}
 
+	/**
+	 * Counts over the whole store as people see them (a run whose runner is gone, and its running
+	 * tasks, count as interrupted), with every finished task's duration in seconds.
+	 */
+	metrics(): StoredCounts & { readonly taskSeconds: readonly number[] } {
+		const q = this.#queries;
+		const m = this.#metrics;
+		if (!q || !m) return { runs: {}, tasks: {}, attempts: {}, usage: ZERO_USAGE, ready: 0, taskSeconds: [] };
+		return q.consistent(() => {
+			const counts = m.counts();
+			const runs = { ...counts.runs };
+			const tasks = { ...counts.tasks };
+			const move = (into: Record<string, number>, from: string, to: string, n: number) => {
+				into[from] = (into[from] ?? 0) - n;
+				into[to] = (into[to] ?? 0) + n;
+			};
+			const now = this.#now();
+			for (const run of q.listRuns()) {
+				if (presentRun({ run, tasks: [] }, now).run.status !== RunStatus.Interrupted) continue;
+				if (run.status === RunStatus.Interrupted) continue;
+				move(runs, run.status, RunStatus.Interrupted, 1);
+				move(tasks, TaskStatus.Running, TaskStatus.Interrupted, m.runningTasks(run.id));
+			}
+			return { ...counts, runs, tasks, taskSeconds: m.taskDurations() };
+		});
+	}
+
 	/** A run's usage summed per role and per model. */
 	usageBy(runId?: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
 		return this.#q().usageBy(this.#runId(runId));
@@ -196,6 +246,18 @@ export class RunReader {
 		const check = (this.#db.pragma("quick_check", { simple: true }) as string) ?? "no answer";
 		const schemaVersion = this.#db.pragma("user_version", { simple: true }) as number;
 		return { file, exists: true, check, schemaVersion, runs: this.#q().listRuns().length };
+	}
+
+	/** The files a run produced, by path. */
+	artifacts(runId: string): ArtifactRecord[] {
+		checkId("run", runId);
+		return this.#q().artifacts(runId);
+	}
+
+	/** Every attempt of a run, oldest first. */
+	attempts(runId: string): AttemptRecord[] {
+		checkId("run", runId);
+		return this.#q().attempts(runId);
 	}
 
 	/** A task's full result text (empty when it has none yet). */

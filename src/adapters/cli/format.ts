@@ -10,16 +10,6 @@ import {
 } from "../../core/types.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
 
-export function eventJson(event: EventRecord): object {
-	return {
-		seq: event.seq,
-		time: event.time,
-		type: event.type,
-		...(event.taskId ? { taskId: event.taskId } : {}),
-		data: event.data,
-	};
-}
-
 /** "3 completed, 1 failed": how many tasks are in each status, in order of first appearance. */
 export function statusCounts(tasks: readonly { readonly status: string }[]): string {
 	const counts = new Map<string, number>();

@@ -177,6 +177,19 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("serve")
+		.description("the HTTP API, live event streams, web dashboard and /metrics of this repository's runs")
+		.option("--port <n>", "port to listen on (0: any free port)", count("--port", 0), 7420)
+		.option(
+			"--host <address>",
+			"address to listen on; beyond loopback, anyone who reaches it can read runs",
+			"127.0.0.1",
+		)
+		.action(async (options: { port: number; host: string }) =>
+			exit((await import("./serve-command.js")).serveCommand(options)),
+		);
+
+	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
 		.option("--json", "machine-readable output")

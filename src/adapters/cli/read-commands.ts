@@ -2,9 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { findProject } from "../../config/project.js";
 import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask } from "../../core/status.js";
-import { RunReader, runSummary } from "../../engine/run-reader.js";
+import { eventJson, RunReader, runSummary } from "../../engine/run-reader.js";
 import { Exit } from "./exit-codes.js";
-import { eventJson, eventText, logText, runsText, statusText } from "./format.js";
+import { eventText, logText, runsText, statusText } from "./format.js";
 import { WatchView } from "./watch-view.js";
 
 export interface JsonOption {

@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { ensureCrewDir, findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
 import { parseDuration } from "../../core/duration.js";
@@ -11,6 +8,7 @@ import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { presentRun } from "../../engine/run-reader.js";
+import { startBackgroundRunner } from "../background-runner.js";
 import { Exit } from "./exit-codes.js";
 import { ProgressView } from "./progress-view.js";
 import { summaryText } from "./summary.js";
@@ -212,40 +210,13 @@ async function foreground(
 	return interrupted ? Exit.Interrupted : Exit.Failed;
 }
 
-/**
- * Starts `crew resume <runId>` as a background runner and waits until it holds the run's lease,
- * or reports why it did not.
- */
+/** Hands the run to a background runner and says so. */
 async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
-	const bin = fileURLToPath(new URL("../../../bin/crew.js", import.meta.url));
-	const logDir = crew.files.runDir(runId);
-	mkdirSync(logDir, { recursive: true });
-	const logFile = join(logDir, "runner.log");
-	const child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
-		cwd: crew.project.root,
-		detached: true,
-		stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")],
-	});
-	let exited = false;
-	child.once("exit", () => {
-		exited = true;
-	});
-	child.unref();
-	const until = Date.now() + 15_000;
-	for (;;) {
-		const run = crew.run(runId);
-		if (run.lease?.pid === child.pid || (exited && isTerminalRun(run.status))) {
-			if (json) process.stdout.write(`${JSON.stringify({ runId, status: run.status })}\n`);
-			else
-				process.stdout.write(
-					`run ${runId} ${run.status} in the background (pid ${child.pid}); follow it with: crew status ${runId}\n`,
-				);
-			return Exit.Ok;
-		}
-		if (exited || Date.now() > until) {
-			process.stderr.write(`crew: the background runner of run ${runId} did not start; see ${logFile}\n`);
-			return Exit.Failed;
-		}
-		await sleep(25);
-	}
+	const runner = await startBackgroundRunner(crew, runId, extra);
+	if (json) process.stdout.write(`${JSON.stringify({ runId, status: runner.status })}\n`);
+	else
+		process.stdout.write(
+			`run ${runId} ${runner.status} in the background (pid ${runner.pid}); follow it with: crew watch ${runId}\n`,
+		);
+	return Exit.Ok;
 }

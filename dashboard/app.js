@@ -1,0 +1,432 @@
+// @ts-check
+// crew's dashboard: the runs list at `/`, a run's live DAG at `/runs/<id>`. Plain DOM, no build
+// step; every text from the server goes in through textContent, never as HTML.
+
+const SVG = "http://www.w3.org/2000/svg";
+const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
+const STATUS_COLOURS = /** @type {const} */ ({
+	queued: "var(--queued)",
+	running: "var(--running)",
+	waiting: "var(--waiting)",
+	completed: "var(--completed)",
+	failed: "var(--failed)",
+	cancelled: "var(--cancelled)",
+	skipped: "var(--skipped)",
+	interrupted: "var(--interrupted)",
+});
+
+/** The token from `?token=` is kept for this tab and taken out of the address bar. */
+function token() {
+	const url = new URL(location.href);
+	const given = url.searchParams.get("token");
+	if (given) {
+		sessionStorage.setItem("crew-token", given);
+		url.searchParams.delete("token");
+		history.replaceState(null, "", url);
+	}
+	return sessionStorage.getItem("crew-token") ?? "";
+}
+
+/**
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>}
+ */
+async function api(path, init) {
+	const response = await fetch(path, init);
+	const body = await response.json().catch(() => ({}));
+	if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+	return body;
+}
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElement}
+ */
+function el(tag, attrs = {}, children = []) {
+	const node = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+	node.append(...children);
+	return node;
+}
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @returns {SVGElement}
+ */
+function svg(tag, attrs = {}) {
+	const node = document.createElementNS(SVG, tag);
+	for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+	return node;
+}
+
+/** @param {string} status */
+function statusBadge(status) {
+	return el("span", { class: `status status-${status}` }, [status]);
+}
+
+/** @param {number} ms */
+function duration(ms) {
+	if (ms < 1000) return `${Math.round(ms)}ms`;
+	const s = ms / 1000;
+	if (s < 60) return `${s.toFixed(1)}s`;
+	const m = Math.floor(s / 60);
+	return m < 60 ? `${m}m${Math.round(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+}
+
+/**
+ * @param {string | null} from
+ * @param {string | null} to
+ */
+function elapsed(from, to) {
+	if (!from) return "";
+	return duration((to ? Date.parse(to) : Date.now()) - Date.parse(from));
+}
+
+/** @param {{inputTokens: number, outputTokens: number, costUsd: number}} u */
+function usageText(u) {
+	if (!u || u.inputTokens + u.outputTokens === 0) return "no tokens";
+	return `${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
+}
+
+/** @param {string} text */
+function setWhere(text) {
+	const where = document.getElementById("where");
+	if (where) where.textContent = text;
+}
+
+/** @param {string} text */
+function setConnection(text) {
+	const node = document.getElementById("connection");
+	if (node) node.textContent = text;
+}
+
+/**
+ * Calls `fn` at most once per `ms`, the last call winning.
+ * @param {() => void} fn
+ * @param {number} ms
+ */
+function throttle(fn, ms) {
+	/** @type {ReturnType<typeof setTimeout> | undefined} */
+	let timer;
+	return () => {
+		if (timer) return;
+		timer = setTimeout(() => {
+			timer = undefined;
+			fn();
+		}, ms);
+	};
+}
+
+async function runsPage() {
+	setWhere("runs");
+	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+	const body = el("tbody");
+	main.replaceChildren(
+		el("table", { id: "runs" }, [
+			el("thead", {}, [
+				el(
+					"tr",
+					{},
+					["Run", "Status", "Workflow", "Team", "Goal", "Created", "Time"].map((h) => el("th", {}, [h])),
+				),
+			]),
+			body,
+		]),
+	);
+	const refresh = async () => {
+		const { runs } = await api("/api/runs");
+		if (runs.length === 0) {
+			body.replaceChildren(el("tr", {}, [el("td", { colspan: "7", class: "muted" }, ["No runs yet: crew run …"])]));
+			return;
+		}
+		body.replaceChildren(
+			...runs.map((/** @type {any} */ r) =>
+				el("tr", { "data-run": r.id }, [
+					el("td", {}, [el("a", { href: `/runs/${encodeURIComponent(r.id)}` }, [r.id])]),
+					el("td", {}, [statusBadge(r.status)]),
+					el("td", {}, [r.workflow]),
+					el("td", {}, [r.team ?? ""]),
+					el("td", {}, [r.goal.split("\n")[0].slice(0, 120)]),
+					el("td", {}, [new Date(r.createdAt).toLocaleString()]),
+					el("td", {}, [elapsed(r.createdAt, r.finishedAt)]),
+				]),
+			),
+		);
+	};
+	await refresh();
+	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
+}
+
+/** @param {string} runId */
+async function runPage(runId) {
+	setWhere(runId);
+	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+	const head = el("div", { class: "run-head" });
+	const goal = el("p", { class: "goal" });
+	const runError = el("p", { class: "error", id: "run-error" });
+	const actions = el("div", { class: "actions" });
+	const message = el("span", { id: "action-message", class: "muted" });
+	const graph = el("div", { class: "graph", id: "graph" });
+	const panel = el("aside", { class: "panel", id: "task-panel" }, [
+		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
+	]);
+	main.replaceChildren(
+		head,
+		goal,
+		runError,
+		el("p", {}, [actions, message]),
+		el("div", { class: "layout" }, [graph, panel]),
+	);
+
+	/** @type {any} */
+	let run;
+	/** @type {any[]} */
+	let tasks = [];
+	let drawnFor = "";
+	/** @type {string | undefined} */
+	let selected;
+
+	const buttons = {
+		cancel: el("button", { id: "cancel", type: "button" }, ["Cancel run"]),
+		resume: el("button", { id: "resume", type: "button" }, ["Resume"]),
+		approve: el("button", { id: "approve", type: "button" }, ["Approve"]),
+		reject: el("button", { id: "reject", type: "button" }, ["Reject…"]),
+	};
+	actions.append(...Object.values(buttons));
+
+	/**
+	 * @param {string} action
+	 * @param {object} [body]
+	 */
+	const act = async (action, body) => {
+		message.textContent = `${action}…`;
+		try {
+			const result = await api(`/api/runs/${encodeURIComponent(runId)}/${action}`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+				body: JSON.stringify(body ?? {}),
+			});
+			message.textContent = `${action}: run is ${result.status}`;
+			refresh();
+		} catch (error) {
+			message.textContent = `${action} failed: ${/** @type {Error} */ (error).message}`;
+		}
+	};
+	buttons.cancel.addEventListener("click", () => act("cancel"));
+	buttons.resume.addEventListener("click", () => act("resume"));
+	buttons.approve.addEventListener("click", () => act("approve"));
+	buttons.reject.addEventListener("click", () => {
+		const reason = prompt("Why reject?");
+		if (reason) act("reject", { reason });
+	});
+
+	const showRun = () => {
+		const counts = new Map();
+		for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+		head.replaceChildren(
+			el("h1", {}, [`run ${run.id}`]),
+			statusBadge(run.status),
+			el("span", { class: "totals", id: "totals" }, [
+				`${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")} · ${usageText(run.usage)} · ${elapsed(run.createdAt, run.finishedAt)}`,
+			]),
+			el("span", { class: "muted" }, [`${run.workflow}${run.team ? ` / ${run.team}` : ""}`]),
+		);
+		goal.textContent = run.goal;
+		runError.textContent = run.error && run.status !== "completed" ? run.error : "";
+		const waiting = run.status === "waiting" || tasks.some((t) => t.status === "waiting");
+		/** @type {HTMLButtonElement} */ (buttons.cancel).disabled = TERMINAL.has(run.status);
+		/** @type {HTMLButtonElement} */ (buttons.resume).disabled = !["interrupted", "failed", "cancelled"].includes(
+			run.status,
+		);
+		/** @type {HTMLButtonElement} */ (buttons.approve).disabled = !waiting;
+		/** @type {HTMLButtonElement} */ (buttons.reject).disabled = !waiting;
+	};
+
+	const drawGraph = async () => {
+		const layout = await api(`/api/runs/${encodeURIComponent(runId)}/graph`);
+		if (layout.tooLarge) {
+			graph.replaceChildren(
+				el("p", { class: "muted" }, [
+					`${layout.tasks} tasks: too many to draw (limit ${layout.limit}); shown as a list.`,
+				]),
+				el("table", { id: "task-list" }, [el("tbody")]),
+			);
+			return;
+		}
+		const root = svg("svg", { width: layout.width, height: layout.height, role: "img", "aria-label": "task graph" });
+		for (const edge of layout.edges) {
+			const d = edge.points
+				.map((/** @type {any} */ p, /** @type {number} */ i) => `${i ? "L" : "M"}${p.x},${p.y}`)
+				.join(" ");
+			root.append(svg("path", { class: "edge", d, "marker-end": "url(#arrow)" }));
+		}
+		const defs = svg("defs");
+		const marker = svg("marker", {
+			id: "arrow",
+			viewBox: "0 0 10 10",
+			refX: 9,
+			refY: 5,
+			markerWidth: 7,
+			markerHeight: 7,
+			orient: "auto",
+		});
+		marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#aaa" }));
+		defs.append(marker);
+		root.prepend(defs);
+		for (const n of layout.nodes) {
+			const g = svg("g", {
+				class: "node",
+				"data-task": n.id,
+				transform: `translate(${n.x - n.width / 2},${n.y - n.height / 2})`,
+				tabindex: 0,
+			});
+			g.append(svg("rect", { width: n.width, height: n.height }));
+			const lines = [
+				["step", 18],
+				["role", 35],
+				["state", 52],
+			];
+			for (const [cls, y] of lines) {
+				const text = svg("text", { class: String(cls), x: 10, y });
+				g.append(text);
+			}
+			g.addEventListener("click", () => select(n.id));
+			g.addEventListener("keydown", (e) => {
+				if (/** @type {KeyboardEvent} */ (e).key === "Enter") select(n.id);
+			});
+			root.append(g);
+		}
+		graph.replaceChildren(root);
+	};
+
+	const paintTasks = () => {
+		for (const t of tasks) {
+			const g = graph.querySelector(`g.node[data-task="${CSS.escape(t.id)}"]`);
+			if (g) {
+				g.setAttribute("data-status", t.status);
+				g.classList.toggle("selected", t.id === selected);
+				const rect = g.querySelector("rect");
+				if (rect) rect.style.stroke = STATUS_COLOURS[/** @type {keyof typeof STATUS_COLOURS} */ (t.status)] ?? "#888";
+				const texts = g.querySelectorAll("text");
+				texts[0].textContent = t.stepId;
+				texts[1].textContent = t.role;
+				texts[2].textContent = t.status;
+				texts[2].setAttribute("class", `state status status-${t.status}`);
+				continue;
+			}
+			const list = graph.querySelector("#task-list tbody");
+			if (!list) continue;
+			let row = list.querySelector(`tr[data-task="${CSS.escape(t.id)}"]`);
+			if (!row) {
+				row = el("tr", { "data-task": t.id }, [el("td"), el("td"), el("td"), el("td")]);
+				row.addEventListener("click", () => select(t.id));
+				list.append(row);
+			}
+			const cells = row.querySelectorAll("td");
+			cells[0].textContent = t.stepId;
+			cells[1].textContent = t.role;
+			cells[2].replaceChildren(statusBadge(t.status));
+			cells[3].textContent = t.activity ?? "";
+		}
+	};
+
+	const refresh = async () => {
+		const view = await api(`/api/runs/${encodeURIComponent(runId)}`);
+		run = view.run;
+		tasks = view.tasks;
+		showRun();
+		const shape = tasks.map((t) => t.id).join(",");
+		if (shape !== drawnFor) {
+			drawnFor = shape;
+			await drawGraph();
+		}
+		paintTasks();
+	};
+
+	const showTask = async () => {
+		if (!selected) return;
+		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
+		const t = d.task;
+		const log = el(
+			"div",
+			{ id: "task-log" },
+			d.log.length === 0
+				? [el("p", { class: "muted" }, ["Nothing yet."])]
+				: d.log.map((/** @type {any} */ e) =>
+						el("div", { class: `log-line log-${e.kind}`, "data-kind": e.kind }, [
+							el("span", { class: "time muted" }, [e.time.slice(11, 19)]),
+							el("span", { class: "kind" }, [e.kind]),
+							el("span", { class: "text" }, [e.text]),
+						]),
+					),
+		);
+		panel.replaceChildren(
+			el("h2", {}, [`${t.stepId} `, statusBadge(t.status)]),
+			el("p", { id: "task-meta" }, [
+				`${t.id} · role ${t.role} · agent ${t.agent} · ${t.runtime}${t.model ? `/${t.model}` : ""} · attempt ${t.attempts} · ${elapsed(t.startedAt, t.finishedAt)}`,
+			]),
+			el("p", { id: "task-usage" }, [usageText(t.usage)]),
+			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),
+			el("h3", {}, ["Transcript"]),
+			log,
+			el("h3", {}, ["Result"]),
+			el("pre", { id: "task-result" }, [d.result || "(none yet)"]),
+			...(d.patch ? [el("h3", {}, ["Changes"]), el("pre", { id: "task-diff" }, [d.patch])] : []),
+			el("h3", {}, ["Prompt"]),
+			el("pre", { id: "task-prompt" }, [d.prompt]),
+			el("h3", {}, ["Files"]),
+			el(
+				"ul",
+				{},
+				d.artifacts.map((/** @type {any} */ a) =>
+					el("li", {}, [
+						el("a", { href: `/api/runs/${encodeURIComponent(runId)}/artifacts/${a.path}`, target: "_blank" }, [a.path]),
+						` (${a.kind}, ${a.size} bytes)`,
+					]),
+				),
+			),
+		);
+	};
+
+	/** @param {string} id */
+	const select = (id) => {
+		selected = id;
+		paintTasks();
+		showTask().catch((e) => panel.replaceChildren(el("p", { class: "error" }, [e.message])));
+	};
+
+	await refresh();
+	const refreshSoon = throttle(() => refresh().catch((e) => setConnection(e.message)), 250);
+	const taskSoon = throttle(() => showTask().catch((e) => setConnection(e.message)), 300);
+	const stream = new EventSource(`/api/runs/${encodeURIComponent(runId)}/stream`);
+	stream.addEventListener("open", () => setConnection("live"));
+	stream.addEventListener("error", () => setConnection("reconnecting…"));
+	stream.addEventListener("event", (e) => {
+		const event = JSON.parse(/** @type {MessageEvent} */ (e).data);
+		refreshSoon();
+		if (event.taskId && event.taskId === selected) taskSoon();
+	});
+	stream.addEventListener("run", () => refreshSoon());
+	// Elapsed times move on between events.
+	setInterval(() => {
+		if (run && !TERMINAL.has(run.status)) showRun();
+	}, 1000);
+}
+
+async function start() {
+	token();
+	const match = /^\/runs\/([^/]+)$/.exec(location.pathname);
+	try {
+		if (match) await runPage(decodeURIComponent(match[1] ?? ""));
+		else await runsPage();
+	} catch (error) {
+		const main = document.getElementById("main");
+		main?.replaceChildren(el("p", { class: "error" }, [/** @type {Error} */ (error).message]));
+	}
+}
+
+start();

@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { isTerminalRun, type RunStatus } from "../core/status.js";
+import type { Crew } from "../engine/crew.js";
+
+/** How long a new background runner may take to hold its run's lease. */
+const START_LIMIT_MS = 15_000;
+
+export interface BackgroundRunner {
+	readonly pid: number;
+	/** The run's status once the runner held it (or, for a very short run, once it ended). */
+	readonly status: RunStatus;
+	/** Where the runner's own output goes. */
+	readonly logFile: string;
+}
+
+/**
+ * Starts `crew resume <runId>` as a detached process and waits until it holds the run's lease,
+ * so the caller can report the run as taken care of. `extra` is passed on to `crew resume`.
+ */
+export async function startBackgroundRunner(
+	crew: Crew,
+	runId: string,
+	extra: readonly string[] = [],
+): Promise<BackgroundRunner> {
+	const bin = fileURLToPath(new URL("../../bin/crew.js", import.meta.url));
+	const logDir = crew.files.runDir(runId);
+	mkdirSync(logDir, { recursive: true });
+	const logFile = join(logDir, "runner.log");
+	const child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
+		cwd: crew.project.root,
+		detached: true,
+		stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")],
+	});
+	let exited = false;
+	child.once("exit", () => {
+		exited = true;
+	});
+	child.unref();
+	const until = Date.now() + START_LIMIT_MS;
+	for (;;) {
+		const run = crew.run(runId);
+		if (child.pid !== undefined && (run.lease?.pid === child.pid || (exited && isTerminalRun(run.status)))) {
+			return { pid: child.pid, status: run.status, logFile };
+		}
+		if (exited || Date.now() > until) {
+			throw new CrewError(ErrorCode.Runtime, `the background runner of run ${runId} did not start; see ${logFile}`);
+		}
+		await sleep(25);
+	}
+}

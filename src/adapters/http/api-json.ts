@@ -1,0 +1,14 @@
+import { addUsage, type RunRecord, type TaskView, ZERO_USAGE } from "../../core/types.js";
+import { runSummary, usageJson } from "../../engine/run-reader.js";
+
+/** A task as the API gives it: usage in the form `crew status --json` uses. */
+export function taskJson(task: TaskView): object {
+	return { ...task, usage: usageJson(task.usage) };
+}
+
+/** A run as the API gives it: `crew status --json`'s run fields, with its end, error and usage. */
+export function runJson(run: RunRecord, tasks?: readonly TaskView[]): object {
+	const summary = { ...runSummary(run), finishedAt: run.finishedAt, error: run.error };
+	if (!tasks) return summary;
+	return { ...summary, usage: usageJson(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE)) };
+}

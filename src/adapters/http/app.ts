@@ -1,0 +1,209 @@
+import { timingSafeEqual } from "node:crypto";
+import { existsSync } from "node:fs";
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { Project } from "../../config/project.js";
+import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
+import { checkId } from "../../core/ids.js";
+import { RunStatus } from "../../core/status.js";
+import { Crew } from "../../engine/crew.js";
+import { eventJson, RunReader } from "../../engine/run-reader.js";
+import { startBackgroundRunner } from "../background-runner.js";
+import { runJson, taskJson } from "./api-json.js";
+import { dashboardFile } from "./dashboard-files.js";
+import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
+import { CrewMetrics } from "./metrics.js";
+import { runStream } from "./run-stream.js";
+import { taskDetail } from "./task-detail.js";
+
+export interface AppOptions {
+	readonly project: Project;
+	/** What mutating requests must carry as `Authorization: Bearer <token>`. */
+	readonly token: string;
+	/**
+	 * Host names answered (the Host header without its port, e.g. `127.0.0.1`); others get 403, so
+	 * a web page on another name cannot reach a loopback server through DNS rebinding. Default: any.
+	 */
+	readonly allowedHosts?: readonly string[];
+	/** Time between store reads of a live event stream, in ms. Default 250. */
+	readonly pollMs?: number;
+}
+
+export interface CrewApp {
+	readonly app: Hono;
+	/** Closes the app's store connection. */
+	close(): void;
+}
+
+const HTTP_STATUS: Partial<Record<ErrorCode, 400 | 404 | 409>> = {
+	[ErrorCode.InvalidId]: 400,
+	[ErrorCode.InvalidInput]: 400,
+	[ErrorCode.ArtifactPath]: 400,
+	[ErrorCode.NotFound]: 404,
+	[ErrorCode.Conflict]: 409,
+	[ErrorCode.InvalidTransition]: 409,
+	[ErrorCode.LeaseHeld]: 409,
+};
+
+const Since = z.object({
+	since: z
+		.string()
+		.regex(/^\d{1,15}$/, "expected an integer >= 0")
+		.transform(Number)
+		.optional(),
+});
+const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
+
+/** Parses input with a schema, or throws an error that names the bad field and value. */
+function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+	const result = schema.safeParse(input);
+	if (result.success) return result.data;
+	const issue = result.error.issues[0];
+	const field = issue?.path.join(".") ?? "";
+	const value = field && input && typeof input === "object" ? (input as Record<string, unknown>)[field] : input;
+	const shown = value === undefined ? "missing" : JSON.stringify(value);
+	throw new CrewError(ErrorCode.InvalidInput, `invalid ${what}${field ? ` ${field}` : ""} ${shown}: ${issue?.message}`);
+}
+
+function isSameToken(given: string, token: string): boolean {
+	const a = Buffer.from(given);
+	const b = Buffer.from(token);
+	return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * crew's HTTP API and dashboard over one project's store. Reads go through a read-only
+ * connection; changes (cancel, resume, approve, reject) go through the engine, as the CLI's do,
+ * and need the token.
+ */
+export function createApp(options: AppOptions): CrewApp {
+	const { project, token } = options;
+	const pollMs = options.pollMs ?? 250;
+	let opened: RunReader | undefined;
+	/** The store's reader, once the store exists: a server may start before the first run. */
+	const reader = (): RunReader | undefined => {
+		if (!opened && existsSync(project.dbFile)) opened = new RunReader(project);
+		return opened;
+	};
+	const needReader = (): RunReader => {
+		const r = reader();
+		if (!r) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${project.root}`);
+		return r;
+	};
+	const metrics = new CrewMetrics(reader);
+	const withCrew = async <T>(fn: (crew: Crew) => Promise<T>): Promise<T> => {
+		const crew = new Crew({ project });
+		try {
+			return await fn(crew);
+		} finally {
+			crew.close();
+		}
+	};
+	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
+
+	const app = new Hono();
+	app.onError((error, c) => {
+		if (isCrewError(error)) return c.json({ error: error.message, code: error.code }, HTTP_STATUS[error.code] ?? 500);
+		return c.json({ error: error.message }, 500);
+	});
+	app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+	if (options.allowedHosts) {
+		const hosts = new Set(options.allowedHosts);
+		app.use(async (c, next) => {
+			const host = (c.req.header("host") ?? "").replace(/:\d+$/, "");
+			if (!hosts.has(host)) return c.json({ error: `host '${host}' is not served here` }, 403);
+			return next();
+		});
+	}
+	app.use("/api/*", async (c, next) => {
+		if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+		const given = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
+		if (!isSameToken(given, token)) {
+			return c.json({ error: "this needs the token crew serve printed, as 'Authorization: Bearer <token>'" }, 401);
+		}
+		return next();
+	});
+
+	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map((run) => runJson(run)) }));
+	app.get("/api/runs/:runId", (c) => {
+		const view = needReader().view(runId(c));
+		return c.json({ run: runJson(view.run, view.tasks), tasks: view.tasks.map(taskJson) });
+	});
+	app.get("/api/runs/:runId/graph", (c) => {
+		const { tasks } = needReader().view(runId(c));
+		if (tasks.length > MAX_GRAPH_TASKS) return c.json({ tooLarge: true, tasks: tasks.length, limit: MAX_GRAPH_TASKS });
+		return c.json(graphLayout(tasks));
+	});
+	app.get("/api/runs/:runId/events", (c) => {
+		const { since } = parse(Since, c.req.query(), "query parameter");
+		return c.json({
+			events: needReader()
+				.events(runId(c), since ?? 0, 1000)
+				.map(eventJson),
+		});
+	});
+	app.get("/api/runs/:runId/stream", (c) => {
+		const id = runId(c);
+		const lastId = c.req.header("last-event-id");
+		const { since } = parse(Since, lastId === undefined ? c.req.query() : { since: lastId }, "event id");
+		const r = needReader();
+		r.run(id);
+		return runStream(c, r, id, since ?? 0, pollMs);
+	});
+	app.get("/api/runs/:runId/tasks/:task", (c) => c.json(taskDetail(needReader(), runId(c), c.req.param("task"))));
+	app.get("/api/runs/:runId/artifacts", (c) => c.json({ artifacts: needReader().artifacts(runId(c)) }));
+	app.get("/api/runs/:runId/artifacts/*", (c) => {
+		const id = runId(c);
+		const name = decodeURIComponent(c.req.path.slice(`/api/runs/${id}/artifacts/`.length));
+		const r = needReader();
+		if (!r.artifacts(id).some((a) => a.path === name)) {
+			throw new CrewError(ErrorCode.NotFound, `run ${id} has no artifact ${JSON.stringify(name)}`);
+		}
+		return c.text(r.files.read(id, name));
+	});
+
+	app.post("/api/runs/:runId/cancel", async (c) => {
+		const id = runId(c);
+		const status = await withCrew((crew) => crew.cancel(id, "cancelled from the dashboard"));
+		return c.json({ runId: id, status });
+	});
+	app.post("/api/runs/:runId/resume", async (c) => {
+		const id = runId(c);
+		return c.json(
+			await withCrew(async (crew) => {
+				const run = crew.run(id);
+				if (run.status === RunStatus.Completed) return { runId: id, status: run.status, started: false };
+				const runner = await startBackgroundRunner(crew, id);
+				return { runId: id, status: runner.status, started: true, pid: runner.pid };
+			}),
+		);
+	});
+	app.post("/api/runs/:runId/approve", async (c) => {
+		const id = runId(c);
+		return c.json(
+			await withCrew(async (crew) => {
+				const { tasks, runnerAlive } = crew.approve(id);
+				const status = runnerAlive ? crew.run(id).status : (await startBackgroundRunner(crew, id)).status;
+				return { runId: id, approved: tasks, status };
+			}),
+		);
+	});
+	app.post("/api/runs/:runId/reject", async (c) => {
+		const id = runId(c);
+		const body: unknown = await c.req.json().catch(() => undefined);
+		const { reason } = parse(Rejection, body ?? {}, "body field");
+		const status = await withCrew((crew) => crew.reject(id, reason));
+		return c.json({ runId: id, status });
+	});
+
+	app.get("/metrics", async (c) => {
+		const text = await metrics.text();
+		return c.body(text, 200, { "content-type": metrics.contentType });
+	});
+
+	app.get("/", (c) => dashboardFile(c, "index.html"));
+	app.get("/runs/:runId", (c) => dashboardFile(c, "index.html"));
+	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
+
+	return { app, close: () => opened?.close() };
+}

@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import type { Context } from "hono";
+
+/** The dashboard's files, each with its type: nothing else in the folder is served. */
+const FILES: Readonly<Record<string, string>> = {
+	"index.html": "text/html; charset=utf-8",
+	"app.js": "text/javascript; charset=utf-8",
+	"style.css": "text/css; charset=utf-8",
+};
+
+const FOLDER = new URL("../../../dashboard/", import.meta.url);
+
+/** One of the dashboard's files, read at each request so the package's copy is what is served. */
+export function dashboardFile(c: Context, name: string): Response {
+	const type = FILES[name];
+	if (!type) return c.json({ error: `no dashboard file ${JSON.stringify(name)}` }, 404);
+	return c.body(readFileSync(new URL(name, FOLDER)), 200, { "content-type": type, "cache-control": "no-cache" });
+}

@@ -1,0 +1,68 @@
+import { type LogKind, logEntry } from "../../core/log-line.js";
+import type { TaskView } from "../../core/types.js";
+import type { RunReader } from "../../engine/run-reader.js";
+import { taskJson } from "./api-json.js";
+
+/** Characters of a prompt, result or patch the task panel gets; the rest stays in the artifact. */
+const MAX_TEXT = 200_000;
+/** Log lines the task panel gets: the latest ones. */
+const MAX_LOG = 2000;
+
+export interface TaskDetail {
+	readonly task: object;
+	/** The prompt of its latest attempt. */
+	readonly prompt: string;
+	readonly log: readonly { seq: number; time: string; kind: LogKind; text: string }[];
+	readonly result: string;
+	/** Its latest change as a patch, when it worked in a worktree. */
+	readonly patch: string | null;
+	readonly attempts: readonly {
+		number: number;
+		runtime: string;
+		status: string;
+		startedAt: string;
+		finishedAt: string | null;
+		exitCode: number | null;
+		error: string | null;
+	}[];
+	readonly artifacts: readonly { path: string; kind: string; size: number }[];
+}
+
+function bounded(text: string): string {
+	return text.length > MAX_TEXT
+		? `${text.slice(0, MAX_TEXT)}\n[crew: ${text.length - MAX_TEXT} more characters in the artifact]`
+		: text;
+}
+
+/** Everything the dashboard's task panel shows of one task. */
+export function taskDetail(reader: RunReader, runId: string, ref: string): TaskDetail {
+	const { task: record, events } = reader.taskEvents(runId, ref);
+	const task = reader.view(runId).tasks.find((t) => t.id === record.id) as TaskView;
+	const artifacts = reader.artifacts(runId).filter((a) => a.taskId === task.id);
+	const latest = (kind: string) => artifacts.filter((a) => a.kind === kind).at(-1);
+	const read = (path: string | undefined) => (path ? bounded(reader.files.read(runId, path)) : null);
+	const log = events.flatMap((event) => {
+		const entry = logEntry(event);
+		return entry ? [{ seq: event.seq, time: event.time, kind: entry.kind, text: entry.text }] : [];
+	});
+	return {
+		task: taskJson(task),
+		prompt: read(artifacts.find((a) => a.path === `tasks/${task.id}/prompt.md`)?.path) ?? "",
+		log: log.slice(-MAX_LOG),
+		result: bounded(reader.result(runId, task.id).text),
+		patch: read(latest("patch")?.path),
+		attempts: reader
+			.attempts(runId)
+			.filter((a) => a.taskId === task.id)
+			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error }) => ({
+				number,
+				runtime,
+				status,
+				startedAt,
+				finishedAt,
+				exitCode,
+				error,
+			})),
+		artifacts: artifacts.map(({ path, kind, size }) => ({ path, kind, size })),
+	};
+}
