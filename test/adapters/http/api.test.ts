@@ -35,19 +35,49 @@ async function finishedRun(): Promise<{ repo: TestRepo; runId: string }> {
 	return { repo, runId: JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId };
 }
 
-async function json(response: Response | Promise<Response>): Promise<{ status: number; body: any }> {
+interface GraphNode {
+	id: string;
+	x: number;
+	y: number;
+	width: number;
+	height: number;
+}
+
+/** The fields of API answers these tests read. */
+interface ApiBody {
+	error: string;
+	runs: { id: string }[];
+	run: object;
+	tasks: { id: string; status: string }[];
+	width: number;
+	height: number;
+	nodes: GraphNode[];
+	edges: { from: string; to: string }[];
+	events: { seq: number }[];
+	task: object;
+	prompt: string;
+	result: string;
+	log: { kind: string }[];
+	attempts: object[];
+	artifacts: { path: string }[];
+}
+
+interface SseEvent {
+	id?: string;
+	event?: string;
+	data: { seq?: number; type?: string; taskId?: string; ended?: boolean };
+}
+
+async function json(response: Response | Promise<Response>): Promise<{ status: number; body: ApiBody }> {
 	const r = await response;
-	return { status: r.status, body: await r.json() };
+	return { status: r.status, body: (await r.json()) as ApiBody };
 }
 
 /** Reads server-sent events from a response until `until` says stop; returns them parsed. */
-async function readSse(
-	response: Response,
-	until: (events: { id?: string; event?: string; data: any }[]) => boolean,
-): Promise<{ id?: string; event?: string; data: any }[]> {
+async function readSse(response: Response, until: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
 	const reader = (response.body as ReadableStream<Uint8Array>).getReader();
 	const decoder = new TextDecoder();
-	const events: { id?: string; event?: string; data: any }[] = [];
+	const events: SseEvent[] = [];
 	let buffer = "";
 	while (!until(events)) {
 		const { value, done } = await reader.read();
@@ -62,7 +92,7 @@ async function readSse(
 			);
 			// Every frame carries exactly the fields of the contract: event, data, and id on events.
 			expect(Object.keys(fields).every((k) => ["id", "event", "data"].includes(k))).toBe(true);
-			events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+			events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data ?? "null") });
 		}
 	}
 	await reader.cancel();
@@ -80,7 +110,7 @@ test("the API lists runs and gives a run with its tasks, graph, events, task det
 
 	const run = await json(app.request(`/api/runs/${runId}`));
 	expect(run.body.run).toMatchObject({ id: runId, status: "completed", usage: { inputTokens: 0, costUsd: 0 } });
-	expect(run.body.tasks.map((t: any) => t.id)).toEqual(["plan", "left", "right"]);
+	expect(run.body.tasks.map((t) => t.id)).toEqual(["plan", "left", "right"]);
 	expect(run.body.tasks[1]).toMatchObject({
 		stepId: "left",
 		role: "worker",
@@ -93,33 +123,35 @@ test("the API lists runs and gives a run with its tasks, graph, events, task det
 	});
 
 	const graph = await json(app.request(`/api/runs/${runId}/graph`));
-	const nodes = new Map(graph.body.nodes.map((n: any) => [n.id, n]));
+	const nodes = new Map(graph.body.nodes.map((n) => [n.id, n]));
 	expect([...nodes.keys()].sort()).toEqual(["left", "plan", "right"]);
-	expect(graph.body.edges.map((e: any) => `${e.from}>${e.to}`).sort()).toEqual(["plan>left", "plan>right"]);
+	expect(graph.body.edges.map((e) => `${e.from}>${e.to}`).sort()).toEqual(["plan>left", "plan>right"]);
 	// Drawn left to right: a dependency sits left of its dependents, inside the drawing.
-	const plan = nodes.get("plan") as any;
-	for (const id of ["left", "right"]) expect((nodes.get(id) as any).x).toBeGreaterThan(plan.x);
-	for (const n of nodes.values() as Iterable<any>) {
+	const plan = nodes.get("plan") as GraphNode;
+	for (const id of ["left", "right"]) expect(nodes.get(id)?.x).toBeGreaterThan(plan.x);
+	for (const n of nodes.values()) {
 		expect(n.x + n.width / 2).toBeLessThanOrEqual(graph.body.width);
 		expect(n.y + n.height / 2).toBeLessThanOrEqual(graph.body.height);
 	}
 
 	const all = await json(app.request(`/api/runs/${runId}/events`));
-	const seqs = all.body.events.map((e: any) => e.seq);
+	const seqs = all.body.events.map((e) => e.seq);
 	expect(seqs).toEqual([...seqs].sort((a: number, b: number) => a - b));
 	const later = await json(app.request(`/api/runs/${runId}/events?since=${seqs[2]}`));
-	expect(later.body.events.map((e: any) => e.seq)).toEqual(seqs.slice(3));
+	expect(later.body.events.map((e) => e.seq)).toEqual(seqs.slice(3));
 
 	const detail = await json(app.request(`/api/runs/${runId}/tasks/left`));
 	expect(detail.status).toBe(200);
 	expect(detail.body.task).toMatchObject({ id: "left", status: "completed" });
 	expect(detail.body.prompt).toContain("Do left for ship it");
 	expect(detail.body.result).toBe("done left\n");
-	expect(detail.body.log.map((e: any) => e.kind)).toEqual(["attempt", "output", "status"]);
-	expect(detail.body.attempts).toEqual([expect.objectContaining({ number: 1, runtime: "command", status: "completed" })]);
+	expect(detail.body.log.map((e) => e.kind)).toEqual(["attempt", "output", "status"]);
+	expect(detail.body.attempts).toEqual([
+		expect.objectContaining({ number: 1, runtime: "command", status: "completed" }),
+	]);
 
 	const artifacts = await json(app.request(`/api/runs/${runId}/artifacts`));
-	const result = artifacts.body.artifacts.find((a: any) => a.path === "tasks/left/result.md");
+	const result = artifacts.body.artifacts.find((a) => a.path === "tasks/left/result.md");
 	expect(result).toMatchObject({ kind: "result", taskId: "left", size: 10 });
 	const file = await app.request(`/api/runs/${runId}/artifacts/tasks/left/result.md`);
 	expect(file.status).toBe(200);
@@ -226,7 +258,7 @@ test("cancel through the API ends a live run started by another process, leaving
 	const pid = repo.starts("plan")[0]?.pid as number;
 	await waitFor("the worker gone", () => !isAlive(pid));
 	const view = await json(app.request(`/api/runs/${runId}`));
-	expect(view.body.tasks.map((t: any) => t.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+	expect(view.body.tasks.map((t) => t.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
 });
 
 test("/metrics gives runs, tasks and attempts by status, usage, ready-queue depth and a task duration histogram", async () => {
