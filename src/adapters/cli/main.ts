@@ -15,6 +15,12 @@ function count(what: string, min: number): (value: string) => number {
 	};
 }
 
+function port(value: string): number {
+	const n = count("--port", 0)(value);
+	if (n > 65535) throw new InvalidArgumentError(`invalid --port '${value}': expected an integer from 0 to 65535`);
+	return n;
+}
+
 function amount(what: string): (value: string) => number {
 	return (value) => {
 		const n = Number(value);
@@ -179,7 +185,7 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("serve")
 		.description("the HTTP API, live event streams, web dashboard and /metrics of this repository's runs")
-		.option("--port <n>", "port to listen on (0: any free port)", count("--port", 0), 7420)
+		.option("--port <n>", "port to listen on (0: any free port)", port, 7420)
 		.option(
 			"--host <address>",
 			"address to listen on; beyond loopback, anyone who reaches it can read runs",

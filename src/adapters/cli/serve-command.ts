@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { findProject } from "../../config/project.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
 import { createApp } from "../http/app.js";
 
 export interface ServeOptions {
@@ -24,7 +25,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 	try {
 		const address = await new Promise<AddressInfo>((resolve, reject) => {
 			server.once("listening", () => resolve(server.address() as AddressInfo));
-			server.once("error", reject);
+			server.once("error", (error) =>
+				reject(
+					new CrewError(ErrorCode.InvalidInput, `cannot listen on ${options.host}:${options.port}: ${error.message}`),
+				),
+			);
 		});
 		const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
 		const url = `http://${shown}:${address.port}`;

@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { CLI, crew, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
+
+/** Where the test leaves its screenshot of the run page. */
+const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
+
+let browser: Browser;
+const servers: ChildProcess[] = [];
+
+beforeAll(async () => {
+	browser = await chromium.launch({
+		executablePath: "/usr/bin/chromium",
+		args: [
+			"--headless",
+			"--no-sandbox",
+			"--disable-gpu",
+			"--disable-quic",
+			"--disable-background-networking",
+			"--disable-component-update",
+			"--disable-sync",
+			"--no-first-run",
+		],
+	});
+});
+
+afterAll(async () => {
+	await browser?.close();
+	for (const server of servers) server.kill("SIGTERM");
+});
+
+/** Starts `crew serve --port 0` in the repository and returns the dashboard URL it prints. */
+async function serve(dir: string): Promise<string> {
+	const server = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+		cwd: dir,
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	servers.push(server);
+	let out = "";
+	server.stdout?.on("data", (chunk: Buffer) => {
+		out += chunk.toString();
+	});
+	return await waitFor(
+		"the dashboard URL",
+		() => /dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out)?.[1],
+	);
+}
+
+test("the run page draws the DAG live, shows a task's transcript, and cancels the run", async () => {
+	const repo = new TestRepo();
+	const gates = join(repo.dir, "gates");
+	mkdirSync(gates);
+	repo.agent("worker", `--gate ${gates}`);
+	repo.workflow("ship", [
+		{ id: "plan" },
+		{ id: "build", dependsOn: ["plan"] },
+		{ id: "docs", dependsOn: ["plan"] },
+		{ id: "check", dependsOn: ["build", "docs"] },
+	]);
+	const open = (step: string) => writeFileSync(join(gates, step), "");
+	const started = await crew(repo.dir, ["run", "ship the feature", "--workflow", "ship", "--detach", "--json"]);
+	expect(started.code).toBe(0);
+	const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	await page.goto(await serve(repo.dir));
+	await page.click(`a[href="/runs/${runId}"]`);
+	await page.waitForURL(`**/runs/${runId}`);
+
+	const node = (task: string) => page.locator(`g.node[data-task="${task}"]`);
+	const statusOf = (task: string) => node(task).getAttribute("data-status");
+	await node("plan").and(page.locator('[data-status="running"]')).waitFor();
+	// Each node says its step, role and status in words, not only in colour.
+	expect(await node("plan").locator("text").allTextContents()).toEqual(["plan", "worker", "running"]);
+	expect(await statusOf("check")).toBe("queued");
+	await expect.poll(() => page.locator(".edge").count()).toBe(4);
+
+	open("plan");
+	await node("build").and(page.locator('[data-status="running"]')).waitFor();
+	expect(await statusOf("plan")).toBe("completed");
+	expect(await node("plan").locator("text.state").textContent()).toBe("completed");
+	expect(await statusOf("docs")).toBe("running");
+
+	await node("plan").click();
+	const panel = page.locator("#task-panel");
+	await panel.locator("#task-log").waitFor();
+	expect(await panel.locator("h2").textContent()).toContain("plan");
+	const transcript = await panel.locator("#task-log .log-line .text").allTextContents();
+	expect(transcript).toEqual(
+		expect.arrayContaining(["attempt 1 (command)", expect.stringContaining("waiting for gate plan"), "completed"]),
+	);
+	expect(await panel.locator("#task-result").textContent()).toBe(
+		"waiting for gate plan\ngate plan opened\ndone plan\n",
+	);
+	expect(await panel.locator("#task-prompt").textContent()).toContain("Do plan for ship the feature");
+
+	// A live task's transcript grows while it is open.
+	await node("build").click();
+	await panel.locator("#task-log .log-line", { hasText: "waiting for gate build" }).waitFor();
+	open("build");
+	await panel.locator("#task-log .log-line", { hasText: "gate build opened" }).waitFor();
+	await node("build").and(page.locator('[data-status="completed"]')).waitFor();
+	expect(await page.locator("#totals").textContent()).toMatch(/2 completed, 1 running, 1 queued/);
+
+	mkdirSync(join(ROOT, "test-results"), { recursive: true });
+	await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+	const docsPid = await waitFor("docs started", () => repo.starts("docs")[0]?.pid);
+	await page.click("#cancel");
+	await page.locator(".run-head .status", { hasText: "cancelled" }).waitFor();
+	await node("docs").and(page.locator('[data-status="cancelled"]')).waitFor();
+	expect(await statusOf("check")).toBe("cancelled");
+	expect(await page.locator("#action-message").textContent()).toBe("cancel: run is cancelled");
+	await waitFor("the docs worker gone", () => !isAlive(docsPid));
+	const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
+	expect(status.run.status).toBe("cancelled");
+	expect(status.tasks.map((t: { status: string }) => t.status)).toEqual([
+		"completed",
+		"completed",
+		"cancelled",
+		"cancelled",
+	]);
+	await page.close();
+});
