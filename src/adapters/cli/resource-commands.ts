@@ -1,15 +1,16 @@
 import { findProject } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
 import { TrustStore } from "../../config/trust.js";
-import { buildDag, criticalPath, levels } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { matchHints } from "../../core/routing.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { planRun } from "../../engine/planner.js";
 import { validateResources } from "../../engine/validate.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
-import { type Listed, type ResourceKind, ResourceLoader } from "../../resources/resource-loader.js";
+import { ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { planSummary } from "../plan-summary.js";
+import { resourceKind, resourceRows } from "../team-actions.js";
 import { Exit } from "./exit-codes.js";
 
 export interface TrustFlags {
@@ -26,49 +27,19 @@ export interface PlanFlags {
 	readonly json?: boolean;
 }
 
-const KINDS: Readonly<Record<string, ResourceKind>> = {
-	agent: "agent",
-	agents: "agent",
-	team: "team",
-	teams: "team",
-	workflow: "workflow",
-	workflows: "workflow",
-};
-
 /** The resources of the project around the current directory; reading them creates nothing. */
 function loader(): ResourceLoader {
 	const project = findProject(process.cwd());
 	return new ResourceLoader({ layers: resourceLayers(project, userResourceDirs()), cwd: process.cwd() });
 }
 
-function kindOf(word: string): ResourceKind {
-	const kind = KINDS[word];
-	if (!kind) {
-		throw new CrewError(ErrorCode.InvalidInput, `unknown kind '${word}': expected agents, teams or workflows`);
-	}
-	return kind;
-}
-
 function diagnosticLine(d: Diagnostic): string {
 	return `${d.level}: ${d.file}: ${d.message}`;
 }
 
-function descriptionOf(listed: Listed<{ description: string }>): string {
-	return listed.item?.description ?? "(does not load; see crew validate)";
-}
-
 export async function listCommand(kind: string | undefined, options: { json?: boolean }): Promise<number> {
-	const kinds = kind === undefined ? (["agent", "team", "workflow"] as const) : [kindOf(kind)];
-	const resources = loader();
-	const rows = kinds.flatMap((k) =>
-		resources.list(k).items.map((listed) => ({
-			kind: k,
-			name: listed.name,
-			layer: listed.layer,
-			file: listed.file,
-			description: descriptionOf(listed),
-		})),
-	);
+	const kinds = kind === undefined ? (["agent", "team", "workflow"] as const) : [resourceKind(kind)];
+	const rows = resourceRows(loader(), kinds);
 	if (options.json) {
 		process.stdout.write(`${JSON.stringify(rows)}\n`);
 		return Exit.Ok;
@@ -84,7 +55,7 @@ export async function listCommand(kind: string | undefined, options: { json?: bo
 }
 
 export async function showCommand(kind: string, name: string, options: { json?: boolean }): Promise<number> {
-	const k = kindOf(kind);
+	const k = resourceKind(kind);
 	const { item, diagnostics } = loader().load(k, name);
 	if (options.json) {
 		process.stdout.write(`${JSON.stringify({ kind: k, ...item, diagnostics })}\n`);
@@ -148,47 +119,20 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 		},
 		{ loader: loader(), runtimes: RuntimeRegistry.standard(), cwd: project.root },
 	);
-	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);
-	const level = levels(dag);
-	const depth = Math.max(...level) + 1;
-	const groups = Array.from({ length: depth }, (_, l) =>
-		dag.order.filter((i) => level[i] === l).map((i) => dag.ids[i]),
-	);
-	const critical = criticalPath(dag).map((i) => dag.ids[i]);
+	const summary = planSummary(plan);
 	if (flags.json) {
-		const tasks = plan.tasks.map((t, i) => ({
-			id: t.id,
-			role: t.role,
-			agent: t.agent.name,
-			runtime: plan.options.runtime ?? t.agent.runtime,
-			model: t.agent.model ?? null,
-			dependsOn: t.dependsOn,
-			level: level[i],
-			...(t.expand ? { expands: true } : {}),
-			...(t.approval ? { approval: true } : {}),
-			...(t.verify ? { verify: t.verify.kind === "verdict" ? true : t.verify.command } : {}),
-		}));
-		const order = dag.order.map((i) => dag.ids[i]);
-		const out = {
-			goal,
-			team: plan.team,
-			workflow: plan.workflow,
-			tasks,
-			order,
-			parallelGroups: groups,
-			criticalPath: critical,
-		};
-		process.stdout.write(`${JSON.stringify({ ...out, diagnostics: plan.diagnostics })}\n`);
+		process.stdout.write(`${JSON.stringify(summary)}\n`);
 		return Exit.Ok;
 	}
 	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
 	const byId = new Map(plan.tasks.map((t) => [t.id, t]));
+	const groups = summary.parallelGroups;
 	const lines = [
-		`plan: workflow ${plan.workflow}${plan.team ? `, team ${plan.team}` : ""}; ${plan.tasks.length} tasks in ${depth} levels; nothing runs`,
+		`plan: workflow ${plan.workflow}${plan.team ? `, team ${plan.team}` : ""}; ${plan.tasks.length} tasks in ${groups.length} levels; nothing runs`,
 	];
 	for (const [l, ids] of groups.entries()) {
 		const tasks = ids.map((id) => {
-			const t = byId.get(id as string);
+			const t = byId.get(id);
 			const runtime = plan.options.runtime ?? t?.agent.runtime;
 			const notes = [
 				t?.expand ? "its plan adds tasks" : "",
@@ -200,6 +144,7 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 		});
 		lines.push(`  ${l + 1}. ${tasks.join(", ")}`);
 	}
+	const critical = summary.criticalPath;
 	lines.push(`critical path: ${critical.join(" → ")} (${critical.length} steps)`);
 	process.stdout.write(`${lines.join("\n")}\n`);
 	return Exit.Ok;

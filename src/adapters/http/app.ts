@@ -5,10 +5,8 @@ import { z } from "zod";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import { RunStatus } from "../../core/status.js";
-import { Crew } from "../../engine/crew.js";
 import { eventJson, RunReader } from "../../engine/run-reader.js";
-import { startBackgroundRunner } from "../background-runner.js";
+import { TeamActions } from "../team-actions.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
@@ -91,14 +89,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return r;
 	};
 	const metrics = new CrewMetrics(reader);
-	const withCrew = async <T>(fn: (crew: Crew) => Promise<T>): Promise<T> => {
-		const crew = new Crew({ project });
-		try {
-			return await fn(crew);
-		} finally {
-			crew.close();
-		}
-	};
+	const actions = new TeamActions(project);
 	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
 
 	const app = new Hono();
@@ -162,38 +153,16 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.text(r.files.read(id, name));
 	});
 
-	app.post("/api/runs/:runId/cancel", async (c) => {
-		const id = runId(c);
-		const status = await withCrew((crew) => crew.cancel(id, "cancelled from the dashboard"));
-		return c.json({ runId: id, status });
-	});
-	app.post("/api/runs/:runId/resume", async (c) => {
-		const id = runId(c);
-		return c.json(
-			await withCrew(async (crew) => {
-				const run = crew.run(id);
-				if (run.status === RunStatus.Completed) return { runId: id, status: run.status, started: false };
-				const runner = await startBackgroundRunner(crew, id);
-				return { runId: id, status: runner.status, started: true, pid: runner.pid };
-			}),
-		);
-	});
-	app.post("/api/runs/:runId/approve", async (c) => {
-		const id = runId(c);
-		return c.json(
-			await withCrew(async (crew) => {
-				const { tasks, runnerAlive } = crew.approve(id);
-				const status = runnerAlive ? crew.run(id).status : (await startBackgroundRunner(crew, id)).status;
-				return { runId: id, approved: tasks, status };
-			}),
-		);
-	});
+	app.post("/api/runs/:runId/cancel", async (c) =>
+		c.json(await actions.cancel(runId(c), "cancelled from the dashboard")),
+	);
+	app.post("/api/runs/:runId/resume", async (c) => c.json(await actions.resume(runId(c))));
+	app.post("/api/runs/:runId/approve", async (c) => c.json(await actions.approve(runId(c))));
 	app.post("/api/runs/:runId/reject", async (c) => {
 		const id = runId(c);
 		const body: unknown = await c.req.json().catch(() => undefined);
 		const { reason } = parse(Rejection, body ?? {}, "body field");
-		const status = await withCrew((crew) => crew.reject(id, reason));
-		return c.json({ runId: id, status });
+		return c.json(await actions.reject(id, reason));
 	});
 
 	app.get("/metrics", async (c) => {

@@ -1,0 +1,57 @@
+import { buildDag, criticalPath, levels } from "../core/dag.js";
+import type { Plan } from "../engine/planner.js";
+
+/** A plan as `crew plan --json`, the MCP server and the pi extension give it. */
+export interface PlanSummary {
+	readonly goal: string;
+	readonly team: string | null;
+	readonly workflow: string;
+	readonly tasks: readonly {
+		id: string;
+		role: string;
+		agent: string;
+		runtime: string;
+		model: string | null;
+		dependsOn: readonly string[];
+		level: number;
+		expands?: true;
+		approval?: true;
+		/** `true` for a check by verdict, else the check's command. */
+		verify?: true | string;
+	}[];
+	/** A topological order of the task ids. */
+	readonly order: readonly string[];
+	/** Task ids by level: each level's tasks can run in parallel once the levels before it are done. */
+	readonly parallelGroups: readonly (readonly string[])[];
+	readonly criticalPath: readonly string[];
+	readonly diagnostics: Plan["diagnostics"];
+}
+
+export function planSummary(plan: Plan): PlanSummary {
+	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);
+	const level = levels(dag);
+	const depth = Math.max(...level) + 1;
+	const id = (i: number) => dag.ids[i] as string;
+	const tasks = plan.tasks.map((t, i) => ({
+		id: t.id,
+		role: t.role,
+		agent: t.agent.name,
+		runtime: plan.options.runtime ?? t.agent.runtime,
+		model: t.agent.model ?? null,
+		dependsOn: t.dependsOn,
+		level: level[i] ?? 0,
+		...(t.expand ? { expands: true as const } : {}),
+		...(t.approval ? { approval: true as const } : {}),
+		...(t.verify ? { verify: t.verify.kind === "verdict" ? (true as const) : t.verify.command } : {}),
+	}));
+	return {
+		goal: plan.goal,
+		team: plan.team,
+		workflow: plan.workflow,
+		tasks,
+		order: dag.order.map(id),
+		parallelGroups: Array.from({ length: depth }, (_, l) => dag.order.filter((i) => level[i] === l).map(id)),
+		criticalPath: criticalPath(dag).map(id),
+		diagnostics: plan.diagnostics,
+	};
+}
