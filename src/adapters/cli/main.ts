@@ -196,6 +196,11 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("mcp")
+		.description("serve crew's tools over MCP on stdin/stdout for this repository (for Claude Code, Codex, …)")
+		.action(async () => exit((await import("../mcp/mcp-command.js")).mcpCommand(version())));
+
+	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
 		.option("--json", "machine-readable output")

@@ -1,0 +1,21 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { findProject } from "../../config/project.js";
+import { TeamActions } from "../team-actions.js";
+import { createMcpServer } from "./mcp-server.js";
+
+/**
+ * Serves crew over MCP on stdin/stdout for the repository it starts in, until the client closes
+ * stdin. stdout carries the protocol alone: nothing else may print there.
+ */
+export async function mcpCommand(version: string): Promise<number> {
+	const server = createMcpServer(new TeamActions(findProject(process.cwd())), version);
+	const transport = new StdioServerTransport();
+	const closed = new Promise<void>((resolve) => {
+		transport.onclose = () => resolve();
+		process.stdin.once("end", () => resolve());
+	});
+	await server.connect(transport);
+	await closed;
+	await server.close();
+	return 0;
+}

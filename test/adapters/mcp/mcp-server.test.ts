@@ -1,0 +1,149 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, expect, test } from "vitest";
+import { CLI, isAlive, TestRepo, waitFor } from "../../helpers.js";
+
+const clients: Client[] = [];
+afterEach(async () => {
+	for (const client of clients.splice(0)) await client.close();
+});
+
+async function connect(dir: string): Promise<Client> {
+	const transport = new StdioClientTransport({
+		command: process.execPath,
+		args: [CLI, "mcp"],
+		cwd: dir,
+		env: process.env as Record<string, string>,
+		stderr: "pipe",
+	});
+	const client = new Client({ name: "crew-test", version: "1.0.0" });
+	await client.connect(transport);
+	clients.push(client);
+	return client;
+}
+
+interface Answer {
+	isError: boolean;
+	text: string;
+	data: Record<string, unknown>;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
+	const result = await client.callTool({ name, arguments: args });
+	const content = result.content as { type: string; text: string }[];
+	const text = content[0]?.text ?? "";
+	const data = (result.structuredContent ?? {}) as Record<string, unknown>;
+	// The text and the structured content are the same answer.
+	if (!result.isError) expect(JSON.parse(text)).toEqual(data);
+	return { isError: result.isError === true, text, data };
+}
+
+async function untilEnded(client: Client, runId: string): Promise<{ run: { status: string }; tasks: unknown[] }> {
+	for (const until = Date.now() + 30_000; Date.now() < until; await sleep(100)) {
+		const { data } = await call(client, "crew_status", { runId });
+		const status = data as { run: { status: string }; tasks: unknown[] };
+		if (["completed", "failed", "cancelled", "interrupted"].includes(status.run.status)) return status;
+	}
+	throw new Error(`run ${runId} did not end`);
+}
+
+test("crew mcp lists its tools, starts a run detached, reports it to completion, reads a result and cancels another run", async () => {
+	const repo = new TestRepo();
+	const gates = join(repo.dir, "gates");
+	mkdirSync(gates);
+	repo.agent("worker").agent("waiter", `--gate ${gates}`);
+	repo.workflow("pair", [{ id: "draft" }, { id: "polish", dependsOn: ["draft"] }]);
+	repo.workflow("slow", [
+		{ id: "wait", role: "waiter" },
+		{ id: "after", role: "waiter", dependsOn: ["wait"] },
+	]);
+	const client = await connect(repo.dir);
+
+	const { tools } = await client.listTools();
+	expect(tools.map((t) => t.name).sort()).toEqual([
+		"crew_approve",
+		"crew_cancel",
+		"crew_events",
+		"crew_list",
+		"crew_plan",
+		"crew_reject",
+		"crew_result",
+		"crew_resume",
+		"crew_run",
+		"crew_status",
+	]);
+	const runTool = tools.find((t) => t.name === "crew_run");
+	expect(runTool?.inputSchema.required).toEqual(["goal", "workflow"]);
+
+	const listed = await call(client, "crew_list", { kind: "workflows" });
+	expect((listed.data.resources as { name: string; layer: string }[]).filter((r) => r.layer === "project")).toEqual([
+		expect.objectContaining({ name: "pair" }),
+		expect.objectContaining({ name: "slow" }),
+	]);
+	const plan = await call(client, "crew_plan", { goal: "write it", workflow: "pair" });
+	expect(plan.data).toMatchObject({ workflow: "pair", order: ["draft", "polish"], criticalPath: ["draft", "polish"] });
+
+	const started = Date.now();
+	const run = await call(client, "crew_run", { goal: "write it", workflow: "pair" });
+	expect(run.isError).toBe(false);
+	expect(Date.now() - started).toBeLessThan(15_000);
+	const runId = run.data.runId as string;
+	expect(run.data).toMatchObject({ tasks: 2, workflow: "pair" });
+	expect(["running", "completed"]).toContain(run.data.status);
+
+	const final = await untilEnded(client, runId);
+	expect(final.run).toMatchObject({ id: runId, status: "completed", goal: "write it", workflow: "pair" });
+	expect(final.tasks).toEqual([
+		expect.objectContaining({ id: "draft", status: "completed", attempts: 1 }),
+		expect.objectContaining({ id: "polish", status: "completed", attempts: 1 }),
+	]);
+	const result = await call(client, "crew_result", { runId, task: "polish" });
+	expect(result.data).toMatchObject({ taskId: "polish", status: "completed", result: "done polish\n" });
+	const events = await call(client, "crew_events", { runId, since: 0 });
+	const types = (events.data.events as { type: string }[]).map((e) => e.type);
+	expect(types[0]).toBe("run.created");
+	expect(types.at(-1)).toBe("run.completed");
+	expect(events.data.next).toBe((events.data.events as { seq: number }[]).at(-1)?.seq);
+
+	const second = await call(client, "crew_run", { goal: "wait forever", workflow: "slow" });
+	const secondId = second.data.runId as string;
+	await waitFor("the waiter started", () => repo.starts("wait").length === 1);
+	const cancelled = await call(client, "crew_cancel", { runId: secondId });
+	expect(cancelled.data).toEqual({ runId: secondId, status: "cancelled" });
+	const afterCancel = await untilEnded(client, secondId);
+	expect(afterCancel.tasks).toEqual([
+		expect.objectContaining({ id: "wait", status: "cancelled" }),
+		expect.objectContaining({ id: "after", status: "cancelled" }),
+	]);
+	const pid = repo.starts("wait")[0]?.pid as number;
+	await waitFor("the worker gone", () => !isAlive(pid));
+	writeFileSync(join(gates, "wait"), "");
+});
+
+test("crew mcp answers bad input with an error naming the value, and keeps serving", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("pair", [{ id: "draft" }]);
+	const client = await connect(repo.dir);
+
+	const badId = await call(client, "crew_status", { runId: "../etc" });
+	expect(badId.isError).toBe(true);
+	expect(badId.text).toContain('invalid run id "../etc"');
+	const unknownWorkflow = await call(client, "crew_run", { goal: "x", workflow: "nope" });
+	expect(unknownWorkflow.isError).toBe(true);
+	expect(unknownWorkflow.text).toContain("nope");
+	const zero = await call(client, "crew_run", { goal: "x", workflow: "pair", concurrency: 0 });
+	expect(zero.isError).toBe(true);
+	expect(zero.text).toMatch(/concurrency/);
+	const wrongType = await call(client, "crew_events", { runId: "abc", since: "ten" });
+	expect(wrongType.isError).toBe(true);
+	expect(wrongType.text).toMatch(/since/);
+	const noRuns = await call(client, "crew_status", {});
+	expect(noRuns.isError).toBe(true);
+	expect(noRuns.text).toContain("no runs yet");
+
+	const ok = await call(client, "crew_list", {});
+	expect(ok.isError).toBe(false);
+});
