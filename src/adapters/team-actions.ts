@@ -6,7 +6,7 @@ import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
 import { Crew } from "../engine/crew.js";
 import { planRun } from "../engine/planner.js";
-import { eventJson, RunReader } from "../engine/run-reader.js";
+import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { startBackgroundRunner } from "./background-runner.js";
@@ -130,8 +130,8 @@ export class TeamActions {
 	}
 
 	/** `crew status --json` of a run (default: the latest). */
-	status(runId?: string): { run: { id: string; status: string }; tasks: { id: string; status: string }[] } {
-		return this.#read((reader) => JSON.parse(reader.statusJson(runId)));
+	status(runId?: string): StatusJson {
+		return this.#read((reader) => JSON.parse(reader.statusJson(runId)) as StatusJson);
 	}
 
 	events(runId: string, since = 0): { events: object[]; next: number } {

@@ -109,3 +109,10 @@ export function checkRunTransition(runId: string, from: RunStatus, to: RunStatus
 		throw new CrewError(ErrorCode.InvalidTransition, `run ${runId} cannot go from ${from} to ${to} (${cause})`);
 	}
 }
+
+/** "3 completed, 1 failed": how many tasks are in each status, in order of first appearance. */
+export function statusCounts(tasks: readonly { readonly status: string }[]): string {
+	const counts = new Map<string, number>();
+	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+	return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+}

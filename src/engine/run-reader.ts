@@ -54,6 +54,42 @@ function dagOrder(tasks: readonly TaskView[]): TaskView[] {
 	return buildDag(tasks, "run").order.map((i) => tasks[i] as TaskView);
 }
 
+/** Usage as `crew status --json` gives it. */
+export interface UsageJson {
+	readonly inputTokens: number;
+	readonly outputTokens: number;
+	readonly cacheReadTokens: number;
+	readonly cacheWriteTokens: number;
+	readonly costUsd: number;
+}
+
+/** The parsed `crew status --json` of a run: see `RunReader.statusJson`. */
+export interface StatusJson {
+	readonly run: {
+		readonly id: string;
+		readonly status: RunStatus;
+		readonly goal: string;
+		readonly team: string | null;
+		readonly workflow: string;
+		readonly createdAt: string;
+		readonly updatedAt: string;
+		readonly usage: UsageJson;
+		readonly usageByRole: Readonly<Record<string, UsageJson>>;
+		readonly usageByModel: Readonly<Record<string, UsageJson>>;
+	};
+	readonly tasks: readonly {
+		readonly id: string;
+		readonly stepId: string;
+		readonly role: string;
+		readonly status: TaskStatus;
+		readonly attempts: number;
+		readonly startedAt: string | null;
+		readonly finishedAt: string | null;
+		readonly error: string | null;
+		readonly usage: UsageJson;
+	}[];
+}
+
 /** An event as `crew events --json` and the HTTP API give it. */
 export function eventJson(event: EventRecord): object {
 	return {
@@ -76,7 +112,7 @@ function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record
 }
 
 /** Usage as `crew status --json` shows it, for a task or a whole run. */
-export function usageJson(usage: Usage): object {
+export function usageJson(usage: Usage): UsageJson {
 	return {
 		inputTokens: usage.input,
 		outputTokens: usage.output,

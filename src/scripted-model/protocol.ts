@@ -3,7 +3,7 @@ import type { OfferedTool } from "./tool-call.js";
 import { estimateTokens, type ModelApi, type ModelRequest, type Turn } from "./turns.js";
 
 /** A turn that is answered with a response body. */
-export type AnswerTurn = Extract<Turn, { kind: "text" | "write" | "shell" }>;
+export type AnswerTurn = Extract<Turn, { kind: "text" | "write" | "shell" | "call" }>;
 
 /** One provider protocol the scripted server speaks: where it listens, how it reads and answers. */
 export interface ModelProtocol {

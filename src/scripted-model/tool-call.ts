@@ -11,7 +11,7 @@ export interface OfferedTool {
 export interface ToolCall {
 	readonly name: string;
 	/** JSON arguments, or the text a freeform tool takes. */
-	readonly input: Record<string, string> | string;
+	readonly input: Readonly<Record<string, unknown>> | string;
 }
 
 const WRITE = [/^write$/i];
@@ -48,7 +48,8 @@ function shellCall(tool: OfferedTool, command: string): ToolCall {
  * The call a write or shell turn makes with the tools a request offers, with argument names taken
  * from the tool's own schema (`path` or `file_path`; `command` or `cmd`). A write turn prefers a
  * tool named `write`, then an `apply_patch` tool (adding the file), then any other writing tool,
- * then a shell command that writes the file. Undefined when the request offers no fitting tool.
+ * then a shell command that writes the file. A call turn calls the tool it names. Undefined when
+ * the request offers no fitting tool.
  */
 export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall | undefined {
 	if (turn.kind === "write") {
@@ -68,6 +69,10 @@ export function toolCallFor(turn: Turn, tools: readonly OfferedTool[]): ToolCall
 	if (turn.kind === "shell") {
 		const tool = pick(tools, SHELL);
 		return tool && shellCall(tool, turn.command);
+	}
+	if (turn.kind === "call") {
+		const tool = tools.find((t) => t.name === turn.tool || t.name.endsWith(`__${turn.tool}`));
+		return tool && { name: tool.name, input: turn.args };
 	}
 	return undefined;
 }

@@ -6,6 +6,11 @@ export type Turn =
 	| { readonly kind: "write"; readonly path: string; readonly content: string }
 	/** Call the shell tool the request offers. */
 	| { readonly kind: "shell"; readonly command: string }
+	/**
+	 * Call the offered tool named `tool` with `args`; a tool whose name ends in `__<tool>` counts too
+	 * (an MCP server's tool as Claude Code offers it, `mcp__<server>__<tool>`).
+	 */
+	| { readonly kind: "call"; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }
 	/** Answer with an HTTP error. */
 	| { readonly kind: "error"; readonly status: number; readonly message: string }
 	/** Never answer; the connection stays open until the client gives up or the server closes. */

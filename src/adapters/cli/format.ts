@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
+import { statusCounts } from "../../core/status.js";
 import {
 	addUsage,
 	type EventRecord,
@@ -9,13 +10,6 @@ import {
 	ZERO_USAGE,
 } from "../../core/types.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
-
-/** "3 completed, 1 failed": how many tasks are in each status, in order of first appearance. */
-export function statusCounts(tasks: readonly { readonly status: string }[]): string {
-	const counts = new Map<string, number>();
-	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-	return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
-}
 
 export function elapsed(from: string | null, to: string | null, now: number): string {
 	if (!from) return "";

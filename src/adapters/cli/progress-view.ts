@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
 import type { TaskStatus } from "../../core/status.js";
+import { statusCounts } from "../../core/status.js";
 import type { EventRecord, TaskRecord } from "../../core/types.js";
-import { elapsed, statusCounts, taskLine, widthsOf } from "./format.js";
+import { elapsed, taskLine, widthsOf } from "./format.js";
 
 const STATUS_EVENT = /^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted)$/;
 

@@ -1,5 +1,6 @@
+import { statusCounts } from "../../core/status.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
-import { elapsed, statusCounts, taskLine, widthsOf } from "./format.js";
+import { elapsed, taskLine, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */
 const SHOWN = 40;

@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
+import { statusCounts } from "../../core/status.js";
 import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
 import type { RunView } from "../../engine/run-reader.js";
-import { elapsed, statusCounts, usageText } from "./format.js";
+import { elapsed, usageText } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
 

@@ -1,0 +1,33 @@
+import { statusCounts } from "../../core/status.js";
+import type { StatusJson } from "../../engine/run-reader.js";
+import type { TeamActions } from "../team-actions.js";
+
+/** Characters of each task's result a report carries, and of all of them together. */
+const PER_TASK = 1500;
+const IN_ALL = 12_000;
+
+/** A run's status as a few lines: the run, then each task with its status and error. */
+export function statusText({ run, tasks }: StatusJson): string {
+	const lines = [`run ${run.id} ${run.status}: ${statusCounts(tasks)}`];
+	for (const t of tasks) lines.push(`- ${t.id} (${t.role}) ${t.status}${t.error ? `: ${t.error}` : ""}`);
+	return lines.join("\n");
+}
+
+/** What a pi session is told when a run it started ends: its status and its tasks' results. */
+export function runReport(actions: TeamActions, runId: string): { text: string; status: StatusJson } {
+	const status = actions.status(runId);
+	const { tasks } = status;
+	const parts = [`crew run ${runId} ended ${status.run.status}.`, statusText(status), "", "Results:"];
+	let room = IN_ALL;
+	for (const t of tasks.filter((task) => task.status === "completed")) {
+		if (room <= 0) {
+			parts.push(`(more results: team result with runId ${runId})`);
+			break;
+		}
+		const { result } = actions.result(runId, t.id);
+		const shown = result.length > Math.min(PER_TASK, room) ? `${result.slice(0, Math.min(PER_TASK, room))}…` : result;
+		room -= shown.length;
+		parts.push(`## ${t.id}`, shown.trim());
+	}
+	return { text: parts.join("\n"), status };
+}
