@@ -1,5 +1,5 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -163,4 +163,29 @@ export function maxOverlap(entries: readonly LogEntry[]): number {
 		max = Math.max(max, now);
 	}
 	return max;
+}
+
+/**
+ * Cancels every run of `dir` that has not ended, so a failing test leaves no runner or worker
+ * behind (a gated worker would otherwise wait for ever).
+ */
+export async function cancelLiveRuns(dir: string): Promise<void> {
+	const listed = await crew(dir, ["runs", "--json"]);
+	if (listed.code !== 0) return;
+	const runs = JSON.parse(listed.stdout) as { id: string; status: string }[];
+	for (const run of runs.filter((r) => ["queued", "running", "waiting"].includes(r.status))) {
+		await crew(dir, ["cancel", run.id]);
+	}
+}
+
+/** A test repository that is a real git repository with one commit. */
+export function gitRepo(): TestRepo {
+	const repo = new TestRepo();
+	rmSync(join(repo.dir, ".git"), { recursive: true, force: true });
+	repo.writeFile("README.md", "a sample\n");
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, stdio: "pipe" });
+	git("init", "-q");
+	git("add", "README.md");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start");
+	return repo;
 }

@@ -21,6 +21,7 @@ import { RunStore } from "../store/run-store.js";
 import { dirtyPaths, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
+import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { RunLoop } from "./run-loop.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
@@ -234,10 +235,13 @@ export class Crew {
 		return loop.execute();
 	}
 
-	/**
-	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
-	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
-	 */
+	/** Checks that runs, leases, workers, worktrees and branches agree; see `reconcile`. */
+	reconcile(fix: boolean): Promise<ReconcileReport> {
+		const { now, staleAfterMs } = this.#options;
+		const deps = { store: this.#store, queries: this.#queries, runtimes: this.runtimes, worktrees: this.worktrees };
+		return reconcile({ ...deps, now, staleAfterMs }, fix);
+	}
+
 	/**
 	 * Approves every task of the run waiting at its gate. A live runner lets them start by itself;
 	 * `runnerAlive: false` tells the caller to start a runner (the engine starts no processes).
@@ -307,6 +311,10 @@ export class Crew {
 		return this.cancel(runId, `rejected: ${reason.trim()}`);
 	}
 
+	/**
+	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
+	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
+	 */
 	async cancel(runId: string, reason = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
 		const run = this.#queries.getRun(checkId("run", runId));
 		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { redact } from "../core/redact.js";
 import { type VerifySpec, verdictOf } from "../core/verdict.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 
@@ -44,7 +45,7 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 			);
 			const name = `check/attempt-${request.attempt}.output.txt`;
 			mkdirSync(join(request.artifactDir, "check"), { recursive: true });
-			writeFileSync(join(request.artifactDir, name), check.text);
+			writeFileSync(join(request.artifactDir, name), redact(check.text));
 			const artifacts = [
 				...result.artifacts,
 				...check.artifacts,

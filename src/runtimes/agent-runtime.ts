@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
+import { redact, redactDeep } from "../core/redact.js";
 import type { Usage } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptMarks, crewVariables } from "./command-runtime.js";
@@ -86,7 +87,7 @@ export class AgentRuntime implements WorkerRuntime {
 		let systemFile: string | undefined;
 		if (request.agent.systemPrompt.trim() !== "") {
 			systemFile = join(request.artifactDir, names.system);
-			writeFileSync(systemFile, request.agent.systemPrompt);
+			writeFileSync(systemFile, redact(request.agent.systemPrompt));
 			artifacts.push({ name: `${request.artifactPrefix}/${names.system}`, kind: "prompt" });
 		}
 		const args = [...lead, ...this.#cli.args(request, systemFile)];
@@ -107,9 +108,11 @@ export class AgentRuntime implements WorkerRuntime {
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
 				const { events, keep: kept } = stream.accept(line.value);
-				if (kept) keep(line.text);
+				// Stored as its own JSON again, with every string in it redacted.
+				if (kept) keep(JSON.stringify(redactDeep(line.value)));
 				for (const event of events) onEvent(event);
-			} else if (line.kind === "text") keep(JSON.stringify({ type: "crew.unparsed", text: line.text.slice(0, 4096) }));
+			} else if (line.kind === "text")
+				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
 		let end: WorkerExit;

@@ -102,27 +102,48 @@ export function groupsOfRun(runId: string): number[] {
 /** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
 export function groupsCarrying(variables: Readonly<Record<string, string>>): number[] {
 	const markers = Object.entries(variables).map(([key, value]) => `\0${key}=${value}\0`);
+	return [...(groupsBy((environ) => (markers.every((m) => environ.includes(m)) ? "" : undefined)).get("") ?? [])];
+}
+
+/**
+ * Process groups of every live process that works for a crew run on this host, by the run id in
+ * its environment (`CREW_RUN_ID`), whichever repository the run belongs to.
+ */
+export function crewRunGroups(): Map<string, number[]> {
+	const found = groupsBy((environ) => /\0CREW_RUN_ID=([^\0]+)\0/.exec(environ)?.[1]);
+	return new Map([...found].map(([runId, groups]) => [runId, [...groups]]));
+}
+
+/**
+ * Scans /proc once: the process groups of live processes (not this process's own group), under
+ * the key `keyOf` finds in each one's environment (NUL-separated, with a NUL in front); processes
+ * it gives no key are left out. Empty where /proc is not available.
+ */
+function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, Set<number>> {
 	const own = ownGroup();
-	const groups = new Set<number>();
+	const groups = new Map<string, Set<number>>();
 	let pids: string[];
 	try {
 		pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
 	} catch {
-		return [];
+		return groups;
 	}
 	for (const pid of pids) {
 		if (Number(pid) === process.pid) continue;
 		try {
-			const environ = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
-			if (!markers.every((marker) => environ.includes(marker))) continue;
+			const key = keyOf(`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`);
+			if (key === undefined) continue;
 			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
 			const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-			if (state !== "Z" && state !== "X" && Number(pgrp) > 1 && Number(pgrp) !== own) groups.add(Number(pgrp));
+			if (state === "Z" || state === "X" || Number(pgrp) <= 1 || Number(pgrp) === own) continue;
+			const set = groups.get(key) ?? new Set<number>();
+			set.add(Number(pgrp));
+			groups.set(key, set);
 		} catch {
 			// The process ended while we looked, or is not ours to read: nothing to end.
 		}
 	}
-	return [...groups];
+	return groups;
 }
 
 function ownGroup(): number {

@@ -79,6 +79,11 @@ export class RuntimeRegistry {
 		return reapOrphan(handle, this.#graceMs);
 	}
 
+	/** Ends one process group: SIGTERM, then SIGKILL after the grace period. */
+	endGroup(pgid: number): Promise<void> {
+		return terminateGroup(pgid, this.#graceMs);
+	}
+
 	/**
 	 * Ends every process group on this host still working for `runId`, found by the run id each
 	 * worker carries in its environment; returns how many groups it ended. Call it only when no

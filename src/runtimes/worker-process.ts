@@ -5,6 +5,7 @@ import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { TailBuffer } from "./bounded-buffer.js";
 import { groupsCarrying, handleOf, terminateGroup } from "./process-group.js";
+import { RedactingLines } from "./redacting-lines.js";
 import type { WorkerEvent } from "./worker-runtime.js";
 
 /** How long to wait for a finished worker's pipes to close before giving up on them, in ms. */
@@ -105,6 +106,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	onEvent({ type: "spawned", process: handleOf(child) });
 
 	const stderrTail = new TailBuffer(2048);
+	const redacting = new RedactingLines();
 	let logged = 0;
 	stdout.on("data", (chunk: Buffer) => {
 		options.onStdout(chunk);
@@ -112,7 +114,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	});
 	stderr.on("data", (chunk: Buffer) => {
 		stderrTail.push(chunk);
-		if (logged < options.maxLogBytes) log.write(chunk.subarray(0, options.maxLogBytes - logged));
+		if (logged < options.maxLogBytes) log.write(redacting.push(chunk.subarray(0, options.maxLogBytes - logged)));
 		logged += chunk.length;
 		onEvent({ type: "activity" });
 	});
@@ -144,6 +146,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 			stdout.destroy();
 			stderr.destroy();
 		}
+		log.write(redacting.end());
 		if (logged > options.maxLogBytes) log.write(`\n[crew: stderr truncated, ${logged} bytes in all]\n`);
 		log.end();
 		await finished(log).catch((error: Error) => {

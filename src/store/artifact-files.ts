@@ -3,6 +3,7 @@ import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } fr
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import { redact } from "../core/redact.js";
 import type { ArtifactRecord } from "../core/types.js";
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
@@ -41,8 +42,10 @@ export class ArtifactFiles {
 		return full;
 	}
 
-	write(runId: string, taskId: string | null, name: string, kind: string, content: string | Buffer): ArtifactRecord {
+	/** Writes an artifact and describes it; text is stored with secrets redacted. */
+	write(runId: string, taskId: string | null, name: string, kind: string, given: string | Buffer): ArtifactRecord {
 		const full = this.path(runId, name);
+		const content = typeof given === "string" ? redact(given) : given;
 		try {
 			writeFileSync(full, content);
 		} catch (error) {

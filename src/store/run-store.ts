@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { redact, redactDeep } from "../core/redact.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -105,8 +106,9 @@ export class RunStore {
 	#event(runId: string, type: string, taskId: string | null, data: Record<string, unknown>): number {
 		const time = this.#iso();
 		const seq = (this.#s.nextSeq.get(time, runId) as { last_seq: number }).last_seq;
-		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(data));
-		if (this.#listener) this.#committed.push({ runId, event: { seq, time, type, taskId, data } });
+		const kept = redactDeep(data);
+		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(kept));
+		if (this.#listener) this.#committed.push({ runId, event: { seq, time, type, taskId, data: kept } });
 		return seq;
 	}
 
@@ -115,7 +117,7 @@ export class RunStore {
 		if (!row) throw new CrewError(ErrorCode.NotFound, `run ${runId} has no task '${change.taskId}'`);
 		checkTaskTransition(change.taskId, row.status as TaskStatus, change.to, change.cause);
 		const terminal = isTerminalTask(change.to);
-		this.#s.moveTask.run(change.to, terminal ? this.#iso() : null, change.error ?? null, runId, change.taskId);
+		this.#s.moveTask.run(change.to, terminal ? this.#iso() : null, redacted(change.error), runId, change.taskId);
 		this.#event(runId, `task.${change.to}`, change.taskId, {
 			from: row.status,
 			cause: change.cause,
@@ -128,11 +130,16 @@ export class RunStore {
 		if (!row) throw new CrewError(ErrorCode.NotFound, `no run '${runId}'`);
 		checkRunTransition(runId, row.status as RunStatus, to, cause);
 		const terminal = isTerminalRun(to);
-		this.#s.moveRun.run(to, this.#iso(), terminal ? this.#iso() : null, error, runId);
+		this.#s.moveRun.run(to, this.#iso(), terminal ? this.#iso() : null, redacted(error), runId);
 		this.#event(runId, `run.${to}`, null, { from: row.status, cause, ...(error ? { error } : {}), ...data });
 	}
 
-	createRun(run: NewRun): void {
+	/**
+	 * Records a new run. Its goal and its tasks' texts are stored with secrets redacted, so prompts
+	 * never carry them; command lines stay as the resource files wrote them, since they must run.
+	 */
+	createRun(given: NewRun): void {
+		const run = { ...given, goal: redact(given.goal), tasks: given.tasks.map(redactText) };
 		this.#write(() => {
 			const time = this.#iso();
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
@@ -214,7 +221,7 @@ export class RunStore {
 			let idx = this.#s.nextIdx.get(lease.runId)?.next ?? 0;
 			for (const task of tasks) {
 				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
-				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(task));
+				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactText(task)));
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
 			this.#event(lease.runId, eventType, plannerId, {
@@ -292,7 +299,7 @@ export class RunStore {
 				s.attemptStatus,
 				this.#iso(),
 				s.exitCode ?? null,
-				s.error ?? null,
+				redacted(s.error),
 				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
 				JSON.stringify(usage),
 				s.attemptId,
@@ -307,8 +314,8 @@ export class RunStore {
 				lease.runId,
 				s.taskId,
 			);
-			if (s.result) this.#s.taskExcerpt.run(s.result.excerpt, lease.runId, s.taskId);
-			if (s.evidence !== undefined) this.#s.taskEvidence.run(s.evidence, lease.runId, s.taskId);
+			if (s.result) this.#s.taskExcerpt.run(redact(s.result.excerpt), lease.runId, s.taskId);
+			if (s.evidence !== undefined) this.#s.taskEvidence.run(redact(s.evidence), lease.runId, s.taskId);
 			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
 			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
 			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
@@ -367,7 +374,7 @@ export class RunStore {
 				throw new CrewError(ErrorCode.Conflict, `run ${runId} was just taken by a runner`);
 			}
 			for (const change of changes) this.#moveTask(runId, change);
-			this.#s.loseAllAttempts.run(this.#iso(), error, runId);
+			this.#s.loseAllAttempts.run(this.#iso(), redacted(error), runId);
 			this.#moveRun(runId, to, cause, error);
 			// A runner that read the run before this change must not take it afterwards.
 			this.#s.bumpEpoch.run(runId);
@@ -383,7 +390,7 @@ export class RunStore {
 	abandonRun(lease: Lease, error: string): void {
 		this.#write(() => {
 			this.#fence(lease);
-			this.#s.loseAllAttempts.run(this.#iso(), error, lease.runId);
+			this.#s.loseAllAttempts.run(this.#iso(), redacted(error), lease.runId);
 			for (const task of this.queries.listTasks(lease.runId)) {
 				if (task.status === "queued" || task.status === "running" || task.status === "waiting") {
 					this.#moveTask(lease.runId, { taskId: task.id, to: "cancelled", cause: "cancel", error });
@@ -487,4 +494,12 @@ function prepare(db: Db) {
 			"INSERT OR REPLACE INTO artifacts (run_id, path, task_id, kind, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		),
 	};
+}
+
+function redacted(text: string | null | undefined): string | null {
+	return text === null || text === undefined ? null : redact(text);
+}
+
+function redactText(task: TaskSpec): TaskSpec {
+	return { ...task, text: redact(task.text) };
 }

@@ -225,6 +225,16 @@ export class Worktrees {
 		return found;
 	}
 
+	/** The branches crew made here: runs' integration branches, task branches, kept attempts. */
+	async branches(): Promise<{ branch: string; runId: string }[]> {
+		const refs = ["refs/heads/crew/", "refs/heads/crew-tasks/", "refs/heads/crew-attempts/"];
+		const out = await git(this.#root, ["for-each-ref", "--format=%(refname:short)", ...refs]);
+		return out
+			.split("\n")
+			.filter((line) => line !== "")
+			.map((branch) => ({ branch, runId: branch.split("/")[1] ?? "" }));
+	}
+
 	/**
 	 * Removes a run's task worktrees. Uncommitted changes are committed to the task's branch
 	 * first; a worktree whose changes cannot be committed is kept and reported, never deleted.

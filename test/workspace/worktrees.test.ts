@@ -1,24 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
 import { Worktrees } from "../../src/workspace/worktrees.js";
 import { runWorkflow } from "../engine/engine-helpers.js";
-import { crew, isAlive, TestRepo, waitFor } from "../helpers.js";
-
-/** A test repository that is a real git repository with one commit. */
-function gitRepo(): TestRepo {
-	const repo = new TestRepo();
-	rmSync(join(repo.dir, ".git"), { recursive: true, force: true });
-	repo.writeFile("README.md", "a sample\n");
-	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, stdio: "pipe" });
-	git("init", "-q");
-	git("add", "README.md");
-	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start");
-	return repo;
-}
+import { crew, gitRepo, isAlive, TestRepo, waitFor } from "../helpers.js";
 
 /** A command agent that runs `command` in its task's workspace. */
 function agent(repo: TestRepo, name: string, command: string): void {

@@ -201,6 +201,15 @@ function program(setExit: (code: number) => void): Command {
 		.action(async () => exit((await import("../mcp/mcp-command.js")).mcpCommand(version())));
 
 	cli
+		.command("reconcile")
+		.description("check that runs, runners, workers, worktrees and branches agree; --fix ends orphans")
+		.option("--fix", "end orphaned workers and mark runs whose runner is gone interrupted, keeping all work")
+		.option("--json", "machine-readable output")
+		.action(async (options: { fix?: boolean; json?: boolean }) =>
+			exit((await import("./reconcile-command.js")).reconcileCommand(options)),
+		);
+
+	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
 		.option("--json", "machine-readable output")

@@ -2,10 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { CLI, crew, crewProcess, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, cancelLiveRuns, crew, crewProcess, TestRepo, waitFor } from "../../helpers.js";
 
 const sessions: string[] = [];
-afterEach(() => {
+const repos: TestRepo[] = [];
+afterEach(async () => {
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
 	for (const name of sessions.splice(0)) {
 		try {
 			execFileSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
@@ -18,6 +20,7 @@ afterEach(() => {
 /** A repository whose tasks each wait for the test to open their gate. */
 function gatedRepo(): { repo: TestRepo; open: (step: string) => void } {
 	const repo = new TestRepo();
+	repos.push(repo);
 	const gates = join(repo.dir, "gates");
 	mkdirSync(gates);
 	repo.agent("worker", `--gate ${gates}`);

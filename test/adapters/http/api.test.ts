@@ -3,15 +3,18 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { createApp } from "../../../src/adapters/http/app.js";
 import { projectAt } from "../../../src/config/project.js";
-import { crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
+import { cancelLiveRuns, crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
 
 const TOKEN = "test-token-123";
 const closers: (() => void)[] = [];
-afterEach(() => {
+const repos: TestRepo[] = [];
+afterEach(async () => {
 	for (const close of closers.splice(0)) close();
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
 });
 
 function appFor(repo: TestRepo, options: { allowedHosts?: string[] } = {}) {
+	repos.push(repo);
 	const made = createApp({ project: projectAt(repo.dir), token: TOKEN, pollMs: 20, ...options });
 	closers.push(made.close);
 	return made.app;

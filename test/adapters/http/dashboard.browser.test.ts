@@ -3,13 +3,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { CLI, crew, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, cancelLiveRuns, crew, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
 
 let browser: Browser;
 const servers: ChildProcess[] = [];
+const repos: TestRepo[] = [];
 
 beforeAll(async () => {
 	browser = await chromium.launch({
@@ -30,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close();
 	for (const server of servers) server.kill("SIGTERM");
+	for (const repo of repos) await cancelLiveRuns(repo.dir);
 });
 
 /** Starts `crew serve --port 0` in the repository and returns the dashboard URL it prints. */
@@ -51,6 +53,7 @@ async function serve(dir: string): Promise<string> {
 
 test("the run page draws the DAG live, shows a task's transcript, and cancels the run", async () => {
 	const repo = new TestRepo();
+	repos.push(repo);
 	const gates = join(repo.dir, "gates");
 	mkdirSync(gates);
 	repo.agent("worker", `--gate ${gates}`);

@@ -4,14 +4,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, expect, test } from "vitest";
-import { CLI, isAlive, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, cancelLiveRuns, isAlive, TestRepo, waitFor } from "../../helpers.js";
 
 const clients: Client[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
 	for (const client of clients.splice(0)) await client.close();
+	for (const dir of dirs.splice(0)) await cancelLiveRuns(dir);
 });
 
 async function connect(dir: string): Promise<Client> {
+	dirs.push(dir);
 	const transport = new StdioClientTransport({
 		command: process.execPath,
 		args: [CLI, "mcp"],

@@ -1,0 +1,43 @@
+import { findProject } from "../../config/project.js";
+import { Crew } from "../../engine/crew.js";
+import type { ReconcileReport } from "../../engine/reconcile.js";
+import { Exit } from "./exit-codes.js";
+
+function reportText(r: ReconcileReport, fix: boolean): string {
+	const lines: string[] = [];
+	const done = (fixed: boolean) => (fixed ? "  → fixed" : fix ? "  → left (a runner took it meanwhile)" : "");
+	for (const o of r.orphanedRuns) {
+		lines.push(`orphaned run ${o.runId}: recorded ${o.status}, its runner (${o.runner}) is gone${done(o.fixed)}`);
+	}
+	for (const p of r.orphanedProcesses) {
+		lines.push(`orphaned workers of run ${p.runId} (${p.runStatus}): process group ${p.pgid}${done(p.fixed)}`);
+	}
+	for (const w of r.leftoverWorktrees) {
+		const state = w.dirty ? "uncommitted changes" : "clean";
+		lines.push(
+			`leftover worktree ${w.path} (${state}): ${w.why}; crew cleanup ${w.runId} keeps its work on its branch`,
+		);
+	}
+	for (const b of r.strayBranches) lines.push(`branch ${b.branch}: its run ${b.runId} is not in this store (kept)`);
+	for (const n of r.notes) lines.push(`note: ${n}`);
+	if (lines.length === r.notes.length) lines.unshift("runs, runners, workers, worktrees and branches agree");
+	return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Checks that the store, runners, workers, worktrees and branches agree; with `--fix`, ends
+ * orphaned workers and marks runs whose runner is gone interrupted, keeping all work. Exits 1
+ * while something found is left unfixed.
+ */
+export async function reconcileCommand(options: { fix?: boolean; json?: boolean }): Promise<number> {
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	try {
+		const fix = options.fix === true;
+		const report = await crew.reconcile(fix);
+		process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, fix));
+		const open = report.orphanedRuns.some((o) => !o.fixed) || report.orphanedProcesses.some((p) => !p.fixed);
+		return open ? Exit.Failed : Exit.Ok;
+	} finally {
+		crew.close();
+	}
+}
