@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Database, { type Statement } from "better-sqlite3";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -21,12 +21,15 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export function openWriter(file: string): Db {
 	mkdirSync(dirname(file), { recursive: true });
+	refuseEmptied(file);
 	const db = open(file, false);
 	try {
-		db.pragma("journal_mode = WAL");
+		// Switching to WAL needs the file to itself, and SQLite does not wait for that: a reader
+		// looking at a store that is being created holds it for a moment.
+		whileBusy(() => db.pragma("journal_mode = WAL"));
 		db.pragma("synchronous = NORMAL");
 		db.pragma("foreign_keys = ON");
-		migrate(db);
+		whileBusy(() => migrate(db));
 	} catch (error) {
 		db.close();
 		throw storeError(file, error);
@@ -34,12 +37,19 @@ export function openWriter(file: string): Db {
 	return db;
 }
 
-/** Opens the store read-only; returns null when it does not exist yet. */
+/**
+ * Opens the store read-only; returns null when it does not exist yet, or is being created by
+ * another process (no schema yet). A store of an older schema is brought up to date first.
+ */
 export function openReader(file: string): Db | null {
 	if (!existsSync(file)) return null;
 	const db = open(file, true);
 	try {
 		const version = (db.pragma("user_version", { simple: true }) as number) ?? 0;
+		if (version === 0) {
+			db.close();
+			return null;
+		}
 		if (version > latestVersion()) {
 			throw new Error(`schema version ${version} is newer than this crew understands (${latestVersion()})`);
 		}
@@ -62,6 +72,36 @@ function open(file: string, readonly: boolean): Db {
 		return db;
 	} catch (error) {
 		throw storeError(file, error);
+	}
+}
+
+/**
+ * An empty store file beside run folders was truncated: opening it would start a new, empty store
+ * and hide those runs, so it is refused, naming the file.
+ */
+function refuseEmptied(file: string): void {
+	if (!existsSync(file) || statSync(file).size > 0) return;
+	const runs = join(dirname(file), "runs");
+	const held = existsSync(runs) ? readdirSync(runs).length : 0;
+	if (held > 0) {
+		throw new CrewError(
+			ErrorCode.Store,
+			`cannot use the crew store ${file}: it is empty, but ${runs} holds ${held} runs; it was truncated (restore it from a backup, or move it away to start a new store)`,
+		);
+	}
+}
+
+/** Runs `fn` again while SQLite says the database is locked, for up to the busy timeout. */
+function whileBusy<T>(fn: () => T): T {
+	const until = Date.now() + BUSY_TIMEOUT_MS;
+	for (;;) {
+		try {
+			return fn();
+		} catch (error) {
+			const busy = (error as { code?: string }).code === "SQLITE_BUSY";
+			if (!busy || Date.now() > until) throw error;
+			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+		}
 	}
 }
 
