@@ -77,7 +77,10 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 				await exitOf(runner);
 				const at = Date.now();
 				const completed = read(repo.dir, (r) =>
-					r.status(runId).tasks.filter((t) => t.status === "completed").map((t) => t.id),
+					r
+						.status(runId)
+						.tasks.filter((t) => t.status === "completed")
+						.map((t) => t.id),
 				);
 				kills.push({ at, completed: new Set(completed) });
 				runner = crewProcess(repo.dir, ["resume", runId]);
