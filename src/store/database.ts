@@ -43,6 +43,7 @@ export function openWriter(file: string): Db {
  */
 export function openReader(file: string): Db | null {
 	if (!existsSync(file)) return null;
+	refuseEmptied(file);
 	const db = open(file, true);
 	try {
 		const version = (db.pragma("user_version", { simple: true }) as number) ?? 0;
