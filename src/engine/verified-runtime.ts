@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact } from "../core/redact.js";
 import { type VerifySpec, verdictOf } from "../core/verdict.js";
+import { writeAttemptFile } from "../runtimes/attempt-files.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 
 /** Characters of a check's output kept in the failure given to the next attempt. */
@@ -45,7 +46,7 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 			);
 			const name = `check/attempt-${request.attempt}.output.txt`;
 			mkdirSync(join(request.artifactDir, "check"), { recursive: true });
-			writeFileSync(join(request.artifactDir, name), redact(check.text));
+			writeAttemptFile(join(request.artifactDir, name), redact(check.text));
 			const artifacts = [
 				...result.artifacts,
 				...check.artifacts,

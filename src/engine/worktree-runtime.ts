@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatDuration } from "../core/duration.js";
 import { type RunOptions, ZERO_USAGE } from "../core/types.js";
+import { writeAttemptFile } from "../runtimes/attempt-files.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 
@@ -35,7 +36,7 @@ export function inWorktree(
 			const recovery = `attempt-${request.attempt}.recovered.patch`;
 			if (workspace.recovered) {
 				mkdirSync(request.artifactDir, { recursive: true });
-				writeFileSync(join(request.artifactDir, recovery), workspace.recovered.patch);
+				writeAttemptFile(join(request.artifactDir, recovery), workspace.recovered.patch);
 			}
 			const result = await inner.run({ ...request, cwd: workspace.path }, control);
 			const message = `crew: run ${request.runId}, task ${request.taskId}, attempt ${request.attempt}`;
@@ -43,8 +44,11 @@ export function inWorktree(
 			if (change.commit) control.onEvent({ type: "commit", commit: change.commit, branch: workspace.branch });
 			const name = `attempt-${request.attempt}`;
 			mkdirSync(request.artifactDir, { recursive: true });
-			writeFileSync(join(request.artifactDir, `${name}.stat.txt`), `${change.commit ?? "no changes"}\n${change.stat}`);
-			writeFileSync(join(request.artifactDir, `${name}.patch`), change.patch);
+			writeAttemptFile(
+				join(request.artifactDir, `${name}.stat.txt`),
+				`${change.commit ?? "no changes"}\n${change.stat}`,
+			);
+			writeAttemptFile(join(request.artifactDir, `${name}.patch`), change.patch);
 			return {
 				...result,
 				artifacts: [

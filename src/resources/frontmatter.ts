@@ -1,3 +1,5 @@
+import { CrewError, ErrorCode } from "../core/errors.js";
+
 export interface Diagnostic {
 	readonly level: "error" | "warning";
 	readonly file: string;
@@ -14,14 +16,20 @@ const FIELD = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/;
 
 /**
  * Reads pi-crew's frontmatter: flat `key: value` lines between `---` lines, not YAML. Lists stay
- * comma-separated strings here; `list()` splits them.
+ * comma-separated strings here; `list()` splits them. A frontmatter that is opened and never
+ * closed is an error, not a body.
  */
 export function parseDocument(text: string): Document {
 	const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 	const lines = normalized.split("\n");
 	if (lines[0]?.trim() !== "---") return { fields: {}, body: normalized };
 	const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-	if (end < 0) return { fields: {}, body: normalized };
+	if (end < 0) {
+		throw new CrewError(
+			ErrorCode.InvalidResource,
+			"its frontmatter, opened by '---' on line 1, is never closed by another '---' line",
+		);
+	}
 	return { fields: parseFields(lines.slice(1, end)), body: lines.slice(end + 1).join("\n") };
 }
 

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
 import { type AgentResource, parseAgent } from "./agent-file.js";
 import type { Diagnostic } from "./frontmatter.js";
@@ -178,15 +178,41 @@ export class ResourceLoader {
 	}
 
 	#parse<K extends ResourceKind>(kind: K, file: string): Parsed<Resource<K>> {
-		let text: string;
+		const text = readResourceText(kind, file);
 		try {
-			text = readFileSync(file, "utf8");
+			return PARSERS[kind](text, file) as Parsed<Resource<K>>;
 		} catch (error) {
-			throw new CrewError(ErrorCode.InvalidResource, `cannot read ${kind} ${file}: ${errorMessage(error)}`, {
-				cause: error,
-			});
+			if (!isCrewError(error)) throw error;
+			throw new CrewError(ErrorCode.InvalidResource, `invalid ${kind} ${file}: ${error.message}`, { cause: error });
 		}
-		return PARSERS[kind](text, file) as Parsed<Resource<K>>;
+	}
+}
+
+/** Largest resource file read, in bytes: agents, teams and workflows are a few pages of text. */
+const MAX_RESOURCE_BYTES = 1024 * 1024;
+
+/** A resource file's text, or a clear error: not a file, too large, or not UTF-8 text. */
+function readResourceText(kind: ResourceKind, file: string): string {
+	const refuse = (why: string, cause?: unknown) =>
+		new CrewError(ErrorCode.InvalidResource, `cannot read ${kind} ${file}: ${why}`, { cause });
+	let bytes: Buffer;
+	try {
+		const stat = statSync(file);
+		if (stat.isDirectory()) throw refuse("it is a directory, not a file");
+		if (!stat.isFile()) throw refuse("it is not a regular file");
+		if (stat.size > MAX_RESOURCE_BYTES) {
+			throw refuse(`it is too large (${(stat.size / 1024 / 1024).toFixed(1)} MiB; at most 1 MiB)`);
+		}
+		bytes = readFileSync(file);
+	} catch (error) {
+		if (isCrewError(error)) throw error;
+		throw refuse(errorMessage(error), error);
+	}
+	if (bytes.includes(0)) throw refuse("it is not a text file (it holds NUL bytes)");
+	try {
+		return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+	} catch (error) {
+		throw refuse("it is not UTF-8 text", error);
 	}
 }
 

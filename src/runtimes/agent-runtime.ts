@@ -1,9 +1,10 @@
-import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { redact, redactDeep } from "../core/redact.js";
 import type { Usage } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
+import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { attemptMarks, crewVariables } from "./command-runtime.js";
 import { JsonLines } from "./json-lines.js";
 import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
@@ -87,13 +88,13 @@ export class AgentRuntime implements WorkerRuntime {
 		let systemFile: string | undefined;
 		if (request.agent.systemPrompt.trim() !== "") {
 			systemFile = join(request.artifactDir, names.system);
-			writeFileSync(systemFile, redact(request.agent.systemPrompt));
+			writeAttemptFile(systemFile, redact(request.agent.systemPrompt));
 			artifacts.push({ name: `${request.artifactPrefix}/${names.system}`, kind: "prompt" });
 		}
 		const args = [...lead, ...this.#cli.args(request, systemFile)];
 
 		const stream = this.#cli.stream();
-		const transcript = createWriteStream(join(request.artifactDir, names.transcript));
+		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
 		let transcriptError: Error | undefined;
 		transcript.on("error", (error) => {
 			transcriptError ??= error;

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { attemptFileStream } from "./attempt-files.js";
 import { TailBuffer } from "./bounded-buffer.js";
 import { groupsCarrying, handleOf, terminateGroup } from "./process-group.js";
 import { RedactingLines } from "./redacting-lines.js";
@@ -79,7 +79,7 @@ export interface WorkerExit {
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerExit> {
 	const { signal, onEvent } = options;
 	signal.throwIfAborted();
-	const log = createWriteStream(options.logFile);
+	const log = attemptFileStream(options.logFile);
 	let logError: Error | undefined;
 	log.on("error", (error) => {
 		logError ??= error;

@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+	closeSync,
+	constants,
+	createReadStream,
+	mkdirSync,
+	openSync,
+	readFileSync,
+	realpathSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
@@ -7,6 +17,10 @@ import { redact } from "../core/redact.js";
 import type { ArtifactRecord } from "../core/types.js";
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+
+/** Open flags that refuse to go through a link at the file itself. */
+const WRITE_NO_FOLLOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
 
 /**
  * Artifact files of runs, under `<root>/<runId>/`. Every name is a relative path of safe segments
@@ -42,17 +56,21 @@ export class ArtifactFiles {
 		return full;
 	}
 
-	/** Writes an artifact and describes it; text is stored with secrets redacted. */
+	/**
+	 * Writes an artifact and describes it; text is stored with secrets redacted. Its folder must be
+	 * a real folder inside the run's (no link leading elsewhere), and the file is not written
+	 * through a link.
+	 */
 	write(runId: string, taskId: string | null, name: string, kind: string, given: string | Buffer): ArtifactRecord {
 		const full = this.path(runId, name);
 		const content = typeof given === "string" ? redact(given) : given;
+		mkdirSync(dirname(full), { recursive: true });
+		this.#checkInside(runId, dirname(full), name);
+		const fd = openSync(full, WRITE_NO_FOLLOW, 0o644);
 		try {
-			writeFileSync(full, content);
-		} catch (error) {
-			// Folders are made on first need: one failed open is cheaper than a mkdir before every write.
-			if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-			mkdirSync(dirname(full), { recursive: true });
-			writeFileSync(full, content);
+			writeFileSync(fd, content);
+		} finally {
+			closeSync(fd);
 		}
 		const bytes = typeof content === "string" ? Buffer.from(content) : content;
 		return {
@@ -80,8 +98,45 @@ export class ArtifactFiles {
 		};
 	}
 
+	/** An artifact's text; a link, or a folder leading out of the run's, is refused. */
 	read(runId: string, name: string): string {
-		return readFileSync(this.path(runId, name), "utf8");
+		const full = this.path(runId, name);
+		this.#checkInside(runId, dirname(full), name);
+		let fd: number;
+		try {
+			fd = openSync(full, READ_NO_FOLLOW);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "ELOOP") {
+				throw new CrewError(
+					ErrorCode.ArtifactPath,
+					`artifact ${JSON.stringify(name)} of run ${runId} is a link; crew does not follow links in run folders`,
+				);
+			}
+			throw error;
+		}
+		try {
+			return readFileSync(fd, "utf8");
+		} finally {
+			closeSync(fd);
+		}
+	}
+
+	/** Throws unless `dir`, links resolved, is the run's folder or inside it. */
+	#checkInside(runId: string, dir: string, name: string): void {
+		const runDir = join(realpathSync(this.root), runId);
+		let real: string;
+		try {
+			real = realpathSync(dir);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+			throw error;
+		}
+		if (real !== runDir && !real.startsWith(runDir + sep)) {
+			throw new CrewError(
+				ErrorCode.ArtifactPath,
+				`artifact ${JSON.stringify(name)} of run ${runId} leads out of the run's folder (to ${real}); crew does not follow links in run folders`,
+			);
+		}
 	}
 
 	/** The artifact's path relative to `base`, for showing to people and agents. */
