@@ -115,17 +115,24 @@ export class TeamActions {
 	}
 
 	/** Plans and creates the run, and hands it to a background runner; returns once that holds it. */
-	async run(request: RunRequest): Promise<{ runId: string; status: string; tasks: number; workflow: string }> {
+	async run(
+		request: RunRequest,
+	): Promise<{ runId: string; status: string; tasks: number; workflow: string; warnings: string[] }> {
 		const settings = loadSettings(this.project);
 		return await this.#write(async (crew) => {
 			const plan = crew.plan({
 				...request,
 				...(settings.setup ? { setup: settings.setup } : {}),
+				concurrencyCap: settings.maxConcurrency,
 				budget: settings.budget,
 			});
 			const runId = crew.create(plan);
 			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
-			return { runId, status: runner.status, tasks: plan.tasks.length, workflow: plan.workflow };
+			const warnings = [
+				...settings.warnings,
+				...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
+			];
+			return { runId, status: runner.status, tasks: plan.tasks.length, workflow: plan.workflow, warnings };
 		});
 	}
 

@@ -11,7 +11,23 @@ export interface Settings {
 	readonly budget?: BudgetLimits;
 	/** A command run in each new task worktree (user config only), and its time limit. */
 	readonly setup?: SetupHook;
+	/** The program of each agent CLI, by runtime name (user config only). */
+	readonly programs?: Readonly<Partial<Record<AgentCliName, string>>>;
+	/** Variable names (or prefixes ending in `*`) agents get beyond the allowlist (user config only). */
+	readonly passEnv?: readonly string[];
+	/** Most tasks at once a project's own team or workflow may ask for (user config only). */
+	readonly maxConcurrency: number;
+	/** What the project's config asked for that only the user's config may set: ignored. */
+	readonly warnings: readonly string[];
 }
+
+export type AgentCliName = "pi" | "claude" | "codex";
+
+/** The concurrency cap for projects' own teams and workflows when the user's config sets none. */
+export const DEFAULT_MAX_CONCURRENCY = 16;
+
+/** Keys only the user's config may set: each makes crew run, reveal or start more than a project should decide. */
+const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency"];
 
 export interface SetupHook {
 	readonly command: string;
@@ -39,12 +55,60 @@ function readSetup(file: string, worktree: unknown): SetupHook | undefined {
 	return { command: w.setup, timeoutMs };
 }
 
-function read(file: string, mayHaveHooks: boolean): Settings {
+interface FileSettings {
+	readonly budget?: BudgetLimits;
+	readonly setup?: SetupHook;
+	readonly programs?: Partial<Record<AgentCliName, string>>;
+	readonly passEnv?: string[];
+	readonly maxConcurrency?: number;
+	readonly warnings: string[];
+}
+
+function readPrograms(file: string, value: unknown): Partial<Record<AgentCliName, string>> | undefined {
+	if (value === undefined) return undefined;
+	const names: readonly string[] = ["pi", "claude", "codex"];
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new CrewError(ErrorCode.InvalidInput, `${file}: "runtimes" must be {"pi": "<program>", …}`);
+	}
+	for (const [name, program] of Object.entries(value)) {
+		if (!names.includes(name) || typeof program !== "string" || program.trim() === "") {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`${file}: runtimes.${name} ${JSON.stringify(program)}: expected a program path for pi, claude or codex`,
+			);
+		}
+	}
+	return value as Partial<Record<AgentCliName, string>>;
+}
+
+function readPassEnv(file: string, value: unknown): string[] | undefined {
+	if (value === undefined) return undefined;
+	if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(v))) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "passEnv" ${JSON.stringify(value)}: expected a list of variable names, or prefixes ending in *`,
+		);
+	}
+	return value as string[];
+}
+
+function readMaxConcurrency(file: string, value: unknown): number | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: maxConcurrency ${JSON.stringify(value)}: expected an integer >= 1`,
+		);
+	}
+	return value;
+}
+
+function read(file: string, isUser: boolean): FileSettings {
 	let text: string;
 	try {
 		text = readFileSync(file, "utf8");
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { warnings: [] };
 		throw new CrewError(ErrorCode.InvalidInput, `cannot read ${file}: ${errorMessage(error)}`);
 	}
 	let value: unknown;
@@ -56,16 +120,26 @@ function read(file: string, mayHaveHooks: boolean): Settings {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		throw new CrewError(ErrorCode.InvalidInput, `${file} must hold a JSON object`);
 	}
-	const worktree = (value as { worktree?: unknown }).worktree;
-	if (worktree !== undefined && !mayHaveHooks) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`${file} may not set "worktree": setup hooks run commands, so only your user config may set them`,
-		);
+	const fields = value as Record<string, unknown>;
+	const warnings: string[] = [];
+	if (!isUser) {
+		for (const key of USER_ONLY.filter((k) => fields[k] !== undefined)) {
+			warnings.push(`${file}: "${key}" is ignored: only your user config may set it`);
+		}
 	}
-	const setup = readSetup(file, worktree);
-	const hooks = setup ? { setup } : {};
-	const budget = (value as { budget?: unknown }).budget;
+	const own = (key: string) => (isUser ? fields[key] : undefined);
+	const setup = readSetup(file, own("worktree"));
+	const programs = readPrograms(file, own("runtimes"));
+	const passEnv = readPassEnv(file, own("passEnv"));
+	const maxConcurrency = readMaxConcurrency(file, own("maxConcurrency"));
+	const hooks: FileSettings = {
+		warnings,
+		...(setup ? { setup } : {}),
+		...(programs ? { programs } : {}),
+		...(passEnv ? { passEnv } : {}),
+		...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+	};
+	const budget = fields.budget;
 	if (budget === undefined) return hooks;
 	if (typeof budget !== "object" || budget === null || Array.isArray(budget)) {
 		throw new CrewError(ErrorCode.InvalidInput, `${file}: "budget" must be an object`);
@@ -91,11 +165,20 @@ function read(file: string, mayHaveHooks: boolean): Settings {
 
 /**
  * The settings a run starts from: `config.json` in the user's config folder, then the project's
- * `.crew/config.json`, whose values win. Flags on the command line win over both.
+ * `.crew/config.json`, whose budget wins. Flags on the command line win over both. Setup hooks,
+ * agent CLI programs, extra environment and the concurrency cap come from the user's config
+ * alone: a repository asking for them is ignored, with a warning.
  */
 export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.env): Settings {
 	const user = read(join(userConfigDir(env), "config.json"), true);
 	const own = read(join(project.crewDir, "config.json"), false);
 	const budget = { ...user.budget, ...own.budget };
-	return { ...(Object.keys(budget).length > 0 ? { budget } : {}), ...(user.setup ? { setup: user.setup } : {}) };
+	return {
+		...(Object.keys(budget).length > 0 ? { budget } : {}),
+		...(user.setup ? { setup: user.setup } : {}),
+		...(user.programs ? { programs: user.programs } : {}),
+		...(user.passEnv ? { passEnv: user.passEnv } : {}),
+		maxConcurrency: user.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+		warnings: own.warnings,
+	};
 }

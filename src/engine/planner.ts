@@ -46,6 +46,8 @@ export interface PlanInput {
 	readonly until?: string;
 	/** Passes of the workflow an `until` loop may make. Default 3. */
 	readonly maxIterations?: number;
+	/** Most tasks at once a project's own team or workflow may ask for (the user's config). */
+	readonly concurrencyCap?: number;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -169,6 +171,7 @@ export function planRun(
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded)];
 
+	const concurrency = input.concurrency ?? declaredConcurrency(workflow, team, input.concurrencyCap, diagnostics);
 	const roleLimits: Record<string, number> = {};
 	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
 	return {
@@ -176,8 +179,7 @@ export function planRun(
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
 		options: {
-			concurrency:
-				input.concurrency ?? team?.item.maxConcurrency ?? workflow.item.maxConcurrency ?? DEFAULT_CONCURRENCY,
+			concurrency,
 			failure: input.failure ?? workflow.item.failure ?? "drain",
 			roleLimits,
 			...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
@@ -315,4 +317,26 @@ function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTime
 		limits.retries = n;
 	}
 	return limits;
+}
+
+/**
+ * The concurrency a run's team or workflow asks for. What a project's own file asks for is held to
+ * the user's cap, with a warning: a repository must not make a machine run unbounded agents.
+ */
+function declaredConcurrency(
+	workflow: Loaded<WorkflowResource>,
+	team: Loaded<TeamResource> | undefined,
+	cap: number | undefined,
+	diagnostics: Diagnostic[],
+): number {
+	const source = team?.item.maxConcurrency !== undefined ? team : workflow;
+	const asked = source.item.maxConcurrency;
+	if (asked === undefined) return DEFAULT_CONCURRENCY;
+	if (cap === undefined || source.layer !== "project" || asked <= cap) return asked;
+	diagnostics.push({
+		level: "warning",
+		file: source.item.file,
+		message: `maxConcurrency ${asked} is held to ${cap}, the most your user config (maxConcurrency) lets a project ask for`,
+	});
+	return cap;
 }

@@ -38,6 +38,7 @@ export class RuntimeRegistry {
 			const program = env[`CREW_${cli.name.toUpperCase()}`];
 			return new AgentRuntime(cli, {
 				...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+				...(options.env ? { env: options.env } : {}),
 				...(program ? { command: [program] } : {}),
 				...own,
 				live,

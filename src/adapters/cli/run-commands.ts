@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";
-import { loadSettings } from "../../config/settings.js";
+import { loadSettings, type Settings } from "../../config/settings.js";
 import { parseDuration } from "../../core/duration.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
@@ -9,6 +9,7 @@ import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { presentRun } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
+import { configuredRuntimes } from "../configured-runtimes.js";
 import { Exit } from "./exit-codes.js";
 import { ProgressView } from "./progress-view.js";
 import { summaryText } from "./summary.js";
@@ -46,12 +47,22 @@ export interface OutputFlags {
 /** Signals that end a foreground run cleanly: Ctrl-C, `kill`, and a closed terminal. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
-/** A Crew for this repository with the foreground view attached unless output is JSON-only. */
-function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean } {
+/**
+ * A Crew for this repository, its agent CLIs and their extra environment as the user's config
+ * says, with the foreground view attached unless output is JSON-only.
+ */
+function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean; settings: Settings } {
 	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
 	const quiet = flags.detach === true || (flags.json === true && !process.stderr.isTTY);
-	const crew = new Crew({ project: findProject(process.cwd()), ...(quiet ? {} : { onEvent: view.onEvent }) });
-	return { crew, view, quiet };
+	const project = findProject(process.cwd());
+	const settings = loadSettings(project);
+	for (const warning of settings.warnings) process.stderr.write(`crew: warning: ${warning}\n`);
+	const crew = new Crew({
+		project,
+		runtimes: configuredRuntimes(settings),
+		...(quiet ? {} : { onEvent: view.onEvent }),
+	});
+	return { crew, view, quiet, settings };
 }
 
 export async function init(): Promise<number> {
@@ -63,9 +74,8 @@ export async function init(): Promise<number> {
 }
 
 export async function runCommand(goal: string, flags: RunFlags): Promise<number> {
-	const { crew, view, quiet } = open(flags);
+	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const settings = loadSettings(crew.project);
 		const plan = crew.plan({
 			goal,
 			workflow: flags.workflow,
@@ -85,6 +95,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			...(settings.setup ? { setup: settings.setup } : {}),
+			concurrencyCap: settings.maxConcurrency,
 			budget: {
 				...settings.budget,
 				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
