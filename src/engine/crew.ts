@@ -15,6 +15,7 @@ import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openWriter } from "../store/database.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
 import { currentProcess } from "../store/process-identity.js";
+import { RunArchive } from "../store/run-archive.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
@@ -22,6 +23,7 @@ import { dirtyPaths, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
+import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
 import { RunLoop } from "./run-loop.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
@@ -233,6 +235,40 @@ export class Crew {
 			options.signal,
 		);
 		return loop.execute();
+	}
+
+	/** An ended run, its records and files, as one bundle; see `exportRun`. */
+	exportRun(runId: string): RunBundle {
+		return exportRun(new RunArchive(this.#db), this.files, checkId("run", runId));
+	}
+
+	/** Adds the run of a bundle to this store, after checking all of it; see `importRun`. */
+	importRun(bundle: unknown): { runId: string; files: number } {
+		return importRun(new RunArchive(this.#db), this.files, bundle);
+	}
+
+	/**
+	 * Deletes an ended run's records and files. A run still going, or with task worktrees left
+	 * (they may hold work), is refused.
+	 */
+	async forget(runId: string): Promise<void> {
+		const run = this.#queries.getRun(checkId("run", runId));
+		if (!isTerminalRun(run.status)) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}; cancel it before forgetting it`);
+		}
+		if ((await this.worktrees.list(runId).catch(() => [])).length > 0) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} has task worktrees; crew cleanup ${runId} first`);
+		}
+		new RunArchive(this.#db).forget(runId);
+		this.files.remove(runId);
+	}
+
+	/** The ended runs among those older than the `keep` newest: what `crew prune --keep` forgets. */
+	runsBeyond(keep: number): RunRecord[] {
+		return this.#queries
+			.listRuns(Number.MAX_SAFE_INTEGER)
+			.slice(keep)
+			.filter((run) => isTerminalRun(run.status));
 	}
 
 	/** Checks that runs, leases, workers, worktrees and branches agree; see `reconcile`. */

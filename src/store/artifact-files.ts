@@ -7,6 +7,7 @@ import {
 	openSync,
 	readFileSync,
 	realpathSync,
+	rmSync,
 	statSync,
 	writeFileSync,
 } from "node:fs";
@@ -137,6 +138,11 @@ export class ArtifactFiles {
 				`artifact ${JSON.stringify(name)} of run ${runId} leads out of the run's folder (to ${real}); crew does not follow links in run folders`,
 			);
 		}
+	}
+
+	/** Deletes a run's folder and everything in it; links in it are removed, never followed. */
+	remove(runId: string): void {
+		rmSync(this.runDir(runId), { recursive: true, force: true });
 	}
 
 	/** The artifact's path relative to `base`, for showing to people and agents. */

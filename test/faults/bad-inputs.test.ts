@@ -179,6 +179,34 @@ const LINKS: readonly CliCase[] = [
 	},
 ];
 
+/** A bundle of the repository's run, changed by `change`, written next to it; its path. */
+function changedBundle(repo: TestRepo, runId: string, change: (bundle: { files: { path: string }[] }) => void): string {
+	const file = join(repo.dir, ".crew", "bundle.json");
+	spawnSync(process.execPath, [CLI, "export", runId, "-o", file], { cwd: repo.dir });
+	const bundle = JSON.parse(readFileSync(file, "utf8"));
+	change(bundle);
+	writeFileSync(file, JSON.stringify(bundle));
+	return file;
+}
+
+const BUNDLES: readonly CliCase[] = [
+	{
+		name: "an import bundle whose file name leaves the run's folder",
+		arrange: (repo, runId) => {
+			const file = changedBundle(repo, runId, (b) => {
+				(b.files[0] as { path: string }).path = "../../../../escaped.txt";
+			});
+			return ["import", file];
+		},
+		message: /invalid artifact name "\.\.\/\.\.\/\.\.\/\.\.\/escaped\.txt"/,
+	},
+	{
+		name: "an import bundle with a run id that is a path",
+		arrange: (repo, runId) => ["import", changedBundle(repo, runId, (b) => Object.assign(b, { runId: "/etc" }))],
+		message: /invalid run id "\/etc"/,
+	},
+];
+
 const FLAGS: readonly CliCase[] = [
 	{
 		name: "--concurrency 0",
@@ -221,7 +249,7 @@ const FLAGS: readonly CliCase[] = [
 	{ name: "an unknown command", arrange: () => ["explode"], message: /unknown command 'explode'/ },
 ];
 
-const CLI_CASES = [...WORKFLOW_FILES, ...IDS, ...LINKS, ...FLAGS];
+const CLI_CASES = [...WORKFLOW_FILES, ...IDS, ...LINKS, ...BUNDLES, ...FLAGS];
 
 test.for(CLI_CASES)(
 	"$name gets one clear line naming it, a non-zero exit, and nothing written outside .crew/",

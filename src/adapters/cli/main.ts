@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { CrewError, ErrorCode } from "../../core/errors.js";
 import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
@@ -130,11 +131,48 @@ function program(setExit: (code: number) => void): Command {
 			exit((await workspaces()).cleanupCommand(runId, options)),
 		);
 
+	const archives = () => import("./archive-commands.js");
 	cli
 		.command("prune")
-		.description("clean up the worktrees of every run that ended longer ago than an age")
-		.requiredOption("--older-than <age>", "e.g. 30m, 12h, 7d")
-		.action(async (options: { olderThan: string }) => exit((await workspaces()).pruneCommand(options)));
+		.description(
+			"--older-than: clean up the worktrees of runs that ended longer ago; --keep: forget ended runs beyond the newest N",
+		)
+		.option("--older-than <age>", "e.g. 30m, 12h, 7d")
+		.option("--keep <n>", "forget the ended runs older than the newest N", count("--keep", 0))
+		.option("-y, --yes", "forget without asking")
+		.action(async (options: { olderThan?: string; keep?: number; yes?: boolean }) => {
+			if (options.keep !== undefined && options.olderThan === undefined) {
+				return exit((await archives()).pruneRunsCommand(options.keep, options));
+			}
+			if (options.olderThan !== undefined && options.keep === undefined) {
+				return exit((await workspaces()).pruneCommand({ olderThan: options.olderThan }));
+			}
+			throw new CrewError(ErrorCode.InvalidInput, "crew prune needs one of --older-than <age> or --keep <n>, not both");
+		});
+
+	cli
+		.command("export")
+		.description("write an ended run, its records and files, to one JSON bundle")
+		.argument("<runId>")
+		.option("-o, --output <file>", "where to write it (default: <runId>.crew-run.json here)")
+		.action(async (runId: string, options: { output?: string }) =>
+			exit((await archives()).exportCommand(runId, options)),
+		);
+
+	cli
+		.command("import")
+		.description("add the run of a bundle made by crew export to this repository's store")
+		.argument("<bundle>")
+		.action(async (file: string) => exit((await archives()).importCommand(file)));
+
+	cli
+		.command("forget")
+		.description("delete an ended run's records and files, after asking")
+		.argument("<runId>")
+		.option("-y, --yes", "forget without asking")
+		.action(async (runId: string, options: { yes?: boolean }) =>
+			exit((await archives()).forgetCommand(runId, options)),
+		);
 
 	cli
 		.command("merge")

@@ -1,0 +1,117 @@
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { findProject } from "../../config/project.js";
+import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import { checkId } from "../../core/ids.js";
+import { Crew } from "../../engine/crew.js";
+import { Exit } from "./exit-codes.js";
+
+/** Largest bundle `crew import` reads, in bytes. */
+const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
+
+function withCrew<T>(fn: (crew: Crew) => Promise<T>): Promise<T> {
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	return fn(crew).finally(() => crew.close());
+}
+
+/**
+ * Whether the user agrees to `question`: `--yes` agrees, a terminal asks, anything else is
+ * refused, since deleting runs must never happen by accident.
+ */
+async function confirmed(question: string, yes: boolean | undefined, command: string): Promise<boolean> {
+	if (yes) return true;
+	if (!process.stdin.isTTY) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${command} asks before it deletes: run it in a terminal, or pass --yes`,
+		);
+	}
+	const prompt = createInterface({ input: process.stdin, output: process.stdout });
+	try {
+		return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+	} finally {
+		prompt.close();
+	}
+}
+
+export async function exportCommand(runId: string, options: { output?: string }): Promise<number> {
+	checkId("run", runId);
+	return withCrew(async (crew) => {
+		const bundle = crew.exportRun(runId);
+		const file = resolve(options.output ?? `${runId}.crew-run.json`);
+		writeFileSync(file, JSON.stringify(bundle));
+		const tasks = bundle.rows.tasks.length;
+		process.stdout.write(`exported run ${runId} (${tasks} tasks, ${bundle.files.length} files) to ${file}\n`);
+		return Exit.Ok;
+	});
+}
+
+export async function importCommand(file: string): Promise<number> {
+	const path = resolve(file);
+	let bundle: unknown;
+	try {
+		const size = statSync(path).size;
+		if (size > MAX_BUNDLE_BYTES) throw new Error(`it is too large (${size} bytes)`);
+		bundle = JSON.parse(readFileSync(path, "utf8"));
+	} catch (error) {
+		throw new CrewError(ErrorCode.InvalidInput, `cannot import ${path}: ${errorMessage(error)}`);
+	}
+	return withCrew(async (crew) => {
+		const { runId, files } = crew.importRun(bundle);
+		process.stdout.write(`imported run ${runId} (${files} files); see it with: crew status ${runId}\n`);
+		return Exit.Ok;
+	});
+}
+
+export async function forgetCommand(runId: string, options: { yes?: boolean }): Promise<number> {
+	checkId("run", runId);
+	return withCrew(async (crew) => {
+		const run = crew.run(runId);
+		if (
+			!(await confirmed(
+				`Forget run ${run.id} (${run.status}, "${run.goal.split("\n")[0]}") and all its files?`,
+				options.yes,
+				"crew forget",
+			))
+		) {
+			process.stdout.write("nothing forgotten\n");
+			return Exit.Failed;
+		}
+		await crew.forget(runId);
+		process.stdout.write(`forgot run ${runId}\n`);
+		return Exit.Ok;
+	});
+}
+
+/** Forgets the ended runs older than the `keep` newest, after asking. */
+export async function pruneRunsCommand(keep: number, options: { yes?: boolean }): Promise<number> {
+	return withCrew(async (crew) => {
+		const old = crew.runsBeyond(keep);
+		if (old.length === 0) {
+			process.stdout.write(`nothing to prune: no ended run beyond the newest ${keep}\n`);
+			return Exit.Ok;
+		}
+		if (
+			!(await confirmed(
+				`Forget ${old.length} ended runs beyond the newest ${keep}, and their files?`,
+				options.yes,
+				"crew prune",
+			))
+		) {
+			process.stdout.write("nothing forgotten\n");
+			return Exit.Failed;
+		}
+		const refused: string[] = [];
+		for (const run of old) {
+			try {
+				await crew.forget(run.id);
+			} catch (error) {
+				refused.push(`${run.id}: ${errorMessage(error)}`);
+			}
+		}
+		process.stdout.write(`forgot ${old.length - refused.length} runs\n`);
+		for (const line of refused) process.stdout.write(`  kept ${line}\n`);
+		return refused.length > 0 ? Exit.Failed : Exit.Ok;
+	});
+}

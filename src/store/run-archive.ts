@@ -1,0 +1,73 @@
+import { CrewError, ErrorCode } from "../core/errors.js";
+import type { Db } from "./database.js";
+
+/** A run's tables, parents first: the order rows are inserted in. */
+export const RUN_TABLES = ["runs", "tasks", "task_data", "attempts", "events", "artifacts"] as const;
+export type RunTable = (typeof RUN_TABLES)[number];
+
+export type RowValue = string | number | null;
+export type RunRows = Record<RunTable, Record<string, RowValue>[]>;
+
+function runColumn(table: RunTable): string {
+	return table === "runs" ? "id" : "run_id";
+}
+
+/** Whole runs as rows: read for export, written for import, deleted to forget. */
+export class RunArchive {
+	readonly #db: Db;
+
+	constructor(db: Db) {
+		this.#db = db;
+	}
+
+	/** Every row of the run in every table, as stored. */
+	rows(runId: string): RunRows {
+		const rows = {} as RunRows;
+		for (const table of RUN_TABLES) {
+			rows[table] = this.#db.prepare(`SELECT * FROM ${table} WHERE ${runColumn(table)} = ?`).all(runId) as Record<
+				string,
+				RowValue
+			>[];
+		}
+		return rows;
+	}
+
+	/**
+	 * Inserts a run's rows in one transaction. Every row must belong to `runId` and name only
+	 * columns the table has; the run must not be in the store yet.
+	 */
+	insert(runId: string, rows: RunRows): void {
+		this.#db.transaction(() => {
+			if (this.#db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId)) {
+				throw new CrewError(ErrorCode.Conflict, `run ${runId} is already in this store`);
+			}
+			for (const table of RUN_TABLES) {
+				const known = new Set(
+					(this.#db.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name),
+				);
+				for (const row of rows[table]) {
+					if (row[runColumn(table)] !== runId) {
+						throw new CrewError(
+							ErrorCode.InvalidInput,
+							`a ${table} row belongs to run ${JSON.stringify(row[runColumn(table)])}, not ${runId}`,
+						);
+					}
+					const columns = Object.keys(row);
+					const unknown = columns.find((c) => !known.has(c));
+					if (unknown !== undefined) {
+						throw new CrewError(ErrorCode.InvalidInput, `table ${table} has no column ${JSON.stringify(unknown)}`);
+					}
+					const marks = columns.map(() => "?").join(", ");
+					this.#db
+						.prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${marks})`)
+						.run(...columns.map((c) => row[c] ?? null));
+				}
+			}
+		})();
+	}
+
+	/** Deletes the run and, through the schema's cascades, all its rows. */
+	forget(runId: string): void {
+		this.#db.prepare("DELETE FROM runs WHERE id = ?").run(runId);
+	}
+}
