@@ -48,7 +48,8 @@ test("crew watch on a terminal redraws statuses in place as a run started elsewh
 	const runId = await detachedRun(repo);
 	const session = `crew-watch-${process.pid}-${Date.now()}`;
 	sessions.push(session);
-	// remain-on-exit keeps the last frame on screen after watch exits.
+	// The sleep keeps the last frame on screen after watch exits (remain-on-exit would print a
+	// line of its own at the bottom, scrolling the frame).
 	execFileSync("tmux", [
 		"new-session",
 		"-d",
@@ -60,9 +61,8 @@ test("crew watch on a terminal redraws statuses in place as a run started elsewh
 		"30",
 		"-c",
 		repo.dir,
-		`${process.execPath} ${CLI} watch ${runId} --interval 100`,
+		`${process.execPath} ${CLI} watch ${runId} --interval 100; sleep 60`,
 	]);
-	execFileSync("tmux", ["set-option", "-t", session, "remain-on-exit", "on"]);
 
 	let text = await waitFor("plan running", () => {
 		const s = screen(session);
@@ -82,9 +82,16 @@ test("crew watch on a terminal redraws statuses in place as a run started elsewh
 
 	open("left");
 	open("right");
-	text = await waitFor("the run completed", () => {
-		const s = screen(session);
-		return s.includes(`run ${runId}  completed`) && s;
+	let last = "";
+	text = await waitFor(
+		"the run completed",
+		() => {
+			last = screen(session);
+			return last.includes(`run ${runId}  completed`) && last;
+		},
+		30_000,
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; the screen showed:\n${last}`);
 	});
 	for (const task of ["plan", "left", "right"]) expect(rowOf(text, task)).toMatch(/completed/);
 	// One frame redrawn in place, not a frame per refresh scrolling by.
