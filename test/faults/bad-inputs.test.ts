@@ -246,7 +246,7 @@ const FLAGS: readonly CliCase[] = [
 		arrange: () => ["watch", "--interval", "5"],
 		message: /invalid --interval '5': expected an integer >= 50/,
 	},
-	{ name: "an unknown command", arrange: () => ["explode"], message: /unknown command 'explode'/ },
+	{ name: "an unknown command", arrange: () => ["frobnicate"], message: /unknown command 'frobnicate'/ },
 ];
 
 const CLI_CASES = [...WORKFLOW_FILES, ...IDS, ...LINKS, ...BUNDLES, ...FLAGS];
