@@ -5,7 +5,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
 import { Crew } from "../engine/crew.js";
-import { planRun } from "../engine/planner.js";
+import { type PlanInput, planRun } from "../engine/planner.js";
 import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -19,14 +19,8 @@ const EVENTS_PER_CALL = 200;
 /** Characters of a result one call returns; the whole text stays in the run's files. */
 const MAX_RESULT = 100_000;
 
-export interface RunRequest {
-	readonly goal: string;
-	readonly workflow: string;
-	readonly team?: string;
-	readonly runtime?: string;
-	readonly model?: string;
-	readonly concurrency?: number;
-}
+/** What an agent-facing surface may ask of a run: the plan's input, without the user's own settings. */
+export type RunRequest = Pick<PlanInput, "goal" | "workflow" | "team" | "runtime" | "model" | "concurrency">;
 
 export interface ResourceRow {
 	readonly kind: ResourceKind;

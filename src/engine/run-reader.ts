@@ -77,17 +77,10 @@ export interface StatusJson {
 		readonly usageByRole: Readonly<Record<string, UsageJson>>;
 		readonly usageByModel: Readonly<Record<string, UsageJson>>;
 	};
-	readonly tasks: readonly {
-		readonly id: string;
-		readonly stepId: string;
-		readonly role: string;
-		readonly status: TaskStatus;
-		readonly attempts: number;
-		readonly startedAt: string | null;
-		readonly finishedAt: string | null;
-		readonly error: string | null;
-		readonly usage: UsageJson;
-	}[];
+	readonly tasks: readonly (Pick<
+		TaskRecord,
+		"id" | "stepId" | "role" | "status" | "attempts" | "startedAt" | "finishedAt" | "error"
+	> & { readonly usage: UsageJson })[];
 }
 
 /** An event as `crew events --json` and the HTTP API give it. */
