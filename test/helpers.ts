@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { projectAt } from "../src/config/project.js";
 import { TrustStore } from "../src/config/trust.js";
+import { RunReader } from "../src/engine/run-reader.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "bin", "crew.js");
@@ -122,6 +124,22 @@ export function crew(
 /** Starts the CLI without waiting; for runs a test interrupts. */
 export function crewProcess(cwd: string, args: readonly string[]): ChildProcess {
 	return spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Resolves once the child has exited (at once if it has). */
+export function exitOf(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+	return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** Reads the store of the repository at `dir` through a reader of its own. */
+export function read<T>(dir: string, fn: (reader: RunReader) => T): T {
+	const reader = new RunReader(projectAt(dir));
+	try {
+		return fn(reader);
+	} finally {
+		reader.close();
+	}
 }
 
 /** Whether `pid` runs; a zombie (exited, not yet reaped) counts as gone. */

@@ -25,9 +25,27 @@ export interface PlanSummary {
 	readonly parallelGroups: readonly (readonly string[])[];
 	readonly criticalPath: readonly string[];
 	readonly diagnostics: Plan["diagnostics"];
+	/** A workflow script's run has no tasks before it runs: the script's file and the roles it may call. */
+	readonly script?: { readonly file: string; readonly roles: readonly string[] };
 }
 
 export function planSummary(plan: Plan): PlanSummary {
+	const script = plan.options.script;
+	if (script) {
+		const { goal, team, workflow, diagnostics } = plan;
+		const roles = Object.keys(script.roles);
+		return {
+			goal,
+			team,
+			workflow,
+			tasks: [],
+			order: [],
+			parallelGroups: [],
+			criticalPath: [],
+			diagnostics,
+			script: { file: script.file, roles },
+		};
+	}
 	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);
 	const level = levels(dag);
 	const depth = Math.max(...level) + 1;

@@ -114,7 +114,7 @@ export class TeamActions {
 	): Promise<{ runId: string; status: string; tasks: number; workflow: string; warnings: string[] }> {
 		const settings = loadSettings(this.project);
 		return await this.#write(async (crew) => {
-			const plan = crew.plan({
+			const plan = await crew.plan({
 				...request,
 				...(settings.setup ? { setup: settings.setup } : {}),
 				concurrencyCap: settings.maxConcurrency,

@@ -15,6 +15,14 @@ export interface Reservation {
 	readonly usd: number;
 }
 
+/** What a run has spent, and what its caps leave (absent where it has no cap). */
+export interface BudgetView {
+	readonly spentTokens: number;
+	readonly spentUsd: number;
+	readonly tokensLeft?: number;
+	readonly usdLeft?: number;
+}
+
 /** Fraction of a cap at which the run is warned, once. */
 const WARN_AT = 0.8;
 
@@ -85,6 +93,18 @@ export class RunBudget {
 			(tokens !== undefined && tokensOf(used) >= WARN_AT * tokens) || (usd !== undefined && used.cost >= WARN_AT * usd);
 		if (near) this.#warned = true;
 		return near;
+	}
+
+	/** Spent so far, running attempts' live usage included, and what each cap leaves. */
+	view(): BudgetView {
+		const used = this.#used();
+		const { tokens, usd } = this.#limits;
+		return {
+			spentTokens: tokensOf(used),
+			spentUsd: used.cost,
+			...(tokens !== undefined ? { tokensLeft: Math.max(0, tokens - tokensOf(used)) } : {}),
+			...(usd !== undefined ? { usdLeft: Math.max(0, usd - used.cost) } : {}),
+		};
 	}
 
 	/** `45 of 50 tokens, $0.0300 of $0.0500`: what is spent against each cap. */

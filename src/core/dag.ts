@@ -24,7 +24,6 @@ function invalid(message: string): CrewError {
 }
 
 export function buildDag(nodes: readonly DagInput[], what = "workflow"): Dag {
-	if (nodes.length === 0) throw invalid(`${what} has no steps`);
 	const indexOf = new Map<string, number>();
 	for (const [i, node] of nodes.entries()) {
 		if (indexOf.has(node.id)) throw invalid(`${what}: declares step '${node.id}' twice`);

@@ -13,6 +13,11 @@ export const ErrorCode = {
 	Runtime: "RUNTIME_ERROR",
 	Conflict: "CONFLICT",
 	Untrusted: "UNTRUSTED",
+	/** A workflow script's agent call ended without completing. */
+	CallFailed: "CALL_FAILED",
+	/** A workflow script's replay made other calls than its recorded run. */
+	Diverged: "DIVERGED",
+	Cancelled: "CANCELLED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -64,6 +64,37 @@ export interface TaskSpec {
 	readonly worktree?: boolean;
 	/** Paths the task writes (files or folders); in a shared checkout, overlapping tasks take turns. */
 	readonly writes?: readonly string[];
+	/** The workflow script's call that made the task. */
+	readonly call?: ScriptCall;
+}
+
+/**
+ * A task's place among a workflow script's calls. Replaying the script makes the same calls in the
+ * same places; a call whose inputs hash differently from the recorded one is a divergence.
+ */
+export interface ScriptCall {
+	/** The call's position: its number in its scope, after the positions of the enclosing branches (`2.1.3`). */
+	readonly key: string;
+	/** Hash of what the call asked for: role, prompt, model, check, schema and limits. */
+	readonly fingerprint: string;
+	/** The script's phase when it made the call. */
+	readonly phase?: string;
+	/** The result must be JSON matching a schema; the task is retried while it is not. */
+	readonly json?: boolean;
+}
+
+/** A run whose tasks a TypeScript workflow script makes as it runs. */
+export interface ScriptSpec {
+	/** The script file, absolute. */
+	readonly file: string;
+	/** Where the file comes from: a project's own script runs only when the project is trusted. */
+	readonly layer: "builtin" | "user" | "project";
+	/** The file's sha256 when the run was planned. */
+	readonly sha256: string;
+	/** The run's arguments as given; the script's `args` schema checks them at every start. */
+	readonly args?: unknown;
+	/** The agent `ctx.agent({ role })` runs for each role, resolved when the run was planned. */
+	readonly roles: Readonly<Record<string, AgentSpec>>;
 }
 
 export interface UntilSpec {
@@ -102,6 +133,8 @@ export interface RunOptions {
 	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
+	/** The run's tasks come from this workflow script as it runs. */
+	readonly script?: ScriptSpec;
 }
 
 export interface Usage {
@@ -170,6 +203,8 @@ export interface TaskView extends TaskRecord {
 	readonly runtime: string;
 	readonly model: string | null;
 	readonly dependsOn: readonly string[];
+	/** The workflow script's phase when it made the task; null outside scripts. */
+	readonly phase: string | null;
 	/** Its latest worker event as one line; null before it has one. */
 	readonly activity: string | null;
 }

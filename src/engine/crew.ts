@@ -8,7 +8,7 @@ import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.
 import { checkId } from "../core/ids.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
-import type { EventRecord, RunRecord } from "../core/types.js";
+import type { EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
@@ -25,6 +25,8 @@ import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
 import { RunLoop } from "./run-loop.js";
+import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
+import { loadScript } from "./script/script-module.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
 	readonly project: Project;
@@ -95,8 +97,27 @@ export class Crew {
 		this.#db.close();
 	}
 
-	plan(input: PlanInput): Plan {
-		return planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+	/**
+	 * Plans a run. A workflow script is loaded here, once the project is trusted if it is the
+	 * project's own, so bad `--args` are refused before the run exists.
+	 */
+	async plan(input: PlanInput): Promise<Plan> {
+		const plan = planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+		const script = plan.options.script;
+		if (script) {
+			this.#checkScriptTrusted(script);
+			scriptArgs(await loadScript(script.file), script.args, script.file);
+		}
+		return plan;
+	}
+
+	/** A project's own workflow script is its code: it runs only once the user trusts the project. */
+	#checkScriptTrusted(script: ScriptSpec): void {
+		if (script.layer !== "project" || this.#trusted(this.project.root)) return;
+		throw new CrewError(
+			ErrorCode.Untrusted,
+			`${this.project.root} is not trusted, so crew runs none of its own code; workflow script ${script.file} is such code. If you trust it, run \`crew trust\` in this repository and try again`,
+		);
 	}
 
 	/** The agents, teams and workflows this project sees: builtin, the user's, the project's. */
@@ -120,7 +141,11 @@ export class Crew {
 			);
 		}
 		const id = newRunId(this.#options.now());
-		const baseCommit = plan.tasks.some((t) => t.worktree) ? headCommit(this.project.root) : undefined;
+		const baseCommit = plan.tasks.some((t) => t.worktree)
+			? headCommit(this.project.root)
+			: plan.options.script
+				? scriptBase(this.project.root)
+				: undefined;
 		const dirty = baseCommit && !plan.options.allowDirty ? dirtyPaths(this.project.root) : [];
 		if (dirty.length > 0) {
 			throw new CrewError(
@@ -143,10 +168,14 @@ export class Crew {
 		if (options.onlyIfQueued && run.status !== RunStatus.Queued) {
 			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}, not queued; not starting it`);
 		}
+		// A script's tasks queue again when its replay asks for them; its failed calls stay failed,
+		// since the script saw them fail.
 		return this.#runUnderLease(run, run.status === RunStatus.Queued ? "dispatch" : "resume", options, (tasks) =>
-			tasks
-				.filter((t) => t.status !== TaskStatus.Completed && t.status !== TaskStatus.Queued)
-				.map((t) => ({ taskId: t.id, to: TaskStatus.Queued, cause: "resume" })),
+			run.options.script
+				? []
+				: tasks
+						.filter((t) => t.status !== TaskStatus.Completed && t.status !== TaskStatus.Queued)
+						.map((t) => ({ taskId: t.id, to: TaskStatus.Queued, cause: "resume" })),
 		);
 	}
 
@@ -209,6 +238,7 @@ export class Crew {
 			staleAfterMs: this.#options.staleAfterMs,
 		});
 		try {
+			if (run.options.script) this.#checkScriptTrusted(run.options.script);
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
 			await this.runtimes.reapRun(run.id);
@@ -223,6 +253,19 @@ export class Crew {
 			this.#store.abandonRun(lease, `cannot start: ${errorMessage(error)}`);
 			throw error;
 		}
+		const script = run.options.script;
+		const driver = script
+			? new ScriptDriver({
+					store: this.#store,
+					files: this.files,
+					lease,
+					run: this.#queries.getRun(run.id),
+					script,
+					runtimes: this.runtimes,
+					now: this.#options.now,
+					random: this.#options.random,
+				})
+			: undefined;
 		const loop = new RunLoop(
 			{
 				store: this.#store,
@@ -233,6 +276,7 @@ export class Crew {
 			},
 			lease,
 			options.signal,
+			driver,
 		);
 		return loop.execute();
 	}
@@ -388,6 +432,17 @@ export class Crew {
 			throw error;
 		}
 		return RunStatus.Cancelled;
+	}
+}
+
+/** The commit a script run's worktree calls start from; none outside a git repository with a commit. */
+function scriptBase(root: string): string | undefined {
+	try {
+		return headCommit(root);
+	} catch (error) {
+		// Not a repository: the script runs, and a call asking for a worktree is refused then.
+		if (isCrewError(error, ErrorCode.InvalidInput)) return undefined;
+		throw error;
 	}
 }
 

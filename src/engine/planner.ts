@@ -12,6 +12,7 @@ import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { untilId, untilTask } from "./run-growth.js";
+import { planScript } from "./script/script-plan.js";
 
 export interface PlanInput {
 	readonly goal: string;
@@ -48,6 +49,8 @@ export interface PlanInput {
 	readonly maxIterations?: number;
 	/** Most tasks at once a project's own team or workflow may ask for (the user's config). */
 	readonly concurrencyCap?: number;
+	/** Arguments of a workflow script's run, read by `ctx.args()`; checked against its `args` schema. */
+	readonly args?: unknown;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -120,10 +123,26 @@ export function planRun(
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
+	const agents = new Map<string, AgentSpec>();
+	if (workflow.item.script) {
+		return planScript(input, {
+			workflow,
+			team,
+			loader,
+			options: runOptions(input, workflow, team, context.cwd, diagnostics),
+			diagnostics,
+			resolve: (role) => {
+				const step = { id: role, role, dependsOn: [], text: "", fields: {} };
+				return resolveAgent(step, team?.item, input, loader, agents, diagnostics);
+			},
+		});
+	}
+	if (workflow.item.steps.length === 0) {
+		throw new CrewError(ErrorCode.InvalidWorkflow, `workflow ${workflow.item.file} has no steps`);
+	}
 	for (const step of workflow.item.steps) checkId("step", step.id);
 	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
 
-	const agents = new Map<string, AgentSpec>();
 	const projectCommands: ProjectCommand[] = [];
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
 		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
@@ -171,33 +190,43 @@ export function planRun(
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded)];
 
-	const concurrency = input.concurrency ?? declaredConcurrency(workflow, team, input.concurrencyCap, diagnostics);
-	const roleLimits: Record<string, number> = {};
-	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
 	return {
 		goal: input.goal,
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
-		options: {
-			concurrency,
-			failure: input.failure ?? workflow.item.failure ?? "drain",
-			roleLimits,
-			...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
-			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-			...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
-			retries: input.retries ?? 2,
-			...(input.approvePlan ? { approvePlan: true } : {}),
-			...(input.allowDirty ? { allowDirty: true } : {}),
-			...(input.setup ? { setup: input.setup } : {}),
-			...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
-			...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
-			cwd: context.cwd,
-		},
+		options: runOptions(input, workflow, team, context.cwd, diagnostics),
 		tasks: [...expanded, ...untilTasks],
 		diagnostics,
 		projectCommands: projectCommands.filter(
 			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,
 		),
+	};
+}
+
+/** The run's options from the command's flags, the team's and the workflow's settings. */
+function runOptions(
+	input: PlanInput,
+	workflow: Loaded<WorkflowResource>,
+	team: Loaded<TeamResource> | undefined,
+	cwd: string,
+	diagnostics: Diagnostic[],
+): RunOptions {
+	const roleLimits: Record<string, number> = {};
+	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
+	return {
+		concurrency: input.concurrency ?? declaredConcurrency(workflow, team, input.concurrencyCap, diagnostics),
+		failure: input.failure ?? workflow.item.failure ?? "drain",
+		roleLimits,
+		...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
+		...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+		...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
+		retries: input.retries ?? 2,
+		...(input.approvePlan ? { approvePlan: true } : {}),
+		...(input.allowDirty ? { allowDirty: true } : {}),
+		...(input.setup ? { setup: input.setup } : {}),
+		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
+		...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
+		cwd,
 	};
 }
 

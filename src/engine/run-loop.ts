@@ -5,7 +5,7 @@ import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { backoffDelay } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
-import { RunStatus, TaskStatus } from "../core/status.js";
+import { isTerminalTask, RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
@@ -26,6 +26,7 @@ import {
 	type Start,
 	storeAttemptFiles,
 } from "./live-attempt.js";
+import type { RunDriver } from "./run-driver.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
@@ -69,11 +70,16 @@ export class RunLoop {
 	#deadline = Number.POSITIVE_INFINITY;
 	#wakeUp: (() => void) | undefined;
 	#woken = false;
+	/** Makes the run's tasks as it goes, when a workflow script does. */
+	readonly #driver: RunDriver | undefined;
+	/** Tasks that reached an end state in this turn, told to the driver once the turn commits. */
+	#ended: { taskId: string; status: TaskStatus; error: string | null }[] = [];
 
-	constructor(deps: RunLoopDeps, lease: Lease, signal?: AbortSignal) {
+	constructor(deps: RunLoopDeps, lease: Lease, signal?: AbortSignal, driver?: RunDriver) {
 		this.#deps = deps;
 		this.#lease = lease;
 		this.#signal = signal;
+		this.#driver = driver;
 		const queries = deps.store.queries;
 		this.#run = queries.getRun(lease.runId);
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
@@ -91,7 +97,11 @@ export class RunLoop {
 			this.#tasks.specs.map((spec) => spec.role),
 			this.#run.options,
 			(i) => this.#tasks.status[i] === TaskStatus.Completed,
-			(i) => this.#tasks.status[i] === TaskStatus.Queued && !this.#tasks.blocked(i) && !this.#backoffs.has(i),
+			(i) =>
+				this.#tasks.status[i] === TaskStatus.Queued &&
+				!this.#tasks.blocked(i) &&
+				!this.#backoffs.has(i) &&
+				(this.#driver?.wants(this.#tasks.id(i)) ?? true),
 		);
 		for (const i of this.#running.keys()) slots.occupy(i);
 		return slots;
@@ -113,6 +123,7 @@ export class RunLoop {
 			this.#checkRuntimes();
 			this.#skipBlocked();
 			if (this.#signal?.aborted) onAbort();
+			this.#driver?.start({ wake: () => this.#wake(), budget: () => this.#budget.view() });
 			for (;;) {
 				const settled = await this.#prepareSettled();
 				// Settlements and new starts are recorded in one commit; workers start only after it,
@@ -120,15 +131,19 @@ export class RunLoop {
 				const starts = this.#deps.store.batch(() => {
 					for (const item of settled) this.#commit(item);
 					this.#abandonPastDeadline();
+					this.#checkDriver();
 					if (this.#stopping) return [];
+					this.#takeDriven();
 					this.#admitApproved();
 					const filled = this.#fill();
 					this.#markWaiting(filled.length);
 					return filled;
 				});
+				for (const ended of this.#ended.splice(0)) this.#driver?.settled(ended.taskId, ended.status, ended.error);
 				for (const start of starts) this.#launch(start);
 				const idle = this.#running.size === 0 && this.#backoffs.size === 0;
-				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#awaiting.size === 0))) break;
+				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
+				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#awaiting.size === 0 && driven))) break;
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -261,6 +276,39 @@ export class RunLoop {
 		this.#slots = this.#slotQueue();
 	}
 
+	/**
+	 * The driver's new tasks join the run, and the tasks it asks for again that have not ended
+	 * well (interrupted, cancelled) queue up; completed and failed ones keep their outcome.
+	 */
+	#takeDriven(): void {
+		if (!this.#driver) return;
+		const { added, claimed } = this.#driver.takeRequests();
+		if (added.length > 0) {
+			this.#deps.store.expandRun(this.#lease, null, added, [], "script.tasks");
+			this.#tasks.add(added);
+		}
+		const changes: TaskChange[] = [];
+		for (const id of claimed) {
+			const i = this.#tasks.dag.indexOf.get(id);
+			const status = i === undefined ? undefined : this.#tasks.status[i];
+			if (i === undefined || status === TaskStatus.Completed || status === TaskStatus.Failed) continue;
+			if (status === TaskStatus.Queued || status === TaskStatus.Running) continue;
+			this.#tasks.status[i] = TaskStatus.Queued;
+			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "resume" });
+		}
+		this.#deps.store.transitionTasks(this.#lease, changes);
+		if (added.length > 0 || claimed.length > 0) this.#slots = this.#slotQueue();
+	}
+
+	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
+	#checkDriver(): void {
+		const outcome = this.#driver?.outcome;
+		if (!outcome || outcome.ok || this.#stopping) return;
+		this.#stopping = "drain";
+		this.#stopMessage = `not started: ${outcome.error}`;
+		this.#clearBackoffs();
+	}
+
 	/** Approved tasks leave their gate and queue up. */
 	#admitApproved(): void {
 		if (this.#awaiting.size === 0) return;
@@ -298,6 +346,7 @@ export class RunLoop {
 			this.#stopping = "drain";
 			this.#stopMessage = message;
 			this.#clearBackoffs();
+			this.#driver?.stop(message);
 		}
 	}
 
@@ -459,6 +508,17 @@ export class RunLoop {
 			const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
 			this.#fail(i, live, { attemptStatus: "failed", failure: { message, retryable: false }, result, artifacts });
 		} else if (result.ok) {
+			const problems = this.#driver?.check(this.#tasks.id(i), result.text) ?? [];
+			if (problems.length > 0) {
+				const failure = { message: `the answer does not match its schema: ${problems.join("; ")}`, retryable: true };
+				this.#fail(i, live, {
+					attemptStatus: "failed",
+					failure: { ...failure, evidence: problems.join("\n") },
+					result,
+					artifacts,
+				});
+				return;
+			}
 			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 			this.#settle(i, live, { ...ending, result, artifacts });
 			this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
@@ -487,6 +547,8 @@ export class RunLoop {
 			artifacts: ending.artifacts ?? [],
 		});
 		this.#tasks.status[i] = ending.to;
+		if (isTerminalTask(ending.to))
+			this.#ended.push({ taskId: this.#tasks.id(i), status: ending.to, error: ending.error });
 		this.#budget.settle(i, result?.usage ?? ZERO_USAGE);
 		this.#checkBudget();
 	}
@@ -586,6 +648,7 @@ export class RunLoop {
 		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
 		this.#clearBackoffs();
 		for (const live of this.#running.values()) live.stop(new StopReason(kind, message));
+		this.#driver?.stop(message);
 		this.#wake();
 	}
 
@@ -654,9 +717,15 @@ export class RunLoop {
 		this.#deps.store.transitionTasks(this.#lease, leftover);
 		let final: RunStatus = RunStatus.Completed;
 		let error: string | null = null;
+		const outcome = this.#driver?.outcome;
 		if (this.#stopping === "cancel") {
 			final = RunStatus.Cancelled;
 			error = this.#stopMessage;
+		} else if (this.#driver && (outcome?.ok !== true || this.#stopping)) {
+			final = RunStatus.Failed;
+			error = this.#budgetStop ?? (outcome?.ok === false ? outcome.error : this.#stopMessage);
+		} else if (this.#driver) {
+			final = RunStatus.Completed;
 		} else if (this.#tasks.status.some((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i))) {
 			final = RunStatus.Failed;
 			const open = this.#tasks.status.filter((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i)).length;

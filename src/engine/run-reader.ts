@@ -177,7 +177,7 @@ export class RunReader {
 				const line = entry ? logEntry(entry) : undefined;
 				return {
 					...task,
-					...(details.get(task.id) ?? { agent: "", runtime: "", model: null, dependsOn: [] }),
+					...(details.get(task.id) ?? { agent: "", runtime: "", model: null, dependsOn: [], phase: null }),
 					activity: line ? activityLine(line) : null,
 				};
 			});
@@ -287,6 +287,24 @@ export class RunReader {
 	attempts(runId: string): AttemptRecord[] {
 		checkId("run", runId);
 		return this.#q().attempts(runId);
+	}
+
+	/**
+	 * What a workflow script returned, as JSON text (empty until it has returned). A run of a
+	 * markdown workflow has no such result: its tasks each have theirs.
+	 */
+	scriptResult(runId: string): { status: RunStatus; error: string | null; text: string } {
+		checkId("run", runId);
+		const q = this.#q();
+		const run = q.getRun(runId);
+		if (!run.options.script) {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`run ${runId} ran workflow ${run.workflow}, not a workflow script, so its results are its tasks': name one, e.g. crew result ${runId} <task>`,
+			);
+		}
+		const has = q.artifacts(runId).some((a) => a.path === "result.json");
+		return { status: run.status, error: run.error, text: has ? this.files.read(runId, "result.json") : "" };
 	}
 
 	/** A task's full result text (empty when it has none yet). */

@@ -63,6 +63,7 @@ export function validateResources(loader: ResourceLoader, runtimes: RuntimeRegis
 
 	for (const { name, item, file } of workflows.items) {
 		if (!item) continue;
+		if (!item.script && item.steps.length === 0) diagnostics.push({ level: "error", file, message: "it has no steps" });
 		try {
 			buildDag(item.steps, `workflow ${file}`);
 		} catch (error) {

@@ -6,6 +6,7 @@ import { type AgentResource, parseAgent } from "./agent-file.js";
 import type { Diagnostic } from "./frontmatter.js";
 import { parseTeam, type TeamResource } from "./team-file.js";
 import { parseWorkflow, type WorkflowResource } from "./workflow-file.js";
+import { isWorkflowScript, parseWorkflowScript, SCRIPT_SUFFIXES } from "./workflow-script-file.js";
 
 export interface Loaded<T> {
 	readonly item: T;
@@ -36,7 +37,7 @@ export interface Listed<T> {
 const SUFFIXES: Record<ResourceKind, readonly string[]> = {
 	agent: [".md"],
 	team: [".team.md", ".md"],
-	workflow: [".workflow.md", ".md"],
+	workflow: [".workflow.md", ...SCRIPT_SUFFIXES, ".md"],
 };
 
 export const FOLDERS: Record<ResourceKind, string> = { agent: "agents", team: "teams", workflow: "workflows" };
@@ -58,7 +59,9 @@ const PARSERS: { [K in ResourceKind]: (text: string, file: string) => Parsed<Res
 		return { item: team, diagnostics };
 	},
 	workflow: (text, file) => {
-		const { workflow, diagnostics } = parseWorkflow(text, file);
+		const { workflow, diagnostics } = isWorkflowScript(file)
+			? parseWorkflowScript(text, file)
+			: parseWorkflow(text, file);
 		return { item: workflow, diagnostics };
 	},
 };
@@ -154,7 +157,7 @@ export class ResourceLoader {
 
 	/** The files that could define `ref`: the one that counts first, then the project files it shadows. */
 	#resolve(kind: ResourceKind, ref: string): Candidate[] {
-		if (ref.includes("/") || ref.endsWith(".md")) {
+		if (ref.includes("/") || ref.endsWith(".md") || isWorkflowScript(ref)) {
 			const file = resolve(this.#cwd, ref);
 			return existsSync(file) ? [{ layer: "project", file }] : [];
 		}
@@ -231,7 +234,7 @@ function shadowWarnings(
 
 function filesIn(dir: string): string[] {
 	try {
-		return readdirSync(dir).filter((name) => name.endsWith(".md"));
+		return readdirSync(dir).filter((name) => name.endsWith(".md") || isWorkflowScript(name));
 	} catch {
 		return [];
 	}

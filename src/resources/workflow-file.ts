@@ -19,6 +19,8 @@ export interface WorkflowResource {
 	readonly failure?: FailurePolicy;
 	readonly steps: readonly WorkflowStep[];
 	readonly file: string;
+	/** A TypeScript workflow script: its tasks come from running it, so it has no steps. */
+	readonly script?: true;
 }
 
 const STEP_KEYS: ReadonlySet<string> = new Set([

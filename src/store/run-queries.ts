@@ -49,6 +49,7 @@ export class RunQueries {
 	readonly #specs: Statement<[string], { spec: string }>;
 	readonly #excerpt: Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
 	readonly #events: Statement<[string, number, number], EventRow>;
+	readonly #eventsOfTypes: Statement<[string, string], EventRow>;
 	readonly #attempts: Statement<[string], AttemptRow>;
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
@@ -79,6 +80,9 @@ export class RunQueries {
 			"SELECT d.result_excerpt, t.result_chars FROM task_data d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id WHERE d.run_id = ? AND d.task_id = ?",
 		);
 		this.#events = db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+		this.#eventsOfTypes = db.prepare(
+			"SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq",
+		);
 		this.#evidence = db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?");
 		this.#approvedAt = db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?");
 		this.#approvedWaiting = db.prepare(
@@ -208,6 +212,11 @@ export class RunQueries {
 
 	eventsAfter(runId: string, afterSeq: number, limit = 10_000): EventRecord[] {
 		return this.#events.all(runId, afterSeq, limit).map(toEvent);
+	}
+
+	/** Every event of the run of one of `types`, oldest first. */
+	eventsOfTypes(runId: string, types: readonly string[]): EventRecord[] {
+		return this.#eventsOfTypes.all(runId, JSON.stringify(types)).map(toEvent);
 	}
 
 	attempts(runId: string): AttemptRecord[] {

@@ -207,11 +207,12 @@ export class RunStore {
 	/**
 	 * Adds a planner's tasks to its running run, after the tasks already there, and makes the
 	 * planner's dependents wait for them too: all in the caller's transaction with the planner's
-	 * completion, so a plan is either wholly in the run or not at all.
+	 * completion, so a plan is either wholly in the run or not at all. A workflow script's new tasks
+	 * come the same way, without a planner.
 	 */
 	expandRun(
 		lease: Lease,
-		plannerId: string,
+		plannerId: string | null,
 		tasks: readonly TaskSpec[],
 		dependents: readonly { readonly taskId: string; readonly dependsOn: readonly string[] }[],
 		eventType = "plan.expanded",

@@ -10,6 +10,7 @@ export interface TaskDetails {
 	readonly runtime: string;
 	readonly model: string | null;
 	readonly dependsOn: readonly string[];
+	readonly phase: string | null;
 }
 
 interface DetailsRow {
@@ -18,6 +19,7 @@ interface DetailsRow {
 	runtime: string | null;
 	model: string | null;
 	depends_on: string | null;
+	phase: string | null;
 }
 
 /** Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows. */
@@ -32,7 +34,7 @@ export class ViewQueries {
 			`SELECT t.id, d.spec ->> '$.agent.name' AS agent,
 				coalesce(a.runtime, d.spec ->> '$.agent.runtime') AS runtime,
 				coalesce(a.model, d.spec ->> '$.agent.model') AS model,
-				d.spec -> '$.dependsOn' AS depends_on
+				d.spec -> '$.dependsOn' AS depends_on, d.spec ->> '$.call.phase' AS phase
 			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			LEFT JOIN (SELECT task_id, runtime, model, max(number) FROM attempts WHERE run_id = @runId GROUP BY task_id) a
 				ON a.task_id = t.id
@@ -58,6 +60,7 @@ export class ViewQueries {
 				runtime: row.runtime ?? "",
 				model: row.model,
 				dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
+				phase: row.phase,
 			});
 		}
 		return byId;

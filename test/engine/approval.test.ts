@@ -18,7 +18,7 @@ test("a gated step waits, with the run waiting, until another process approves i
 	const repo = gatedRepo();
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "gated" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "gated" }));
 		const running = crew.execute(runId);
 		await waitFor("the run to wait for approval", () => crew.run(runId).status === "waiting");
 		const statuses = Object.fromEntries(crew.snapshot(runId).tasks.map((t) => [t.id, t.status]));
@@ -50,7 +50,7 @@ test("a rejection cancels the run with the reason, and the gated step never runs
 	const repo = gatedRepo();
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "gated" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "gated" }));
 		const running = crew.execute(runId);
 		await waitFor("the run to wait for approval", () => crew.run(runId).status === "waiting");
 		const other = testCrew(repo);

@@ -24,7 +24,7 @@ function budgetRepo(agentFields = ""): { repo: TestRepo; crew: Crew } {
 }
 
 async function run(crew: Crew, input: Omit<PlanInput, "goal" | "workflow">) {
-	const runId = crew.create(crew.plan({ goal: "g", workflow: "eight", concurrency: 4, ...input }));
+	const runId = crew.create(await crew.plan({ goal: "g", workflow: "eight", concurrency: 4, ...input }));
 	const status = await crew.execute(runId);
 	const snapshot = crew.snapshot(runId);
 	const spent = snapshot.tasks.reduce((n, t) => n + t.usage.input + t.usage.output, 0);
@@ -79,10 +79,10 @@ test("a cap large enough changes nothing; resuming a run stopped by its budget s
 	}
 });
 
-test("a bad budget is refused with the value named", () => {
+test("a bad budget is refused with the value named", async () => {
 	const { crew } = budgetRepo();
 	try {
-		expect(() => crew.plan({ goal: "g", workflow: "eight", budget: { tokens: -1 } })).toThrow(
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { tokens: -1 } })).rejects.toThrow(
 			/invalid budget tokens -1: expected a number >= 0/,
 		);
 	} finally {

@@ -37,7 +37,7 @@ export async function runWorkflow(
 ): Promise<Outcome> {
 	const crew = testCrew(repo, options.engine);
 	try {
-		const runId = crew.create(crew.plan({ goal: "test goal", ...input }));
+		const runId = crew.create(await crew.plan({ goal: "test goal", ...input }));
 		options.onRunId?.(runId);
 		const status = await crew.execute(runId, options.signal ? { signal: options.signal } : {});
 		const snapshot = crew.snapshot(runId);

@@ -76,7 +76,7 @@ test("a resumed run keeps its added tasks and never asks the planner again", asy
 	const repo = plannerRepo([phases(2)], "--sleep 400");
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "adaptive" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "adaptive" }));
 		const controller = new AbortController();
 		const running = crew.execute(runId, { signal: controller.signal });
 		await waitFor("the plan to be added", () => crew.events(runId).some((e) => e.type === "plan.expanded"));
@@ -101,7 +101,7 @@ test("with approvePlan the added tasks wait for approval before any of them star
 	const repo = plannerRepo([phases(2, 1)]);
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "adaptive", approvePlan: true }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "adaptive", approvePlan: true }));
 		const running = crew.execute(runId);
 		await waitFor("the plan to wait for approval", () => crew.run(runId).status === "waiting");
 		const waiting = crew

@@ -10,7 +10,7 @@ test("a run cancelled before its runner starts it is never started", async () =>
 	repo.workflow("one", [{ id: "a" }]);
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "one" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
 		expect(await crew.cancel(runId, "changed my mind")).toBe("cancelled");
 		await expect(crew.execute(runId, { onlyIfQueued: true })).rejects.toThrow(
 			/is cancelled, not queued; not starting it/,
@@ -27,7 +27,7 @@ test("a task whose files cannot be stored fails with that error, and the run goe
 	repo.workflow("two", [{ id: "blocked" }, { id: "fine" }]);
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "two", failure: "continue" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "two", failure: "continue" }));
 		// A folder where the result file should go makes writing it fail, as a full disk would.
 		mkdirSync(join(repo.dir, ".crew", "runs", runId, "tasks", "blocked", "result.md"), { recursive: true });
 		expect(await crew.execute(runId)).toBe("failed");
@@ -102,7 +102,7 @@ test("a worker whose pid never reached the store is still found and ended when i
 	repo.workflow("one", [{ id: "a" }]);
 	const crew = testCrew(repo);
 	try {
-		const runId = crew.create(crew.plan({ goal: "g", workflow: "one" }));
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
 		// A process of the run, started as a worker would be, that no attempt record names.
 		const stray = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
 			detached: true,

@@ -87,7 +87,7 @@ test("the check's output reaches the next attempt even when another runner makes
 	]);
 	// A long backoff, so the first runner is stopped before it makes the retry itself.
 	const first = testCrew(repo, { retryPolicy: { baseMs: 60_000, factor: 2, maxMs: 60_000, jitter: 0 } });
-	const runId = first.create(first.plan({ goal: "g", workflow: "fix" }));
+	const runId = first.create(await first.plan({ goal: "g", workflow: "fix" }));
 	const controller = new AbortController();
 	const running = first.execute(runId, { signal: controller.signal });
 	await waitFor("the first check to fail", () =>

@@ -1,10 +1,7 @@
-import type { ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
-import { projectAt } from "../../src/config/project.js";
-import { RunReader } from "../../src/engine/run-reader.js";
 import { groupsOfRun } from "../../src/runtimes/process-group.js";
-import { cancelLiveRuns, crewProcess, isAlive, TestRepo, waitFor } from "../helpers.js";
+import { cancelLiveRuns, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 
 const RUNS = 50;
@@ -39,20 +36,6 @@ function dag(random: () => number): { id: string; role: string; dependsOn: strin
 		steps.push({ id: `t${i}`, role: roles[Math.floor(random() * roles.length)] as string, dependsOn: [...deps] });
 	}
 	return steps;
-}
-
-function exitOf(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-	return new Promise((resolve) => child.once("exit", () => resolve()));
-}
-
-function read<T>(dir: string, fn: (reader: RunReader) => T): T {
-	const reader = new RunReader(projectAt(dir));
-	try {
-		return fn(reader);
-	} finally {
-		reader.close();
-	}
 }
 
 // A few runs at a time: they mostly wait on their workers, and the machine has two cores.

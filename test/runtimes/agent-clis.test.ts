@@ -87,7 +87,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			{ id: "c", role: "scribe", dependsOn: ["a"], text: "FILE c.txt for {goal}" },
 		]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "the notes", workflow: "fan" }));
+			const runId = crew.create(await crew.plan({ goal: "the notes", workflow: "fan" }));
 			expect(await crew.execute(runId)).toBe("completed");
 			for (const name of ["a", "b", "c"]) {
 				expect(readFileSync(join(repo.dir, `${name}.txt`), "utf8")).toBe(`written for ${name}.txt\n`);
@@ -130,7 +130,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		const { repo, crew } = await setup(() => ({ kind: "error", status: 500, message: "the model fell over" }));
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 1 }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
 			expect(await crew.execute(runId)).toBe("failed");
 			const [task] = crew.snapshot(runId).tasks;
 			expect(task).toMatchObject({ status: "failed", attempts: 2 });
@@ -150,7 +150,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		);
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
 			expect(await crew.execute(runId)).toBe("completed");
 			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "completed", attempts: 2 });
 			expect(readFileSync(join(repo.dir, "a.txt"), "utf8")).toBe("written for a.txt\n");
@@ -173,7 +173,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		);
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 2 }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 2 }));
 			expect(await crew.execute(runId)).toBe("failed");
 			const [task] = crew.snapshot(runId).tasks;
 			expect(task).toMatchObject({ status: "failed", attempts: 1 });
@@ -187,7 +187,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		const { repo, crew } = await setup(() => ({ kind: "hang" }));
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
 			expect(await crew.execute(runId)).toBe("failed");
 			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", error: "no output for 3.0s" });
 			expect(groupsOfRun(runId)).toEqual([]);
@@ -203,7 +203,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			{ id: "b", role: "scribe", text: "FILE b.txt" },
 		]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "two" }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "two" }));
 			const controller = new AbortController();
 			const running = crew.execute(runId, { signal: controller.signal });
 			await waitFor(
@@ -225,7 +225,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		await server.close();
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000 }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000 }));
 			expect(await crew.execute(runId)).toBe("failed");
 			const [task] = crew.snapshot(runId).tasks;
 			expect(task?.status).toBe("failed");
@@ -247,7 +247,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			pollMs: 20,
 		});
 		try {
-			const runId = crew.create(crew.plan({ goal: "g", workflow: "one" }));
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
 			expect(await crew.execute(runId)).toBe("completed");
 			const [task] = crew.snapshot(runId).tasks;
 			expect(task?.usage).toMatchObject({ input: 10, output: 5, cost: cli.reportsCost ? 0.001 : 0 });

@@ -72,7 +72,7 @@ test("secrets in the goal, a command's output and errors, and a model's answers 
 		pollMs: 20,
 	});
 	const runId = crew.create(
-		crew.plan({ goal: `deploy with ${SECRETS.goal}`, workflow: "leaky", failure: "continue", retries: 0 }),
+		await crew.plan({ goal: `deploy with ${SECRETS.goal}`, workflow: "leaky", failure: "continue", retries: 0 }),
 	);
 	expect(await crew.execute(runId)).toBe("failed");
 	crew.close();

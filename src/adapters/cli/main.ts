@@ -32,6 +32,18 @@ function amount(what: string): (value: string) => number {
 	};
 }
 
+function json(what: string): (value: string) => unknown {
+	return (value) => {
+		try {
+			return JSON.parse(value);
+		} catch (error) {
+			throw new InvalidArgumentError(
+				`invalid ${what} ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}: expected JSON, e.g. '{"packages": ["a", "b"]}' (${(error as Error).message})`,
+			);
+		}
+	};
+}
+
 function version(): string {
 	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
 		version: string;
@@ -89,6 +101,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
+		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
@@ -274,11 +287,11 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("result")
-		.description("a task's result")
+		.description("a task's result, or without a task the result a workflow script returned")
 		.argument("<runId>")
-		.argument("<task>", "task id or step id")
+		.argument("[task]", "task id or step id")
 		.option("--json", "machine-readable output")
-		.action(async (runId: string, task: string, options: JsonOption) =>
+		.action(async (runId: string, task: string | undefined, options: JsonOption) =>
 			exit((await reads()).resultCommand(runId, task, options)),
 		);
 

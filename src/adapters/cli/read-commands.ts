@@ -88,7 +88,19 @@ export async function eventsCommand(runId: string, options: FollowOption): Promi
 	}
 }
 
-export async function resultCommand(runId: string, task: string, options: JsonOption): Promise<number> {
+export async function resultCommand(runId: string, task: string | undefined, options: JsonOption): Promise<number> {
+	if (task === undefined) {
+		const { status, error, text } = withReader((reader) => reader.scriptResult(runId));
+		if (options.json) {
+			const result = text === "" ? null : (JSON.parse(text) as unknown);
+			process.stdout.write(`${JSON.stringify({ runId, status, error, result })}\n`);
+		} else {
+			process.stdout.write(text);
+			if (text === "")
+				process.stderr.write(`run ${runId} is ${status} and has no result${error ? `: ${error}` : ""}\n`);
+		}
+		return 0;
+	}
 	const { task: record, text } = withReader((reader) => reader.result(runId, task));
 	if (options.json) {
 		process.stdout.write(

@@ -125,6 +125,12 @@ export async function planCommand(goal: string, flags: PlanFlags): Promise<numbe
 		return Exit.Ok;
 	}
 	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
+	if (summary.script) {
+		process.stdout.write(
+			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n`,
+		);
+		return Exit.Ok;
+	}
 	const byId = new Map(plan.tasks.map((t) => [t.id, t]));
 	const groups = summary.parallelGroups;
 	const lines = [

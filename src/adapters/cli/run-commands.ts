@@ -28,6 +28,7 @@ export interface RunFlags {
 	readonly allowDirty?: boolean;
 	readonly until?: string;
 	readonly maxIterations?: number;
+	readonly args?: unknown;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -76,7 +77,7 @@ export async function init(): Promise<number> {
 export async function runCommand(goal: string, flags: RunFlags): Promise<number> {
 	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const plan = crew.plan({
+		const plan = await crew.plan({
 			goal,
 			workflow: flags.workflow,
 			...(flags.team !== undefined ? { team: flags.team } : {}),
@@ -94,6 +95,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.allowDirty ? { allowDirty: true } : {}),
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
+			...(flags.args !== undefined ? { args: flags.args } : {}),
 			...(settings.setup ? { setup: settings.setup } : {}),
 			concurrencyCap: settings.maxConcurrency,
 			budget: {
@@ -107,7 +109,12 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		const runId = crew.create(plan);
 		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
-		if (!flags.json) process.stdout.write(`run ${runId}: ${plan.tasks.length} tasks, workflow ${plan.workflow}\n`);
+		if (!flags.json) {
+			const what = plan.options.script
+				? `workflow script ${plan.workflow}: its tasks appear as it runs`
+				: `${plan.tasks.length} tasks, workflow ${plan.workflow}`;
+			process.stdout.write(`run ${runId}: ${what}\n`);
+		}
 		return await foreground(crew, runId, view, flags.json === true, quiet);
 	} finally {
 		crew.close();

@@ -17,6 +17,7 @@ export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, n
 	const widths = widthsOf(tasks);
 	for (const t of sorted.slice(0, SHOWN)) lines.push(taskLine(t, now, widths));
 	if (tasks.length > SHOWN) lines.push(`  … and ${tasks.length - SHOWN} more (crew status ${run.id})`);
+	if (run.options.script && run.status === "completed") lines.push(`result: crew result ${run.id}`);
 	lines.push(`results: ${artifactsDir}/<task>/result.md  (crew result ${run.id} <task>)`);
 	return `${lines.join("\n")}\n`;
 }

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { parseDuration } from "../../core/duration.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { AgentSpec, TaskSpec } from "../../core/types.js";
+import { parseVerify } from "../../core/verdict.js";
+import { answerFormat, type ValueSchema } from "./result-schema.js";
+
+const AgentCallInput = z.strictObject({
+	role: z.string().trim().min(1),
+	prompt: z.string().trim().min(1),
+	name: z
+		.string()
+		.regex(/^[A-Za-z0-9_][A-Za-z0-9_-]{0,40}$/, "expected 1-41 letters, digits, '-' or '_'")
+		.optional(),
+	model: z.string().trim().min(1).optional(),
+	verify: z.union([z.boolean(), z.string().trim().min(1)]).optional(),
+	worktree: z.boolean().optional(),
+	schema: z.unknown().optional(),
+	retries: z.int().min(0).max(20).optional(),
+	timeout: z.union([z.int().min(1), z.string()]).optional(),
+});
+
+export type ParsedCall = z.infer<typeof AgentCallInput>;
+
+/** A `ctx.agent` argument checked, or an error naming the bad field. */
+export function parseCall(input: unknown, key: string): ParsedCall {
+	const parsed = AgentCallInput.safeParse(input);
+	if (parsed.success) return parsed.data;
+	const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "call"}: ${i.message}`);
+	throw new CrewError(ErrorCode.InvalidInput, `ctx.agent call ${key}: ${problems.join("; ")}`);
+}
+
+/**
+ * The task a call makes. Its id is its name (or role) and its place (`reviewer-2.1.1`); its
+ * fingerprint hashes everything the call asked for, so a replay that asks differently is caught.
+ */
+export function callTask(
+	key: string,
+	phase: string | undefined,
+	call: ParsedCall,
+	agent: AgentSpec,
+	schema: ValueSchema | undefined,
+	goal: string,
+): TaskSpec {
+	const base = call.name ?? call.role;
+	const id = `${base.slice(0, Math.max(1, 63 - key.length))}-${key}`;
+	if (id.length > 64)
+		throw new CrewError(ErrorCode.InvalidInput, `ctx.agent call ${key} is nested too deep for a task id`);
+	const timeoutMs =
+		typeof call.timeout === "string" ? parseDuration(`timeout of ctx.agent call ${key}`, call.timeout) : call.timeout;
+	const verify = call.verify === undefined ? undefined : parseVerify(String(call.verify));
+	const asked = {
+		role: call.role,
+		prompt: call.prompt,
+		name: call.name ?? null,
+		model: call.model ?? null,
+		verify: verify ?? null,
+		worktree: call.worktree ?? false,
+		schema: schema ? (schema.jsonSchema ?? "a schema without a JSON form") : null,
+		retries: call.retries ?? null,
+		timeoutMs: timeoutMs ?? null,
+	};
+	const fingerprint = createHash("sha256").update(JSON.stringify(asked)).digest("hex").slice(0, 16);
+	return {
+		id,
+		stepId: id,
+		role: call.role,
+		agent: call.model ? { ...agent, model: call.model } : agent,
+		text: call.prompt.replaceAll("{goal}", goal) + (schema ? answerFormat(schema.jsonSchema) : ""),
+		dependsOn: [],
+		...(timeoutMs !== undefined ? { timeoutMs } : {}),
+		...(call.retries !== undefined ? { retries: call.retries } : {}),
+		...(verify ? { verify } : {}),
+		...(call.worktree ? { worktree: true } : {}),
+		call: { key, fingerprint, ...(phase ? { phase } : {}), ...(schema ? { json: true } : {}) },
+	};
+}
+
+/** `reviewer "Review the parser…"`: a call as divergence errors name it. */
+export function describeCall(spec: TaskSpec): string {
+	const text = spec.text.replace(/\s+/g, " ").trim();
+	return `${spec.id} (${spec.role} "${text.length > 60 ? `${text.slice(0, 57)}...` : text}")`;
+}
+
+/** The error of a replay that asks, at `key`, for something else than the recorded run did. */
+export function divergence(key: string, recorded: string, now: string): CrewError {
+	return new CrewError(
+		ErrorCode.Diverged,
+		`the script diverged from its recorded run at call ${key}: recorded ${recorded}, now ${now}. A workflow script must make the same calls in the same order when given the same answers; read time and randomness through ctx.now() and ctx.random(), not Date.now() or Math.random()`,
+	);
+}

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+
+/** A Standard Schema (zod, valibot, arktype…): what `~standard.validate` gives back. */
+interface StandardSchema {
+	readonly "~standard": {
+		readonly vendor: string;
+		readonly validate: (value: unknown) => StandardResult | Promise<StandardResult>;
+	};
+}
+
+type StandardResult =
+	| { readonly value: unknown; readonly issues?: undefined }
+	| { readonly issues: readonly { readonly message: string; readonly path?: readonly unknown[] }[] };
+
+/** Checks values against a schema a script gave: `{ value }` when valid, else every problem. */
+export interface ValueSchema {
+	check(value: unknown): { value: unknown } | { problems: string[] };
+	/** The schema as JSON Schema, shown to the agent; undefined when it cannot be written as one. */
+	readonly jsonSchema: object | undefined;
+}
+
+function isStandard(schema: unknown): schema is StandardSchema {
+	const standard = (schema as StandardSchema | null)?.["~standard"];
+	return typeof standard?.validate === "function";
+}
+
+/**
+ * A schema from a script: a Standard Schema (zod and its peers) or a JSON Schema object, which is
+ * read through zod. Anything else is refused, naming where it was given.
+ */
+export function valueSchema(schema: unknown, where: string): ValueSchema {
+	if (isStandard(schema)) {
+		return {
+			check: (value) => {
+				const result = schema["~standard"].validate(value);
+				if (result instanceof Promise)
+					return { problems: [`${where} is an async schema; crew checks schemas synchronously`] };
+				return result.issues ? { problems: result.issues.map(issueText) } : { value: result.value };
+			},
+			jsonSchema: jsonSchemaOf(schema),
+		};
+	}
+	if (schema !== null && typeof schema === "object" && !Array.isArray(schema)) {
+		let converted: z.ZodType;
+		try {
+			converted = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+		} catch (error) {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`${where} is not a JSON Schema crew can read: ${errorMessage(error)}`,
+			);
+		}
+		return {
+			check: (value) => {
+				const result = converted.safeParse(value);
+				return result.success ? { value: result.data } : { problems: result.error.issues.map(issueText) };
+			},
+			jsonSchema: schema,
+		};
+	}
+	throw new CrewError(
+		ErrorCode.InvalidInput,
+		`${where} must be a zod (or other Standard Schema) schema or a JSON Schema object, not ${schema === null ? "null" : typeof schema}`,
+	);
+}
+
+function issueText(issue: { readonly message: string; readonly path?: readonly unknown[] }): string {
+	const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p));
+	return path.length > 0 ? `${path.join(".")}: ${issue.message}` : issue.message;
+}
+
+/** A zod schema written as JSON Schema; other vendors' have no common way, so none. */
+function jsonSchemaOf(schema: StandardSchema): object | undefined {
+	if (schema["~standard"].vendor !== "zod") return undefined;
+	try {
+		return z.toJSONSchema(schema as unknown as z.ZodType, { unrepresentable: "any" });
+	} catch {
+		// A schema zod cannot write out (a transform, say) is still checked; the agent sees no schema.
+		return undefined;
+	}
+}
+
+/**
+ * The JSON value an agent's answer ends with: the last ```json fence, else the whole answer, else
+ * the span from its first `{` or `[` to its last `}` or `]`.
+ */
+export function answerJson(text: string): { value: unknown } | { problem: string } {
+	const fences = [...text.matchAll(/```json\s*\n([\s\S]*?)```/g)];
+	const candidates = [fences.at(-1)?.[1], text.trim()];
+	const start = text.search(/[[{]/);
+	const end = Math.max(text.lastIndexOf("}"), text.lastIndexOf("]"));
+	if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
+	for (const candidate of candidates) {
+		if (candidate === undefined || candidate.trim() === "") continue;
+		try {
+			return { value: JSON.parse(candidate) };
+		} catch {
+			// Not this candidate; the next one may be.
+		}
+	}
+	return { problem: "the answer holds no JSON value: end it with one in a ```json fence" };
+}
+
+/** What a call with a schema adds to its prompt: the answer's form. */
+export function answerFormat(jsonSchema: object | undefined): string {
+	const lines = ["", "## Answer format", "End your answer with one JSON value in a ```json fence"];
+	if (jsonSchema === undefined) return [...lines.slice(0, 2), `${lines[2]}.`, ""].join("\n");
+	return [
+		...lines.slice(0, 2),
+		`${lines[2]}, matching this JSON Schema:`,
+		"",
+		"```json",
+		JSON.stringify(jsonSchema, null, 2),
+		"```",
+		"",
+	].join("\n");
+}

@@ -1,0 +1,37 @@
+/**
+ * Where a script's calls happen: the root, or a branch of a `parallel` or `fanOut`. Each scope
+ * numbers its calls in the order it makes them, so a call's place does not depend on how long
+ * other branches' agents take.
+ */
+export class ScriptScope {
+	readonly prefix: string;
+	phase: string | undefined;
+	#calls = 0;
+	#values = 0;
+	#notes = 0;
+
+	constructor(prefix: string, phase: string | undefined) {
+		this.prefix = prefix;
+		this.phase = phase;
+	}
+
+	/** The place of the next agent call, `parallel` or `fanOut`: `3`, or `2.1.3` in a branch. */
+	nextCall(): string {
+		return `${this.prefix}${++this.#calls}`;
+	}
+
+	/** The place of the next `now()` or `random()`, counted apart so adding one moves no call. */
+	nextValue(): string {
+		return `${this.prefix}v${++this.#values}`;
+	}
+
+	/** The place of the next `log()` or `phase()`, counted apart for the same reason. */
+	nextNote(): string {
+		return `${this.prefix}n${++this.#notes}`;
+	}
+
+	/** Branch `index` of the `parallel` or `fanOut` at `key`; it starts in this scope's phase. */
+	branch(key: string, index: number): ScriptScope {
+		return new ScriptScope(`${key}.${index}.`, this.phase);
+	}
+}

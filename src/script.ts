@@ -1,0 +1,11 @@
+/**
+ * What workflow scripts import: `import { z, type WorkflowContext } from "crew/script"`. crew
+ * resolves this module for every script it runs, so scripts need no install of their own.
+ */
+export { z } from "zod";
+export type {
+	AgentCall,
+	BudgetView,
+	SchemaLike,
+	WorkflowContext,
+} from "./engine/script/script-context.js";
