@@ -313,7 +313,7 @@ async function runPage(runId) {
 				if (rect) rect.style.stroke = STATUS_COLOURS[/** @type {keyof typeof STATUS_COLOURS} */ (t.status)] ?? "#888";
 				const texts = g.querySelectorAll("text");
 				texts[0].textContent = t.stepId;
-				texts[1].textContent = t.role;
+				texts[1].textContent = t.phase ? `${t.role} · ${t.phase}` : t.role;
 				texts[2].textContent = t.status;
 				texts[2].setAttribute("class", `state status status-${t.status}`);
 				continue;

@@ -20,7 +20,7 @@ const EVENTS_PER_CALL = 200;
 const MAX_RESULT = 100_000;
 
 /** What an agent-facing surface may ask of a run: the plan's input, without the user's own settings. */
-export type RunRequest = Pick<PlanInput, "goal" | "workflow" | "team" | "runtime" | "model" | "concurrency">;
+export type RunRequest = Pick<PlanInput, "goal" | "workflow" | "team" | "runtime" | "model" | "concurrency" | "args">;
 
 export interface ResourceRow {
 	readonly kind: ResourceKind;

@@ -81,6 +81,8 @@ export interface ScriptCall {
 	readonly phase?: string;
 	/** The result must be JSON matching a schema; the task is retried while it is not. */
 	readonly json?: boolean;
+	/** The tasks the script had awaited before this call, in its branch: the edges views draw. */
+	readonly after?: readonly string[];
 }
 
 /** A run whose tasks a TypeScript workflow script makes as it runs. */

@@ -9,6 +9,7 @@ export interface TaskDetails {
 	/** The runtime of its latest attempt, or the one its agent names before it has run. */
 	readonly runtime: string;
 	readonly model: string | null;
+	/** What it waits for; for a script's task, the tasks the script had awaited before making it. */
 	readonly dependsOn: readonly string[];
 	readonly phase: string | null;
 }
@@ -34,7 +35,7 @@ export class ViewQueries {
 			`SELECT t.id, d.spec ->> '$.agent.name' AS agent,
 				coalesce(a.runtime, d.spec ->> '$.agent.runtime') AS runtime,
 				coalesce(a.model, d.spec ->> '$.agent.model') AS model,
-				d.spec -> '$.dependsOn' AS depends_on, d.spec ->> '$.call.phase' AS phase
+				coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on, d.spec ->> '$.call.phase' AS phase
 			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			LEFT JOIN (SELECT task_id, runtime, model, max(number) FROM attempts WHERE run_id = @runId GROUP BY task_id) a
 				ON a.task_id = t.id

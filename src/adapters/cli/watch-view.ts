@@ -24,7 +24,7 @@ function tokensOf(t: TaskView): string {
 export function watchLines({ run, tasks }: RunView, now: number, room = Number.POSITIVE_INFINITY): string[] {
 	const total = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
 	const lines = [
-		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.team ? ` / ${run.team}` : ""}`,
+		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.options.script ? " (script)" : ""}${run.team ? ` / ${run.team}` : ""}`,
 		`  ${run.goal.split("\n")[0]?.slice(0, 100) ?? ""}`,
 		`  tasks: ${statusCounts(tasks)}${usageText(total) ? `  usage: ${usageText(total)}` : ""}`,
 	];
@@ -40,13 +40,18 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 		`  ${cell("TASK", w.id)}${cell("ROLE", w.role)}${cell("AGENT", w.agent)}${cell("STATUS", 12)}${cell("RUNTIME", w.runtime)}${cell("TIME", 9)}${cell("TOKENS", 22)}${cell("COST", 10)}ACTIVITY`,
 	);
 	let shown = tasks;
-	const space = room - lines.length;
+	// A script's phases head their tasks, when everything fits.
+	const phases = new Set(tasks.map((t) => t.phase).filter((p) => p !== null)).size;
+	const space = room - lines.length - phases;
 	if (tasks.length > space) {
 		// On a small screen, what is happening now comes first.
 		const busy = (s: string) => (s === "running" || s === "failed" || s === "waiting" ? 0 : 1);
 		shown = [...tasks].sort((a, b) => busy(a.status) - busy(b.status)).slice(0, Math.max(1, space - 1));
 	}
+	let phase: string | null = null;
 	for (const t of shown) {
+		if (shown === tasks && t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
+		phase = t.phase;
 		const cost = t.usage.cost > 0 ? `$${t.usage.cost.toFixed(4)}` : "";
 		const last =
 			t.error && t.status !== "completed" && t.status !== "running" ? t.error.split("\n")[0] : (t.activity ?? "");

@@ -54,6 +54,10 @@ export function createMcpServer(actions: TeamActions, version: string): McpServe
 					.optional()
 					.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
 				concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
+				args: z
+					.record(z.string(), z.unknown())
+					.optional()
+					.describe("a workflow script's arguments, checked against its args schema"),
 			},
 		},
 		async (args) => reply(await actions.run(args)),

@@ -22,6 +22,9 @@ const Params = Type.Object({
 	team: Type.Optional(Type.String({ description: "run, plan: a team name or path" })),
 	runtime: Type.Optional(Type.String({ description: "run: one runtime for every agent (pi, claude, codex, command)" })),
 	concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: "run: most tasks at once" })),
+	args: Type.Optional(
+		Type.Record(Type.String(), Type.Unknown(), { description: "run: a workflow script's arguments (its args schema)" }),
+	),
 	runId: Type.Optional(Type.String({ description: "the run (status: default the latest)" })),
 	task: Type.Optional(Type.String({ description: "result: a task id or step id" })),
 	since: Type.Optional(Type.Integer({ minimum: 0, description: "events: the last seq already seen" })),
@@ -39,6 +42,7 @@ type Params = {
 	team?: string;
 	runtime?: string;
 	concurrency?: number;
+	args?: Record<string, unknown>;
 	runId?: string;
 	task?: string;
 	since?: number;
@@ -178,6 +182,7 @@ function runRequest(params: Params, action: string) {
 		...(params.team !== undefined ? { team: params.team } : {}),
 		...(params.runtime !== undefined ? { runtime: params.runtime } : {}),
 		...(params.concurrency !== undefined ? { concurrency: params.concurrency } : {}),
+		...(params.args !== undefined ? { args: params.args } : {}),
 	};
 }
 

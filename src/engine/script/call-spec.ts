@@ -37,7 +37,7 @@ export function parseCall(input: unknown, key: string): ParsedCall {
  */
 export function callTask(
 	key: string,
-	phase: string | undefined,
+	place: { readonly phase: string | undefined; readonly after: readonly string[] },
 	call: ParsedCall,
 	agent: AgentSpec,
 	schema: ValueSchema | undefined,
@@ -73,7 +73,13 @@ export function callTask(
 		...(call.retries !== undefined ? { retries: call.retries } : {}),
 		...(verify ? { verify } : {}),
 		...(call.worktree ? { worktree: true } : {}),
-		call: { key, fingerprint, ...(phase ? { phase } : {}), ...(schema ? { json: true } : {}) },
+		call: {
+			key,
+			fingerprint,
+			...(place.phase ? { phase: place.phase } : {}),
+			...(schema ? { json: true } : {}),
+			...(place.after.length > 0 ? { after: place.after } : {}),
+		},
 	};
 }
 

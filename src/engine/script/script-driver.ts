@@ -212,7 +212,7 @@ export class ScriptDriver implements RunDriver {
 		}
 		const schema =
 			call.schema === undefined ? undefined : valueSchema(call.schema, `the schema of ctx.agent call ${key}`);
-		const spec = callTask(key, scope.phase, call, agent, schema, run.goal);
+		const spec = callTask(key, scope, call, agent, schema, run.goal);
 		const recorded = this.#recorded.get(key);
 		if (recorded && recorded.call?.fingerprint !== spec.call?.fingerprint) {
 			throw divergence(key, describeCall(recorded), describeCall(spec));
@@ -226,6 +226,7 @@ export class ScriptDriver implements RunDriver {
 			this.#known.set(id, { status: TaskStatus.Queued, error: null });
 		}
 		this.#wanted.add(id);
+		scope.after = [id];
 		if (schema) this.#schemas.set(id, schema);
 		const known = this.#known.get(id);
 		if (known?.status === TaskStatus.Completed || known?.status === TaskStatus.Failed) return this.#answer(id);
@@ -287,13 +288,14 @@ export class ScriptDriver implements RunDriver {
 			);
 		}
 		const results: T[] = new Array(items.length);
+		const branches = items.map((_, i) => scope.branch(key, i));
 		let next = 0;
 		let failed = false;
 		const worker = async () => {
 			while (!failed && next < items.length) {
 				const i = next++;
 				try {
-					results[i] = await this.#scopes.run(scope.branch(key, i), () => fn(items[i] as Item, i));
+					results[i] = await this.#scopes.run(branches[i] as ScriptScope, () => fn(items[i] as Item, i));
 				} catch (error) {
 					failed = true;
 					throw error;
@@ -301,6 +303,7 @@ export class ScriptDriver implements RunDriver {
 			}
 		};
 		await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+		if (branches.length > 0) scope.after = [...new Set(branches.flatMap((b) => b.after))];
 		return results;
 	}
 

@@ -6,6 +6,8 @@
 export class ScriptScope {
 	readonly prefix: string;
 	phase: string | undefined;
+	/** The tasks this scope's next call comes after: its last call's, or a fan-out's branches' last. */
+	after: readonly string[] = [];
 	#calls = 0;
 	#values = 0;
 	#notes = 0;
@@ -32,6 +34,8 @@ export class ScriptScope {
 
 	/** Branch `index` of the `parallel` or `fanOut` at `key`; it starts in this scope's phase. */
 	branch(key: string, index: number): ScriptScope {
-		return new ScriptScope(`${key}.${index}.`, this.phase);
+		const branch = new ScriptScope(`${key}.${index}.`, this.phase);
+		branch.after = this.after;
+		return branch;
 	}
 }

@@ -82,6 +82,12 @@ test("a script with a fan-out over data and a bounded fix loop runs to completio
 	expect(tasks.map((t) => t.id)).toEqual(FIX_LOOP_TASKS);
 	expect(tasks.every((t) => t.status === "completed")).toBe(true);
 	expect(tasks.map((t) => t.phase)).toEqual(["review", "review", "review", "fix", "fix", "fix", "fix", "fix"]);
+	// Views draw each call after what the script had awaited before making it.
+	const after = new Map(tasks.map((t) => [t.id, t.dependsOn]));
+	expect(after.get("inspector-1.0.1")).toEqual([]);
+	expect(after.get("tester-2")).toEqual(["inspector-1.0.1", "inspector-1.1.1", "inspector-1.2.1"]);
+	expect(after.get("fixer-3")).toEqual(["tester-2"]);
+	expect(after.get("tester-6")).toEqual(["fixer-5"]);
 	// Each call ran its agent once, and the fan-out ran at most two reviews at a time.
 	for (const id of FIX_LOOP_TASKS) expect(repo.ends(id)).toHaveLength(1);
 	const reviews = repo.entries().filter((e) => e.task.startsWith("inspector"));
@@ -159,30 +165,40 @@ test("kill -9 of the runner mid-script, then resume: no completed call runs agai
 	}
 });
 
-test("a script that calls differently on replay is stopped, naming the first divergent call", async () => {
+/**
+ * Runs `script` until its second call is running, cancels the run, opens the second call's gate
+ * and resumes it: what a replay of the script meets.
+ */
+async function cancelThenResume(
+	file: string,
+	script: string,
+): Promise<{ repo: TestRepo; runId: string; code: number }> {
 	const repo = new TestRepo();
 	repos.push(repo);
 	const gates = join(repo.dir, "gates");
 	mkdirSync(gates);
 	repo.agent("stamper", `--gate ${gates}`);
-	repo.writeFile(
-		".crew/workflows/clock.workflow.ts",
+	repo.writeFile(`.crew/workflows/${file}`, script);
+	writeFileSync(join(gates, "stamper-1"), "");
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", file.split(".")[0] as string]);
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	await waitFor("the second call running", () => taskStatus(repo.dir, runId).get("stamper-2") === "running");
+	expect((await crew(repo.dir, ["cancel", runId])).code).toBe(0);
+	await exitOf(runner);
+	writeFileSync(join(gates, "stamper-2"), "");
+	return { repo, runId, code: (await crew(repo.dir, ["resume", runId])).code };
+}
+
+test("a script that calls differently on replay is stopped, naming the first divergent call", async () => {
+	const { repo, runId, code } = await cancelThenResume(
+		"clock.dwf.ts",
 		`export default async (ctx: any) => {
 	await ctx.agent({ role: "stamper", prompt: \`Stamp \${Date.now()}\` });
 	await ctx.agent({ role: "stamper", prompt: "Then this" });
 };
 `,
 	);
-	writeFileSync(join(gates, "stamper-1"), "");
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "clock"]);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
-	await waitFor("the second call running", () => taskStatus(repo.dir, runId).get("stamper-2") === "running");
-	expect((await crew(repo.dir, ["cancel", runId])).code).toBe(0);
-	await exitOf(runner);
-
-	writeFileSync(join(gates, "stamper-2"), "");
-	const resumed = await crew(repo.dir, ["resume", runId]);
-	expect(resumed.code).toBe(1);
+	expect(code).toBe(1);
 	const run = read(repo.dir, (r) => r.status(runId).run);
 	expect(run.status).toBe("failed");
 	expect(run.error).toMatch(
@@ -191,6 +207,28 @@ test("a script that calls differently on replay is stopped, naming the first div
 	// The recorded call was not run again, and the call after it never started again either.
 	expect(repo.starts("stamper-1")).toHaveLength(1);
 	expect(repo.starts("stamper-2")).toHaveLength(1);
+});
+
+test("time and randomness read through ctx replay as recorded, so the same script resumes", async () => {
+	const { repo, runId, code } = await cancelThenResume(
+		"steady.workflow.ts",
+		`export default async (ctx: any) => {
+	const first = await ctx.agent({ role: "stamper", prompt: \`Stamp \${ctx.now()} \${ctx.random()}\` });
+	await ctx.agent({ role: "stamper", prompt: "Then this" });
+	return { now: ctx.now() > 0, first };
+};
+`,
+	);
+	expect(code).toBe(0);
+	expect(read(repo.dir, (r) => r.status(runId).run.status)).toBe("completed");
+	expect(repo.starts("stamper-1")).toHaveLength(1);
+	expect(repo.ends("stamper-2")).toHaveLength(1);
+	const values = read(repo.dir, (r) => r.events(runId, 0, 1000)).filter((e) => e.type === "script.value");
+	expect(values.map((e) => [e.data.key, e.data.kind])).toEqual([
+		["v1", "now"],
+		["v2", "random"],
+		["v3", "now"],
+	]);
 });
 
 test("typed args are checked before the run exists, each bad value named", async () => {
@@ -292,4 +330,45 @@ export default async (ctx: WorkflowContext) => {
 	const prompt = read(repo.dir, (r) => r.files.read(runId, "tasks/counter-1/prompt.md"));
 	expect(prompt).toMatch(/matching this JSON Schema:\n\n```json\n\{\n {2}"\$schema"/);
 	expect(prompt).toContain("count: Invalid input: expected number, received string");
+});
+
+test("a call that failed stays failed on resume, as the script saw it; crew retry runs it again and the script goes on", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	const ok = join(repo.dir, "ok");
+	repo.agent("prep", "--answer");
+	repo.writeFile(
+		".crew/agents/flaky.md",
+		`---\nname: flaky\nruntime: command\ncommand: test -f ${ok} && echo fine || { echo broken >&2; exit 1; }\n---\nWork.\n`,
+	);
+	repo.writeFile(
+		".crew/workflows/two.workflow.ts",
+		`import type { WorkflowContext } from "crew/script";
+export default async (ctx: WorkflowContext) => {
+	const first = await ctx.agent({ role: "prep", prompt: "Prepare" });
+	const second = await ctx.agent({ role: "flaky", prompt: "Then work", retries: 0 });
+	return [first, second];
+};
+`,
+	);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "two", "--json"]);
+	expect(run.code).toBe(1);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const failed = read(repo.dir, (r) => r.status(runId).run);
+	expect(failed.error).toMatch(
+		new RegExp(
+			`workflow script two failed: task flaky-2 failed: .*broken.* \\(crew retry ${runId} flaky-2 runs it again\\)`,
+		),
+	);
+
+	// Resume replays the failure without running anything again.
+	expect((await crew(repo.dir, ["resume", runId])).code).toBe(1);
+	expect(repo.starts("prep-1")).toHaveLength(1);
+	expect(read(repo.dir, (r) => r.attempts(runId)).filter((a) => a.taskId === "flaky-2")).toHaveLength(1);
+
+	writeFileSync(ok, "");
+	const retried = await crew(repo.dir, ["retry", runId, "flaky-2"]);
+	expect(retried.code, retried.stderr).toBe(0);
+	expect(await scriptResult(repo.dir, runId)).toEqual(["answer: Prepare\n", "fine\n"]);
+	expect(repo.starts("prep-1")).toHaveLength(1);
 });
