@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import * as scriptApi from "../../script.js";
 
 /** What a workflow script exports: its function, and optionally the schema of its arguments. */
 export interface ScriptModule {
@@ -9,23 +8,17 @@ export interface ScriptModule {
 	readonly args?: unknown;
 }
 
-/** The module scripts import crew's helpers from (`import { z } from "crew/script"`), built or not. */
-function scriptApiFile(): string {
-	const built = fileURLToPath(new URL("../../script.js", import.meta.url));
-	return existsSync(built) ? built : built.replace(/\.js$/, ".ts");
-}
-
 /**
  * Loads a TypeScript workflow script, transpiled in process by jiti (no build step, no loader
  * hooks, Node 20). Nothing is cached between loads, in memory or on disk, so each run reads the
- * file as it is. `crew/script` resolves to crew's own helpers whether or not crew is installed
- * where the script lives.
+ * file as it is. `crew/script` is crew's own module, already loaded: scripts need no install of
+ * crew where they live, and their zod is the one crew checks with.
  */
 export async function loadScript(file: string): Promise<ScriptModule> {
 	const jiti = createJiti(import.meta.url, {
 		fsCache: false,
 		moduleCache: false,
-		alias: { "crew/script": scriptApiFile() },
+		virtualModules: { "crew/script": scriptApi },
 	});
 	let loaded: Record<string, unknown>;
 	try {
