@@ -16,3 +16,29 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: number)
 	const raw = Math.min(policy.maxMs, policy.baseMs * policy.factor ** Math.max(0, retry - 1));
 	return Math.round(raw * (1 - policy.jitter) + raw * policy.jitter * random);
 }
+
+/** What follows a failed attempt. */
+export type RetryDecision =
+	| { readonly kind: "fallback"; readonly model: string }
+	| { readonly kind: "retry"; readonly retry: number; readonly allowed: number; readonly delayMs: number }
+	| { readonly kind: "fail" };
+
+/**
+ * A retryable failure is tried again at once on the agent's next fallback model while one is left
+ * (that attempt does not count against the retries), else after a backoff while retries are left
+ * (`used` is this failure's number among them); anything else fails.
+ */
+export function retryDecision(input: {
+	readonly retryable: boolean;
+	readonly fallback: string | undefined;
+	readonly used: number;
+	readonly allowed: number;
+	readonly policy: RetryPolicy;
+	readonly random: () => number;
+}): RetryDecision {
+	if (!input.retryable) return { kind: "fail" };
+	if (input.fallback !== undefined) return { kind: "fallback", model: input.fallback };
+	if (input.used > input.allowed) return { kind: "fail" };
+	const delayMs = backoffDelay(input.policy, input.used, input.random());
+	return { kind: "retry", retry: input.used, allowed: input.allowed, delayMs };
+}

@@ -1,37 +1,30 @@
 import { RunBudget } from "../core/budget.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
-import { downstreamOf } from "../core/ready-queue.js";
-import { backoffDelay } from "../core/retry-policy.js";
+import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
+import { retryDecision } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
-import { isTerminalTask, RunStatus, TaskStatus } from "../core/status.js";
+import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
-import { withCheckEvidence } from "../core/verdict.js";
-import { scopesOverlap } from "../core/write-scopes.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
-import type { TaskChange } from "../store/run-changes.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { recordStart } from "./attempt-start.js";
 import type { EngineOptions } from "./engine-options.js";
-import {
-	type Ending,
-	LiveAttempt,
-	type Prepared,
-	type Settled,
-	type Start,
-	storeAttemptFiles,
-} from "./live-attempt.js";
+import type { Ending, LiveAttempt, Prepared, Start } from "./live-attempt.js";
+import { RunAdmission } from "./run-admission.js";
 import type { RunDriver } from "./run-driver.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
+import { runOutcome } from "./run-outcome.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
+import { RunWorkers } from "./run-workers.js";
 import { StopReason } from "./stop-reason.js";
-import { integrateRun, taskRuntime } from "./task-runtime.js";
+import { integrateRun } from "./task-runtime.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
@@ -56,14 +49,10 @@ export class RunLoop {
 	readonly #budget: RunBudget;
 	/** Set when the budget stopped the run: the run's error. */
 	#budgetStop: string | undefined;
-	/** Tasks at their approval gate. */
-	readonly #awaiting = new Set<number>();
-	/** Whether the run is recorded as waiting for approval. */
-	#waiting = false;
+	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
-	readonly #running = new Map<number, LiveAttempt>();
+	readonly #workers: RunWorkers;
 	readonly #backoffs = new Map<number, NodeJS.Timeout>();
-	readonly #settled: Settled[] = [];
 	#stopping: Stopping | undefined;
 	#stopMessage = "";
 	#firstFailure: string | undefined;
@@ -84,6 +73,11 @@ export class RunLoop {
 		this.#run = queries.getRun(lease.runId);
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
 		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
+		this.#admission = new RunAdmission(deps.store, lease, this.#tasks, this.#budget);
+		this.#workers = new RunWorkers(deps, this.#run, {
+			onEvent: (live, event) => this.#onWorkerEvent(live, event),
+			onSettled: () => this.#wake(),
+		});
 		this.#slots = this.#slotQueue();
 	}
 
@@ -103,7 +97,7 @@ export class RunLoop {
 				!this.#backoffs.has(i) &&
 				(this.#driver?.wants(this.#tasks.id(i)) ?? true),
 		);
-		for (const i of this.#running.keys()) slots.occupy(i);
+		for (const i of this.#workers.indices()) slots.occupy(i);
 		return slots;
 	}
 
@@ -116,16 +110,17 @@ export class RunLoop {
 			onLeaseLost: () => this.#stopAll("lease-lost", "the run was taken over by another runner"),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
-				if ((this.#stopping && this.#running.size > 0) || this.#awaiting.size > 0) this.#wake();
+				if ((this.#stopping && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
 			},
 		});
 		try {
 			this.#checkRuntimes();
-			this.#skipBlocked();
+			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
+			this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked());
 			if (this.#signal?.aborted) onAbort();
 			this.#driver?.start({ wake: () => this.#wake(), budget: () => this.#budget.view() });
 			for (;;) {
-				const settled = await this.#prepareSettled();
+				const settled = await this.#workers.takeSettled(this.#stopping !== "lease-lost");
 				// Settlements and new starts are recorded in one commit; workers start only after it,
 				// so no worker ever runs without its attempt on record.
 				const starts = this.#deps.store.batch(() => {
@@ -134,16 +129,17 @@ export class RunLoop {
 					this.#checkDriver();
 					if (this.#stopping) return [];
 					this.#takeDriven();
-					this.#admitApproved();
+					this.#admission.admitApproved(this.#slots);
 					const filled = this.#fill();
-					this.#markWaiting(filled.length);
+					const idle = this.#workers.size === 0 && this.#backoffs.size === 0 && this.#slots.ready === 0;
+					this.#admission.markWaiting(idle && filled.length === 0);
 					return filled;
 				});
 				for (const ended of this.#ended.splice(0)) this.#driver?.settled(ended.taskId, ended.status, ended.error);
 				for (const start of starts) this.#launch(start);
-				const idle = this.#running.size === 0 && this.#backoffs.size === 0;
+				const idle = this.#workers.size === 0 && this.#backoffs.size === 0;
 				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
-				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#awaiting.size === 0 && driven))) break;
+				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#admission.awaiting === 0 && driven))) break;
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -168,70 +164,19 @@ export class RunLoop {
 		for (const spec of this.#tasks.specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
 	}
 
-	/** Queued tasks behind a task that did not complete (after a retry of another task) are skipped. */
-	#skipBlocked(): void {
-		const changes: TaskChange[] = [];
-		for (const i of this.#tasks.dag.order) {
-			if (this.#tasks.status[i] !== TaskStatus.Queued || !this.#tasks.blocked(i)) continue;
-			this.#tasks.status[i] = TaskStatus.Skipped;
-			changes.push({
-				taskId: this.#tasks.id(i),
-				to: TaskStatus.Skipped,
-				cause: "dependency-failed",
-				error: "a dependency did not complete",
-			});
-		}
-		this.#deps.store.transitionTasks(this.#lease, changes);
-	}
-
-	/**
-	 * Takes every task that may start now. A task whose budget reservation does not fit waits for
-	 * running tasks to settle; with none running, the budget is spent and the run stops.
-	 */
+	/** Records a start for every task that may start now; a spent budget stops the run. */
 	#fill(): Start[] {
-		const starts: Start[] = [];
-		// Tasks whose write scopes overlap a running task's, put back once this turn is filled.
-		const deferred: number[] = [];
-		for (;;) {
-			const i = this.#slots.take((t) => this.#tasks.status[t] === TaskStatus.Queued);
-			if (i === undefined) break;
-			const spec = this.#tasks.specs[i] as TaskSpec;
-			if (spec.approval && !this.#deps.store.queries.isApproved(this.#lease.runId, spec.id)) {
-				this.#slots.release(i);
-				const what = `waits for approval: crew approve ${this.#lease.runId} (or crew reject ${this.#lease.runId} --reason …)`;
-				this.#deps.store.awaitApproval(this.#lease, spec.id, what);
-				this.#tasks.status[i] = TaskStatus.Waiting;
-				this.#awaiting.add(i);
-				continue;
-			}
-			if (this.#clashes(spec, starts)) {
-				this.#slots.release(i);
-				deferred.push(i);
-				continue;
-			}
-			const reservation = this.#budget.reservationFor(spec.agent.maxTokens);
-			if (this.#budget.limited && !this.#budget.fits(reservation)) {
-				this.#slots.release(i);
-				this.#slots.requeue(i);
-				if (starts.length === 0 && this.#running.size === 0) {
-					this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
-				}
-				break;
-			}
-			this.#budget.start(i, reservation);
-			starts.push(this.#record(i));
-		}
-		for (const i of deferred) this.#slots.requeue(i);
-		return starts;
-	}
-
-	/** Whether a task in the shared checkout would write where a running (or starting) one writes. */
-	#clashes(spec: TaskSpec, starts: readonly Start[]): boolean {
-		if (!spec.writes || spec.worktree) return false;
-		const busy = [...this.#running.keys(), ...starts.map((s) => s.index)];
-		return busy.some((b) => {
-			const other = this.#tasks.specs[b];
-			return other?.writes !== undefined && !other.worktree && scopesOverlap(spec.writes ?? [], other.writes);
+		const { admitted, spent } = this.#admission.take(this.#slots, new Set(this.#workers.indices()));
+		if (spent) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
+		return admitted.map((i) => {
+			const start = recordStart(this.#deps, this.#lease, this.#run, {
+				index: i,
+				spec: this.#tasks.specs[i] as TaskSpec,
+				model: modelChain((this.#tasks.specs[i] as TaskSpec).agent)[this.#tasks.modelIndex[i] ?? 0],
+			});
+			this.#tasks.status[i] = TaskStatus.Running;
+			this.#tasks.attempts[i] = start.request.attempt;
+			return start;
 		});
 	}
 
@@ -251,13 +196,10 @@ export class RunLoop {
 		}
 		const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 		this.#settle(i, live, { ...ending, result, artifacts });
-		const ids = planned.tasks.map((t) => t.id);
-		const dependents = (this.#tasks.dag.dependents[i] ?? []).map((d) => {
-			const spec = this.#tasks.specs[d] as TaskSpec;
-			const dependsOn = [...spec.dependsOn, ...ids];
-			this.#tasks.specs[d] = { ...spec, dependsOn };
-			return { taskId: spec.id, dependsOn };
-		});
+		const dependents = this.#tasks.waitAlsoFor(
+			i,
+			planned.tasks.map((t) => t.id),
+		);
 		this.#deps.store.expandRun(this.#lease, planner.id, planned.tasks, dependents);
 		this.#addTasks(planned.tasks);
 	}
@@ -287,53 +229,14 @@ export class RunLoop {
 			this.#deps.store.expandRun(this.#lease, null, added, [], "script.tasks");
 			this.#tasks.add(added);
 		}
-		const changes: TaskChange[] = [];
-		for (const id of claimed) {
-			const i = this.#tasks.dag.indexOf.get(id);
-			const status = i === undefined ? undefined : this.#tasks.status[i];
-			if (i === undefined || status === TaskStatus.Completed || status === TaskStatus.Failed) continue;
-			if (status === TaskStatus.Queued || status === TaskStatus.Running) continue;
-			this.#tasks.status[i] = TaskStatus.Queued;
-			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "resume" });
-		}
-		this.#deps.store.transitionTasks(this.#lease, changes);
+		this.#deps.store.transitionTasks(this.#lease, this.#tasks.claim(claimed));
 		if (added.length > 0 || claimed.length > 0) this.#slots = this.#slotQueue();
 	}
 
 	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
 	#checkDriver(): void {
 		const outcome = this.#driver?.outcome;
-		if (!outcome || outcome.ok || this.#stopping) return;
-		this.#stopping = "drain";
-		this.#stopMessage = `not started: ${outcome.error}`;
-		this.#clearBackoffs();
-	}
-
-	/** Approved tasks leave their gate and queue up. */
-	#admitApproved(): void {
-		if (this.#awaiting.size === 0) return;
-		const changes: TaskChange[] = [];
-		for (const id of this.#deps.store.queries.approvedWaiting(this.#lease.runId)) {
-			const i = this.#tasks.dag.indexOf.get(id);
-			if (i === undefined || !this.#awaiting.delete(i)) continue;
-			this.#tasks.status[i] = TaskStatus.Queued;
-			this.#slots.requeue(i);
-			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "dispatch" });
-		}
-		this.#deps.store.transitionTasks(this.#lease, changes);
-	}
-
-	/** The run reads `waiting` while approval is all it waits for, and `running` again after. */
-	#markWaiting(started: number): void {
-		const waiting =
-			this.#awaiting.size > 0 &&
-			started === 0 &&
-			this.#running.size === 0 &&
-			this.#backoffs.size === 0 &&
-			this.#slots.ready === 0;
-		if (waiting === this.#waiting) return;
-		this.#deps.store.setWaiting(this.#lease, waiting);
-		this.#waiting = waiting;
+		if (outcome && !outcome.ok && !this.#stopping) this.#drain(`not started: ${outcome.error}`);
 	}
 
 	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
@@ -342,12 +245,7 @@ export class RunLoop {
 		this.#budgetStop = `budget: ${this.#budget.describe()}`;
 		this.#deps.store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
 		if (this.#run.options.failure === FailurePolicy.Abort) this.#stopAll("abort", message);
-		else {
-			this.#stopping = "drain";
-			this.#stopMessage = message;
-			this.#clearBackoffs();
-			this.#driver?.stop(message);
-		}
+		else this.#drain(message);
 	}
 
 	/** Warns once at 80% of a cap, and stops the run once a cap is reached. */
@@ -359,67 +257,9 @@ export class RunLoop {
 		if (this.#budget.exhausted()) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
 	}
 
-	/** Renders and stores the task's prompt and records its new attempt. */
-	#record(i: number): Start {
-		const spec = this.#tasks.specs[i] as TaskSpec;
-		const { store, files } = this.#deps;
-		const runId = this.#lease.runId;
-		const runtimeName = this.#run.options.runtime ?? spec.agent.runtime;
-		const shown = spec.dependsOn.slice(0, DEFAULT_PROMPT_LIMITS.listed).map((dep) => {
-			const { excerpt, chars } = store.queries.resultExcerpt(runId, dep);
-			const artifact = files.display(runId, `tasks/${dep}/result.md`, this.#run.options.cwd);
-			return { taskId: dep, excerpt, totalChars: chars, artifact };
-		});
-		const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
-		const evidence = store.queries.evidenceOf(runId, spec.id);
-		const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
-		const prefix = `tasks/${spec.id}`;
-		const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
-		const model = modelChain(spec.agent)[this.#tasks.modelIndex[i] ?? 0];
-		const attempt = store.startAttempt(this.#lease, spec.id, runtimeName, model);
-		this.#tasks.status[i] = TaskStatus.Running;
-		this.#tasks.attempts[i] = attempt.number;
-		return {
-			index: i,
-			runtime: runtimeName,
-			attemptId: attempt.id,
-			promptArtifact,
-			request: {
-				runId,
-				taskId: spec.id,
-				stepId: spec.stepId,
-				role: spec.role,
-				attempt: attempt.number,
-				agent: model ? { ...spec.agent, model } : spec.agent,
-				prompt,
-				promptFile: files.path(runId, `${prefix}/prompt.md`),
-				cwd: this.#run.options.cwd,
-				artifactDir: files.path(runId, prefix),
-				artifactPrefix: prefix,
-			},
-		};
-	}
-
 	#launch(start: Start): void {
-		const spec = this.#tasks.specs[start.index] as TaskSpec;
-		const timeoutMs = spec.timeoutMs ?? this.#run.options.timeoutMs;
-		const stallTimeoutMs = spec.stallTimeoutMs ?? this.#run.options.stallTimeoutMs;
-		const live = new LiveAttempt({
-			runtime: taskRuntime(spec, start.runtime, this.#deps, this.#run.options),
-			attemptId: start.attemptId,
-			promptArtifact: start.promptArtifact,
-			request: start.request,
-			...(timeoutMs !== undefined ? { timeoutMs } : {}),
-			...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
-			now: this.#deps.options.now,
-			onEvent: (attempt, event) => this.#onWorkerEvent(attempt, event),
-		});
-		this.#running.set(start.index, live);
-		if (this.#stopping) live.stop(new StopReason(this.#stopKind(), this.#stopMessage));
-		void live.start().then((outcome) => {
-			this.#settled.push({ index: start.index, live, outcome });
-			this.#wake();
-		});
+		const stop = this.#stopping ? new StopReason(this.#stopKind(), this.#stopMessage) : undefined;
+		this.#workers.launch(start, this.#tasks.specs[start.index] as TaskSpec, stop);
 	}
 
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
@@ -441,30 +281,8 @@ export class RunLoop {
 		}
 	}
 
-	/**
-	 * Takes every settled attempt and stores its files; the store records them afterwards. A task
-	 * whose files cannot be stored (a full disk, say) fails with that error; the run goes on.
-	 */
-	async #prepareSettled(): Promise<Prepared[]> {
-		const prepared: Prepared[] = [];
-		for (const item of this.#settled.splice(0)) {
-			const { result } = item.outcome;
-			if (!result || this.#stopping === "lease-lost") {
-				prepared.push({ ...item, artifacts: [item.live.promptArtifact] });
-				continue;
-			}
-			try {
-				prepared.push({ ...item, artifacts: await storeAttemptFiles(this.#deps.files, item.live, result) });
-			} catch (error) {
-				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
-				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });
-			}
-		}
-		return prepared;
-	}
-
 	#commit({ index: i, live, outcome, artifacts }: Prepared): void {
-		this.#running.delete(i);
+		this.#workers.release(i);
 		this.#slots.release(i);
 		if (this.#stopping === "lease-lost") return;
 
@@ -566,19 +384,22 @@ export class RunLoop {
 		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#tasks.specs[i] as TaskSpec;
 		const evidence = failure.evidence !== undefined ? { evidence: failure.evidence } : {};
-		const allowed = spec.retries ?? this.#run.options.retries;
-		const models = modelChain(spec.agent);
 		const modelIndex = this.#tasks.modelIndex[i] ?? 0;
-		const fallback = models[modelIndex + 1];
-		const used = (this.#tasks.attempts[i] ?? 1) - (this.#tasks.baseAttempts[i] ?? 0) - modelIndex;
-		if (failure.retryable && !this.#stopping && (fallback !== undefined || used <= allowed)) {
-			const { retryPolicy, random } = this.#deps.options;
-			const delay = fallback !== undefined ? 0 : backoffDelay(retryPolicy, used, random());
-			if (fallback !== undefined) this.#tasks.modelIndex[i] = modelIndex + 1;
+		const next = retryDecision({
+			retryable: failure.retryable && !this.#stopping,
+			fallback: modelChain(spec.agent)[modelIndex + 1],
+			used: (this.#tasks.attempts[i] ?? 1) - (this.#tasks.baseAttempts[i] ?? 0) - modelIndex,
+			allowed: spec.retries ?? this.#run.options.retries,
+			policy: this.#deps.options.retryPolicy,
+			random: this.#deps.options.random,
+		});
+		if (next.kind !== "fail") {
+			if (next.kind === "fallback") this.#tasks.modelIndex[i] = modelIndex + 1;
+			const delay = next.kind === "retry" ? next.delayMs : 0;
 			const message =
-				fallback !== undefined
-					? `${failure.message}; falling back to model ${fallback}`
-					: `${failure.message}; retry ${used} of ${allowed} in ${formatDuration(delay)}`;
+				next.kind === "fallback"
+					? `${failure.message}; falling back to model ${next.model}`
+					: `${failure.message}; retry ${next.retry} of ${next.allowed} in ${formatDuration(delay)}`;
 			const ending = {
 				attemptStatus,
 				to: TaskStatus.Queued,
@@ -611,28 +432,11 @@ export class RunLoop {
 		const policy = this.#run.options.failure;
 		if (policy === FailurePolicy.Abort) this.#stopAll("abort", `aborted: task ${spec.id} failed`);
 		else {
-			this.#skipDownstream(i);
+			this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipDownstream(i));
 			if (policy === FailurePolicy.Drain && !this.#stopping) {
-				this.#stopping = "drain";
-				this.#stopMessage = `not started: task ${spec.id} failed and the run is draining`;
-				this.#clearBackoffs();
+				this.#drain(`not started: task ${spec.id} failed and the run is draining`);
 			}
 		}
-	}
-
-	#skipDownstream(i: number): void {
-		const changes: TaskChange[] = [];
-		for (const d of downstreamOf(this.#tasks.dag, i)) {
-			if (this.#tasks.status[d] !== TaskStatus.Queued) continue;
-			this.#tasks.status[d] = TaskStatus.Skipped;
-			changes.push({
-				taskId: this.#tasks.id(d),
-				to: TaskStatus.Skipped,
-				cause: "dependency-failed",
-				error: `dependency ${this.#tasks.id(i)} failed`,
-			});
-		}
-		this.#deps.store.transitionTasks(this.#lease, changes);
 	}
 
 	#cancel(reason: string): void {
@@ -647,9 +451,17 @@ export class RunLoop {
 		this.#stopMessage = message;
 		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
 		this.#clearBackoffs();
-		for (const live of this.#running.values()) live.stop(new StopReason(kind, message));
+		this.#workers.stopAll(new StopReason(kind, message));
 		this.#driver?.stop(message);
 		this.#wake();
+	}
+
+	/** Running tasks finish and are kept; nothing new starts, no retry waits, the driver stops. */
+	#drain(message: string): void {
+		this.#stopping = "drain";
+		this.#stopMessage = message;
+		this.#clearBackoffs();
+		this.#driver?.stop(message);
 	}
 
 	#stopKind(): StopReason["kind"] {
@@ -663,9 +475,8 @@ export class RunLoop {
 
 	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
 	#abandonPastDeadline(): void {
-		if (this.#running.size === 0 || this.#deps.options.now() < this.#deadline) return;
-		for (const [i, live] of this.#running) {
-			this.#running.delete(i);
+		if (this.#workers.size === 0 || this.#deps.options.now() < this.#deadline) return;
+		for (const [i, live] of this.#workers.abandonAll()) {
 			this.#slots.release(i);
 			if (this.#stopping === "lease-lost") continue;
 			const message = `worker did not stop within ${formatDuration(this.#deps.options.cleanupMs)}`;
@@ -691,9 +502,7 @@ export class RunLoop {
 	async #shutdown(error: unknown): Promise<void> {
 		const leaseLost = this.#stopping === "lease-lost" || isCrewError(error, ErrorCode.LeaseLost);
 		this.#stopAll(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
-		const pending = [...this.#running.values()].map((live) => live.done);
-		const timeout = new Promise((resolve) => setTimeout(resolve, this.#deps.options.cleanupMs).unref());
-		await Promise.race([Promise.all(pending), timeout]);
+		await this.#workers.ended(this.#deps.options.cleanupMs);
 		if (leaseLost) return;
 		try {
 			this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
@@ -705,36 +514,20 @@ export class RunLoop {
 	}
 
 	#finish(): RunStatus {
-		const leftover: TaskChange[] = [];
 		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
-		for (let i = 0; i < this.#tasks.status.length; i++) {
-			if (this.#tasks.status[i] !== TaskStatus.Queued && this.#tasks.status[i] !== TaskStatus.Waiting) continue;
-			const to = cancelling ? TaskStatus.Cancelled : TaskStatus.Skipped;
-			this.#tasks.status[i] = to;
-			const error = this.#stopMessage || "not started: a dependency did not complete";
-			leftover.push({ taskId: this.#tasks.id(i), to, cause: cancelling ? "cancel" : "drain", error });
-		}
-		this.#deps.store.transitionTasks(this.#lease, leftover);
-		let final: RunStatus = RunStatus.Completed;
-		let error: string | null = null;
-		const outcome = this.#driver?.outcome;
-		if (this.#stopping === "cancel") {
-			final = RunStatus.Cancelled;
-			error = this.#stopMessage;
-		} else if (this.#driver && (outcome?.ok !== true || this.#stopping)) {
-			final = RunStatus.Failed;
-			error = this.#budgetStop ?? (outcome?.ok === false ? outcome.error : this.#stopMessage);
-		} else if (this.#driver) {
-			final = RunStatus.Completed;
-		} else if (this.#tasks.status.some((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i))) {
-			final = RunStatus.Failed;
-			const open = this.#tasks.status.filter((s, i) => s !== TaskStatus.Completed && !this.#tasks.superseded(i)).length;
-			error =
-				this.#budgetStop ??
-				this.#firstFailure ??
-				(this.#stopMessage || `${open} of ${this.#tasks.status.length} tasks did not complete`);
-		}
-		this.#deps.store.finishRun(this.#lease, final, "settle", error || null);
+		const unstarted = this.#stopMessage || "not started: a dependency did not complete";
+		this.#deps.store.transitionTasks(this.#lease, this.#tasks.endUnstarted(cancelling, unstarted));
+		const counted = this.#tasks.status.filter((_, i) => !this.#tasks.superseded(i));
+		const { status: final, error } = runOutcome({
+			cancelled: this.#stopping === "cancel",
+			stopMessage: this.#stopping ? this.#stopMessage : undefined,
+			budgetStop: this.#budgetStop,
+			firstFailure: this.#firstFailure,
+			...(this.#driver ? { driven: { outcome: this.#driver.outcome } } : {}),
+			open: counted.filter((s) => s !== TaskStatus.Completed).length,
+			total: this.#tasks.status.length,
+		});
+		this.#deps.store.finishRun(this.#lease, final, "settle", error);
 		return final;
 	}
 }

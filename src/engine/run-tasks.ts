@@ -1,6 +1,8 @@
 import { buildDag, type Dag } from "../core/dag.js";
+import { downstreamOf } from "../core/ready-queue.js";
 import { TaskStatus } from "../core/status.js";
 import type { AgentSpec, TaskSpec } from "../core/types.js";
+import type { TaskChange } from "../store/run-changes.js";
 
 /**
  * A run's task table as its runner holds it, by task index: specs, graph, statuses, attempt counts
@@ -48,6 +50,65 @@ export class RunTasks {
 	superseded(i: number): boolean {
 		const until = this.specs[i]?.until;
 		return until !== undefined && this.specs.some((s) => (s.until?.iteration ?? 0) > until.iteration);
+	}
+
+	/** Queued tasks behind a task that did not complete are skipped: their changes to record. */
+	skipBlocked(): TaskChange[] {
+		// In graph order, so a task skipped here blocks its own dependents in turn.
+		return this.#skip(this.dag.order, (i) => this.blocked(i), "a dependency did not complete");
+	}
+
+	/** Queued tasks downstream of failed task `i` are skipped: their changes to record. */
+	skipDownstream(i: number): TaskChange[] {
+		return this.#skip(downstreamOf(this.dag, i), () => true, `dependency ${this.id(i)} failed`);
+	}
+
+	#skip(indices: Iterable<number>, when: (i: number) => boolean, error: string): TaskChange[] {
+		const changes: TaskChange[] = [];
+		for (const i of indices) {
+			if (this.status[i] !== TaskStatus.Queued || !when(i)) continue;
+			this.status[i] = TaskStatus.Skipped;
+			changes.push({ taskId: this.id(i), to: TaskStatus.Skipped, cause: "dependency-failed", error });
+		}
+		return changes;
+	}
+
+	/**
+	 * Tasks a driver asks for again: those that ended without an outcome of their own (interrupted,
+	 * cancelled) queue up; completed and failed ones keep it. Returns the changes to record.
+	 */
+	claim(ids: readonly string[]): TaskChange[] {
+		const changes: TaskChange[] = [];
+		const again: readonly TaskStatus[] = [TaskStatus.Interrupted, TaskStatus.Cancelled, TaskStatus.Skipped];
+		for (const id of ids) {
+			const i = this.dag.indexOf.get(id);
+			if (i === undefined || !again.includes(this.status[i] as TaskStatus)) continue;
+			this.status[i] = TaskStatus.Queued;
+			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "resume" });
+		}
+		return changes;
+	}
+
+	/** Tasks that never started end: cancelled when the run is, else skipped. Returns the changes to record. */
+	endUnstarted(cancelled: boolean, error: string): TaskChange[] {
+		const to = cancelled ? TaskStatus.Cancelled : TaskStatus.Skipped;
+		const changes: TaskChange[] = [];
+		for (let i = 0; i < this.status.length; i++) {
+			if (this.status[i] !== TaskStatus.Queued && this.status[i] !== TaskStatus.Waiting) continue;
+			this.status[i] = to;
+			changes.push({ taskId: this.id(i), to, cause: cancelled ? "cancel" : "drain", error });
+		}
+		return changes;
+	}
+
+	/** Task `i`'s dependents wait for `ids` too; returns their new dependencies, to record. */
+	waitAlsoFor(i: number, ids: readonly string[]): { taskId: string; dependsOn: readonly string[] }[] {
+		return (this.dag.dependents[i] ?? []).map((d) => {
+			const spec = this.specs[d] as TaskSpec;
+			const dependsOn = [...spec.dependsOn, ...ids];
+			this.specs[d] = { ...spec, dependsOn };
+			return { taskId: spec.id, dependsOn };
+		});
 	}
 
 	/** New queued tasks after the ones there; the graph is rebuilt. */

@@ -25,7 +25,9 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
 	if (spec.worktree && options.baseCommit) {
 		const setup = { hook: options.setup, runner: runtimes.get("command") };
-		runtime = inWorktree(runtime, worktrees, options.baseCommit, spec.dependsOn, setup);
+		// A script's call starts from the work of the calls its branch had awaited.
+		const dependencies = spec.call?.after ?? spec.dependsOn;
+		runtime = inWorktree(runtime, worktrees, options.baseCommit, dependencies, setup);
 	}
 	return runtime;
 }

@@ -1,7 +1,17 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { cancelLiveRuns, crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import {
+	cancelLiveRuns,
+	crew,
+	crewProcess,
+	exitOf,
+	isAlive,
+	maxOverlap,
+	read,
+	TestRepo,
+	waitFor,
+} from "../../helpers.js";
 
 /** One review per package at most two at a time, then test, fix and test again, at most `maxFixes` times. */
 const FIX_LOOP = `/** Reviews each package, then fixes until the tests pass. */
@@ -371,4 +381,38 @@ export default async (ctx: WorkflowContext) => {
 	expect(retried.code, retried.stderr).toBe(0);
 	expect(await scriptResult(repo.dir, runId)).toEqual(["answer: Prepare\n", "fine\n"]);
 	expect(repo.starts("prep-1")).toHaveLength(1);
+});
+
+test("ctx.parallel runs its branches at once, each call with a place of its own; ctx.budget tells what is left", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.agent("prep", "--answer --sleep 400");
+	repo.writeFile(
+		".crew/workflows/pair.workflow.ts",
+		`import type { WorkflowContext } from "crew/script";
+export default async (ctx: WorkflowContext) => {
+	const both = await ctx.parallel([
+		() => ctx.agent({ role: "prep", prompt: "Left" }),
+		() => ctx.agent({ role: "prep", name: "right", prompt: "Right" }),
+	]);
+	const last = await ctx.agent({ role: "prep", prompt: "Join" });
+	return { both, last, budget: ctx.budget };
+};
+`,
+	);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "pair", "--budget-tokens", "5000", "--json"]);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	expect(await scriptResult(repo.dir, runId)).toEqual({
+		both: ["answer: Left\n", "answer: Right\n"],
+		last: "answer: Join\n",
+		budget: { spentTokens: 0, spentUsd: 0, tokensLeft: 5000 },
+	});
+	const { tasks } = read(repo.dir, (r) => r.view(runId));
+	expect(tasks.map((t) => [t.id, t.dependsOn])).toEqual([
+		["prep-1.0.1", []],
+		["right-1.1.1", []],
+		["prep-2", ["prep-1.0.1", "right-1.1.1"]],
+	]);
+	expect(maxOverlap(repo.entries())).toBe(2);
 });

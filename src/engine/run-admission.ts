@@ -1,0 +1,109 @@
+import type { RunBudget } from "../core/budget.js";
+import type { SlotQueue } from "../core/slot-queue.js";
+import { TaskStatus } from "../core/status.js";
+import type { TaskSpec } from "../core/types.js";
+import { scopesOverlap } from "../core/write-scopes.js";
+import type { Lease } from "../store/lease.js";
+import type { TaskChange } from "../store/run-changes.js";
+import type { RunStore } from "../store/run-store.js";
+import type { RunTasks } from "./run-tasks.js";
+
+/**
+ * Which ready tasks may start now, beyond free slots: a task waits at its approval gate until a
+ * person approves it, for running tasks whose write scopes it overlaps, and for its budget
+ * reservation to fit.
+ */
+export class RunAdmission {
+	readonly #store: RunStore;
+	readonly #lease: Lease;
+	readonly #tasks: RunTasks;
+	readonly #budget: RunBudget;
+	/** Tasks at their approval gate. */
+	readonly #awaiting = new Set<number>();
+	/** Whether the run is recorded as waiting for approval. */
+	#waiting = false;
+
+	constructor(store: RunStore, lease: Lease, tasks: RunTasks, budget: RunBudget) {
+		this.#store = store;
+		this.#lease = lease;
+		this.#tasks = tasks;
+		this.#budget = budget;
+	}
+
+	/** Tasks waiting for approval. */
+	get awaiting(): number {
+		return this.#awaiting.size;
+	}
+
+	/**
+	 * Takes every task that may start now, reserving its budget; `spent` when a task's reservation
+	 * does not fit and nothing runs that could free it: the budget is spent.
+	 */
+	take(slots: SlotQueue, running: ReadonlySet<number>): { admitted: number[]; spent: boolean } {
+		const admitted: number[] = [];
+		// Tasks whose write scopes overlap a running task's, put back once this turn is filled.
+		const deferred: number[] = [];
+		let spent = false;
+		for (;;) {
+			const i = slots.take((t) => this.#tasks.status[t] === TaskStatus.Queued);
+			if (i === undefined) break;
+			const spec = this.#tasks.specs[i] as TaskSpec;
+			if (spec.approval && !this.#store.queries.isApproved(this.#lease.runId, spec.id)) {
+				slots.release(i);
+				const { runId } = this.#lease;
+				const what = `waits for approval: crew approve ${runId} (or crew reject ${runId} --reason …)`;
+				this.#store.awaitApproval(this.#lease, spec.id, what);
+				this.#tasks.status[i] = TaskStatus.Waiting;
+				this.#awaiting.add(i);
+				continue;
+			}
+			if (this.#clashes(spec, [...running, ...admitted])) {
+				slots.release(i);
+				deferred.push(i);
+				continue;
+			}
+			const reservation = this.#budget.reservationFor(spec.agent.maxTokens);
+			if (this.#budget.limited && !this.#budget.fits(reservation)) {
+				slots.release(i);
+				slots.requeue(i);
+				spent = admitted.length === 0 && running.size === 0;
+				break;
+			}
+			this.#budget.start(i, reservation);
+			admitted.push(i);
+		}
+		for (const i of deferred) slots.requeue(i);
+		return { admitted, spent };
+	}
+
+	/** Whether a task in the shared checkout would write where a busy one writes. */
+	#clashes(spec: TaskSpec, busy: readonly number[]): boolean {
+		if (!spec.writes || spec.worktree) return false;
+		return busy.some((b) => {
+			const other = this.#tasks.specs[b];
+			return other?.writes !== undefined && !other.worktree && scopesOverlap(spec.writes ?? [], other.writes);
+		});
+	}
+
+	/** Approved tasks leave their gate and queue up. */
+	admitApproved(slots: SlotQueue): void {
+		if (this.#awaiting.size === 0) return;
+		const changes: TaskChange[] = [];
+		for (const id of this.#store.queries.approvedWaiting(this.#lease.runId)) {
+			const i = this.#tasks.dag.indexOf.get(id);
+			if (i === undefined || !this.#awaiting.delete(i)) continue;
+			this.#tasks.status[i] = TaskStatus.Queued;
+			slots.requeue(i);
+			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "dispatch" });
+		}
+		this.#store.transitionTasks(this.#lease, changes);
+	}
+
+	/** The run reads `waiting` while approval is all it waits for (`idle`: nothing else is going), and `running` again after. */
+	markWaiting(idle: boolean): void {
+		const waiting = this.#awaiting.size > 0 && idle;
+		if (waiting === this.#waiting) return;
+		this.#store.setWaiting(this.#lease, waiting);
+		this.#waiting = waiting;
+	}
+}

@@ -1,0 +1,106 @@
+import { errorMessage } from "../core/errors.js";
+import type { RunRecord, TaskSpec } from "../core/types.js";
+import type { WorkerEvent } from "../runtimes/worker-runtime.js";
+import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";
+import type { RunLoopDeps } from "./run-loop.js";
+import type { StopReason } from "./stop-reason.js";
+import { taskRuntime } from "./task-runtime.js";
+
+/** The attempts of a run whose workers run now, by task index, and those ended and not yet recorded. */
+export class RunWorkers {
+	readonly #deps: RunLoopDeps;
+	readonly #run: RunRecord;
+	readonly #onEvent: (live: LiveAttempt, event: WorkerEvent) => void;
+	readonly #onSettled: () => void;
+	readonly #running = new Map<number, LiveAttempt>();
+	readonly #settled: Settled[] = [];
+
+	/** `onEvent` hears each worker event; `onSettled` is called each time a worker ends. */
+	constructor(
+		deps: RunLoopDeps,
+		run: RunRecord,
+		hooks: { onEvent: (live: LiveAttempt, event: WorkerEvent) => void; onSettled: () => void },
+	) {
+		this.#deps = deps;
+		this.#run = run;
+		this.#onEvent = hooks.onEvent;
+		this.#onSettled = hooks.onSettled;
+	}
+
+	get size(): number {
+		return this.#running.size;
+	}
+
+	indices(): number[] {
+		return [...this.#running.keys()];
+	}
+
+	/** Starts the worker of a recorded attempt, under the task's limits; with `stop`, stopped at once. */
+	launch(start: Start, spec: TaskSpec, stop: StopReason | undefined): void {
+		const { options } = this.#run;
+		const timeoutMs = spec.timeoutMs ?? options.timeoutMs;
+		const stallTimeoutMs = spec.stallTimeoutMs ?? options.stallTimeoutMs;
+		const live = new LiveAttempt({
+			runtime: taskRuntime(spec, start.runtime, this.#deps, options),
+			attemptId: start.attemptId,
+			promptArtifact: start.promptArtifact,
+			request: start.request,
+			...(timeoutMs !== undefined ? { timeoutMs } : {}),
+			...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
+			now: this.#deps.options.now,
+			onEvent: this.#onEvent,
+		});
+		this.#running.set(start.index, live);
+		if (stop) live.stop(stop);
+		void live.start().then((outcome) => {
+			this.#settled.push({ index: start.index, live, outcome });
+			this.#onSettled();
+		});
+	}
+
+	/** Task `i`'s ended attempt is being recorded: it no longer runs. */
+	release(i: number): void {
+		this.#running.delete(i);
+	}
+
+	stopAll(reason: StopReason): void {
+		for (const live of this.#running.values()) live.stop(reason);
+	}
+
+	/** Gives up every worker still running: they are no longer waited for. */
+	abandonAll(): [number, LiveAttempt][] {
+		const abandoned = [...this.#running];
+		this.#running.clear();
+		return abandoned;
+	}
+
+	/** Waits until every running worker has ended, or `ms` have passed. */
+	async ended(ms: number): Promise<void> {
+		const pending = [...this.#running.values()].map((live) => live.done);
+		const timeout = new Promise((resolve) => setTimeout(resolve, ms).unref());
+		await Promise.race([Promise.all(pending), timeout]);
+	}
+
+	/**
+	 * Takes every ended attempt, storing its files unless `keepFiles` is false (a runner that lost
+	 * its lease stores nothing). A task whose files cannot be stored (a full disk, say) fails with
+	 * that error; the run goes on.
+	 */
+	async takeSettled(keepFiles: boolean): Promise<Prepared[]> {
+		const prepared: Prepared[] = [];
+		for (const item of this.#settled.splice(0)) {
+			const { result } = item.outcome;
+			if (!result || !keepFiles) {
+				prepared.push({ ...item, artifacts: [item.live.promptArtifact] });
+				continue;
+			}
+			try {
+				prepared.push({ ...item, artifacts: await storeAttemptFiles(this.#deps.files, item.live, result) });
+			} catch (error) {
+				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
+				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });
+			}
+		}
+		return prepared;
+	}
+}
