@@ -114,5 +114,5 @@ export function checkRunTransition(runId: string, from: RunStatus, to: RunStatus
 export function statusCounts(tasks: readonly { readonly status: string }[]): string {
 	const counts = new Map<string, number>();
 	for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-	return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+	return [...counts].map(([status, n]) => `${n} ${status}`).join(", ") || "no tasks";
 }

@@ -24,7 +24,10 @@ export async function loadScript(file: string): Promise<ScriptModule> {
 	try {
 		loaded = (await jiti.import(file)) as Record<string, unknown>;
 	} catch (error) {
-		throw new CrewError(ErrorCode.InvalidResource, `cannot load workflow script ${file}: ${errorMessage(error)}`, {
+		const message = errorMessage(error)
+			.replace(/\s*\n\s*/g, " ")
+			.trim();
+		throw new CrewError(ErrorCode.InvalidResource, `cannot load workflow script ${file}: ${message}`, {
 			cause: error,
 		});
 	}

@@ -416,3 +416,41 @@ export default async (ctx: WorkflowContext) => {
 	]);
 	expect(maxOverlap(repo.entries())).toBe(2);
 });
+
+test("a broken script or a bad call is refused with one line naming it, and nothing runs", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.agent("prep", "--answer");
+	const scripts: [string, string, RegExp][] = [
+		[
+			"syntax",
+			"export default async (ctx) => { ctx.agent( };\n",
+			/cannot load workflow script .*syntax\.workflow\.ts: /,
+		],
+		[
+			"nodefault",
+			"export const x = 1;\n",
+			/invalid workflow .*nodefault\.workflow\.ts: a workflow script must have a default export/,
+		],
+		[
+			"norole",
+			'export default async (ctx: any) => ctx.agent({ role: "ghost", prompt: "Boo" });\n',
+			/workflow script norole failed: ctx\.agent call 1: no role 'ghost' \(without a team, roles are agent names\); roles: .*prep/,
+		],
+		[
+			"badcall",
+			'export default async (ctx: any) => ctx.agent({ role: "prep", prompt: "", retries: -1 });\n',
+			/workflow script badcall failed: ctx\.agent call 1: prompt: Too small.*; retries: Too small/,
+		],
+	];
+	for (const [name, text, message] of scripts) {
+		repo.writeFile(`.crew/workflows/${name}.workflow.ts`, text);
+		const result = await crew(repo.dir, ["run", "g", "--workflow", name]);
+		expect(result.code, name).toBe(1);
+		expect(`${result.stdout}${result.stderr}`, name).toMatch(message);
+		// Refused before the run exists: one line on stderr, nothing on stdout.
+		if (result.stdout === "") expect(result.stderr.trim().split("\n"), name).toHaveLength(1);
+	}
+	expect(read(repo.dir, (r) => r.runs().map((run) => run.workflow))).toEqual(["badcall", "norole"]);
+	expect(repo.starts()).toEqual([]);
+});
