@@ -137,6 +137,8 @@ export interface RunOptions {
 	readonly cwd: string;
 	/** The run's tasks come from this workflow script as it runs. */
 	readonly script?: ScriptSpec;
+	/** A Redis URL: attempts go through a BullMQ queue to `crew worker` processes instead of running here. */
+	readonly queue?: string;
 }
 
 export interface Usage {

@@ -42,6 +42,8 @@ export function recordStart(
 			stepId: spec.stepId,
 			role: spec.role,
 			attempt: attempt.number,
+			attemptId: attempt.id,
+			epoch: lease.epoch,
 			agent: model ? { ...spec.agent, model } : spec.agent,
 			prompt,
 			promptFile: files.path(runId, `${prefix}/prompt.md`),

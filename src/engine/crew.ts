@@ -237,10 +237,14 @@ export class Crew {
 			cause,
 			staleAfterMs: this.#options.staleAfterMs,
 		});
+		let remote: RemoteRuntimes | undefined;
 		try {
 			if (run.options.script) this.#checkScriptTrusted(run.options.script);
+			remote = run.options.queue ? await remoteRuntimes(run.options.queue, this.runtimes) : undefined;
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
+			// A dead runner's remote attempts are ended too: their tasks run again as new attempts.
+			for (const attempt of leftovers) await remote?.cancel(run.id, attempt.taskId, attempt.number);
 			await this.runtimes.reapRun(run.id);
 			this.#store.loseAttempts(
 				lease,
@@ -250,6 +254,7 @@ export class Crew {
 			this.#store.transitionTasks(lease, requeue(this.#queries.listTasks(run.id)));
 		} catch (error) {
 			// Nothing ran yet: give the run back as failed with the reason, so it can be resumed.
+			await remote?.close();
 			this.#store.abandonRun(lease, `cannot start: ${errorMessage(error)}`);
 			throw error;
 		}
@@ -270,7 +275,7 @@ export class Crew {
 			{
 				store: this.#store,
 				files: this.files,
-				runtimes: this.runtimes,
+				runtimes: remote?.runtimes ?? this.runtimes,
 				options: this.#options,
 				worktrees: this.worktrees,
 			},
@@ -278,7 +283,11 @@ export class Crew {
 			options.signal,
 			driver,
 		);
-		return loop.execute();
+		try {
+			return await loop.execute();
+		} finally {
+			await remote?.close();
+		}
 	}
 
 	/** An ended run, its records and files, as one bundle; see `exportRun`. */
@@ -433,6 +442,28 @@ export class Crew {
 		}
 		return RunStatus.Cancelled;
 	}
+}
+
+/**
+ * The runtimes of a run whose attempts go through a queue: each of this crew's runtimes by name,
+ * run by a remote worker (a dry run stays here: it starts nothing). Loaded only for such runs.
+ */
+interface RemoteRuntimes {
+	readonly runtimes: RuntimeRegistry;
+	/** Ends an attempt wherever it runs, and keeps any worker from starting it. */
+	cancel(runId: string, taskId: string, attempt: number): Promise<void>;
+	close(): Promise<void>;
+}
+
+async function remoteRuntimes(url: string, local: RuntimeRegistry): Promise<RemoteRuntimes> {
+	const { RemoteDispatch } = await import("../runtimes/remote/remote-dispatch.js");
+	const dispatch = new RemoteDispatch(url);
+	const runtimes = local.names().map((name) => (name === "dry-run" ? local.get(name) : dispatch.runtime(name)));
+	return {
+		runtimes: new RuntimeRegistry(runtimes),
+		cancel: (runId, taskId, attempt) => dispatch.cancel(runId, taskId, attempt, "its runner was lost"),
+		close: () => dispatch.close(),
+	};
 }
 
 /** The commit a script run's worktree calls start from; none outside a git repository with a commit. */

@@ -10,6 +10,7 @@ import { type Diagnostic, list } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
+import { redisAddress } from "../runtimes/remote/redis-url.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
@@ -51,6 +52,8 @@ export interface PlanInput {
 	readonly concurrencyCap?: number;
 	/** Arguments of a workflow script's run, read by `ctx.args()`; checked against its `args` schema. */
 	readonly args?: unknown;
+	/** A Redis URL: the run's attempts go to `crew worker` processes through a BullMQ queue there. */
+	readonly queue?: string;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -190,6 +193,12 @@ export function planRun(
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded)];
 
+	const remote = input.queue !== undefined ? expanded.find((t) => t.verify || t.worktree) : undefined;
+	if (remote) {
+		throw invalid(
+			`step '${remote.id}' has a ${remote.verify ? "check (verify)" : "worktree"}, which remote attempts (--queue) do not support yet`,
+		);
+	}
 	return {
 		goal: input.goal,
 		team: team?.item.name ?? null,
@@ -226,8 +235,15 @@ function runOptions(
 		...(input.setup ? { setup: input.setup } : {}),
 		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 		...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
+		...(input.queue !== undefined ? { queue: checkQueue(input.queue) } : {}),
 		cwd,
 	};
+}
+
+/** A queue URL as given, once it reads as one. */
+function checkQueue(url: string): string {
+	redisAddress(url);
+	return url;
 }
 
 /** The project-defined command lines a task would start: its command agent's, its check's. */

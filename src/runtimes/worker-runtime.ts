@@ -7,6 +7,9 @@ export interface TaskRequest {
 	readonly stepId: string;
 	readonly role: string;
 	readonly attempt: number;
+	/** The attempt's record, and the epoch of the runner that made it: a later runner's are larger. */
+	readonly attemptId: number;
+	readonly epoch: number;
 	readonly agent: AgentSpec;
 	readonly prompt: string;
 	/** Absolute path of the stored prompt. */

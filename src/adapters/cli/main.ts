@@ -5,6 +5,7 @@ import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
+import type { WorkerOptions } from "./worker-command.js";
 
 function count(what: string, min: number): (value: string) => number {
 	return (value) => {
@@ -102,6 +103,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
+		.option("--queue <url>", "run attempts on crew workers through a BullMQ queue on this Redis (redis://host:port)")
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
@@ -245,6 +247,21 @@ function program(setExit: (code: number) => void): Command {
 		.action(async (options: { port: number; host: string }) =>
 			exit((await import("./serve-command.js")).serveCommand(options)),
 		);
+
+	cli
+		.command("worker")
+		.description("run attempts of runs started with --queue: this machine's agents, in folders of its own")
+		.requiredOption("--queue <url>", "the Redis the runs' queue is on: redis://host:port")
+		.option("--concurrency <n>", "attempts at once (default 1)", count("concurrency", 1), 1)
+		.option("--workdir <dir>", "where attempts get their folders (default: a folder in the system's temp dir)")
+		.option("--name <name>", "this worker's name in logs and in its agents' CREW_WORKER (default host:pid)")
+		.option(
+			"--lock-duration <ms>",
+			"how long a job's lock lasts unrenewed; a worker silent that long loses its attempts to others (default 10000)",
+			count("lock duration", 500),
+			10_000,
+		)
+		.action(async (options: WorkerOptions) => exit((await import("./worker-command.js")).workerCommand(options)));
 
 	cli
 		.command("mcp")

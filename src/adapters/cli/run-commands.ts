@@ -29,6 +29,7 @@ export interface RunFlags {
 	readonly until?: string;
 	readonly maxIterations?: number;
 	readonly args?: unknown;
+	readonly queue?: string;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -96,6 +97,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			...(flags.args !== undefined ? { args: flags.args } : {}),
+			...(flags.queue !== undefined ? { queue: flags.queue } : {}),
 			...(settings.setup ? { setup: settings.setup } : {}),
 			concurrencyCap: settings.maxConcurrency,
 			budget: {

@@ -1,0 +1,42 @@
+import { hostname, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { findProject } from "../../config/project.js";
+import { loadSettings } from "../../config/settings.js";
+import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
+import { configuredRuntimes } from "../configured-runtimes.js";
+
+export interface WorkerOptions {
+	readonly queue: string;
+	readonly concurrency: number;
+	readonly workdir?: string;
+	readonly name?: string;
+	readonly lockDuration: number;
+}
+
+/**
+ * Runs attempts from the queue until SIGINT or SIGTERM, with this machine's agent CLIs as the
+ * user's config sets them. Agents see `CREW_WORKER` (this worker's name).
+ */
+export async function workerCommand(options: WorkerOptions): Promise<number> {
+	const name = options.name ?? `${hostname()}:${process.pid}`;
+	process.env.CREW_WORKER = name;
+	const workdir = resolve(options.workdir ?? join(tmpdir(), `crew-worker-${process.pid}`));
+	const settings = loadSettings(findProject(process.cwd()));
+	const worker = new RemoteWorker({
+		url: options.queue,
+		runtimes: configuredRuntimes(settings),
+		workdir,
+		concurrency: options.concurrency,
+		lockMs: options.lockDuration,
+		log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+	});
+	await worker.start();
+	process.stdout.write(
+		`crew worker ${name}: taking attempts from ${options.queue}, ${options.concurrency} at a time, in ${workdir}\n`,
+	);
+	await new Promise<void>((done) => {
+		for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => done());
+	});
+	await worker.close();
+	return 0;
+}

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import type { TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
+
+/** The BullMQ queue crew's attempts go through. */
+export const ATTEMPT_QUEUE = "crew-attempts";
+/** The Redis channel a coordinator asks workers to cancel an attempt on: `{ jobId, reason }`. */
+export const CANCEL_CHANNEL = `${ATTEMPT_QUEUE}:cancel`;
+
+/** The key marking an attempt cancelled, so a worker that takes it later does not run it. */
+export function cancelKey(jobId: string): string {
+	return `${ATTEMPT_QUEUE}:cancelled:${jobId}`;
+}
+
+/** An attempt's job id: the same attempt is one job, whichever worker runs it and however often. */
+export function attemptJobId(runId: string, taskId: string, attempt: number): string {
+	return `${runId}.${taskId}.${attempt}`;
+}
+
+const Agent = z.object({
+	name: z.string(),
+	runtime: z.string(),
+	command: z.string().optional(),
+	model: z.string().optional(),
+	fallbackModels: z.array(z.string()).optional(),
+	tools: z.array(z.string()).optional(),
+	permissions: z.enum(["workspace", "read-only", "full"]).optional(),
+	maxTokens: z.number().optional(),
+	systemPrompt: z.string(),
+});
+
+/** What a job carries: the attempt's request as the coordinator made it, and its runtime. */
+export const AttemptJob = z.object({
+	runtime: z.string().min(1),
+	request: z.object({
+		runId: z.string(),
+		taskId: z.string(),
+		stepId: z.string(),
+		role: z.string(),
+		attempt: z.int().min(1),
+		attemptId: z.int().min(1),
+		epoch: z.int().min(0),
+		agent: Agent,
+		prompt: z.string(),
+		promptFile: z.string(),
+		cwd: z.string(),
+		artifactDir: z.string(),
+		artifactPrefix: z.string(),
+	}),
+});
+
+/** A job's data as the coordinator sends it. */
+export interface AttemptJobData {
+	readonly runtime: string;
+	readonly request: TaskRequest;
+}
+
+/** A batch of worker events, from the `started`-th time a worker took the job. */
+export interface AttemptProgress {
+	readonly started: number;
+	readonly events: readonly WorkerEvent[];
+}
+
+/** What a job returns: the runtime's result and the contents of the files it wrote. */
+export interface AttemptReturn {
+	readonly result: WorkerResult;
+	readonly files: readonly { readonly name: string; readonly base64: string }[];
+}

@@ -1,0 +1,144 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import { writeAttemptFile } from "../attempt-files.js";
+import type { RuntimeRegistry } from "../runtime-registry.js";
+import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
+import { ATTEMPT_QUEUE, AttemptJob, type AttemptReturn, CANCEL_CHANNEL, cancelKey } from "./attempt-job.js";
+import { watchGroup } from "./group-sentinel.js";
+import { redisAddress } from "./redis-url.js";
+
+export interface RemoteWorkerOptions {
+	readonly url: string;
+	readonly runtimes: RuntimeRegistry;
+	/** Where attempts get their own folders; each is removed once its result is sent. */
+	readonly workdir: string;
+	/** Attempts run at once. Default 1. */
+	readonly concurrency?: number;
+	/** How long a job's lock lasts without renewal, in ms; a worker silent that long loses its jobs. Default 10000. */
+	readonly lockMs?: number;
+	/** Grace between SIGTERM and SIGKILL when an agent's group is ended, in ms. Default 3000. */
+	readonly graceMs?: number;
+	readonly log?: (line: string) => void;
+}
+
+/** Most bytes of one attempt's files sent back with its result. */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** How often a running attempt's events are sent, in ms. */
+const FLUSH_MS = 100;
+
+/**
+ * Takes attempts from the queue and runs each with a runtime of this machine, in a folder of its
+ * own, its agent in its own process group watched by a sentinel that ends it if this worker
+ * dies. A job whose lock this worker loses, or that the coordinator cancels, has its agent ended
+ * at once.
+ */
+export class RemoteWorker {
+	readonly #options: RemoteWorkerOptions;
+	readonly #worker: Worker;
+	readonly #subscriber: Redis;
+	readonly #redis: Redis;
+	readonly #running = new Map<string, AbortController>();
+
+	constructor(options: RemoteWorkerOptions) {
+		this.#options = options;
+		const connection = { ...redisAddress(options.url), maxRetriesPerRequest: null };
+		const lockDuration = options.lockMs ?? 10_000;
+		this.#worker = new Worker(ATTEMPT_QUEUE, (job) => this.#process(job), {
+			connection,
+			concurrency: options.concurrency ?? 1,
+			lockDuration,
+			stalledInterval: lockDuration,
+			maxStalledCount: 3,
+		});
+		this.#worker.on("lockRenewalFailed", (ids) => {
+			for (const id of ids) this.#stop(id, "this worker lost the job's lock; another worker may run it");
+		});
+		this.#worker.on("error", (error) => this.#options.log?.(`worker error: ${errorMessage(error)}`));
+		this.#redis = new Redis(connection);
+		this.#subscriber = new Redis(connection);
+		this.#subscriber.on("message", (_channel, message) => {
+			const { jobId, reason } = JSON.parse(message) as { jobId: string; reason: string };
+			this.#stop(jobId, reason);
+		});
+	}
+
+	async start(): Promise<void> {
+		await this.#subscriber.subscribe(CANCEL_CHANNEL);
+		await this.#worker.waitUntilReady();
+	}
+
+	/** Stops taking jobs, ends the agents of running ones, and closes its connections. */
+	async close(): Promise<void> {
+		for (const id of this.#running.keys()) this.#stop(id, "the worker is shutting down");
+		await Promise.allSettled([this.#worker.close(), this.#subscriber.quit(), this.#redis.quit()]);
+	}
+
+	#stop(jobId: string, reason: string): void {
+		const controller = this.#running.get(jobId);
+		if (controller && !controller.signal.aborted) controller.abort(new CrewError(ErrorCode.Cancelled, reason));
+	}
+
+	async #process(job: Job): Promise<AttemptReturn> {
+		const parsed = AttemptJob.safeParse(job.data);
+		if (!parsed.success) throw new UnrecoverableError(`not a crew attempt: ${parsed.error.issues[0]?.message}`);
+		const { runtime, request: given } = parsed.data;
+		const id = job.id as string;
+		const cancelled = await this.#redis.get(cancelKey(id));
+		if (cancelled !== null) throw new UnrecoverableError(`cancelled: ${cancelled}`);
+		const folder = join(this.#options.workdir, given.runId, `${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
+		const request: TaskRequest = {
+			...given,
+			cwd: join(folder, "work"),
+			artifactDir: join(folder, "files"),
+			promptFile: join(folder, "files", "prompt.md"),
+		};
+		mkdirSync(request.cwd, { recursive: true });
+		mkdirSync(request.artifactDir, { recursive: true });
+		writeAttemptFile(request.promptFile, request.prompt);
+		const controller = new AbortController();
+		this.#running.set(id, controller);
+		const sentinels: ChildProcess[] = [];
+		let pending: WorkerEvent[] = [];
+		let sent = Promise.resolve();
+		const flush = () => {
+			if (pending.length === 0) return;
+			const events = pending;
+			pending = [];
+			sent = sent.then(() => job.updateProgress({ started: job.attemptsStarted, events })).catch(() => undefined);
+		};
+		const timer = setInterval(flush, FLUSH_MS);
+		this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: started`);
+		try {
+			const result = await this.#options.runtimes.get(runtime).run(request, {
+				signal: controller.signal,
+				onEvent: (event) => {
+					if (event.type === "spawned") sentinels.push(watchGroup(event.process.pgid, this.#options.graceMs ?? 3000));
+					pending.push(event);
+				},
+			});
+			const files = result.artifacts.flatMap((file) => {
+				const relative = file.name.slice(given.artifactPrefix.length + 1);
+				const bytes = readFileSync(join(request.artifactDir, relative));
+				return bytes.length > MAX_FILE_BYTES ? [] : [{ name: file.name, base64: bytes.toString("base64") }];
+			});
+			this.#options.log?.(
+				`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${result.ok ? "done" : "failed"}`,
+			);
+			return { result, files };
+		} catch (error) {
+			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${errorMessage(error)}`);
+			throw new UnrecoverableError(errorMessage(error));
+		} finally {
+			clearInterval(timer);
+			flush();
+			await sent;
+			this.#running.delete(id);
+			for (const sentinel of sentinels) sentinel.kill("SIGKILL");
+			rmSync(folder, { recursive: true, force: true });
+		}
+	}
+}

@@ -1,0 +1,150 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { cancelLiveRuns, crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { RedisServer } from "./redis-server.js";
+
+let redis: RedisServer;
+const workers: ChildProcess[] = [];
+const repos: TestRepo[] = [];
+
+beforeAll(async () => {
+	redis = await RedisServer.start();
+});
+afterEach(async () => {
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
+	for (const worker of workers.splice(0)) {
+		worker.kill("SIGTERM");
+		await exitOf(worker);
+	}
+});
+afterAll(async () => {
+	await redis?.stop();
+});
+
+/** A `crew worker` standing in for a machine of its own: its own name and work folder. */
+async function startWorker(name: string, dir: string): Promise<ChildProcess> {
+	const worker = crewProcess(dir, [
+		"worker",
+		"--queue",
+		redis.url,
+		"--concurrency",
+		"2",
+		"--name",
+		name,
+		"--workdir",
+		join(dir, `work-${name}`),
+		"--lock-duration",
+		"1500",
+	]);
+	workers.push(worker);
+	let out = "";
+	worker.stdout?.on("data", (chunk: Buffer) => {
+		out += chunk.toString();
+	});
+	await waitFor(`worker ${name} ready`, () => out.includes("taking attempts"));
+	return worker;
+}
+
+function repoWith(flags: string): TestRepo {
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.agent("w", `--answer ${flags}`);
+	return repo;
+}
+
+test("a DAG runs across two workers, each task once, with its result back in the store", async () => {
+	const repo = repoWith("--sleep 300");
+	repo.workflow("fan", [
+		{ id: "a", role: "w" },
+		{ id: "b1", role: "w", dependsOn: ["a"] },
+		{ id: "b2", role: "w", dependsOn: ["a"] },
+		{ id: "b3", role: "w", dependsOn: ["a"] },
+		{ id: "b4", role: "w", dependsOn: ["a"] },
+		{ id: "c", role: "w", dependsOn: ["b1", "b2", "b3", "b4"] },
+	]);
+	await startWorker("A", repo.dir);
+	await startWorker("B", repo.dir);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "fan", "--queue", redis.url, "--json"]);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+
+	const ends = repo.ends();
+	expect(ends.map((e) => e.task).sort()).toEqual(["a", "b1", "b2", "b3", "b4", "c"]);
+	expect(new Set(ends.map((e) => (e as { worker?: string }).worker))).toEqual(new Set(["A", "B"]));
+	const { tasks } = read(repo.dir, (r) => r.status(runId));
+	expect(tasks.every((t) => t.status === "completed" && t.attempts === 1)).toBe(true);
+	const result = await crew(repo.dir, ["result", runId, "c"]);
+	expect(result.stdout).toMatch(/^answer: Do c for g/);
+	// The agent's own files came back with its result.
+	expect(read(repo.dir, (r) => r.files.read(runId, "tasks/c/prompt.md"))).toContain("Do c for g");
+});
+
+test("kill -9 of a worker mid-task ends its agent; the attempt runs again on the other worker and completes once", async () => {
+	const gates = join(new TestRepo().dir, "gates");
+	mkdirSync(gates);
+	const repo = repoWith(`--gate ${gates}`);
+	repo.workflow("one", [{ id: "only", role: "w" }]);
+	const a = await startWorker("A", repo.dir);
+	const b = await startWorker("B", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url]);
+	const first = await waitFor("the task started on a worker", () => repo.starts("only")[0]);
+	const [victim, survivor] = (first as { worker?: string }).worker === "A" ? [a, "B"] : [b, "A"];
+	victim.kill("SIGKILL");
+	await waitFor("the killed worker's agent ended", () => !isAlive(first.pid), 10_000);
+	const second = await waitFor(
+		"the attempt taken over",
+		() => repo.starts("only").find((s) => (s as { worker?: string }).worker === survivor),
+		20_000,
+	);
+	writeFileSync(join(gates, "only"), "");
+	await exitOf(runner);
+	expect(runner.exitCode).toBe(0);
+
+	expect(repo.ends("only")).toHaveLength(1);
+	expect((repo.ends("only")[0] as { worker?: string }).worker).toBe(survivor);
+	const { tasks } = read(repo.dir, (r) => r.status());
+	expect(tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([["only", "completed", 1]]);
+	expect(isAlive(second.pid)).toBe(false);
+});
+
+test("cancel mid-run stops the remote agents", async () => {
+	const repo = repoWith(`--gate ${join(new TestRepo().dir, "never")}`);
+	repo.workflow("pair", [
+		{ id: "left", role: "w" },
+		{ id: "right", role: "w" },
+	]);
+	await startWorker("A", repo.dir);
+	await startWorker("B", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", redis.url]);
+	await waitFor("both tasks running remotely", () => repo.starts().length === 2);
+	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const cancelled = await crew(repo.dir, ["cancel", runId]);
+	expect(cancelled.code, cancelled.stderr).toBe(0);
+	await exitOf(runner);
+
+	expect(read(repo.dir, (r) => r.status(runId).run.status)).toBe("cancelled");
+	for (const start of repo.starts()) await waitFor(`agent ${start.task} ended`, () => !isAlive(start.pid), 5_000);
+});
+
+test("kill -9 of the coordinator, then resume: the attempt it left on a worker is ended and runs again, once", async () => {
+	const gates = join(new TestRepo().dir, "gates");
+	mkdirSync(gates);
+	const repo = repoWith(`--gate ${gates}`);
+	repo.workflow("one", [{ id: "only", role: "w" }]);
+	await startWorker("A", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url]);
+	const first = await waitFor("the task started on the worker", () => repo.starts("only")[0]);
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const resumed = crewProcess(repo.dir, ["resume", runId]);
+	await waitFor("the left attempt's agent ended", () => !isAlive(first.pid), 10_000);
+	await waitFor("the task's next attempt started", () => repo.starts("only").find((s) => s.attempt === 2));
+	writeFileSync(join(gates, "only"), "");
+	await exitOf(resumed);
+	expect(resumed.exitCode).toBe(0);
+	expect(repo.ends("only").map((e) => e.attempt)).toEqual([2]);
+	expect(read(repo.dir, (r) => r.status(runId).tasks.map((t) => [t.status, t.attempts]))).toEqual([["completed", 2]]);
+});
