@@ -1,19 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
 /**
- * Watches over an agent's process group from a small process of its own: when the worker that
- * started the agent dies, even by SIGKILL, the sentinel's stdin closes and it ends the group
- * (SIGTERM, then SIGKILL after `graceMs`). A worker that ends normally stops its sentinel first.
+ * Ends the group when stdin reaches its end, which it does when the worker holding the other end
+ * dies, however it dies. A shell starts in about a millisecond, where a Node process would cost a
+ * busy worker a core for a tenth of a second per attempt.
  */
-const WATCH = `
-const [pgid, grace] = process.argv.slice(1).map(Number);
-const end = (signal) => { try { process.kill(-pgid, signal); } catch { /* already gone */ } };
-process.stdin.on("end", () => { end("SIGTERM"); setTimeout(() => { end("SIGKILL"); process.exit(0); }, grace); });
-process.stdin.resume();
-`;
+const WATCH = 'while read -r _; do :; done; kill -s TERM -- "-$1" 2>/dev/null; sleep "$2"; kill -s KILL -- "-$1" 2>/dev/null';
 
+/**
+ * Watches over an agent's process group from a small process of its own: when the worker that
+ * started the agent dies, even by SIGKILL, the sentinel ends the group (SIGTERM, then SIGKILL
+ * after `graceMs`). A worker that ends an attempt normally kills its sentinel first.
+ */
 export function watchGroup(pgid: number, graceMs: number): ChildProcess {
-	const sentinel = spawn(process.execPath, ["-e", WATCH, String(pgid), String(graceMs)], {
+	const grace = (Math.max(graceMs, 0) / 1000).toFixed(3);
+	const sentinel = spawn("/bin/sh", ["-c", WATCH, "crew-sentinel", String(pgid), grace], {
 		stdio: ["pipe", "ignore", "ignore"],
 		detached: true,
 	});

@@ -1,0 +1,160 @@
+/**
+ * Remote attempts through BullMQ: the extra time per attempt of a run whose attempts go to a
+ * `crew worker` against the same run with local processes (target under 20 ms), and the
+ * throughput of a 200-task run with 1, 2 and 4 workers. Needs `redis-server` on PATH; starts its
+ * own on a free loopback port. Writes bench/results/remote.json.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { makeDag, workflowMarkdown } from "./dags.mjs";
+import { log, median } from "./stats.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BIN = join(ROOT, "bin", "crew.js");
+const RESULTS = join(ROOT, "bench", "results", "remote.json");
+/** Chain lengths whose difference gives the cost per attempt. */
+const CHAINS = [10, 40];
+const ROUNDS = 5;
+const WIDE = 200;
+/** Each wide task sleeps this long: an agent that waits on its model, not on this machine's CPU. */
+const TASK_MS = 200;
+const WORKER_SLOTS = 4;
+const TARGET_OVERHEAD_MS = 20;
+
+const dirs = [];
+/** A trusted project whose `worker` agent runs `agentCommand`, with `nodes` as its workflow. */
+async function project(agentCommand, nodes) {
+	const dir = mkdtempSync(join(tmpdir(), "crew-bench-remote-"));
+	dirs.push(dir);
+	mkdirSync(join(dir, ".git"));
+	mkdirSync(join(dir, ".crew", "agents"), { recursive: true });
+	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
+	writeFileSync(
+		join(dir, ".crew", "agents", "worker.md"),
+		`---\nname: worker\nruntime: command\ncommand: ${agentCommand}\n---\nWork.\n`,
+	);
+	writeFileSync(join(dir, ".crew", "workflows", "bench.md"), workflowMarkdown("bench", nodes));
+	await crew(dir, ["trust"]);
+	return dir;
+}
+
+function freePort() {
+	return new Promise((resolve) => {
+		const server = createServer();
+		server.listen(0, "127.0.0.1", () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** A crew command to its end; resolves with its wall time, rejects when it fails. */
+function crew(dir, args) {
+	return new Promise((resolve, reject) => {
+		const started = performance.now();
+		const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+		});
+		child.on("exit", (code) =>
+			code === 0
+				? resolve(performance.now() - started)
+				: reject(new Error(`crew ${args[0]} exited ${code}: ${stderr}`)),
+		);
+	});
+}
+
+async function startWorkers(url, n, dir) {
+	const workers = [];
+	for (let k = 0; k < n; k++) {
+		const worker = spawn(
+			process.execPath,
+			[BIN, "worker", "--queue", url, "--concurrency", String(WORKER_SLOTS), "--workdir", join(dir, `w${k}`)],
+			{ cwd: dir, stdio: ["ignore", "pipe", "ignore"] },
+		);
+		await new Promise((resolve) => worker.stdout.once("data", resolve));
+		workers.push(worker);
+	}
+	return workers;
+}
+
+async function stop(workers) {
+	for (const worker of workers) worker.kill("SIGTERM");
+	await Promise.all(workers.map((w) => (w.exitCode !== null ? null : new Promise((r) => w.once("exit", r)))));
+}
+
+const port = await freePort();
+const redis = spawn(
+	"redis-server",
+	["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+	{
+		stdio: "ignore",
+	},
+);
+await sleep(300);
+const url = `redis://127.0.0.1:${port}`;
+try {
+	// Overhead: chains (each task waits for the one before) of two lengths, local then remote, in
+	// turns; the slope between the lengths leaves out what a run pays once (start, connections).
+	const [worker] = await startWorkers(url, 1, tmpdir());
+	const perAttempt = [];
+	for (let round = 0; round < ROUNDS; round++) {
+		const ms = {};
+		for (const n of CHAINS) {
+			const chain = makeDag("chain", n);
+			const args = ["run", "bench", "--workflow", "bench", "--json"];
+			ms[`local${n}`] = await crew(await project("true", chain), args);
+			ms[`remote${n}`] = await crew(await project("true", chain), [...args, "--queue", url]);
+		}
+		const [short, long] = CHAINS;
+		const extra = ms[`remote${long}`] - ms[`remote${short}`] - (ms[`local${long}`] - ms[`local${short}`]);
+		perAttempt.push(extra / (long - short));
+		log(
+			`round ${round + 1}: ${JSON.stringify(Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])))}`,
+		);
+	}
+	await stop([worker]);
+	const overheadMs = median(perAttempt);
+	log(
+		`remote dispatch overhead: ${overheadMs.toFixed(1)} ms per attempt (median of ${ROUNDS}; target < ${TARGET_OVERHEAD_MS})`,
+	);
+
+	// Throughput: 200 tasks (one root, 198 at once, one sink) through 1, 2 and 4 workers.
+	const wide = makeDag("wide", WIDE);
+	const throughput = [];
+	for (const n of [1, 2, 4]) {
+		const dir = await project(`sleep ${TASK_MS / 1000}`, wide);
+		const workers = await startWorkers(url, n, dir);
+		const ms = await crew(dir, [
+			"run",
+			"bench",
+			"--workflow",
+			"bench",
+			"--queue",
+			url,
+			"--concurrency",
+			"64",
+			"--json",
+		]);
+		await stop(workers);
+		throughput.push({ workers: n, slots: n * WORKER_SLOTS, ms, tasksPerSecond: WIDE / (ms / 1000) });
+		log(
+			`${WIDE} tasks of ${TASK_MS} ms, ${n} worker(s) x ${WORKER_SLOTS}: ${(ms / 1000).toFixed(1)} s, ${(WIDE / (ms / 1000)).toFixed(1)} tasks/s`,
+		);
+	}
+	const results = {
+		overhead: { medianMsPerAttempt: overheadMs, samples: perAttempt, chains: CHAINS, targetMs: TARGET_OVERHEAD_MS },
+		throughput: { tasks: WIDE, taskMs: TASK_MS, runs: throughput },
+	};
+	writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+	process.stdout.write(`${JSON.stringify(results)}\n`);
+} finally {
+	redis.kill("SIGKILL");
+	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
