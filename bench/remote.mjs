@@ -152,7 +152,7 @@ try {
 		overhead: { medianMsPerAttempt: overheadMs, samples: perAttempt, chains: CHAINS, targetMs: TARGET_OVERHEAD_MS },
 		throughput: { tasks: WIDE, taskMs: TASK_MS, runs: throughput },
 	};
-	writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+	writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);
 	process.stdout.write(`${JSON.stringify(results)}\n`);
 } finally {
 	redis.kill("SIGKILL");

@@ -5,7 +5,8 @@ import { type ChildProcess, spawn } from "node:child_process";
  * dies, however it dies. A shell starts in about a millisecond, where a Node process would cost a
  * busy worker a core for a tenth of a second per attempt.
  */
-const WATCH = 'while read -r _; do :; done; kill -s TERM -- "-$1" 2>/dev/null; sleep "$2"; kill -s KILL -- "-$1" 2>/dev/null';
+const WATCH =
+	'while read -r _; do :; done; kill -s TERM -- "-$1" 2>/dev/null; sleep "$2"; kill -s KILL -- "-$1" 2>/dev/null';
 
 /**
  * Watches over an agent's process group from a small process of its own: when the worker that
