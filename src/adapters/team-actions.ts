@@ -117,6 +117,7 @@ export class TeamActions {
 			const plan = await crew.plan({
 				...request,
 				...(settings.setup ? { setup: settings.setup } : {}),
+				...(settings.queue ? { queue: settings.queue } : {}),
 				concurrencyCap: settings.maxConcurrency,
 				budget: settings.budget,
 			});

@@ -17,6 +17,8 @@ export interface Settings {
 	readonly passEnv?: readonly string[];
 	/** Most tasks at once a project's own team or workflow may ask for (user config only). */
 	readonly maxConcurrency: number;
+	/** The Redis URL runs hand their attempts to `crew worker`s through (user config only). */
+	readonly queue?: string;
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
@@ -27,7 +29,7 @@ export type AgentCliName = "pi" | "claude" | "codex";
 export const DEFAULT_MAX_CONCURRENCY = 16;
 
 /** Keys only the user's config may set: each makes crew run, reveal or start more than a project should decide. */
-const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency"];
+const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency", "queue"];
 
 export interface SetupHook {
 	readonly command: string;
@@ -61,6 +63,7 @@ interface FileSettings {
 	readonly programs?: Partial<Record<AgentCliName, string>>;
 	readonly passEnv?: string[];
 	readonly maxConcurrency?: number;
+	readonly queue?: string;
 	readonly warnings: string[];
 }
 
@@ -103,6 +106,15 @@ function readMaxConcurrency(file: string, value: unknown): number | undefined {
 	return value;
 }
 
+function readQueue(file: string, value: unknown): string | undefined {
+	if (value === undefined) return undefined;
+	const url = (value as { url?: unknown } | null)?.url;
+	if (typeof value !== "object" || typeof url !== "string" || !url.startsWith("redis://")) {
+		throw new CrewError(ErrorCode.InvalidInput, `${file}: "queue" must be {"url": "redis://host:port"}`);
+	}
+	return url;
+}
+
 function read(file: string, isUser: boolean): FileSettings {
 	let text: string;
 	try {
@@ -132,12 +144,14 @@ function read(file: string, isUser: boolean): FileSettings {
 	const programs = readPrograms(file, own("runtimes"));
 	const passEnv = readPassEnv(file, own("passEnv"));
 	const maxConcurrency = readMaxConcurrency(file, own("maxConcurrency"));
+	const queue = readQueue(file, own("queue"));
 	const hooks: FileSettings = {
 		warnings,
 		...(setup ? { setup } : {}),
 		...(programs ? { programs } : {}),
 		...(passEnv ? { passEnv } : {}),
 		...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+		...(queue ? { queue } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -179,6 +193,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.programs ? { programs: user.programs } : {}),
 		...(user.passEnv ? { passEnv: user.passEnv } : {}),
 		maxConcurrency: user.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+		...(user.queue ? { queue: user.queue } : {}),
 		warnings: own.warnings,
 	};
 }

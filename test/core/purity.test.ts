@@ -21,9 +21,9 @@ test("imports point inward: lower layers never import adapters or the engine", (
 	const offenders: string[] = [];
 	for (const layer of lower) {
 		const dir = join(ROOT, "src", layer);
-		for (const file of readdirSync(dir)) {
+		for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))) {
 			const text = readFileSync(join(dir, file), "utf8");
-			if (/from\s+["']\.\.\/(engine|adapters)\//.test(text)) offenders.push(`${layer}/${file}`);
+			if (/from\s+["'](\.\.\/)+(engine|adapters)\//.test(text)) offenders.push(`${layer}/${file}`);
 		}
 	}
 	expect(offenders).toEqual([]);

@@ -251,7 +251,10 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("worker")
 		.description("run attempts of runs started with --queue: this machine's agents, in folders of its own")
-		.requiredOption("--queue <url>", "the Redis the runs' queue is on: redis://host:port")
+		.option(
+			"--queue <url>",
+			"the Redis the runs' queue is on: redis://host:port (default: queue.url of your user config)",
+		)
 		.option("--concurrency <n>", "attempts at once (default 1)", count("concurrency", 1), 1)
 		.option("--workdir <dir>", "where attempts get their folders (default: a folder in the system's temp dir)")
 		.option("--name <name>", "this worker's name in logs and in its agents' CREW_WORKER (default host:pid)")

@@ -97,7 +97,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			...(flags.args !== undefined ? { args: flags.args } : {}),
-			...(flags.queue !== undefined ? { queue: flags.queue } : {}),
+			...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
 			...(settings.setup ? { setup: settings.setup } : {}),
 			concurrencyCap: settings.maxConcurrency,
 			budget: {

@@ -2,11 +2,12 @@ import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 
 export interface WorkerOptions {
-	readonly queue: string;
+	readonly queue?: string;
 	readonly concurrency: number;
 	readonly workdir?: string;
 	readonly name?: string;
@@ -22,8 +23,15 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 	process.env.CREW_WORKER = name;
 	const workdir = resolve(options.workdir ?? join(tmpdir(), `crew-worker-${process.pid}`));
 	const settings = loadSettings(findProject(process.cwd()));
+	const url = options.queue ?? settings.queue;
+	if (url === undefined) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			'crew worker needs --queue redis://host:port, or "queue": {"url": …} in your user config',
+		);
+	}
 	const worker = new RemoteWorker({
-		url: options.queue,
+		url,
 		runtimes: configuredRuntimes(settings),
 		workdir,
 		concurrency: options.concurrency,
@@ -32,7 +40,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 	});
 	await worker.start();
 	process.stdout.write(
-		`crew worker ${name}: taking attempts from ${options.queue}, ${options.concurrency} at a time, in ${workdir}\n`,
+		`crew worker ${name}: taking attempts from ${url}, ${options.concurrency} at a time, in ${workdir}\n`,
 	);
 	await new Promise<void>((done) => {
 		for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => done());
