@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import { ZERO_USAGE } from "../../core/types.js";
 import { writeAttemptFile } from "../attempt-files.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
@@ -25,6 +26,9 @@ export interface RemoteWorkerOptions {
 	readonly log?: (line: string) => void;
 }
 
+/** The result of an attempt its worker stopped: nothing done, nothing used. */
+const LEFT = { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [] } as const;
+
 /** Most bytes of one attempt's files sent back with its result. */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** How often a running attempt's events are sent, in ms. */
@@ -42,6 +46,7 @@ export class RemoteWorker {
 	readonly #subscriber: Redis;
 	readonly #redis: Redis;
 	readonly #running = new Map<string, AbortController>();
+	#closing = false;
 
 	constructor(options: RemoteWorkerOptions) {
 		this.#options = options;
@@ -73,6 +78,7 @@ export class RemoteWorker {
 
 	/** Stops taking jobs, ends the agents of running ones, and closes its connections. */
 	async close(): Promise<void> {
+		this.#closing = true;
 		for (const id of this.#running.keys()) this.#stop(id, "the worker is shutting down");
 		await Promise.allSettled([this.#worker.close(), this.#subscriber.quit(), this.#redis.quit()]);
 	}
@@ -130,8 +136,11 @@ export class RemoteWorker {
 			);
 			return { result, files };
 		} catch (error) {
-			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${errorMessage(error)}`);
-			throw new UnrecoverableError(errorMessage(error));
+			const message = errorMessage(error);
+			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${message}`);
+			// A worker going away is no fault of the task: the attempt fails as one another worker may retry.
+			if (this.#closing) return { result: { ...LEFT, error: { message, retryable: true } }, files: [] };
+			throw new UnrecoverableError(message);
 		} finally {
 			clearInterval(timer);
 			flush();

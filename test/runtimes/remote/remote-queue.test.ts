@@ -148,3 +148,27 @@ test("kill -9 of the coordinator, then resume: the attempt it left on a worker i
 	expect(repo.ends("only").map((e) => e.attempt)).toEqual([2]);
 	expect(read(repo.dir, (r) => r.status(runId).tasks.map((t) => [t.status, t.attempts]))).toEqual([["completed", 2]]);
 });
+
+test("a worker stopped with SIGTERM ends its agent, and the task is retried on another worker", async () => {
+	const gates = join(new TestRepo().dir, "gates");
+	mkdirSync(gates);
+	const repo = repoWith(`--gate ${gates}`);
+	repo.workflow("one", [{ id: "only", role: "w" }]);
+	const a = await startWorker("A", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url]);
+	const first = await waitFor("the task started on A", () => repo.starts("only")[0]);
+	a.kill("SIGTERM");
+	await exitOf(a);
+	expect(isAlive(first.pid)).toBe(false);
+	await startWorker("B", repo.dir);
+	await waitFor("the retry started on B", () => repo.starts("only").find((s) => s.attempt === 2), 20_000);
+	writeFileSync(join(gates, "only"), "");
+	await exitOf(runner);
+	expect(runner.exitCode).toBe(0);
+	const attempts = read(repo.dir, (r) => r.attempts(read(repo.dir, (q) => q.runs()[0]?.id) as string));
+	expect(attempts.map((t) => [t.number, t.status])).toEqual([
+		[1, "failed"],
+		[2, "completed"],
+	]);
+	expect(attempts[0]?.error).toMatch(/the worker is shutting down; retry 1 of 2/);
+});
