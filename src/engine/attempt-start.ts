@@ -1,5 +1,5 @@
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
-import type { RunRecord, TaskSpec } from "../core/types.js";
+import type { AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
@@ -49,6 +49,40 @@ export function recordStart(
 			promptFile: files.path(runId, `${prefix}/prompt.md`),
 			cwd: run.options.cwd,
 			artifactDir: files.path(runId, prefix),
+			artifactPrefix: prefix,
+		},
+	};
+}
+
+/**
+ * The start of an attempt a dead runner left running elsewhere, to be followed again under
+ * `runtime`: its stored prompt and its own record, nothing new recorded.
+ */
+export async function followedStart(
+	files: ArtifactFiles,
+	run: RunRecord,
+	task: { readonly index: number; readonly spec: TaskSpec; readonly attempt: AttemptRecord; readonly runtime: string },
+): Promise<Start> {
+	const { spec, attempt } = task;
+	const prefix = `tasks/${spec.id}`;
+	return {
+		index: task.index,
+		runtime: task.runtime,
+		attemptId: attempt.id,
+		promptArtifact: await files.describe(run.id, spec.id, `${prefix}/prompt.md`, "prompt"),
+		request: {
+			runId: run.id,
+			taskId: spec.id,
+			stepId: spec.stepId,
+			role: spec.role,
+			attempt: attempt.number,
+			attemptId: attempt.id,
+			epoch: attempt.epoch,
+			agent: spec.agent,
+			prompt: files.read(run.id, `${prefix}/prompt.md`),
+			promptFile: files.path(run.id, `${prefix}/prompt.md`),
+			cwd: run.options.cwd,
+			artifactDir: files.path(run.id, prefix),
 			artifactPrefix: prefix,
 		},
 	};

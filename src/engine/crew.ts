@@ -8,7 +8,7 @@ import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.
 import { checkId } from "../core/ids.js";
 import { downstreamOf } from "../core/ready-queue.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
-import type { EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
+import type { AttemptRecord, EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
@@ -24,7 +24,7 @@ import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js"
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
-import { RunLoop } from "./run-loop.js";
+import { ATTACH, RunLoop } from "./run-loop.js";
 import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
 import { loadScript } from "./script/script-module.js";
 
@@ -238,20 +238,28 @@ export class Crew {
 			staleAfterMs: this.#options.staleAfterMs,
 		});
 		let remote: RemoteRuntimes | undefined;
+		const adopted: AttemptRecord[] = [];
 		try {
 			if (run.options.script) this.#checkScriptTrusted(run.options.script);
 			remote = run.options.queue ? await remoteRuntimes(run.options.queue, this.runtimes) : undefined;
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
-			// A dead runner's remote attempts are ended too: their tasks run again as new attempts.
-			for (const attempt of leftovers) await remote?.cancel(run.id, attempt.taskId, attempt.number);
-			await this.runtimes.reapRun(run.id);
+			// A dead runner's remote attempts still in the queue are followed again, not run again.
+			for (const attempt of leftovers) {
+				if (await remote?.inFlight(run.id, attempt.taskId, attempt.number)) adopted.push(attempt);
+			}
+			const lost = leftovers.filter((a) => !adopted.includes(a));
+			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number);
+			// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
+			if (!remote) await this.runtimes.reapRun(run.id);
 			this.#store.loseAttempts(
 				lease,
-				leftovers.map((a) => ({ id: a.id, taskId: a.taskId })),
+				lost.map((a) => ({ id: a.id, taskId: a.taskId })),
 				"its runner was lost",
 			);
-			this.#store.transitionTasks(lease, requeue(this.#queries.listTasks(run.id)));
+			const following = new Set(adopted.map((a) => a.taskId));
+			const changes = requeue(this.#queries.listTasks(run.id)).filter((c) => !following.has(c.taskId));
+			this.#store.transitionTasks(lease, changes);
 		} catch (error) {
 			// Nothing ran yet: give the run back as failed with the reason, so it can be resumed.
 			await remote?.close();
@@ -282,6 +290,7 @@ export class Crew {
 			lease,
 			options.signal,
 			driver,
+			adopted,
 		);
 		try {
 			return await loop.execute();
@@ -452,16 +461,22 @@ interface RemoteRuntimes {
 	readonly runtimes: RuntimeRegistry;
 	/** Ends an attempt wherever it runs, and keeps any worker from starting it. */
 	cancel(runId: string, taskId: string, attempt: number): Promise<void>;
+	/** Whether an attempt is still in the queue to follow (waiting, running, or ended with its result). */
+	inFlight(runId: string, taskId: string, attempt: number): Promise<boolean>;
 	close(): Promise<void>;
 }
 
 async function remoteRuntimes(url: string, local: RuntimeRegistry): Promise<RemoteRuntimes> {
 	const { RemoteDispatch } = await import("../runtimes/remote/remote-dispatch.js");
 	const dispatch = new RemoteDispatch(url);
-	const runtimes = local.names().map((name) => (name === "dry-run" ? local.get(name) : dispatch.runtime(name)));
+	const names = local.names().filter((name) => name !== "dry-run");
+	// `attach:<name>` follows a dead runner's attempt that is still in the queue.
+	const attachers = names.map((name) => ({ ...dispatch.attach(name), name: `${ATTACH}${name}` }));
+	const runtimes = [local.get("dry-run"), ...names.map((name) => dispatch.runtime(name)), ...attachers];
 	return {
 		runtimes: new RuntimeRegistry(runtimes),
 		cancel: (runId, taskId, attempt) => dispatch.cancel(runId, taskId, attempt, "its runner was lost"),
+		inFlight: (runId, taskId, attempt) => dispatch.inFlight(runId, taskId, attempt),
 		close: () => dispatch.close(),
 	};
 }

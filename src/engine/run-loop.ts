@@ -5,7 +5,7 @@ import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
 import { retryDecision } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, RunRecord, TaskSpec } from "../core/types.js";
+import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
@@ -13,7 +13,7 @@ import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
-import { recordStart } from "./attempt-start.js";
+import { followedStart, recordStart } from "./attempt-start.js";
 import type { EngineOptions } from "./engine-options.js";
 import type { Ending, LiveAttempt, Prepared, Start } from "./live-attempt.js";
 import { RunAdmission } from "./run-admission.js";
@@ -35,6 +35,9 @@ export interface RunLoopDeps {
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
+
+/** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
+export const ATTACH = "attach:";
 
 /**
  * Runs one run to its end under a lease: fills free slots from the ready queue, waits for the
@@ -64,11 +67,21 @@ export class RunLoop {
 	/** Tasks that reached an end state in this turn, told to the driver once the turn commits. */
 	#ended: { taskId: string; status: TaskStatus; error: string | null }[] = [];
 
-	constructor(deps: RunLoopDeps, lease: Lease, signal?: AbortSignal, driver?: RunDriver) {
+	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
+	readonly #followed: readonly AttemptRecord[];
+
+	constructor(
+		deps: RunLoopDeps,
+		lease: Lease,
+		signal?: AbortSignal,
+		driver?: RunDriver,
+		followed: readonly AttemptRecord[] = [],
+	) {
 		this.#deps = deps;
 		this.#lease = lease;
 		this.#signal = signal;
 		this.#driver = driver;
+		this.#followed = followed;
 		const queries = deps.store.queries;
 		this.#run = queries.getRun(lease.runId);
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
@@ -118,6 +131,7 @@ export class RunLoop {
 			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
 			this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked());
 			if (this.#signal?.aborted) onAbort();
+			await this.#follow();
 			this.#driver?.start({ wake: () => this.#wake(), budget: () => this.#budget.view() });
 			for (;;) {
 				const settled = await this.#workers.takeSettled(this.#stopping !== "lease-lost");
@@ -162,6 +176,20 @@ export class RunLoop {
 
 	#checkRuntimes(): void {
 		for (const spec of this.#tasks.specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
+	}
+
+	/** The attempts a dead runner left running elsewhere go on here, each holding its slot. */
+	async #follow(): Promise<void> {
+		for (const attempt of this.#followed) {
+			const index = this.#tasks.dag.indexOf.get(attempt.taskId);
+			if (index === undefined) continue;
+			const spec = this.#tasks.specs[index] as TaskSpec;
+			const runtime = `${ATTACH}${attempt.runtime}`;
+			const start = await followedStart(this.#deps.files, this.#run, { index, spec, attempt, runtime });
+			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens));
+			this.#launch(start);
+		}
+		if (this.#followed.length > 0) this.#slots = this.#slotQueue();
 	}
 
 	/** Records a start for every task that may start now; a spent budget stops the run. */

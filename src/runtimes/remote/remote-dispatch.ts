@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { Queue, QueueEvents } from "bullmq";
+import { Job, Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { writeAttemptFile } from "../attempt-files.js";
@@ -56,7 +56,22 @@ export class RemoteDispatch {
 
 	/** A runtime that runs `name`'s attempts on whichever worker takes them. */
 	runtime(name: string): WorkerRuntime {
-		return { name, run: (request, control) => this.#run(name, request, control) };
+		return { name, run: (request, control) => this.#run(name, request, control, true) };
+	}
+
+	/**
+	 * A runtime that follows an attempt already in the queue (a dead runner's) to its end instead
+	 * of adding it: the result of a job that ended meanwhile, or the events and result of one that
+	 * still runs or waits.
+	 */
+	attach(name: string): WorkerRuntime {
+		return { name, run: (request, control) => this.#run(name, request, control, false) };
+	}
+
+	/** Whether an attempt is still in the queue to be followed: waiting, running, or completed with its result kept. */
+	async inFlight(runId: string, taskId: string, attempt: number): Promise<boolean> {
+		const state = await this.#queue.getJobState(attemptJobId(runId, taskId, attempt));
+		return ["waiting", "delayed", "prioritized", "active", "completed"].includes(state);
 	}
 
 	/** Ends an attempt wherever it runs, and keeps any worker from starting it. */
@@ -68,7 +83,7 @@ export class RemoteDispatch {
 		await Promise.allSettled([this.#events.close(), this.#queue.close(), this.#redis.quit()]);
 	}
 
-	async #run(runtime: string, request: TaskRequest, control: RunControl): Promise<WorkerResult> {
+	async #run(runtime: string, request: TaskRequest, control: RunControl, add: boolean): Promise<WorkerResult> {
 		control.signal.throwIfAborted();
 		await this.#ready;
 		const jobId = attemptJobId(request.runId, request.taskId, request.attempt);
@@ -86,13 +101,15 @@ export class RemoteDispatch {
 			});
 		});
 		try {
-			const data: AttemptJobData = { runtime, request };
-			await this.#queue.add(request.taskId, data, {
-				jobId,
-				attempts: 1,
-				removeOnComplete: true,
-				removeOnFail: { age: CANCEL_TTL_S },
-			});
+			if (add) {
+				const data: AttemptJobData = { runtime, request };
+				await this.#queue.add(request.taskId, data, {
+					jobId,
+					attempts: 1,
+					removeOnComplete: { age: CANCEL_TTL_S },
+					removeOnFail: { age: CANCEL_TTL_S },
+				});
+			} else await this.#settledMeanwhile(jobId);
 			const onAbort = () => {
 				// A cancel that cannot reach Redis still ends here: the attempt is given up after the wait.
 				this.#cancel(jobId, errorMessage(control.signal.reason)).catch(() => undefined);
@@ -107,6 +124,16 @@ export class RemoteDispatch {
 		} finally {
 			this.#watches.delete(jobId);
 		}
+	}
+
+	/** A followed job that ended before it was followed is answered from what the queue kept. */
+	async #settledMeanwhile(jobId: string): Promise<void> {
+		const job = await Job.fromId(this.#queue, jobId);
+		const state = job ? await job.getState() : "unknown";
+		const watch = this.#watches.get(jobId);
+		if (state === "completed" && job) watch?.completed(job.returnvalue as AttemptReturn);
+		else if (state === "failed" || state === "unknown")
+			watch?.failed(job?.failedReason ?? "the job is gone from the queue");
 	}
 
 	/** Marks the attempt cancelled and tells its worker; a job no worker took yet is removed. */
