@@ -81,3 +81,13 @@ export function redactDeep<T>(value: T): T {
 	}
 	return value;
 }
+
+/** A text that may be absent, redacted. */
+export function redactOptional(text: string | null | undefined): string | null {
+	return text === null || text === undefined ? null : redact(text);
+}
+
+/** A task with its text redacted: prompts never carry secrets. */
+export function redactTask<T extends { readonly text: string }>(task: T): T {
+	return { ...task, text: redact(task.text) };
+}

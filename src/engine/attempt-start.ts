@@ -1,5 +1,5 @@
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
-import type { AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
+import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
@@ -28,30 +28,10 @@ export function recordStart(
 	const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
 	const evidence = store.queries.evidenceOf(runId, spec.id);
 	const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
-	const prefix = `tasks/${spec.id}`;
-	const promptArtifact = files.write(runId, spec.id, `${prefix}/prompt.md`, "prompt", prompt);
+	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", prompt);
 	const attempt = store.startAttempt(lease, spec.id, runtime, model);
-	return {
-		index: task.index,
-		runtime,
-		attemptId: attempt.id,
-		promptArtifact,
-		request: {
-			runId,
-			taskId: spec.id,
-			stepId: spec.stepId,
-			role: spec.role,
-			attempt: attempt.number,
-			attemptId: attempt.id,
-			epoch: lease.epoch,
-			agent: model ? { ...spec.agent, model } : spec.agent,
-			prompt,
-			promptFile: files.path(runId, `${prefix}/prompt.md`),
-			cwd: run.options.cwd,
-			artifactDir: files.path(runId, prefix),
-			artifactPrefix: prefix,
-		},
-	};
+	const agent = model ? { ...spec.agent, model } : spec.agent;
+	return start(files, run, task.index, runtime, { spec, agent, prompt, promptArtifact, attempt, epoch: lease.epoch });
 }
 
 /**
@@ -64,22 +44,50 @@ export async function followedStart(
 	task: { readonly index: number; readonly spec: TaskSpec; readonly attempt: AttemptRecord; readonly runtime: string },
 ): Promise<Start> {
 	const { spec, attempt } = task;
-	const prefix = `tasks/${spec.id}`;
+	const name = `tasks/${spec.id}/prompt.md`;
+	const promptArtifact = await files.describe(run.id, spec.id, name, "prompt");
+	const prompt = files.read(run.id, name);
+	return start(files, run, task.index, task.runtime, {
+		spec,
+		agent: spec.agent,
+		prompt,
+		promptArtifact,
+		attempt,
+		epoch: attempt.epoch,
+	});
+}
+
+/** The start of attempt `attempt` of a task: its request, with the task's folder as its artifact folder. */
+function start(
+	files: ArtifactFiles,
+	run: RunRecord,
+	index: number,
+	runtime: string,
+	a: {
+		readonly spec: TaskSpec;
+		readonly agent: AgentSpec;
+		readonly prompt: string;
+		readonly promptArtifact: ArtifactRecord;
+		readonly attempt: { readonly id: number; readonly number: number };
+		readonly epoch: number;
+	},
+): Start {
+	const prefix = `tasks/${a.spec.id}`;
 	return {
-		index: task.index,
-		runtime: task.runtime,
-		attemptId: attempt.id,
-		promptArtifact: await files.describe(run.id, spec.id, `${prefix}/prompt.md`, "prompt"),
+		index,
+		runtime,
+		attemptId: a.attempt.id,
+		promptArtifact: a.promptArtifact,
 		request: {
 			runId: run.id,
-			taskId: spec.id,
-			stepId: spec.stepId,
-			role: spec.role,
-			attempt: attempt.number,
-			attemptId: attempt.id,
-			epoch: attempt.epoch,
-			agent: spec.agent,
-			prompt: files.read(run.id, `${prefix}/prompt.md`),
+			taskId: a.spec.id,
+			stepId: a.spec.stepId,
+			role: a.spec.role,
+			attempt: a.attempt.number,
+			attemptId: a.attempt.id,
+			epoch: a.epoch,
+			agent: a.agent,
+			prompt: a.prompt,
 			promptFile: files.path(run.id, `${prefix}/prompt.md`),
 			cwd: run.options.cwd,
 			artifactDir: files.path(run.id, prefix),

@@ -1,8 +1,10 @@
 import { formatDuration } from "../core/duration.js";
+import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
 import type { Cause, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord } from "../core/types.js";
 import type { TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
+import type { Settlement } from "../store/run-changes.js";
 import { StopReason } from "./stop-reason.js";
 
 export interface AttemptOutcome {
@@ -150,4 +152,25 @@ export async function storeAttemptFiles(
 	}
 	for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));
 	return records;
+}
+
+/** How the store records an attempt that ended so: its record, its task's move, result and files. */
+export function settlementOf(taskId: string, attemptId: number, ending: Ending): Settlement {
+	const { result } = ending;
+	return {
+		taskId,
+		attemptId,
+		attemptStatus: ending.attemptStatus,
+		taskStatus: ending.to,
+		cause: ending.cause,
+		error: ending.error,
+		...(ending.retryable !== undefined ? { retryable: ending.retryable } : {}),
+		exitCode: result?.exitCode ?? null,
+		...(result ? { usage: result.usage } : {}),
+		...(ending.evidence !== undefined ? { evidence: ending.evidence } : {}),
+		...(result && (result.ok || result.text !== "")
+			? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
+			: {}),
+		artifacts: ending.artifacts ?? [],
+	};
 }

@@ -85,6 +85,21 @@ export class RunAdmission {
 		});
 	}
 
+	/** Records a warning the first time spending reaches 80% of a cap; whether a cap is reached. */
+	budgetReached(): boolean {
+		if (!this.#budget.limited) return false;
+		if (this.#budget.takeWarning()) {
+			this.#store.appendEvent(this.#lease, "budget.warning", null, { spent: this.#budget.describe() });
+		}
+		return this.#budget.exhausted();
+	}
+
+	/** Records that the budget stopped the run; returns the run's error. */
+	budgetSpent(): string {
+		this.#store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
+		return `budget: ${this.#budget.describe()}`;
+	}
+
 	/** Approved tasks leave their gate and queue up. */
 	admitApproved(slots: SlotQueue): void {
 		if (this.#awaiting.size === 0) return;

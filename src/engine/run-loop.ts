@@ -1,7 +1,6 @@
 import { RunBudget } from "../core/budget.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
 import { retryDecision } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
@@ -15,7 +14,7 @@ import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import { followedStart, recordStart } from "./attempt-start.js";
 import type { EngineOptions } from "./engine-options.js";
-import type { Ending, LiveAttempt, Prepared, Start } from "./live-attempt.js";
+import { type Ending, type LiveAttempt, type Prepared, type Start, settlementOf } from "./live-attempt.js";
 import { RunAdmission } from "./run-admission.js";
 import type { RunDriver } from "./run-driver.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
@@ -228,20 +227,26 @@ export class RunLoop {
 			i,
 			planned.tasks.map((t) => t.id),
 		);
-		this.#deps.store.expandRun(this.#lease, planner.id, planned.tasks, dependents);
-		this.#addTasks(planned.tasks);
+		this.#addTasks(planner.id, planned.tasks, "plan.expanded", dependents);
 	}
 
 	/** An `--until` check failed with passes left: the workflow runs again, told what the check printed. */
 	#nextIteration(i: number, evidence: string): void {
 		const check = this.#tasks.specs[i] as TaskSpec;
-		const added = nextPass(this.#tasks.specs, check, evidence);
-		this.#deps.store.expandRun(this.#lease, check.id, added, [], "until.iteration");
-		this.#addTasks(added);
+		this.#addTasks(check.id, nextPass(this.#tasks.specs, check, evidence), "until.iteration");
 	}
 
-	/** New tasks join the loop's state after the ones there; the graph and the slots are rebuilt. */
-	#addTasks(added: readonly TaskSpec[]): void {
+	/**
+	 * New tasks join the run after the ones there, recorded as `event` of `by` (and planners'
+	 * dependents waiting for them); the graph and the slots are rebuilt.
+	 */
+	#addTasks(
+		by: string | null,
+		added: readonly TaskSpec[],
+		event: string,
+		dependents: readonly { taskId: string; dependsOn: readonly string[] }[] = [],
+	): void {
+		this.#deps.store.expandRun(this.#lease, by, added, dependents, event);
 		this.#tasks.add(added);
 		this.#slots = this.#slotQueue();
 	}
@@ -253,12 +258,10 @@ export class RunLoop {
 	#takeDriven(): void {
 		if (!this.#driver) return;
 		const { added, claimed } = this.#driver.takeRequests();
-		if (added.length > 0) {
-			this.#deps.store.expandRun(this.#lease, null, added, [], "script.tasks");
-			this.#tasks.add(added);
-		}
+		if (added.length > 0) this.#addTasks(null, added, "script.tasks");
 		this.#deps.store.transitionTasks(this.#lease, this.#tasks.claim(claimed));
-		if (added.length > 0 || claimed.length > 0) this.#slots = this.#slotQueue();
+		// A task asked for again may start now, queued or not before.
+		if (claimed.length > 0) this.#slots = this.#slotQueue();
 	}
 
 	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
@@ -270,19 +273,15 @@ export class RunLoop {
 	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
 	#stopForBudget(message: string): void {
 		if (this.#budgetStop !== undefined || this.#stopping) return;
-		this.#budgetStop = `budget: ${this.#budget.describe()}`;
-		this.#deps.store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
+		this.#budgetStop = this.#admission.budgetSpent();
 		if (this.#run.options.failure === FailurePolicy.Abort) this.#stopAll("abort", message);
 		else this.#drain(message);
 	}
 
 	/** Warns once at 80% of a cap, and stops the run once a cap is reached. */
 	#checkBudget(): void {
-		if (!this.#budget.limited) return;
-		if (this.#budget.takeWarning()) {
-			this.#deps.store.appendEvent(this.#lease, "budget.warning", null, { spent: this.#budget.describe() });
-		}
-		if (this.#budget.exhausted()) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
+		if (this.#admission.budgetReached())
+			this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
 	}
 
 	#launch(start: Start): void {
@@ -376,22 +375,7 @@ export class RunLoop {
 
 	#settle(i: number, live: LiveAttempt, ending: Ending): void {
 		const { result } = ending;
-		this.#deps.store.settle(this.#lease, {
-			taskId: this.#tasks.id(i),
-			attemptId: live.attemptId,
-			attemptStatus: ending.attemptStatus,
-			taskStatus: ending.to,
-			cause: ending.cause,
-			error: ending.error,
-			...(ending.retryable !== undefined ? { retryable: ending.retryable } : {}),
-			exitCode: result?.exitCode ?? null,
-			...(result ? { usage: result.usage } : {}),
-			...(ending.evidence !== undefined ? { evidence: ending.evidence } : {}),
-			...(result && (result.ok || result.text !== "")
-				? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
-				: {}),
-			artifacts: ending.artifacts ?? [],
-		});
+		this.#deps.store.settle(this.#lease, settlementOf(this.#tasks.id(i), live.attemptId, ending));
 		this.#tasks.status[i] = ending.to;
 		if (isTerminalTask(ending.to))
 			this.#ended.push({ taskId: this.#tasks.id(i), status: ending.to, error: ending.error });

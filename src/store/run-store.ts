@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { redact, redactDeep } from "../core/redact.js";
+import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -117,7 +117,7 @@ export class RunStore {
 		if (!row) throw new CrewError(ErrorCode.NotFound, `run ${runId} has no task '${change.taskId}'`);
 		checkTaskTransition(change.taskId, row.status as TaskStatus, change.to, change.cause);
 		const terminal = isTerminalTask(change.to);
-		this.#s.moveTask.run(change.to, terminal ? this.#iso() : null, redacted(change.error), runId, change.taskId);
+		this.#s.moveTask.run(change.to, terminal ? this.#iso() : null, redactOptional(change.error), runId, change.taskId);
 		this.#event(runId, `task.${change.to}`, change.taskId, {
 			from: row.status,
 			cause: change.cause,
@@ -130,7 +130,7 @@ export class RunStore {
 		if (!row) throw new CrewError(ErrorCode.NotFound, `no run '${runId}'`);
 		checkRunTransition(runId, row.status as RunStatus, to, cause);
 		const terminal = isTerminalRun(to);
-		this.#s.moveRun.run(to, this.#iso(), terminal ? this.#iso() : null, redacted(error), runId);
+		this.#s.moveRun.run(to, this.#iso(), terminal ? this.#iso() : null, redactOptional(error), runId);
 		this.#event(runId, `run.${to}`, null, { from: row.status, cause, ...(error ? { error } : {}), ...data });
 	}
 
@@ -139,7 +139,7 @@ export class RunStore {
 	 * never carry them; command lines stay as the resource files wrote them, since they must run.
 	 */
 	createRun(given: NewRun): void {
-		const run = { ...given, goal: redact(given.goal), tasks: given.tasks.map(redactText) };
+		const run = { ...given, goal: redact(given.goal), tasks: given.tasks.map((t) => redactTask(t)) };
 		this.#write(() => {
 			const time = this.#iso();
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
@@ -222,7 +222,7 @@ export class RunStore {
 			let idx = this.#s.nextIdx.get(lease.runId)?.next ?? 0;
 			for (const task of tasks) {
 				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
-				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactText(task)));
+				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactTask(task)));
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
 			this.#event(lease.runId, eventType, plannerId, {
@@ -300,7 +300,7 @@ export class RunStore {
 				s.attemptStatus,
 				this.#iso(),
 				s.exitCode ?? null,
-				redacted(s.error),
+				redactOptional(s.error),
 				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
 				JSON.stringify(usage),
 				s.attemptId,
@@ -375,7 +375,7 @@ export class RunStore {
 				throw new CrewError(ErrorCode.Conflict, `run ${runId} was just taken by a runner`);
 			}
 			for (const change of changes) this.#moveTask(runId, change);
-			this.#s.loseAllAttempts.run(this.#iso(), redacted(error), runId);
+			this.#s.loseAllAttempts.run(this.#iso(), redactOptional(error), runId);
 			this.#moveRun(runId, to, cause, error);
 			// A runner that read the run before this change must not take it afterwards.
 			this.#s.bumpEpoch.run(runId);
@@ -391,7 +391,7 @@ export class RunStore {
 	abandonRun(lease: Lease, error: string): void {
 		this.#write(() => {
 			this.#fence(lease);
-			this.#s.loseAllAttempts.run(this.#iso(), redacted(error), lease.runId);
+			this.#s.loseAllAttempts.run(this.#iso(), redactOptional(error), lease.runId);
 			for (const task of this.queries.listTasks(lease.runId)) {
 				if (task.status === "queued" || task.status === "running" || task.status === "waiting") {
 					this.#moveTask(lease.runId, { taskId: task.id, to: "cancelled", cause: "cancel", error });
@@ -495,12 +495,4 @@ function prepare(db: Db) {
 			"INSERT OR REPLACE INTO artifacts (run_id, path, task_id, kind, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		),
 	};
-}
-
-function redacted(text: string | null | undefined): string | null {
-	return text === null || text === undefined ? null : redact(text);
-}
-
-function redactText(task: TaskSpec): TaskSpec {
-	return { ...task, text: redact(task.text) };
 }
