@@ -47,6 +47,20 @@ async function startWorker(name: string, dir: string): Promise<ChildProcess> {
 	return worker;
 }
 
+/** A repository of a workflow `gated` whose tasks wait at their gates until `open(task)`. */
+function gatedRepo(ids: readonly string[]): { repo: TestRepo; open: (id: string) => void } {
+	const gates = join(new TestRepo().dir, "gates");
+	mkdirSync(gates);
+	const repo = repoWith(`--gate ${gates}`);
+	repo.workflow(
+		"gated",
+		ids.map((id) => ({ id, role: "w" })),
+	);
+	return { repo, open: (id) => writeFileSync(join(gates, id), "") };
+}
+
+const GATED_RUN = ["run", "g", "--workflow", "gated", "--queue"];
+
 function repoWith(flags: string): TestRepo {
 	const repo = new TestRepo();
 	repos.push(repo);
@@ -82,13 +96,10 @@ test("a DAG runs across two workers, each task once, with its result back in the
 });
 
 test("kill -9 of a worker mid-task ends its agent; the attempt runs again on the other worker and completes once", async () => {
-	const gates = join(new TestRepo().dir, "gates");
-	mkdirSync(gates);
-	const repo = repoWith(`--gate ${gates}`);
-	repo.workflow("one", [{ id: "only", role: "w" }]);
+	const { repo, open } = gatedRepo(["only"]);
 	const a = await startWorker("A", repo.dir);
 	const b = await startWorker("B", repo.dir);
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url]);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
 	const first = await waitFor("the task started on a worker", () => repo.starts("only")[0]);
 	const [victim, survivor] = (first as { worker?: string }).worker === "A" ? [a, "B"] : [b, "A"];
 	victim.kill("SIGKILL");
@@ -98,7 +109,7 @@ test("kill -9 of a worker mid-task ends its agent; the attempt runs again on the
 		() => repo.starts("only").find((s) => (s as { worker?: string }).worker === survivor),
 		20_000,
 	);
-	writeFileSync(join(gates, "only"), "");
+	open("only");
 	await exitOf(runner);
 	expect(runner.exitCode).toBe(0);
 
@@ -129,20 +140,14 @@ test("cancel mid-run stops the remote agents", async () => {
 });
 
 test("kill -9 of the coordinator, then resume: it follows its attempts on the workers again, never running them twice", async () => {
-	const gates = join(new TestRepo().dir, "gates");
-	mkdirSync(gates);
-	const repo = repoWith(`--gate ${gates}`);
-	repo.workflow(
-		"two",
-		[{ id: "running" }, { id: "finished" }].map(({ id }) => ({ id, role: "w" })),
-	);
+	const { repo, open } = gatedRepo(["running", "finished"]);
 	await startWorker("A", repo.dir);
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "two", "--queue", redis.url]);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
 	await waitFor("both tasks started on the worker", () => repo.starts().length === 2);
 	runner.kill("SIGKILL");
 	await exitOf(runner);
 	// While no coordinator runs, one attempt ends on its worker; the other goes on.
-	writeFileSync(join(gates, "finished"), "");
+	open("finished");
 	await waitFor("the finished attempt ended", () => repo.ends("finished").length === 1);
 	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
 	const resumed = crewProcess(repo.dir, ["resume", runId]);
@@ -151,7 +156,7 @@ test("kill -9 of the coordinator, then resume: it follows its attempts on the wo
 	);
 	const running = repo.starts("running")[0];
 	expect(running && isAlive(running.pid)).toBe(true);
-	writeFileSync(join(gates, "running"), "");
+	open("running");
 	await exitOf(resumed);
 	expect(resumed.exitCode).toBe(0);
 	// One start and one end each, and one attempt each in the store, its result kept.
@@ -168,19 +173,16 @@ test("kill -9 of the coordinator, then resume: it follows its attempts on the wo
 });
 
 test("a worker stopped with SIGTERM ends its agent, and the task is retried on another worker", async () => {
-	const gates = join(new TestRepo().dir, "gates");
-	mkdirSync(gates);
-	const repo = repoWith(`--gate ${gates}`);
-	repo.workflow("one", [{ id: "only", role: "w" }]);
+	const { repo, open } = gatedRepo(["only"]);
 	const a = await startWorker("A", repo.dir);
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url]);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
 	const first = await waitFor("the task started on A", () => repo.starts("only")[0]);
 	a.kill("SIGTERM");
 	await exitOf(a);
 	expect(isAlive(first.pid)).toBe(false);
 	await startWorker("B", repo.dir);
 	await waitFor("the retry started on B", () => repo.starts("only").find((s) => s.attempt === 2), 20_000);
-	writeFileSync(join(gates, "only"), "");
+	open("only");
 	await exitOf(runner);
 	expect(runner.exitCode).toBe(0);
 	const attempts = read(repo.dir, (r) => r.attempts(read(repo.dir, (q) => q.runs()[0]?.id) as string));
