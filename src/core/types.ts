@@ -139,6 +139,8 @@ export interface RunOptions {
 	readonly script?: ScriptSpec;
 	/** A Redis URL: attempts go through a BullMQ queue to `crew worker` processes instead of running here. */
 	readonly queue?: string;
+	/** Where a queue's workers fetch the base commit from: a git URL or path. Default: the repository's own path. */
+	readonly repository?: string;
 }
 
 export interface Usage {

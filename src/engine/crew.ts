@@ -19,12 +19,13 @@ import { RunArchive } from "../store/run-archive.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
-import { dirtyPaths, headCommit, Worktrees } from "../workspace/worktrees.js";
+import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
+import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
-import { ATTACH, RunLoop } from "./run-loop.js";
+import { RunLoop } from "./run-loop.js";
 import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
 import { loadScript } from "./script/script-module.js";
 
@@ -143,8 +144,8 @@ export class Crew {
 		const id = newRunId(this.#options.now());
 		const baseCommit = plan.tasks.some((t) => t.worktree)
 			? headCommit(this.project.root)
-			: plan.options.script
-				? scriptBase(this.project.root)
+			: plan.options.script && hasCommit(this.project.root)
+				? headCommit(this.project.root)
 				: undefined;
 		const dirty = baseCommit && !plan.options.allowDirty ? dirtyPaths(this.project.root) : [];
 		if (dirty.length > 0) {
@@ -241,7 +242,7 @@ export class Crew {
 		const adopted: AttemptRecord[] = [];
 		try {
 			if (run.options.script) this.#checkScriptTrusted(run.options.script);
-			remote = run.options.queue ? await remoteRuntimes(run.options.queue, this.runtimes) : undefined;
+			remote = run.options.queue ? await remoteRuntimes(run, this.project.root, this.runtimes) : undefined;
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
 			// A dead runner's remote attempts still in the queue are followed again, not run again.
@@ -249,7 +250,7 @@ export class Crew {
 				if (await remote?.inFlight(run.id, attempt.taskId, attempt.number)) adopted.push(attempt);
 			}
 			const lost = leftovers.filter((a) => !adopted.includes(a));
-			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number);
+			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number, "its runner was lost");
 			// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
 			if (!remote) await this.runtimes.reapRun(run.id);
 			this.#store.loseAttempts(
@@ -413,7 +414,8 @@ export class Crew {
 	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
 	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
 	 */
-	async cancel(runId: string, reason = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
+	async cancel(runId: string, why = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
+		let reason = why;
 		const run = this.#queries.getRun(checkId("run", runId));
 		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;
 		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
@@ -430,9 +432,10 @@ export class Crew {
 			}
 			return this.cancel(runId, reason, 0);
 		}
-		for (const attempt of this.#queries.liveAttempts(runId))
-			if (attempt.process) await this.runtimes.reap(attempt.process);
-		await this.runtimes.reapRun(runId);
+		const live = this.#queries.liveAttempts(runId);
+		for (const attempt of live) if (attempt.process) await this.runtimes.reap(attempt.process);
+		if (run.options.queue) reason += await this.#cancelRemote(run, live, reason);
+		else await this.runtimes.reapRun(runId);
 		const open: readonly TaskStatus[] = [
 			TaskStatus.Queued,
 			TaskStatus.Running,
@@ -451,44 +454,22 @@ export class Crew {
 		}
 		return RunStatus.Cancelled;
 	}
-}
 
-/**
- * The runtimes of a run whose attempts go through a queue: each of this crew's runtimes by name,
- * run by a remote worker (a dry run stays here: it starts nothing). Loaded only for such runs.
- */
-interface RemoteRuntimes {
-	readonly runtimes: RuntimeRegistry;
-	/** Ends an attempt wherever it runs, and keeps any worker from starting it. */
-	cancel(runId: string, taskId: string, attempt: number): Promise<void>;
-	/** Whether an attempt is still in the queue to follow (waiting, running, or ended with its result). */
-	inFlight(runId: string, taskId: string, attempt: number): Promise<boolean>;
-	close(): Promise<void>;
-}
-
-async function remoteRuntimes(url: string, local: RuntimeRegistry): Promise<RemoteRuntimes> {
-	const { RemoteDispatch } = await import("../runtimes/remote/remote-dispatch.js");
-	const dispatch = new RemoteDispatch(url);
-	const names = local.names().filter((name) => name !== "dry-run");
-	// `attach:<name>` follows a dead runner's attempt that is still in the queue.
-	const attachers = names.map((name) => ({ ...dispatch.attach(name), name: `${ATTACH}${name}` }));
-	const runtimes = [local.get("dry-run"), ...names.map((name) => dispatch.runtime(name)), ...attachers];
-	return {
-		runtimes: new RuntimeRegistry(runtimes),
-		cancel: (runId, taskId, attempt) => dispatch.cancel(runId, taskId, attempt, "its runner was lost"),
-		inFlight: (runId, taskId, attempt) => dispatch.inFlight(runId, taskId, attempt),
-		close: () => dispatch.close(),
-	};
-}
-
-/** The commit a script run's worktree calls start from; none outside a git repository with a commit. */
-function scriptBase(root: string): string | undefined {
-	try {
-		return headCommit(root);
-	} catch (error) {
-		// Not a repository: the script runs, and a call asking for a worktree is refused then.
-		if (isCrewError(error, ErrorCode.InvalidInput)) return undefined;
-		throw error;
+	/**
+	 * Ends a dead runner's remote attempts wherever they run; says what could not be done, to add
+	 * to the cancel's reason: the run ends cancelled either way.
+	 */
+	async #cancelRemote(run: RunRecord, live: readonly AttemptRecord[], reason: string): Promise<string> {
+		let remote: RemoteRuntimes | undefined;
+		try {
+			remote = await remoteRuntimes(run, this.project.root, this.runtimes);
+			for (const attempt of live) await remote.cancel(run.id, attempt.taskId, attempt.number, reason);
+			return "";
+		} catch (error) {
+			return ` (its remote attempts were not told: ${errorMessage(error)})`;
+		} finally {
+			await remote?.close();
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
 import { redisAddress } from "../runtimes/remote/redis-url.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { hasCommit } from "../workspace/worktrees.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
 
@@ -52,8 +53,14 @@ export interface PlanInput {
 	readonly concurrencyCap?: number;
 	/** Arguments of a workflow script's run, read by `ctx.args()`; checked against its `args` schema. */
 	readonly args?: unknown;
-	/** A Redis URL: the run's attempts go to `crew worker` processes through a BullMQ queue there. */
+	/**
+	 * A Redis URL: the run's attempts go to `crew worker` processes through a BullMQ queue there. In a
+	 * git repository with a commit, every task then works in a worktree of its own, since a worker
+	 * elsewhere brings its changes back as the task's branch.
+	 */
 	readonly queue?: string;
+	/** Where the queue's workers fetch the run's base commit from: a git URL or path. */
+	readonly repository?: string;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -146,6 +153,9 @@ export function planRun(
 	for (const step of workflow.item.steps) checkId("step", step.id);
 	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
 
+	const mode = input.workspace ?? team?.item.workspaceMode;
+	// A worker elsewhere can only bring a task's changes back as its branch.
+	const remoteRepository = input.queue !== undefined && hasCommit(context.cwd);
 	const projectCommands: ProjectCommand[] = [];
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
 		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
@@ -160,7 +170,7 @@ export function planRun(
 			dependsOn: step.dependsOn,
 			...stepLimits(step),
 			...verifyOf(step),
-			...(usesWorktree(step, input.workspace ?? team?.item.workspaceMode) ? { worktree: true } : {}),
+			...(remoteRepository || usesWorktree(step, mode) ? { worktree: true } : {}),
 			...(step.fields.approval === "true" ? { approval: true } : {}),
 			...(list(step.fields.writes).length > 0 ? { writes: list(step.fields.writes).map(normalizeScope) } : {}),
 		};
@@ -191,14 +201,8 @@ export function planRun(
 		throw invalid(`the workflow has a step '${untilId(1)}', the id of the --until check`);
 	}
 	const untilTasks: TaskSpec[] =
-		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded)];
+		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
 
-	const remote = input.queue !== undefined ? expanded.find((t) => t.verify || t.worktree) : undefined;
-	if (remote) {
-		throw invalid(
-			`step '${remote.id}' has a ${remote.verify ? "check (verify)" : "worktree"}, which remote attempts (--queue) do not support yet`,
-		);
-	}
 	return {
 		goal: input.goal,
 		team: team?.item.name ?? null,
@@ -236,8 +240,18 @@ function runOptions(
 		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 		...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
 		...(input.queue !== undefined ? { queue: checkQueue(input.queue) } : {}),
+		...(input.repository !== undefined ? { repository: checkRepository(input.repository, input.queue) } : {}),
 		cwd,
 	};
+}
+
+/** Where a queue's workers fetch the repository from, once it is one; only a run with a queue has workers. */
+function checkRepository(repository: string, queue: string | undefined): string {
+	if (queue === undefined)
+		throw invalid("--repository is where queue workers fetch the run's repository from: it needs --queue");
+	if (typeof repository !== "string" || repository.trim() === "")
+		throw invalid(`invalid repository ${JSON.stringify(repository)}: expected a git URL or path`);
+	return repository;
 }
 
 /** A queue URL as given, once it reads as one. */

@@ -8,8 +8,17 @@ export function untilId(n: number): string {
 	return `until.${n}`;
 }
 
-/** The `--until` check after pass `n`: the user's command, after every task without dependents. */
-export function untilTask(command: string, n: number, maxIterations: number, tasks: readonly TaskSpec[]): TaskSpec {
+/**
+ * The `--until` check after pass `n`: the user's command, after every task without dependents; in
+ * a worktree of their merged work when it runs on a queue's worker.
+ */
+export function untilTask(
+	command: string,
+	n: number,
+	maxIterations: number,
+	tasks: readonly TaskSpec[],
+	worktree = false,
+): TaskSpec {
 	const sinks = tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
 	return {
 		id: untilId(n),
@@ -21,6 +30,7 @@ export function untilTask(command: string, n: number, maxIterations: number, tas
 		retries: 0,
 		until: { command, iteration: n, maxIterations },
 		...(n > 1 ? { iteration: n } : {}),
+		...(worktree ? { worktree: true } : {}),
 	};
 }
 
@@ -75,5 +85,5 @@ export function nextPass(specs: readonly TaskSpec[], check: TaskSpec, evidence: 
 			text: withCheckEvidence(s.text, evidence, 4000, heading),
 			iteration: n,
 		}));
-	return [...copies, untilTask(until.command, n, until.maxIterations, copies)];
+	return [...copies, untilTask(until.command, n, until.maxIterations, copies, check.worktree)];
 }

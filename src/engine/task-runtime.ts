@@ -1,11 +1,11 @@
 import { errorMessage } from "../core/errors.js";
 import type { RunOptions, TaskSpec } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { withVerification } from "../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
-import { withVerification } from "./verified-runtime.js";
 import { inWorktree } from "./worktree-runtime.js";
 
 interface Deps {
@@ -16,18 +16,26 @@ interface Deps {
 
 /**
  * A task's runtime, wrapped: checked by its verify, and in its own worktree in worktree mode. A
- * dry run starts no agent, so there is nothing to check and no work to keep.
+ * runtime that runs attempts elsewhere carries the check and the setup hook to where its agent
+ * runs. A dry run starts no agent, so there is nothing to check and no work to keep.
  */
 export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: RunOptions): WorkerRuntime {
 	const { runtimes, worktrees } = deps;
 	let runtime = runtimes.get(name);
 	if (name === "dry-run") return runtime;
-	if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
-	if (spec.worktree && options.baseCommit) {
-		const setup = { hook: options.setup, runner: runtimes.get("command") };
+	const worktree = spec.worktree ? options.baseCommit : undefined;
+	const setup = worktree ? options.setup : undefined;
+	const carried = runtime.carry?.({
+		...(spec.verify ? { verify: spec.verify } : {}),
+		...(setup ? { setup } : {}),
+	});
+	if (carried) runtime = carried;
+	else if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
+	if (worktree) {
+		const hook = carried ? undefined : { hook: setup, runner: runtimes.get("command") };
 		// A script's call starts from the work of the calls its branch had awaited.
 		const dependencies = spec.call?.after ?? spec.dependsOn;
-		runtime = inWorktree(runtime, worktrees, options.baseCommit, dependencies, setup);
+		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook);
 	}
 	return runtime;
 }

@@ -6,7 +6,7 @@ function openNoFollow(file: string): number {
 }
 
 /** Writes one of an attempt's files in its artifact folder, never through a link. */
-export function writeAttemptFile(file: string, content: string): void {
+export function writeAttemptFile(file: string, content: string | Uint8Array): void {
 	const fd = openNoFollow(file);
 	try {
 		writeFileSync(fd, content);

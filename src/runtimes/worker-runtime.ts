@@ -1,4 +1,5 @@
-import type { AgentSpec, ProcessHandle, Usage } from "../core/types.js";
+import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
+import type { VerifySpec } from "../core/verdict.js";
 
 /** Everything a runtime needs to run one attempt of a task; plain data, so it can travel. */
 export interface TaskRequest {
@@ -68,7 +69,20 @@ export interface RunControl {
 	readonly onEvent: (event: WorkerEvent) => void;
 }
 
+/** What a task asks of each attempt besides its agent: a check after it, a setup hook before it. */
+export interface AttemptParts {
+	readonly verify?: VerifySpec;
+	/** Run first in a task's new worktree; a failure fails the attempt and its changes are not kept. */
+	readonly setup?: RunOptions["setup"];
+}
+
 export interface WorkerRuntime {
 	readonly name: string;
 	run(request: TaskRequest, control: RunControl): Promise<WorkerResult>;
+	/**
+	 * Offered by a runtime that runs attempts elsewhere: this runtime, running the task's setup
+	 * hook and check where its agent runs, in the agent's workspace, rather than having them
+	 * wrapped around it here.
+	 */
+	carry?(parts: AttemptParts): WorkerRuntime;
 }

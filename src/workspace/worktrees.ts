@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { git, gitRun } from "./git.js";
+import { CREW_AUTHOR, git, gitRun } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
 export interface TaskWorkspace {
@@ -39,8 +39,16 @@ export interface CommittedChange {
 	readonly patch: string;
 }
 
-/** crew commits on the agents' behalf under its own name, whatever the user's git config says. */
-const AUTHOR = ["-c", "user.name=crew", "-c", "user.email=crew@localhost"];
+/** Whether `root` is a git repository with a commit, where worktrees can start. */
+export function hasCommit(root: string): boolean {
+	try {
+		headCommit(root);
+		return true;
+	} catch (error) {
+		if (error instanceof CrewError && error.code === ErrorCode.InvalidInput) return false;
+		throw error;
+	}
+}
 
 /** The leader repository's HEAD commit: where a run's worktrees start. */
 export function headCommit(root: string): string {
@@ -127,7 +135,7 @@ export class Worktrees {
 			const depBranch = this.branchOf(runId, dep);
 			if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${depBranch}`])).code !== 0)
 				continue;
-			const merged = await gitRun(path, [...AUTHOR, "merge", "--no-edit", "--quiet", depBranch]);
+			const merged = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", depBranch]);
 			if (merged.code !== 0) {
 				const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
 				await gitRun(path, ["merge", "--abort"]);
@@ -157,7 +165,7 @@ export class Worktrees {
 				const taskBranch = this.branchOf(runId, task);
 				if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${taskBranch}`])).code !== 0)
 					continue;
-				const result = await gitRun(path, [...AUTHOR, "merge", "--no-edit", "--quiet", taskBranch]);
+				const result = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", taskBranch]);
 				if (result.code !== 0) {
 					const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
 					await gitRun(path, ["merge", "--abort"]);
@@ -269,7 +277,7 @@ export class Worktrees {
 	async #commitAll(path: string, message: string): Promise<string | undefined> {
 		await git(path, ["add", "--all"]);
 		if ((await gitRun(path, ["diff", "--cached", "--quiet"])).code === 0) return undefined;
-		await git(path, [...AUTHOR, "commit", "--quiet", "--no-verify", "-m", message]);
+		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "-m", message]);
 		return (await git(path, ["rev-parse", "HEAD"])).trim();
 	}
 }

@@ -104,6 +104,10 @@ function program(setExit: (code: number) => void): Command {
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
 		.option("--queue <url>", "run attempts on crew workers through a BullMQ queue on this Redis (redis://host:port)")
+		.option(
+			"--repository <url>",
+			"with --queue: the git URL or path workers fetch the run's base commit from (default: this repository's path)",
+		)
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));

@@ -30,6 +30,7 @@ export interface RunFlags {
 	readonly maxIterations?: number;
 	readonly args?: unknown;
 	readonly queue?: string;
+	readonly repository?: string;
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
 	readonly timeout?: string;
@@ -98,6 +99,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			...(flags.args !== undefined ? { args: flags.args } : {}),
 			...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
+			...(flags.repository !== undefined ? { repository: flags.repository } : {}),
 			...(settings.setup ? { setup: settings.setup } : {}),
 			concurrencyCap: settings.maxConcurrency,
 			budget: {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
+import type { CheckoutSource } from "../../workspace/checkouts.js";
+import type { AttemptParts, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 
 /** The BullMQ queue crew's attempts go through. */
 export const ATTEMPT_QUEUE = "crew-attempts";
@@ -28,9 +29,22 @@ const Agent = z.object({
 	systemPrompt: z.string(),
 });
 
-/** What a job carries: the attempt's request as the coordinator made it, and its runtime. */
+/**
+ * What a job carries: the attempt's request as the coordinator made it, its runtime, the setup
+ * hook and check to run beside the agent, and where the task's workspace comes from, if it has one.
+ */
 export const AttemptJob = z.object({
 	runtime: z.string().min(1),
+	parts: z.object({
+		verify: z
+			.discriminatedUnion("kind", [
+				z.object({ kind: z.literal("verdict") }),
+				z.object({ kind: z.literal("command"), command: z.string().min(1) }),
+			])
+			.optional(),
+		setup: z.object({ command: z.string().min(1), timeoutMs: z.number().positive() }).optional(),
+	}),
+	checkout: z.object({ repository: z.string().min(1), base: z.string().min(1), start: z.string() }).optional(),
 	request: z.object({
 		runId: z.string(),
 		taskId: z.string(),
@@ -52,6 +66,8 @@ export const AttemptJob = z.object({
 export interface AttemptJobData {
 	readonly runtime: string;
 	readonly request: TaskRequest;
+	readonly parts: AttemptParts;
+	readonly checkout?: CheckoutSource;
 }
 
 /** A batch of worker events, from the `started`-th time a worker took the job. */
@@ -60,8 +76,10 @@ export interface AttemptProgress {
 	readonly events: readonly WorkerEvent[];
 }
 
-/** What a job returns: the runtime's result and the contents of the files it wrote. */
+/** What a job returns: the runtime's result, the contents of the files it wrote, and what it changed in its checkout. */
 export interface AttemptReturn {
 	readonly result: WorkerResult;
 	readonly files: readonly { readonly name: string; readonly base64: string }[];
+	/** A binary patch over the checkout's starting state; absent without a checkout. */
+	readonly changes?: string;
 }

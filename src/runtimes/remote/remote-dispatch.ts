@@ -1,9 +1,13 @@
-import { join } from "node:path";
+import { once } from "node:events";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import { ZERO_USAGE } from "../../core/types.js";
+import { applyChanges, type CheckoutSource, startingChanges } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
-import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
+import type { AttemptParts, RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
 import {
 	ATTEMPT_QUEUE,
 	type AttemptJobData,
@@ -21,6 +25,17 @@ interface JobWatch {
 	readonly failed: (reason: string) => void;
 }
 
+/** Where the workers of a run in a git repository make its tasks' workspaces from. */
+export interface RemoteWorkspace {
+	/** A git URL or path the workers fetch `base` from. */
+	readonly repository: string;
+	readonly base: string;
+	/** The repository here: a task working in it rather than in a worktree of its own gets no checkout. */
+	readonly root: string;
+}
+
+/** How long closing waits for Redis to answer before its connections are dropped. */
+const CLOSE_WAIT_MS = 5000;
 /** How long a cancelled attempt's worker is waited for before the attempt is given up. */
 const CANCEL_WAIT_MS = 10_000;
 /** How long the record of a cancelled attempt stays, so a worker taking it later skips it: a day. */
@@ -28,9 +43,11 @@ const CANCEL_TTL_S = 86_400;
 
 /**
  * Hands a runner's attempts to `crew worker` processes through a BullMQ queue on Redis. Each
- * attempt is one job; its worker events come back as job progress, its result and files as the
- * job's return value. Events of a job a worker lost (it stalled, and another worker took the
- * job over) are dropped once the new taker's arrive.
+ * attempt is one job; its worker events come back as job progress, its result, files and changes
+ * as the job's return value. A task in a worktree of its own sends its starting state with the
+ * job, and the worker's changes are applied to that worktree when the job ends. Events of a job a
+ * worker lost (it stalled, and another worker took the job over) are dropped once the new taker's
+ * arrive.
  */
 export class RemoteDispatch {
 	readonly #queue: Queue;
@@ -39,37 +56,68 @@ export class RemoteDispatch {
 	readonly #redis: Redis;
 	readonly #ready: Promise<unknown>;
 	readonly #watches = new Map<string, JobWatch>();
+	readonly #url: string;
+	readonly #workspace: RemoteWorkspace | undefined;
 
-	constructor(url: string) {
+	constructor(url: string, workspace?: RemoteWorkspace) {
+		this.#url = url;
+		this.#workspace = workspace;
 		const connection = { ...redisAddress(url), maxRetriesPerRequest: null };
-		this.#queue = new Queue(ATTEMPT_QUEUE, { connection });
+		// Adding a job or a cancel fails at once while Redis is away, rather than waiting for it.
+		const commands = { ...connection, enableOfflineQueue: false };
+		this.#queue = new Queue(ATTEMPT_QUEUE, { connection: commands });
 		this.#events = new QueueEvents(ATTEMPT_QUEUE, { connection });
-		this.#redis = new Redis(connection);
+		this.#redis = new Redis(commands);
 		this.#events.on("progress", ({ jobId, data }) => this.#watches.get(jobId)?.progress(data as AttemptProgress));
 		this.#events.on("completed", ({ jobId, returnvalue }) => {
 			const value = typeof returnvalue === "string" ? (JSON.parse(returnvalue) as AttemptReturn) : returnvalue;
 			this.#watches.get(jobId)?.completed(value as unknown as AttemptReturn);
 		});
 		this.#events.on("failed", ({ jobId, failedReason }) => this.#watches.get(jobId)?.failed(failedReason));
-		this.#ready = this.#events.waitUntilReady();
+		// Commands fail rather than wait while a client is not connected: each use waits for this first.
+		this.#ready = Promise.all([
+			this.#events.waitUntilReady(),
+			this.#queue.waitUntilReady(),
+			once(this.#redis, "ready"),
+		]);
+		// Redis being away shows in the commands that need it, and its clients reconnect on their own.
+		const away = () => undefined;
+		this.#queue.on("error", away);
+		this.#events.on("error", away);
+		this.#redis.on("error", away);
 	}
 
-	/** A runtime that runs `name`'s attempts on whichever worker takes them. */
+	/**
+	 * A runtime that runs `name`'s attempts on whichever worker takes them; carrying a task's
+	 * setup hook and check, it has the worker run those too, beside the agent.
+	 */
 	runtime(name: string): WorkerRuntime {
-		return { name, run: (request, control) => this.#run(name, request, control, true) };
+		const runtime = (parts: AttemptParts): WorkerRuntime => ({
+			name,
+			run: (request, control) => this.#run(name, request, control, parts),
+			carry: runtime,
+		});
+		return runtime({});
 	}
 
 	/**
 	 * A runtime that follows an attempt already in the queue (a dead runner's) to its end instead
 	 * of adding it: the result of a job that ended meanwhile, or the events and result of one that
-	 * still runs or waits.
+	 * still runs or waits. The job already carries the task's setup hook and check. `label` is
+	 * the runtime's own name, as its registry knows it.
 	 */
-	attach(name: string): WorkerRuntime {
-		return { name, run: (request, control) => this.#run(name, request, control, false) };
+	attach(name: string, label: string): WorkerRuntime {
+		const runtime: WorkerRuntime = {
+			name: label,
+			run: (request, control) => this.#run(name, request, control, undefined),
+			carry: () => runtime,
+		};
+		return runtime;
 	}
 
 	/** Whether an attempt is still in the queue to be followed: waiting, running, or completed with its result kept. */
 	async inFlight(runId: string, taskId: string, attempt: number): Promise<boolean> {
+		await this.#ready;
 		const state = await this.#queue.getJobState(attemptJobId(runId, taskId, attempt));
 		return ["waiting", "delayed", "prioritized", "active", "completed"].includes(state);
 	}
@@ -79,11 +127,31 @@ export class RemoteDispatch {
 		return this.#cancel(attemptJobId(runId, taskId, attempt), reason);
 	}
 
+	/** Closes its connections; when they do not close within a few seconds (Redis is away), drops them. */
 	async close(): Promise<void> {
-		await Promise.allSettled([this.#events.close(), this.#queue.close(), this.#redis.quit()]);
+		const closed = this.#ready.then(() =>
+			Promise.allSettled([this.#events.close(), this.#queue.close(), this.#redis.quit()]),
+		);
+		let timer: NodeJS.Timeout | undefined;
+		const late = new Promise<"late">((resolve) => {
+			timer = setTimeout(() => resolve("late"), CLOSE_WAIT_MS);
+		});
+		if ((await Promise.race([closed, late])) === "late") {
+			// BullMQ's own disconnect waits for a connection too: it is started, not awaited.
+			this.#redis.disconnect();
+			void this.#events.disconnect();
+			void this.#queue.disconnect();
+		}
+		clearTimeout(timer);
 	}
 
-	async #run(runtime: string, request: TaskRequest, control: RunControl, add: boolean): Promise<WorkerResult> {
+	/** Runs an attempt remotely: adds its job with `parts`, or follows the job already there without. */
+	async #run(
+		runtime: string,
+		request: TaskRequest,
+		control: RunControl,
+		parts: AttemptParts | undefined,
+	): Promise<WorkerResult> {
 		control.signal.throwIfAborted();
 		await this.#ready;
 		const jobId = attemptJobId(request.runId, request.taskId, request.attempt);
@@ -101,14 +169,20 @@ export class RemoteDispatch {
 			});
 		});
 		try {
-			if (add) {
-				const data: AttemptJobData = { runtime, request };
-				await this.#queue.add(request.taskId, data, {
-					jobId,
-					attempts: 1,
-					removeOnComplete: { age: CANCEL_TTL_S },
-					removeOnFail: { age: CANCEL_TTL_S },
-				});
+			if (parts) {
+				const checkout = await this.#checkoutOf(request);
+				const data: AttemptJobData = { runtime, request, parts, ...(checkout ? { checkout } : {}) };
+				try {
+					await this.#queue.add(request.taskId, data, {
+						jobId,
+						attempts: 1,
+						removeOnComplete: { age: CANCEL_TTL_S },
+						removeOnFail: { age: CANCEL_TTL_S },
+					});
+				} catch (error) {
+					const message = `cannot hand the attempt to the queue at ${this.#url}: ${errorMessage(error)}`;
+					return { ...NOTHING, error: { message, retryable: true } };
+				}
 			} else await this.#settledMeanwhile(jobId);
 			const onAbort = () => {
 				// A cancel that cannot reach Redis still ends here: the attempt is given up after the wait.
@@ -117,7 +191,7 @@ export class RemoteDispatch {
 			control.signal.addEventListener("abort", onAbort, { once: true });
 			try {
 				const outcome = await Promise.race([ended, aborted(control.signal, ended)]);
-				return this.#keepFiles(request, outcome);
+				return await this.#keep(request, outcome);
 			} finally {
 				control.signal.removeEventListener("abort", onAbort);
 			}
@@ -138,21 +212,75 @@ export class RemoteDispatch {
 
 	/** Marks the attempt cancelled and tells its worker; a job no worker took yet is removed. */
 	async #cancel(jobId: string, reason: string): Promise<void> {
+		await this.#ready;
 		await this.#redis.set(cancelKey(jobId), reason, "EX", CANCEL_TTL_S);
 		await this.#queue.remove(jobId).catch(() => 0);
 		await this.#redis.publish(CANCEL_CHANNEL, JSON.stringify({ jobId, reason }));
 	}
 
-	/** The result, with the files the worker wrote stored under the attempt's own folder here. */
-	#keepFiles(request: TaskRequest, outcome: AttemptReturn): WorkerResult {
+	/** Where a task in a worktree of its own starts: the run's base commit, and the worktree's state over it. */
+	async #checkoutOf(request: TaskRequest): Promise<CheckoutSource | undefined> {
+		const workspace = this.#workspace;
+		if (!workspace || request.cwd === workspace.root) return undefined;
+		const start = await startingChanges(request.cwd, workspace.base);
+		return { repository: workspace.repository, base: workspace.base, start };
+	}
+
+	/**
+	 * The result, with the files the worker wrote stored under the attempt's own folder here and
+	 * its changes applied to the task's worktree. Changes that do not apply fail the attempt.
+	 */
+	async #keep(request: TaskRequest, outcome: AttemptReturn): Promise<WorkerResult> {
 		for (const file of outcome.files) {
 			const relative = file.name.slice(request.artifactPrefix.length + 1);
 			if (!file.name.startsWith(`${request.artifactPrefix}/`) || relative.split("/").includes("..")) continue;
-			writeAttemptFile(join(request.artifactDir, relative), Buffer.from(file.base64, "base64").toString("utf8"));
+			const path = join(request.artifactDir, relative);
+			mkdirSync(dirname(path), { recursive: true });
+			writeAttemptFile(path, Buffer.from(file.base64, "base64"));
 		}
-		return outcome.result;
+		if (outcome.changes === undefined || request.cwd === this.#workspace?.root) return outcome.result;
+		try {
+			await applyChanges(request.cwd, outcome.changes);
+			return outcome.result;
+		} catch (error) {
+			const message = `the worker's changes do not apply to ${request.cwd}: ${errorMessage(error)}`;
+			return { ...outcome.result, ok: false, error: { message, retryable: false } };
+		}
 	}
 }
+
+/**
+ * Resolves once the Redis at `url` answers; rejects, naming the URL, when it does not within
+ * `ms`. Ask before making a dispatch: BullMQ's clients wait for a Redis that never answered even
+ * to close.
+ */
+export async function checkQueue(url: string, ms: number): Promise<void> {
+	const client = new Redis({
+		...redisAddress(url),
+		lazyConnect: true,
+		connectTimeout: ms,
+		maxRetriesPerRequest: 0,
+		enableOfflineQueue: false,
+		retryStrategy: () => null,
+	});
+	// The connection's own error says more than the closed connection the commands then see.
+	let cause: unknown;
+	client.on("error", (error) => {
+		cause ??= error;
+	});
+	try {
+		await client.connect();
+		await client.ping();
+	} catch (error) {
+		const said = errorMessage(cause ?? error);
+		throw new CrewError(ErrorCode.Runtime, `the queue at ${url} does not answer (${said}); is Redis running?`);
+	} finally {
+		client.disconnect();
+	}
+}
+
+/** The result of an attempt that never reached a worker. */
+const NOTHING = { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [] } as const;
 
 /**
  * Rejects with the signal's reason once the attempt's worker has ended after an abort (or after

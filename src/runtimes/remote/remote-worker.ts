@@ -1,13 +1,18 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { ZERO_USAGE } from "../../core/types.js";
+import { isProcessAlive } from "../../store/process-identity.js";
+import { Checkouts } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
-import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
+import { runSetup } from "../setup-hook.js";
+import { withVerification } from "../verified-runtime.js";
+import type { AttemptParts, RunControl, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 import { ATTEMPT_QUEUE, AttemptJob, type AttemptReturn, CANCEL_CHANNEL, cancelKey } from "./attempt-job.js";
 import { watchGroup } from "./group-sentinel.js";
 import { redisAddress } from "./redis-url.js";
@@ -15,7 +20,10 @@ import { redisAddress } from "./redis-url.js";
 export interface RemoteWorkerOptions {
 	readonly url: string;
 	readonly runtimes: RuntimeRegistry;
-	/** Where attempts get their own folders; each is removed once its result is sent. */
+	/**
+	 * Where attempts get their own folders, each removed once its result is sent, and the copies of
+	 * runs' repositories their checkouts come from live.
+	 */
 	readonly workdir: string;
 	/** Attempts run at once. Default 1. */
 	readonly concurrency?: number;
@@ -46,10 +54,15 @@ export class RemoteWorker {
 	readonly #subscriber: Redis;
 	readonly #redis: Redis;
 	readonly #running = new Map<string, AbortController>();
+	readonly #checkouts: Checkouts;
+	/** This worker's attempt folders, named by its pid so a later worker can tell them from a live one's. */
+	readonly #attempts: string;
 	#closing = false;
 
 	constructor(options: RemoteWorkerOptions) {
 		this.#options = options;
+		this.#checkouts = new Checkouts(join(options.workdir, "repositories"));
+		this.#attempts = join(options.workdir, "attempts", String(process.pid));
 		const connection = { ...redisAddress(options.url), maxRetriesPerRequest: null };
 		const lockDuration = options.lockMs ?? 10_000;
 		this.#worker = new Worker(ATTEMPT_QUEUE, (job) => this.#process(job), {
@@ -65,6 +78,8 @@ export class RemoteWorker {
 		this.#worker.on("error", (error) => this.#options.log?.(`worker error: ${errorMessage(error)}`));
 		this.#redis = new Redis(connection);
 		this.#subscriber = new Redis(connection);
+		for (const client of [this.#redis, this.#subscriber])
+			client.on("error", (error) => this.#options.log?.(`redis: ${errorMessage(error)}`));
 		this.#subscriber.on("message", (_channel, message) => {
 			const { jobId, reason } = JSON.parse(message) as { jobId: string; reason: string };
 			this.#stop(jobId, reason);
@@ -72,6 +87,9 @@ export class RemoteWorker {
 	}
 
 	async start(): Promise<void> {
+		await this.#tidy();
+		// Subscribing while the client checks the connection fails that check and the subscription.
+		if (this.#subscriber.status !== "ready") await once(this.#subscriber, "ready");
 		await this.#subscriber.subscribe(CANCEL_CHANNEL);
 		await this.#worker.waitUntilReady();
 	}
@@ -83,6 +101,16 @@ export class RemoteWorker {
 		await Promise.allSettled([this.#worker.close(), this.#subscriber.quit(), this.#redis.quit()]);
 	}
 
+	/** Removes what workers that died left in the work folder: their attempt folders and checkouts. */
+	async #tidy(): Promise<void> {
+		const attempts = join(this.#options.workdir, "attempts");
+		mkdirSync(attempts, { recursive: true });
+		for (const pid of readdirSync(attempts)) {
+			if (!isProcessAlive(Number(pid), null)) rmSync(join(attempts, pid), { recursive: true, force: true });
+		}
+		await this.#checkouts.prune();
+	}
+
 	#stop(jobId: string, reason: string): void {
 		const controller = this.#running.get(jobId);
 		if (controller && !controller.signal.aborted) controller.abort(new CrewError(ErrorCode.Cancelled, reason));
@@ -91,18 +119,17 @@ export class RemoteWorker {
 	async #process(job: Job): Promise<AttemptReturn> {
 		const parsed = AttemptJob.safeParse(job.data);
 		if (!parsed.success) throw new UnrecoverableError(`not a crew attempt: ${parsed.error.issues[0]?.message}`);
-		const { runtime, request: given } = parsed.data;
+		const { runtime, request: given, parts, checkout } = parsed.data;
 		const id = job.id as string;
 		const cancelled = await this.#redis.get(cancelKey(id));
 		if (cancelled !== null) throw new UnrecoverableError(`cancelled: ${cancelled}`);
-		const folder = join(this.#options.workdir, given.runId, `${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
+		const folder = join(this.#attempts, `${given.runId}.${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
 		const request: TaskRequest = {
 			...given,
 			cwd: join(folder, "work"),
 			artifactDir: join(folder, "files"),
 			promptFile: join(folder, "files", "prompt.md"),
 		};
-		mkdirSync(request.cwd, { recursive: true });
 		mkdirSync(request.artifactDir, { recursive: true });
 		writeAttemptFile(request.promptFile, request.prompt);
 		const controller = new AbortController();
@@ -117,9 +144,19 @@ export class RemoteWorker {
 			sent = sent.then(() => job.updateProgress({ started: job.attemptsStarted, events })).catch(() => undefined);
 		};
 		const timer = setInterval(flush, FLUSH_MS);
-		this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: started`);
+		const said = (what: string) =>
+			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${what}`);
+		said("started");
 		try {
-			const result = await this.#options.runtimes.get(runtime).run(request, {
+			if (checkout) {
+				try {
+					await this.#checkouts.prepare(checkout, request.cwd);
+				} catch (error) {
+					said(errorMessage(error));
+					return { result: { ...LEFT, error: { message: errorMessage(error), retryable: false } }, files: [] };
+				}
+			} else mkdirSync(request.cwd, { recursive: true });
+			const { result, keep } = await this.#attempt(runtime, parts, request, {
 				signal: controller.signal,
 				onEvent: (event) => {
 					if (event.type === "spawned") sentinels.push(watchGroup(event.process.pgid, this.#options.graceMs ?? 3000));
@@ -131,13 +168,12 @@ export class RemoteWorker {
 				const bytes = readFileSync(join(request.artifactDir, relative));
 				return bytes.length > MAX_FILE_BYTES ? [] : [{ name: file.name, base64: bytes.toString("base64") }];
 			});
-			this.#options.log?.(
-				`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${result.ok ? "done" : "failed"}`,
-			);
-			return { result, files };
+			const changes = checkout && keep ? await this.#checkouts.changes(request.cwd) : undefined;
+			said(result.ok ? "done" : "failed");
+			return { result, files, ...(changes !== undefined ? { changes } : {}) };
 		} catch (error) {
 			const message = errorMessage(error);
-			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: ${message}`);
+			said(message);
 			// A worker going away is no fault of the task: the attempt fails as one another worker may retry.
 			if (this.#closing) return { result: { ...LEFT, error: { message, retryable: true } }, files: [] };
 			throw new UnrecoverableError(message);
@@ -147,7 +183,28 @@ export class RemoteWorker {
 			await sent;
 			this.#running.delete(id);
 			for (const sentinel of sentinels) sentinel.kill("SIGKILL");
+			if (checkout) await this.#checkouts.remove(checkout.repository, request.cwd);
 			rmSync(folder, { recursive: true, force: true });
 		}
+	}
+
+	/**
+	 * The attempt as the coordinator would run it here: the setup hook first (a failure ends the
+	 * attempt, and what the hook changed is not kept), then the agent, checked by the task's check.
+	 */
+	async #attempt(
+		name: string,
+		parts: AttemptParts,
+		request: TaskRequest,
+		control: RunControl,
+	): Promise<{ result: WorkerResult; keep: boolean }> {
+		const { runtimes } = this.#options;
+		if (parts.setup) {
+			const failed = await runSetup(runtimes.get("command"), parts.setup, request, control);
+			if (failed) return { result: failed, keep: false };
+		}
+		const agent = runtimes.get(name);
+		const runtime = parts.verify ? withVerification(agent, runtimes.get("command"), parts.verify) : agent;
+		return { result: await runtime.run(request, control), keep: true };
 	}
 }

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { cancelLiveRuns, crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { startWorker as startCrewWorker } from "./crew-worker.js";
 import { RedisServer } from "./redis-server.js";
 
 let redis: RedisServer;
@@ -23,28 +24,8 @@ afterAll(async () => {
 	await redis?.stop();
 });
 
-/** A `crew worker` standing in for a machine of its own: its own name and work folder. */
-async function startWorker(name: string, dir: string): Promise<ChildProcess> {
-	const worker = crewProcess(dir, [
-		"worker",
-		"--queue",
-		redis.url,
-		"--concurrency",
-		"2",
-		"--name",
-		name,
-		"--workdir",
-		join(dir, `work-${name}`),
-		"--lock-duration",
-		"1500",
-	]);
-	workers.push(worker);
-	let out = "";
-	worker.stdout?.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	await waitFor(`worker ${name} ready`, () => out.includes("taking attempts"));
-	return worker;
+function startWorker(name: string, dir: string): Promise<ChildProcess> {
+	return startCrewWorker(redis.url, name, dir, workers);
 }
 
 /** A repository of a workflow `gated` whose tasks wait at their gates until `open(task)`. */

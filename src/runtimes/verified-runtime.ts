@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact } from "../core/redact.js";
 import { type VerifySpec, verdictOf } from "../core/verdict.js";
-import { writeAttemptFile } from "../runtimes/attempt-files.js";
-import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
+import { writeAttemptFile } from "./attempt-files.js";
+import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Characters of a check's output kept in the failure given to the next attempt. */
 const EVIDENCE_CHARS = 16_000;

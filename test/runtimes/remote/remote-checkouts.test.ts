@@ -1,0 +1,200 @@
+import type { ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { TrustStore } from "../../../src/config/trust.js";
+import {
+	cancelLiveRuns,
+	crew,
+	crewProcess,
+	exitOf,
+	gitRepo,
+	isAlive,
+	read,
+	type TestRepo,
+	waitFor,
+} from "../../helpers.js";
+import { startWorker } from "./crew-worker.js";
+import { RedisServer } from "./redis-server.js";
+
+let redis: RedisServer;
+const workers: ChildProcess[] = [];
+const repos: TestRepo[] = [];
+
+beforeAll(async () => {
+	redis = await RedisServer.start();
+});
+afterEach(async () => {
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
+	for (const worker of workers.splice(0)) {
+		worker.kill("SIGTERM");
+		await exitOf(worker);
+	}
+});
+afterAll(async () => {
+	await redis?.stop();
+});
+
+const git = (repo: TestRepo, ...args: string[]) =>
+	execFileSync("git", args, { cwd: repo.dir, encoding: "utf8", stdio: "pipe" });
+
+/** A committed repository whose `deps/` is ignored, with command agents by name. */
+function repository(agents: Record<string, string>): TestRepo {
+	const repo = gitRepo();
+	repos.push(repo);
+	repo.writeFile(".gitignore", "deps/\nwork-*/\n");
+	git(repo, "add", ".gitignore");
+	git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore deps");
+	for (const [name, command] of Object.entries(agents)) {
+		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+	}
+	return repo;
+}
+
+/** The environment of a user whose config sets a worktree setup hook, and who trusts `repo`. */
+function userWithSetup(repo: TestRepo, hook: string): NodeJS.ProcessEnv {
+	const env = { ...process.env, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "crew-user-")) };
+	mkdirSync(join(env.XDG_CONFIG_HOME, "crew"), { recursive: true });
+	writeFileSync(join(env.XDG_CONFIG_HOME, "crew", "config.json"), JSON.stringify({ worktree: { setup: hook } }));
+	new TrustStore(env).trust(repo.dir);
+	return env;
+}
+
+test("a repository's tasks work in checkouts on the workers: setup, agent and check there, dependencies' work in, changes back as branches", async () => {
+	const repo = repository({
+		wa: "test -f deps/ok && echo from-a > a.txt && echo more >> README.md",
+		wb: String.raw`mkdir -p sub && printf 'x\000y' > sub/b.bin`,
+		wc: "cat a.txt > seen.txt && od -An -c sub/b.bin >> seen.txt && pwd > where.txt && rm README.md",
+	});
+	repo.workflow("tree", [
+		{ id: "a", role: "wa" },
+		{ id: "b", role: "wb" },
+		{ id: "c", role: "wc", dependsOn: ["a", "b"], extra: { verify: "grep -q from-a seen.txt && test -f deps/ok" } },
+	]);
+	const env = userWithSetup(repo, "mkdir -p deps && echo installed > deps/ok");
+	await startWorker(redis.url, "A", repo.dir, workers);
+	await startWorker(redis.url, "B", repo.dir, workers);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "tree", "--queue", redis.url, "--json"], 60_000, env);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const { tasks } = read(repo.dir, (r) => r.status(runId));
+	expect(tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
+		["a", "completed", 1],
+		["b", "completed", 1],
+		["c", "completed", 1],
+	]);
+
+	const show = (ref: string, file: string) => git(repo, "show", `${ref}:${file}`);
+	const branch = (task: string) => `crew-tasks/${runId}/${task}`;
+	expect(show(branch("a"), "a.txt")).toBe("from-a\n");
+	expect(show(branch("a"), "README.md")).toBe("a sample\nmore\n");
+	expect(execFileSync("git", ["show", `${branch("b")}:sub/b.bin`], { cwd: repo.dir })).toEqual(
+		Buffer.from("x\0y", "binary"),
+	);
+	// c started from a's and b's work, merged: a's file and b's binary file; its deletion came back too.
+	expect(show(branch("c"), "seen.txt")).toMatch(/^from-a\n\s+x\s+\\0\s+y\n$/);
+	expect(git(repo, "ls-tree", "--name-only", "-r", branch("c")).split("\n")).not.toContain("README.md");
+	// It worked on a worker, in that worker's own folder, not in the coordinator's worktree.
+	expect(show(branch("c"), "where.txt")).toMatch(new RegExp(`^${repo.dir}/work-[AB]/attempts/\\d+/`));
+	// The setup hook's ignored files stayed on the worker; the check ran there and its output came back.
+	expect(git(repo, "ls-tree", "-r", "--name-only", `crew/${runId}`).split("\n").filter(Boolean).sort()).toEqual([
+		".gitignore",
+		"a.txt",
+		"seen.txt",
+		"sub/b.bin",
+		"where.txt",
+	]);
+	const files = join(repo.dir, ".crew", "runs", runId, "tasks");
+	expect(existsSync(join(files, "c", "check", "attempt-1.output.txt"))).toBe(true);
+	expect(readFileSync(join(files, "a", "attempt-1.patch"), "utf8")).toContain("+from-a");
+	// The user's checkout is untouched, and the workers left no attempt folders or worktrees behind.
+	expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
+	for (const name of ["A", "B"]) {
+		const attempts = join(repo.dir, `work-${name}`, "attempts");
+		for (const pid of readdirSync(attempts)) expect(readdirSync(join(attempts, pid))).toEqual([]);
+		const copies = join(repo.dir, `work-${name}`, "repositories");
+		for (const copy of readdirSync(copies)) {
+			const trees = execFileSync("git", ["worktree", "list", "--porcelain"], { cwd: join(copies, copy) });
+			expect(trees.toString().match(/^worktree /gm)).toHaveLength(1);
+		}
+	}
+});
+
+test("a check that fails on the worker is retried with its output; a failing setup hook fails the attempt", async () => {
+	const marks = mkdtempSync(join(tmpdir(), "crew-marks-"));
+	const repo = repository({ fixer: "echo fixed >> fixes.txt" });
+	const check = `test -f ${marks}/checked || { touch ${marks}/checked; echo not yet; exit 1; }`;
+	repo.workflow("fix", [{ id: "fix", role: "fixer", extra: { verify: check } }]);
+	await startWorker(redis.url, "A", repo.dir, workers);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", redis.url, "--json"], 60_000);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const attempts = read(repo.dir, (r) => r.attempts(runId));
+	expect(attempts.map((a) => a.status)).toEqual(["failed", "completed"]);
+	expect(attempts[0]?.error).toMatch(/^the check `test -f .*` failed/);
+	const evidence = join(repo.dir, ".crew", "runs", runId, "tasks", "fix", "check", "attempt-1.output.txt");
+	expect(readFileSync(evidence, "utf8")).toBe("not yet\n");
+	// Each attempt's work is on a branch: the failed one's kept, the completed one's the task's.
+	expect(git(repo, "show", `crew-attempts/${runId}/fix/1:fixes.txt`)).toBe("fixed\n");
+	expect(git(repo, "show", `crew-tasks/${runId}/fix:fixes.txt`)).toBe("fixed\n");
+
+	const broken = userWithSetup(repo, "echo cannot install; exit 3");
+	const failed = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", redis.url], 60_000, broken);
+	expect(failed.code).not.toBe(0);
+	const second = read(repo.dir, (r) => r.runs().find((other) => other.id !== runId)?.id) as string;
+	const [task] = read(repo.dir, (r) => r.status(second).tasks);
+	expect(task?.status).toBe("failed");
+	expect(task?.error).toMatch(/^the setup hook `echo cannot install; exit 3` failed: .*\ncannot install$/s);
+});
+
+test("a base commit the workers cannot fetch fails the attempt, naming the commit and where it was looked for", async () => {
+	const repo = repository({ w: "echo ok" });
+	repo.workflow("one", [{ id: "one", role: "w" }]);
+	await startWorker(redis.url, "A", repo.dir, workers);
+	const nowhere = join(repo.dir, "no-such-repository");
+	const args = ["run", "g", "--workflow", "one", "--queue", redis.url, "--repository", nowhere, "--retries", "0"];
+	const run = await crew(repo.dir, args);
+	expect(run.code).not.toBe(0);
+	const base = git(repo, "rev-parse", "HEAD").trim();
+	const [task] = read(repo.dir, (r) => r.status().tasks);
+	expect(task?.error).toContain(`cannot fetch the run's base commit ${base} from ${nowhere}`);
+});
+
+test("a queue that does not answer stops the run from starting, at once and saying so", async () => {
+	const repo = repository({ w: "echo ok" });
+	repo.workflow("one", [{ id: "one", role: "w" }]);
+	const down = "redis://127.0.0.1:9";
+	const started = Date.now();
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", down]);
+	expect(Date.now() - started).toBeLessThan(30_000);
+	expect(run.code).not.toBe(0);
+	const refused = "connect ECONNREFUSED 127.0.0.1:9";
+	expect(run.stderr).toContain(`the queue at ${down} does not answer (${refused}); is Redis running?`);
+	// Nothing started; the run can be resumed once the queue answers.
+	const status = read(repo.dir, (r) => r.status());
+	expect(status.run.status).toBe("failed");
+	expect(status.tasks.map((t) => [t.status, t.attempts])).toEqual([["cancelled", 0]]);
+});
+
+test("cancelling a queue run whose coordinator died ends its agents on the workers", async () => {
+	const gates = mkdtempSync(join(tmpdir(), "crew-gates-"));
+	const repo = repository({});
+	repo.agent("w", `--answer --gate ${gates}`);
+	repo.workflow("pair", [
+		{ id: "left", role: "w" },
+		{ id: "right", role: "w" },
+	]);
+	await startWorker(redis.url, "A", repo.dir, workers);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", redis.url]);
+	await waitFor("both tasks running on the worker", () => repo.starts().length === 2);
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const cancelled = await crew(repo.dir, ["cancel", runId]);
+	expect(cancelled.code, cancelled.stderr).toBe(0);
+	expect(read(repo.dir, (r) => r.status(runId).run.status)).toBe("cancelled");
+	for (const start of repo.starts()) await waitFor(`agent ${start.task} ended`, () => !isAlive(start.pid), 10_000);
+	expect(repo.ends()).toEqual([]);
+});
