@@ -1,10 +1,11 @@
 /**
  * Remote attempts through BullMQ: the extra time per attempt of a run whose attempts go to a
- * `crew worker` against the same run with local processes (target under 20 ms), and the
+ * `crew worker` against the same run with local processes (target under 20 ms); the same in a git
+ * repository, where each task works in a worktree here and in a checkout on the worker; and the
  * throughput of a 200-task run with 1, 2 and 4 workers. Needs `redis-server` on PATH; starts its
  * own on a free loopback port. Writes bench/results/remote.json.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -27,11 +28,20 @@ const WORKER_SLOTS = 4;
 const TARGET_OVERHEAD_MS = 20;
 
 const dirs = [];
-/** A trusted project whose `worker` agent runs `agentCommand`, with `nodes` as its workflow. */
-async function project(agentCommand, nodes) {
+/**
+ * A trusted project whose `worker` agent runs `agentCommand`, with `nodes` as its workflow; with
+ * `repository`, a git repository with a commit, else a folder that only looks like one.
+ */
+async function project(agentCommand, nodes, repository = false) {
 	const dir = mkdtempSync(join(tmpdir(), "crew-bench-remote-"));
 	dirs.push(dir);
-	mkdirSync(join(dir, ".git"));
+	if (repository) {
+		const git = (...args) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+		writeFileSync(join(dir, "README.md"), "a project\n");
+		git("init", "-q");
+		git("add", "README.md");
+		git("-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-qm", "start");
+	} else mkdirSync(join(dir, ".git"));
 	mkdirSync(join(dir, ".crew", "agents"), { recursive: true });
 	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
 	writeFileSync(
@@ -102,28 +112,39 @@ const url = `redis://127.0.0.1:${port}`;
 try {
 	// Overhead: chains (each task waits for the one before) of two lengths, local then remote, in
 	// turns; the slope between the lengths leaves out what a run pays once (start, connections).
+	// In a repository, each task also writes a file: locally in its worktree, remotely in a
+	// checkout whose change comes back to the task's worktree.
 	const [worker] = await startWorkers(url, 1, tmpdir());
-	const perAttempt = [];
-	for (let round = 0; round < ROUNDS; round++) {
-		const ms = {};
-		for (const n of CHAINS) {
-			const chain = makeDag("chain", n);
-			const args = ["run", "bench", "--workflow", "bench", "--json"];
-			ms[`local${n}`] = await crew(await project("true", chain), args);
-			ms[`remote${n}`] = await crew(await project("true", chain), [...args, "--queue", url]);
+	const overhead = async (agentCommand, repository, local) => {
+		const samples = [];
+		for (let round = 0; round < ROUNDS; round++) {
+			const ms = {};
+			for (const n of CHAINS) {
+				const chain = makeDag("chain", n);
+				const args = ["run", "bench", "--workflow", "bench", "--json"];
+				ms[`local${n}`] = await crew(await project(agentCommand, chain, repository), [...args, ...local]);
+				ms[`remote${n}`] = await crew(await project(agentCommand, chain, repository), [...args, "--queue", url]);
+			}
+			const [short, long] = CHAINS;
+			const extra = ms[`remote${long}`] - ms[`remote${short}`] - (ms[`local${long}`] - ms[`local${short}`]);
+			samples.push(extra / (long - short));
+			log(
+				`round ${round + 1}: ${JSON.stringify(Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])))}`,
+			);
 		}
-		const [short, long] = CHAINS;
-		const extra = ms[`remote${long}`] - ms[`remote${short}`] - (ms[`local${long}`] - ms[`local${short}`]);
-		perAttempt.push(extra / (long - short));
-		log(
-			`round ${round + 1}: ${JSON.stringify(Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])))}`,
-		);
-	}
-	await stop([worker]);
+		return samples;
+	};
+	const perAttempt = await overhead("true", false, []);
 	const overheadMs = median(perAttempt);
 	log(
 		`remote dispatch overhead: ${overheadMs.toFixed(1)} ms per attempt (median of ${ROUNDS}; target < ${TARGET_OVERHEAD_MS})`,
 	);
+	const perCheckout = await overhead('echo "$CREW_TASK_ID" > "$CREW_TASK_ID.txt"', true, ["--workspace", "worktree"]);
+	const checkoutMs = median(perCheckout);
+	log(
+		`in a repository, a remote attempt in a checkout against a local one in a worktree: +${checkoutMs.toFixed(1)} ms`,
+	);
+	await stop([worker]);
 
 	// Throughput: 200 tasks (one root, 198 at once, one sink) through 1, 2 and 4 workers.
 	const wide = makeDag("wide", WIDE);
@@ -150,6 +171,7 @@ try {
 	}
 	const results = {
 		overhead: { medianMsPerAttempt: overheadMs, samples: perAttempt, chains: CHAINS, targetMs: TARGET_OVERHEAD_MS },
+		repositoryOverhead: { medianMsPerAttempt: checkoutMs, samples: perCheckout, chains: CHAINS },
 		throughput: { tasks: WIDE, taskMs: TASK_MS, runs: throughput },
 	};
 	writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);

@@ -104,6 +104,7 @@ export class Checkouts {
 	async #inTurn<T>(copy: string, work: () => Promise<T>): Promise<T> {
 		const previous = this.#turns.get(copy) ?? Promise.resolve();
 		const next = previous.then(work, work);
+		// The turn only orders the work: its failure is its caller's, through `next`.
 		this.#turns.set(
 			copy,
 			next.catch(() => undefined),

@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
@@ -78,7 +77,8 @@ export class RemoteDispatch {
 		this.#ready = Promise.all([
 			this.#events.waitUntilReady(),
 			this.#queue.waitUntilReady(),
-			once(this.#redis, "ready"),
+			// Not `once` from node:events: a failed connection attempt rejects that, and the client retries.
+			new Promise((resolve) => this.#redis.once("ready", resolve)),
 		]);
 		// Redis being away shows in the commands that need it, and its clients reconnect on their own.
 		const away = () => undefined;

@@ -1,5 +1,4 @@
 import type { ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
@@ -71,6 +70,7 @@ export class RemoteWorker {
 			lockDuration,
 			stalledInterval: lockDuration,
 			maxStalledCount: 3,
+			autorun: false,
 		});
 		this.#worker.on("lockRenewalFailed", (ids) => {
 			for (const id of ids) this.#stop(id, "this worker lost the job's lock; another worker may run it");
@@ -86,11 +86,17 @@ export class RemoteWorker {
 		});
 	}
 
+	/**
+	 * Tidies the work folder, listens for cancels, then takes jobs. While Redis does not answer it
+	 * waits, saying why through `log`.
+	 */
 	async start(): Promise<void> {
 		await this.#tidy();
-		// Subscribing while the client checks the connection fails that check and the subscription.
-		if (this.#subscriber.status !== "ready") await once(this.#subscriber, "ready");
-		await this.#subscriber.subscribe(CANCEL_CHANNEL);
+		// Subscribing while the client checks its new connection fails that check and the subscription.
+		const subscriber = this.#subscriber;
+		if (subscriber.status !== "ready") await new Promise((resolve) => subscriber.once("ready", resolve));
+		await subscriber.subscribe(CANCEL_CHANNEL);
+		this.#worker.run().catch((error) => this.#options.log?.(`worker error: ${errorMessage(error)}`));
 		await this.#worker.waitUntilReady();
 	}
 

@@ -178,20 +178,26 @@ test("a queue that does not answer stops the run from starting, at once and sayi
 	expect(status.tasks.map((t) => [t.status, t.attempts])).toEqual([["cancelled", 0]]);
 });
 
-test("cancelling a queue run whose coordinator died ends its agents on the workers", async () => {
+test("cancelling a queue run whose coordinator died ends its agents on a worker restarted on its work folder", async () => {
 	const gates = mkdtempSync(join(tmpdir(), "crew-gates-"));
-	const repo = repository({});
+	const repo = repository({ quick: "echo done" });
 	repo.agent("w", `--answer --gate ${gates}`);
+	repo.workflow("one", [{ id: "one", role: "quick" }]);
 	repo.workflow("pair", [
 		{ id: "left", role: "w" },
 		{ id: "right", role: "w" },
 	]);
+	// A worker that ran an attempt and stopped leaves a copy of the repository in its work folder.
+	const first = await startWorker(redis.url, "A", repo.dir, workers);
+	expect((await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url])).code).toBe(0);
+	first.kill("SIGTERM");
+	await exitOf(first);
 	await startWorker(redis.url, "A", repo.dir, workers);
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", redis.url]);
 	await waitFor("both tasks running on the worker", () => repo.starts().length === 2);
 	runner.kill("SIGKILL");
 	await exitOf(runner);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.runs().find((run) => run.workflow === "pair")?.id) as string;
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
 	expect(cancelled.code, cancelled.stderr).toBe(0);
 	expect(read(repo.dir, (r) => r.status(runId).run.status)).toBe("cancelled");
