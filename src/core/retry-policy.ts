@@ -1,3 +1,5 @@
+import { formatDuration } from "./duration.js";
+
 export interface RetryPolicy {
 	/** Delay before the first retry, in ms. Default 1000. */
 	readonly baseMs: number;
@@ -41,4 +43,11 @@ export function retryDecision(input: {
 	if (input.used > input.allowed) return { kind: "fail" };
 	const delayMs = backoffDelay(input.policy, input.used, input.random());
 	return { kind: "retry", retry: input.used, allowed: input.allowed, delayMs };
+}
+
+/** A retried failure's message, saying what comes next: the fallback model, or the retry and its delay. */
+export function retryNote(message: string, next: Exclude<RetryDecision, { kind: "fail" }>): string {
+	return next.kind === "fallback"
+		? `${message}; falling back to model ${next.model}`
+		: `${message}; retry ${next.retry} of ${next.allowed} in ${formatDuration(next.delayMs)}`;
 }

@@ -1,7 +1,7 @@
 import { RunBudget } from "../core/budget.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { retryDecision } from "../core/retry-policy.js";
+import { retryDecision, retryNote } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
@@ -12,10 +12,12 @@ import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { judgeAttempt } from "./attempt-judgement.js";
 import { followedStart, recordStart } from "./attempt-start.js";
 import type { EngineOptions } from "./engine-options.js";
 import { type Ending, type LiveAttempt, type Prepared, type Start, settlementOf } from "./live-attempt.js";
 import { RunAdmission } from "./run-admission.js";
+import { RunBackoffs } from "./run-backoffs.js";
 import type { RunDriver } from "./run-driver.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
 import { runOutcome } from "./run-outcome.js";
@@ -34,6 +36,9 @@ export interface RunLoopDeps {
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
+
+const COMPLETED = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
+const FAILED = { attemptStatus: "failed", to: TaskStatus.Failed, cause: "settle" } as const;
 
 /** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
 export const ATTACH = "attach:";
@@ -54,7 +59,7 @@ export class RunLoop {
 	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
 	readonly #workers: RunWorkers;
-	readonly #backoffs = new Map<number, NodeJS.Timeout>();
+	readonly #backoffs = new RunBackoffs();
 	#stopping: Stopping | undefined;
 	#stopMessage = "";
 	#firstFailure: string | undefined;
@@ -65,7 +70,6 @@ export class RunLoop {
 	readonly #driver: RunDriver | undefined;
 	/** Tasks that reached an end state in this turn, told to the driver once the turn commits. */
 	#ended: { taskId: string; status: TaskStatus; error: string | null }[] = [];
-
 	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
 	readonly #followed: readonly AttemptRecord[];
 
@@ -221,8 +225,7 @@ export class RunLoop {
 			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
 			return;
 		}
-		const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
-		this.#settle(i, live, { ...ending, result, artifacts });
+		this.#settle(i, live, { ...COMPLETED, result, artifacts });
 		const dependents = this.#tasks.waitAlsoFor(
 			i,
 			planned.tasks.map((t) => t.id),
@@ -312,64 +315,35 @@ export class RunLoop {
 		this.#workers.release(i);
 		this.#slots.release(i);
 		if (this.#stopping === "lease-lost") return;
-
-		const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
-		if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
-			const cause = stop.kind === "abort" ? "abort" : "cancel";
-			this.#settle(i, live, {
-				attemptStatus: "cancelled",
-				to: TaskStatus.Cancelled,
-				cause,
-				error: stop.message,
-				artifacts,
-			});
-			return;
-		}
-		if (stop) {
-			const kind = stop.kind === "timeout" ? "timed-out" : "stalled";
-			this.#fail(i, live, { attemptStatus: kind, failure: { message: stop.message, retryable: true }, artifacts });
-			return;
-		}
-		if (outcome.error !== undefined) {
-			const failure = { message: `worker error: ${errorMessage(outcome.error)}`, retryable: false };
-			this.#fail(i, live, { attemptStatus: "failed", failure, artifacts });
-			return;
-		}
-		const result = outcome.result as WorkerResult;
-		const until = this.#tasks.specs[i]?.until;
-		if (result.ok && this.#tasks.specs[i]?.expand) this.#expand(i, live, result, artifacts);
-		else if (!result.ok && until && until.iteration < until.maxIterations && !this.#stopping) {
-			const error = `the goal is not met yet: ${result.error?.message ?? "the check failed"}`;
-			this.#settle(i, live, {
-				attemptStatus: "failed",
-				to: TaskStatus.Failed,
-				cause: "settle",
-				error,
-				result,
-				artifacts,
-			});
-			this.#nextIteration(i, result.text);
-		} else if (!result.ok && until) {
-			const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
-			this.#fail(i, live, { attemptStatus: "failed", failure: { message, retryable: false }, result, artifacts });
-		} else if (result.ok) {
-			const problems = this.#driver?.check(this.#tasks.id(i), result.text) ?? [];
-			if (problems.length > 0) {
-				const failure = { message: `the answer does not match its schema: ${problems.join("; ")}`, retryable: true };
-				this.#fail(i, live, {
-					attemptStatus: "failed",
-					failure: { ...failure, evidence: problems.join("\n") },
-					result,
+		const spec = this.#tasks.specs[i] as TaskSpec;
+		const judged = judgeAttempt(outcome, spec, {
+			stopping: this.#stopping !== undefined,
+			problems: (answer) => this.#driver?.check(spec.id, answer) ?? [],
+		});
+		const result = "result" in judged && judged.result ? { result: judged.result } : {};
+		switch (judged.kind) {
+			case "cancelled":
+				this.#settle(i, live, {
+					attemptStatus: "cancelled",
+					to: TaskStatus.Cancelled,
+					cause: judged.cause,
+					error: judged.error,
 					artifacts,
 				});
 				return;
-			}
-			const ending = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
-			this.#settle(i, live, { ...ending, result, artifacts });
-			this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
-		} else {
-			const failure = result.error ?? { message: "worker failed", retryable: false };
-			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
+			case "failed":
+				this.#fail(i, live, { attemptStatus: judged.attemptStatus, failure: judged.failure, ...result, artifacts });
+				return;
+			case "planned":
+				this.#expand(i, live, judged.result, artifacts);
+				return;
+			case "not-met":
+				this.#settle(i, live, { ...FAILED, error: judged.error, ...result, artifacts });
+				this.#nextIteration(i, judged.result.text);
+				return;
+			case "completed":
+				this.#settle(i, live, { ...COMPLETED, ...result, artifacts });
+				this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
 		}
 	}
 
@@ -407,27 +381,13 @@ export class RunLoop {
 		});
 		if (next.kind !== "fail") {
 			if (next.kind === "fallback") this.#tasks.modelIndex[i] = modelIndex + 1;
-			const delay = next.kind === "retry" ? next.delayMs : 0;
-			const message =
-				next.kind === "fallback"
-					? `${failure.message}; falling back to model ${next.model}`
-					: `${failure.message}; retry ${next.retry} of ${next.allowed} in ${formatDuration(delay)}`;
-			const ending = {
-				attemptStatus,
-				to: TaskStatus.Queued,
-				cause: "backoff",
-				error: message,
-				retryable: true,
-			} as const;
-			this.#settle(i, live, { ...ending, ...(result ? { result } : {}), ...evidence, artifacts });
-			this.#backoffs.set(
-				i,
-				setTimeout(() => {
-					this.#backoffs.delete(i);
-					if (!this.#stopping) this.#slots.requeue(i);
-					this.#wake();
-				}, delay),
-			);
+			const error = retryNote(failure.message, next);
+			const queued = { attemptStatus, to: TaskStatus.Queued, cause: "backoff", error, retryable: true } as const;
+			this.#settle(i, live, { ...queued, ...(result ? { result } : {}), ...evidence, artifacts });
+			this.#backoffs.wait(i, next.kind === "retry" ? next.delayMs : 0, () => {
+				if (!this.#stopping) this.#slots.requeue(i);
+				this.#wake();
+			});
 			return;
 		}
 		this.#settle(i, live, {
@@ -462,7 +422,7 @@ export class RunLoop {
 		this.#stopping = kind;
 		this.#stopMessage = message;
 		this.#deadline = this.#deps.options.now() + this.#deps.options.cleanupMs;
-		this.#clearBackoffs();
+		this.#backoffs.clear();
 		this.#workers.stopAll(new StopReason(kind, message));
 		this.#driver?.stop(message);
 		this.#wake();
@@ -472,17 +432,12 @@ export class RunLoop {
 	#drain(message: string): void {
 		this.#stopping = "drain";
 		this.#stopMessage = message;
-		this.#clearBackoffs();
+		this.#backoffs.clear();
 		this.#driver?.stop(message);
 	}
 
 	#stopKind(): StopReason["kind"] {
 		return this.#stopping === "drain" || this.#stopping === undefined ? "shutdown" : this.#stopping;
-	}
-
-	#clearBackoffs(): void {
-		for (const timer of this.#backoffs.values()) clearTimeout(timer);
-		this.#backoffs.clear();
 	}
 
 	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
@@ -518,10 +473,8 @@ export class RunLoop {
 		if (leaseLost) return;
 		try {
 			this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
-		} catch (secondary) {
-			// The caller must see the original error; the run then reads as interrupted once this
-			// runner is gone, and `crew resume` recovers it.
-			void secondary;
+		} catch {
+			// The caller must see the original error; the run then reads as interrupted once this runner is gone.
 		}
 	}
 

@@ -1,0 +1,67 @@
+import { errorMessage } from "../core/errors.js";
+import type { TaskSpec } from "../core/types.js";
+import type { WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import type { AttemptOutcome } from "./live-attempt.js";
+import { StopReason } from "./stop-reason.js";
+
+/** What an ended attempt means for its task. */
+export type Judgement =
+	| { readonly kind: "cancelled"; readonly cause: "abort" | "cancel"; readonly error: string }
+	| {
+			readonly kind: "failed";
+			readonly attemptStatus: "failed" | "timed-out" | "stalled";
+			readonly failure: WorkerFailure;
+			readonly result?: WorkerResult;
+	  }
+	| { readonly kind: "completed"; readonly result: WorkerResult }
+	/** A planner's result: its plan is read next. */
+	| { readonly kind: "planned"; readonly result: WorkerResult }
+	/** An `--until` check failed with passes left: the workflow runs again. */
+	| { readonly kind: "not-met"; readonly result: WorkerResult; readonly error: string };
+
+/**
+ * Judges an ended attempt of `spec` from how it ended: stopped (cancelled, or a retryable timeout
+ * or stall), a runtime that threw, or its result, read as a plan, an `--until` check or an answer
+ * with `problems` against its schema. While the run is `stopping`, a failed check starts no pass.
+ */
+export function judgeAttempt(
+	outcome: AttemptOutcome,
+	spec: TaskSpec,
+	context: { readonly stopping: boolean; readonly problems: (answer: string) => readonly string[] },
+): Judgement {
+	const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
+	if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
+		return { kind: "cancelled", cause: stop.kind === "abort" ? "abort" : "cancel", error: stop.message };
+	}
+	if (stop) {
+		const attemptStatus = stop.kind === "timeout" ? "timed-out" : "stalled";
+		return { kind: "failed", attemptStatus, failure: { message: stop.message, retryable: true } };
+	}
+	if (outcome.error !== undefined || outcome.result === undefined) {
+		const message = `worker error: ${errorMessage(outcome.error)}`;
+		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: false } };
+	}
+	const { result } = outcome;
+	const until = spec.until;
+	if (result.ok && spec.expand) return { kind: "planned", result };
+	if (!result.ok && until && until.iteration < until.maxIterations && !context.stopping) {
+		return {
+			kind: "not-met",
+			result,
+			error: `the goal is not met yet: ${result.error?.message ?? "the check failed"}`,
+		};
+	}
+	if (!result.ok && until) {
+		const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
+		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: false }, result };
+	}
+	if (!result.ok) {
+		const failure = result.error ?? { message: "worker failed", retryable: false };
+		return { kind: "failed", attemptStatus: "failed", failure, result };
+	}
+	const problems = context.problems(result.text);
+	if (problems.length === 0) return { kind: "completed", result };
+	const message = `the answer does not match its schema: ${problems.join("; ")}`;
+	const failure = { message, retryable: true, evidence: problems.join("\n") };
+	return { kind: "failed", attemptStatus: "failed", failure, result };
+}
