@@ -36,6 +36,7 @@ export function untilTask(
 
 /**
  * The tasks a planner's result adds to its run, run by its roles' agents, or why it adds none.
+ * They work where their planner did: each in a worktree of its own when the planner had one.
  * With `approvePlan`, the plan's first tasks wait for a person, so nothing of it runs unseen.
  */
 export function plannedTasks(
@@ -61,6 +62,7 @@ export function plannedTasks(
 			text: fillGoal(t.text, run.goal),
 			dependsOn: t.dependsOn,
 			plannedBy: planner.id,
+			...(planner.worktree ? { worktree: true } : {}),
 			...(run.options.approvePlan && t.dependsOn.includes(planner.id) ? { approval: true } : {}),
 		})),
 	};

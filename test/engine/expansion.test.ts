@@ -1,7 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { TestRepo, waitFor } from "../helpers.js";
+import { gitRepo, TestRepo, waitFor } from "../helpers.js";
 import { runWorkflow, testCrew } from "./engine-helpers.js";
 
 const phases = (...sizes: number[]) => ({
@@ -123,4 +124,26 @@ test("with approvePlan the added tasks wait for approval before any of them star
 	} finally {
 		crew.close();
 	}
+});
+
+test("in worktree mode a plan's tasks work in worktrees of their own", async () => {
+	const repo = gitRepo();
+	const plan = JSON.stringify(phases(1));
+	repo.writeFile(
+		"plan.mjs",
+		`console.log("ADAPTIVE_PLAN_JSON_START\\n" + ${JSON.stringify(plan)} + "\\nADAPTIVE_PLAN_JSON_END");\n`,
+	);
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, encoding: "utf8" });
+	git("add", "plan.mjs");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "planner");
+	repo.writeFile(".crew/agents/plotter.md", "---\nname: plotter\nruntime: command\ncommand: node plan.mjs\n---\n");
+	repo.writeFile(".crew/agents/worker.md", "---\nname: worker\nruntime: command\ncommand: pwd > where.txt\n---\n");
+	repo.workflow("adaptive", [
+		{ id: "assess", role: "plotter", extra: { output: "adaptive-plan.json" } },
+		{ id: "report", role: "worker", dependsOn: ["assess"] },
+	]);
+	const outcome = await runWorkflow(repo, { workflow: "adaptive", workspace: "worktree" });
+	expect(outcome.status, JSON.stringify([...outcome.tasks.values()])).toBe("completed");
+	const where = git("show", `crew-tasks/${outcome.runId}/assess.1.1:where.txt`).trim();
+	expect(where).toBe(join(repo.dir, ".crew", "worktrees", outcome.runId, "assess.1.1"));
 });
