@@ -260,7 +260,10 @@ function program(setExit: (code: number) => void): Command {
 			"the Redis the runs' queue is on: redis://host:port (default: queue.url of your user config)",
 		)
 		.option("--concurrency <n>", "attempts at once (default 1)", count("concurrency", 1), 1)
-		.option("--workdir <dir>", "where attempts get their folders (default: a folder in the system's temp dir)")
+		.option(
+			"--workdir <dir>",
+			"where attempts get their folders and repositories are copied, kept between runs (default: a new folder in the system's temp dir)",
+		)
 		.option("--name <name>", "this worker's name in logs and in its agents' CREW_WORKER (default host:pid)")
 		.option(
 			"--lock-duration <ms>",
