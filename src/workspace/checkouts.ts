@@ -14,18 +14,19 @@ export interface CheckoutSource {
 }
 
 /**
- * A task's starting state in its worktree here, as a binary patch over `base`: what a checkout
- * elsewhere applies to `base` to start from the same files. Ignored files are not part of it.
+ * Everything a work tree holds over `commit`, uncommitted and untracked included, as a binary
+ * patch: a task's starting state over the run's base, to send to a worker, or what the task
+ * changed in a checkout, to send back. Ignored files are not part of it.
  */
-export async function startingChanges(path: string, base: string): Promise<string> {
+export async function changesSince(path: string, commit: string): Promise<string> {
 	await git(path, ["add", "--all"]);
-	return git(path, ["diff", "--cached", "--binary", base]);
+	return git(path, ["diff", "--cached", "--binary", commit]);
 }
 
-/** Applies changes made in a checkout elsewhere to the files of a worktree that started from the same state. */
+/** Applies changes made elsewhere to a work tree that holds what they were made over, files and index. */
 export async function applyChanges(path: string, patch: string): Promise<void> {
 	if (patch === "") return;
-	await git(path, ["apply", "--binary", "--whitespace=nowarn", "-"], patch);
+	await git(path, ["apply", "--binary", "--index", "--whitespace=nowarn", "-"], patch);
 }
 
 /**
@@ -72,14 +73,8 @@ export class Checkouts {
 			await git(copy, ["worktree", "add", "--quiet", "--detach", path, source.base]);
 		});
 		if (source.start === "") return;
-		await git(path, ["apply", "--binary", "--index", "--whitespace=nowarn", "-"], source.start);
+		await applyChanges(path, source.start);
 		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "-m", "crew: the task's starting state"]);
-	}
-
-	/** What changed in the worktree at `path` since it was prepared, as a binary patch. */
-	async changes(path: string): Promise<string> {
-		await git(path, ["add", "--all"]);
-		return git(path, ["diff", "--cached", "--binary", "HEAD"]);
 	}
 
 	/** Removes an attempt's worktree from its copy's records; its folder goes with it. */

@@ -4,7 +4,7 @@ import { Job, Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { ZERO_USAGE } from "../../core/types.js";
-import { applyChanges, type CheckoutSource, startingChanges } from "../../workspace/checkouts.js";
+import { applyChanges, type CheckoutSource, changesSince } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
 import type { AttemptParts, RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
 import {
@@ -222,7 +222,7 @@ export class RemoteDispatch {
 	async #checkoutOf(request: TaskRequest): Promise<CheckoutSource | undefined> {
 		const workspace = this.#workspace;
 		if (!workspace || request.cwd === workspace.root) return undefined;
-		const start = await startingChanges(request.cwd, workspace.base);
+		const start = await changesSince(request.cwd, workspace.base);
 		return { repository: workspace.repository, base: workspace.base, start };
 	}
 

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { ZERO_USAGE } from "../../core/types.js";
 import { isProcessAlive } from "../../store/process-identity.js";
-import { Checkouts } from "../../workspace/checkouts.js";
+import { Checkouts, changesSince } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import { runSetup } from "../setup-hook.js";
@@ -174,7 +174,7 @@ export class RemoteWorker {
 				const bytes = readFileSync(join(request.artifactDir, relative));
 				return bytes.length > MAX_FILE_BYTES ? [] : [{ name: file.name, base64: bytes.toString("base64") }];
 			});
-			const changes = checkout && keep ? await this.#checkouts.changes(request.cwd) : undefined;
+			const changes = checkout && keep ? await changesSince(request.cwd, "HEAD") : undefined;
 			said(result.ok ? "done" : "failed");
 			return { result, files, ...(changes !== undefined ? { changes } : {}) };
 		} catch (error) {

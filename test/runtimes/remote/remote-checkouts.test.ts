@@ -1,41 +1,13 @@
-import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { TrustStore } from "../../../src/config/trust.js";
-import {
-	cancelLiveRuns,
-	crew,
-	crewProcess,
-	exitOf,
-	gitRepo,
-	isAlive,
-	read,
-	type TestRepo,
-	waitFor,
-} from "../../helpers.js";
-import { startWorker } from "./crew-worker.js";
-import { RedisServer } from "./redis-server.js";
+import { crew, crewProcess, exitOf, gitRepo, isAlive, read, type TestRepo, waitFor } from "../../helpers.js";
+import { remoteFixture } from "./remote-fixture.js";
 
-let redis: RedisServer;
-const workers: ChildProcess[] = [];
-const repos: TestRepo[] = [];
-
-beforeAll(async () => {
-	redis = await RedisServer.start();
-});
-afterEach(async () => {
-	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
-	for (const worker of workers.splice(0)) {
-		worker.kill("SIGTERM");
-		await exitOf(worker);
-	}
-});
-afterAll(async () => {
-	await redis?.stop();
-});
+const remote = remoteFixture();
 
 const git = (repo: TestRepo, ...args: string[]) =>
 	execFileSync("git", args, { cwd: repo.dir, encoding: "utf8", stdio: "pipe" });
@@ -43,7 +15,7 @@ const git = (repo: TestRepo, ...args: string[]) =>
 /** A committed repository whose `deps/` is ignored, with command agents by name. */
 function repository(agents: Record<string, string>): TestRepo {
 	const repo = gitRepo();
-	repos.push(repo);
+	remote.keep(repo);
 	repo.writeFile(".gitignore", "deps/\nwork-*/\n");
 	git(repo, "add", ".gitignore");
 	git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore deps");
@@ -74,9 +46,9 @@ test("a repository's tasks work in checkouts on the workers: setup, agent and ch
 		{ id: "c", role: "wc", dependsOn: ["a", "b"], extra: { verify: "grep -q from-a seen.txt && test -f deps/ok" } },
 	]);
 	const env = userWithSetup(repo, "mkdir -p deps && echo installed > deps/ok");
-	await startWorker(redis.url, "A", repo.dir, workers);
-	await startWorker(redis.url, "B", repo.dir, workers);
-	const run = await crew(repo.dir, ["run", "g", "--workflow", "tree", "--queue", redis.url, "--json"], 60_000, env);
+	await remote.worker("A", repo.dir);
+	await remote.worker("B", repo.dir);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "tree", "--queue", remote.url, "--json"], 60_000, env);
 	expect(run.code, run.stdout + run.stderr).toBe(0);
 	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 	const { tasks } = read(repo.dir, (r) => r.status(runId));
@@ -127,8 +99,8 @@ test("a check that fails on the worker is retried with its output; a failing set
 	const repo = repository({ fixer: "echo fixed >> fixes.txt" });
 	const check = `test -f ${marks}/checked || { touch ${marks}/checked; echo not yet; exit 1; }`;
 	repo.workflow("fix", [{ id: "fix", role: "fixer", extra: { verify: check } }]);
-	await startWorker(redis.url, "A", repo.dir, workers);
-	const run = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", redis.url, "--json"], 60_000);
+	await remote.worker("A", repo.dir);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", remote.url, "--json"], 60_000);
 	expect(run.code, run.stdout + run.stderr).toBe(0);
 	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 	const attempts = read(repo.dir, (r) => r.attempts(runId));
@@ -141,7 +113,7 @@ test("a check that fails on the worker is retried with its output; a failing set
 	expect(git(repo, "show", `crew-tasks/${runId}/fix:fixes.txt`)).toBe("fixed\n");
 
 	const broken = userWithSetup(repo, "echo cannot install; exit 3");
-	const failed = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", redis.url], 60_000, broken);
+	const failed = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", remote.url], 60_000, broken);
 	expect(failed.code).not.toBe(0);
 	const second = read(repo.dir, (r) => r.runs().find((other) => other.id !== runId)?.id) as string;
 	const [task] = read(repo.dir, (r) => r.status(second).tasks);
@@ -152,9 +124,9 @@ test("a check that fails on the worker is retried with its output; a failing set
 test("a base commit the workers cannot fetch fails the attempt, naming the commit and where it was looked for", async () => {
 	const repo = repository({ w: "echo ok" });
 	repo.workflow("one", [{ id: "one", role: "w" }]);
-	await startWorker(redis.url, "A", repo.dir, workers);
+	await remote.worker("A", repo.dir);
 	const nowhere = join(repo.dir, "no-such-repository");
-	const args = ["run", "g", "--workflow", "one", "--queue", redis.url, "--repository", nowhere, "--retries", "0"];
+	const args = ["run", "g", "--workflow", "one", "--queue", remote.url, "--repository", nowhere, "--retries", "0"];
 	const run = await crew(repo.dir, args);
 	expect(run.code).not.toBe(0);
 	const base = git(repo, "rev-parse", "HEAD").trim();
@@ -188,12 +160,12 @@ test("cancelling a queue run whose coordinator died ends its agents on a worker 
 		{ id: "right", role: "w" },
 	]);
 	// A worker that ran an attempt and stopped leaves a copy of the repository in its work folder.
-	const first = await startWorker(redis.url, "A", repo.dir, workers);
-	expect((await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", redis.url])).code).toBe(0);
+	const first = await remote.worker("A", repo.dir);
+	expect((await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url])).code).toBe(0);
 	first.kill("SIGTERM");
 	await exitOf(first);
-	await startWorker(redis.url, "A", repo.dir, workers);
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", redis.url]);
+	await remote.worker("A", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", remote.url]);
 	await waitFor("both tasks running on the worker", () => repo.starts().length === 2);
 	runner.kill("SIGKILL");
 	await exitOf(runner);

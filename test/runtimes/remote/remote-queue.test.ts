@@ -1,32 +1,10 @@
-import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { cancelLiveRuns, crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
-import { startWorker as startCrewWorker } from "./crew-worker.js";
-import { RedisServer } from "./redis-server.js";
+import { expect, test } from "vitest";
+import { crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { remoteFixture } from "./remote-fixture.js";
 
-let redis: RedisServer;
-const workers: ChildProcess[] = [];
-const repos: TestRepo[] = [];
-
-beforeAll(async () => {
-	redis = await RedisServer.start();
-});
-afterEach(async () => {
-	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
-	for (const worker of workers.splice(0)) {
-		worker.kill("SIGTERM");
-		await exitOf(worker);
-	}
-});
-afterAll(async () => {
-	await redis?.stop();
-});
-
-function startWorker(name: string, dir: string): Promise<ChildProcess> {
-	return startCrewWorker(redis.url, name, dir, workers);
-}
+const remote = remoteFixture();
 
 /** A repository of a workflow `gated` whose tasks wait at their gates until `open(task)`. */
 function gatedRepo(ids: readonly string[]): { repo: TestRepo; open: (id: string) => void } {
@@ -44,7 +22,7 @@ const GATED_RUN = ["run", "g", "--workflow", "gated", "--queue"];
 
 function repoWith(flags: string): TestRepo {
 	const repo = new TestRepo();
-	repos.push(repo);
+	remote.keep(repo);
 	repo.agent("w", `--answer ${flags}`);
 	return repo;
 }
@@ -59,9 +37,9 @@ test("a DAG runs across two workers, each task once, with its result back in the
 		{ id: "b4", role: "w", dependsOn: ["a"] },
 		{ id: "c", role: "w", dependsOn: ["b1", "b2", "b3", "b4"] },
 	]);
-	await startWorker("A", repo.dir);
-	await startWorker("B", repo.dir);
-	const run = await crew(repo.dir, ["run", "g", "--workflow", "fan", "--queue", redis.url, "--json"]);
+	await remote.worker("A", repo.dir);
+	await remote.worker("B", repo.dir);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "fan", "--queue", remote.url, "--json"]);
 	expect(run.code, run.stderr).toBe(0);
 	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 
@@ -78,9 +56,9 @@ test("a DAG runs across two workers, each task once, with its result back in the
 
 test("kill -9 of a worker mid-task ends its agent; the attempt runs again on the other worker and completes once", async () => {
 	const { repo, open } = gatedRepo(["only"]);
-	const a = await startWorker("A", repo.dir);
-	const b = await startWorker("B", repo.dir);
-	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
+	const a = await remote.worker("A", repo.dir);
+	const b = await remote.worker("B", repo.dir);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, remote.url]);
 	const first = await waitFor("the task started on a worker", () => repo.starts("only")[0]);
 	const [victim, survivor] = (first as { worker?: string }).worker === "A" ? [a, "B"] : [b, "A"];
 	victim.kill("SIGKILL");
@@ -107,9 +85,9 @@ test("cancel mid-run stops the remote agents", async () => {
 		{ id: "left", role: "w" },
 		{ id: "right", role: "w" },
 	]);
-	await startWorker("A", repo.dir);
-	await startWorker("B", repo.dir);
-	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", redis.url]);
+	await remote.worker("A", repo.dir);
+	await remote.worker("B", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", remote.url]);
 	await waitFor("both tasks running remotely", () => repo.starts().length === 2);
 	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
@@ -122,8 +100,8 @@ test("cancel mid-run stops the remote agents", async () => {
 
 test("kill -9 of the coordinator, then resume: it follows its attempts on the workers again, never running them twice", async () => {
 	const { repo, open } = gatedRepo(["running", "finished"]);
-	await startWorker("A", repo.dir);
-	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
+	await remote.worker("A", repo.dir);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, remote.url]);
 	await waitFor("both tasks started on the worker", () => repo.starts().length === 2);
 	runner.kill("SIGKILL");
 	await exitOf(runner);
@@ -155,13 +133,13 @@ test("kill -9 of the coordinator, then resume: it follows its attempts on the wo
 
 test("a worker stopped with SIGTERM ends its agent, and the task is retried on another worker", async () => {
 	const { repo, open } = gatedRepo(["only"]);
-	const a = await startWorker("A", repo.dir);
-	const runner = crewProcess(repo.dir, [...GATED_RUN, redis.url]);
+	const a = await remote.worker("A", repo.dir);
+	const runner = crewProcess(repo.dir, [...GATED_RUN, remote.url]);
 	const first = await waitFor("the task started on A", () => repo.starts("only")[0]);
 	a.kill("SIGTERM");
 	await exitOf(a);
 	expect(isAlive(first.pid)).toBe(false);
-	await startWorker("B", repo.dir);
+	await remote.worker("B", repo.dir);
 	await waitFor("the retry started on B", () => repo.starts("only").find((s) => s.attempt === 2), 20_000);
 	open("only");
 	await exitOf(runner);
