@@ -25,7 +25,8 @@ test("a task starts only after all its dependencies completed", async () => {
 });
 
 test("the concurrency limit is never exceeded, and it is used", async () => {
-	const repo = new TestRepo().agent("worker", "--sleep 150");
+	// Long enough that agents started together overlap however slowly a loaded machine starts them.
+	const repo = new TestRepo().agent("worker", "--sleep 600");
 	repo.workflow(
 		"wide",
 		Array.from({ length: 9 }, (_, i) => ({ id: `t${i}` })),
