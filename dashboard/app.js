@@ -13,6 +13,7 @@ const STATUS_COLOURS = /** @type {const} */ ({
 	cancelled: "var(--cancelled)",
 	skipped: "var(--skipped)",
 	interrupted: "var(--interrupted)",
+	superseded: "var(--skipped)",
 });
 
 /** The token from `?token=` is kept for this tab and taken out of the address bar. */

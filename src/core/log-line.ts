@@ -21,7 +21,7 @@ interface LoggedEvent {
 	readonly data: Readonly<Record<string, unknown>>;
 }
 
-const ENDED = /^task\.(completed|failed|cancelled|skipped|interrupted|waiting)$/;
+const ENDED = /^task\.(completed|failed|cancelled|skipped|interrupted|superseded|waiting)$/;
 
 /** Characters of a tool's arguments shown in its call line. */
 const MAX_ARGS = 200;

@@ -21,6 +21,8 @@ export const TaskStatus = {
 	Skipped: "skipped",
 	/** The task's attempt was lost with its runner. */
 	Interrupted: "interrupted",
+	/** A failed `--until` check that a later pass of the workflow answers: final, and never run again. */
+	Superseded: "superseded",
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
@@ -54,6 +56,7 @@ const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
 		failed: ANY,
 		cancelled: ANY,
 		interrupted: ANY,
+		superseded: [Cause.Settle],
 		queued: [Cause.Backoff],
 	},
 	waiting: { queued: ANY, running: ANY, cancelled: ANY, skipped: ANY, failed: ANY },
@@ -62,6 +65,7 @@ const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
 	cancelled: { queued: EXPLICIT },
 	skipped: { queued: EXPLICIT },
 	interrupted: { queued: EXPLICIT, cancelled: ANY },
+	superseded: {},
 };
 
 const RUN_TRANSITIONS: Record<RunStatus, Allowed> = {
@@ -74,7 +78,14 @@ const RUN_TRANSITIONS: Record<RunStatus, Allowed> = {
 	interrupted: { running: EXPLICIT, cancelled: ANY },
 };
 
-const TERMINAL_TASK: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled", "skipped", "interrupted"]);
+const TERMINAL_TASK: ReadonlySet<TaskStatus> = new Set([
+	"completed",
+	"failed",
+	"cancelled",
+	"skipped",
+	"interrupted",
+	"superseded",
+]);
 const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled", "interrupted"]);
 
 export function isTerminalTask(status: TaskStatus): boolean {

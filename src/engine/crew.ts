@@ -175,7 +175,7 @@ export class Crew {
 			run.options.script
 				? []
 				: tasks
-						.filter((t) => t.status !== TaskStatus.Completed && t.status !== TaskStatus.Queued)
+						.filter((t) => !FINAL_ON_RESUME.includes(t.status))
 						.map((t) => ({ taskId: t.id, to: TaskStatus.Queued, cause: "resume" })),
 		);
 	}
@@ -472,6 +472,9 @@ export class Crew {
 		}
 	}
 }
+
+/** Tasks a resume leaves as they are: done, already waiting to run, or answered by a later pass. */
+const FINAL_ON_RESUME: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Queued, TaskStatus.Superseded];
 
 /** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
 export function newRunId(now: number): string {

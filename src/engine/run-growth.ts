@@ -78,14 +78,15 @@ export function nextPass(specs: readonly TaskSpec[], check: TaskSpec, evidence: 
 	if (!until) return [];
 	const n = until.iteration + 1;
 	const heading = `The goal is not met yet (pass ${n} of ${until.maxIterations})`;
-	const copies = specs
-		.filter((s) => (s.iteration ?? 1) === 1 && !s.until && !s.plannedBy)
-		.map((s) => ({
-			...s,
-			id: `${s.id}.${n}`,
-			dependsOn: s.dependsOn.map((d) => `${d}.${n}`),
-			text: withCheckEvidence(s.text, evidence, 4000, heading),
-			iteration: n,
-		}));
+	const steps = specs.filter((s) => (s.iteration ?? 1) === 1 && !s.until && !s.plannedBy);
+	const own = new Set(steps.map((s) => s.id));
+	const copies = steps.map((s) => ({
+		...s,
+		id: `${s.id}.${n}`,
+		// A planner's dependents came to wait for its plan's tasks too; the copied planner plans anew.
+		dependsOn: s.dependsOn.filter((d) => own.has(d)).map((d) => `${d}.${n}`),
+		text: withCheckEvidence(s.text, evidence, 4000, heading),
+		iteration: n,
+	}));
 	return [...copies, untilTask(until.command, n, until.maxIterations, copies, check.worktree)];
 }

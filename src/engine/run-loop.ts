@@ -38,7 +38,8 @@ export interface RunLoopDeps {
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
 
 const COMPLETED = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
-const FAILED = { attemptStatus: "failed", to: TaskStatus.Failed, cause: "settle" } as const;
+/** A failed `--until` check with passes left: the next pass answers it. */
+const SUPERSEDED = { attemptStatus: "failed", to: TaskStatus.Superseded, cause: "settle" } as const;
 
 /** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
 export const ATTACH = "attach:";
@@ -241,7 +242,8 @@ export class RunLoop {
 
 	/**
 	 * New tasks join the run after the ones there, recorded as `event` of `by` (and planners'
-	 * dependents waiting for them); the graph and the slots are rebuilt.
+	 * dependents waiting for them); the graph and the slots are rebuilt. Tasks the run already has
+	 * are left as they are, so a growth replayed after a resume adds nothing twice.
 	 */
 	#addTasks(
 		by: string | null,
@@ -249,8 +251,10 @@ export class RunLoop {
 		event: string,
 		dependents: readonly { taskId: string; dependsOn: readonly string[] }[] = [],
 	): void {
-		this.#deps.store.expandRun(this.#lease, by, added, dependents, event);
-		this.#tasks.add(added);
+		const fresh = this.#tasks.newOnes(added);
+		if (fresh.length === 0 && dependents.length === 0) return;
+		this.#deps.store.expandRun(this.#lease, by, fresh, dependents, event);
+		this.#tasks.add(fresh);
 		this.#slots = this.#slotQueue();
 	}
 
@@ -338,7 +342,7 @@ export class RunLoop {
 				this.#expand(i, live, judged.result, artifacts);
 				return;
 			case "not-met":
-				this.#settle(i, live, { ...FAILED, error: judged.error, ...result, artifacts });
+				this.#settle(i, live, { ...SUPERSEDED, error: judged.error, ...result, artifacts });
 				this.#nextIteration(i, judged.result.text);
 				return;
 			case "completed":
@@ -482,7 +486,7 @@ export class RunLoop {
 		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
 		const unstarted = this.#stopMessage || "not started: a dependency did not complete";
 		this.#deps.store.transitionTasks(this.#lease, this.#tasks.endUnstarted(cancelling, unstarted));
-		const counted = this.#tasks.status.filter((_, i) => !this.#tasks.superseded(i));
+		const counted = this.#tasks.status.filter((s) => s !== TaskStatus.Superseded);
 		const { status: final, error } = runOutcome({
 			cancelled: this.#stopping === "cancel",
 			stopMessage: this.#stopping ? this.#stopMessage : undefined,

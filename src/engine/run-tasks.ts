@@ -46,12 +46,6 @@ export class RunTasks {
 		});
 	}
 
-	/** A failed `--until` check that a later pass of the workflow answered. */
-	superseded(i: number): boolean {
-		const until = this.specs[i]?.until;
-		return until !== undefined && this.specs.some((s) => (s.until?.iteration ?? 0) > until.iteration);
-	}
-
 	/** Queued tasks behind a task that did not complete are skipped: their changes to record. */
 	skipBlocked(): TaskChange[] {
 		// In graph order, so a task skipped here blocks its own dependents in turn.
@@ -111,7 +105,12 @@ export class RunTasks {
 		});
 	}
 
-	/** New queued tasks after the ones there; the graph is rebuilt. */
+	/** The tasks of `specs` the run does not have yet: adding a task twice is a no-op. */
+	newOnes(specs: readonly TaskSpec[]): TaskSpec[] {
+		return specs.filter((spec) => !this.dag.indexOf.has(spec.id));
+	}
+
+	/** New queued tasks after the ones there (see `newOnes`); the graph is rebuilt. */
 	add(added: readonly TaskSpec[]): void {
 		for (const spec of added) {
 			this.specs.push(spec);

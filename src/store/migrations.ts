@@ -110,4 +110,15 @@ CREATE TABLE artifacts (
 		name: "what a failed check printed, for the task's next attempt",
 		sql: "ALTER TABLE task_data ADD COLUMN evidence TEXT;",
 	},
+	{
+		version: 5,
+		name: "failed --until checks that a later pass answered are superseded",
+		sql: `
+UPDATE tasks SET status = 'superseded'
+WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
+	SELECT 1 FROM task_data mine, task_data later
+	WHERE mine.run_id = tasks.run_id AND mine.task_id = tasks.id AND later.run_id = tasks.run_id
+		AND json_extract(later.spec, '$.until.iteration') > json_extract(mine.spec, '$.until.iteration')
+);`,
+	},
 ];

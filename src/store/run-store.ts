@@ -208,7 +208,8 @@ export class RunStore {
 	 * Adds a planner's tasks to its running run, after the tasks already there, and makes the
 	 * planner's dependents wait for them too: all in the caller's transaction with the planner's
 	 * completion, so a plan is either wholly in the run or not at all. A workflow script's new tasks
-	 * come the same way, without a planner.
+	 * come the same way, without a planner. A task the run already has is left as it is: adding it
+	 * again is a no-op.
 	 */
 	expandRun(
 		lease: Lease,
@@ -220,13 +221,16 @@ export class RunStore {
 		this.#write(() => {
 			this.#fence(lease);
 			let idx = this.#s.nextIdx.get(lease.runId)?.next ?? 0;
+			const added: string[] = [];
 			for (const task of tasks) {
+				if (this.#s.taskStatus.get(lease.runId, task.id)) continue;
 				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
 				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactTask(task)));
+				added.push(task.id);
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
 			this.#event(lease.runId, eventType, plannerId, {
-				tasks: tasks.map((t) => t.id),
+				tasks: added,
 				dependents: dependents.map((d) => d.taskId),
 			});
 		});

@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, test } from "vitest";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
+import { MIGRATIONS } from "../../src/store/migrations.js";
 import { ROOT, TestRepo } from "../helpers.js";
-import { runWorkflow } from "./engine-helpers.js";
+import { runWorkflow, testCrew } from "./engine-helpers.js";
 
 /** `work` adds a line to passes.txt each time it runs; the check wants `needed` lines. */
 function loopRepo(): TestRepo {
@@ -25,7 +27,7 @@ test("--until runs the workflow again with the check's output until the check pa
 	expect(outcome.status).toBe("completed");
 	expect([...outcome.tasks].map(([id, t]) => [id, t.status])).toEqual([
 		["work", "completed"],
-		["until.1", "failed"],
+		["until.1", "superseded"],
 		["work.2", "completed"],
 		["until.2", "completed"],
 	]);
@@ -60,8 +62,37 @@ test("--until with a spent budget stops instead of starting another pass", async
 	expect(outcome.runError).toBe("budget: 15 of 20 tokens");
 	expect([...outcome.tasks].map(([id, t]) => [id, t.status])).toEqual([
 		["work", "completed"],
-		["until.1", "failed"],
+		["until.1", "superseded"],
 		["work.2", "skipped"],
 		["until.2", "skipped"],
 	]);
+});
+
+test("a store from before superseded checks reads a failed check that a later pass answered as superseded, and resumes", async () => {
+	const repo = loopRepo();
+	const first = await runWorkflow(repo, { workflow: "loop", until: check(2) });
+	expect(first.status).toBe("completed");
+	// As an older crew left it: the answered check failed, and the run interrupted before its end.
+	const db = new Database(join(repo.dir, ".crew", "crew.db"));
+	db.prepare("UPDATE tasks SET status = 'failed' WHERE id = 'until.1'").run();
+	db.prepare("UPDATE tasks SET status = 'interrupted' WHERE id = 'until.2'").run();
+	db.prepare("UPDATE runs SET status = 'interrupted', finished_at = NULL").run();
+	const before = (MIGRATIONS.find((m) => m.name.includes("superseded"))?.version ?? 0) - 1;
+	db.prepare("DELETE FROM migrations WHERE version > ?").run(before);
+	db.pragma(`user_version = ${before}`);
+	db.close();
+	const crew = testCrew(repo);
+	try {
+		expect(crew.snapshot(first.runId).tasks.find((t) => t.id === "until.1")?.status).toBe("superseded");
+		expect(await crew.execute(first.runId)).toBe("completed");
+		expect(crew.snapshot(first.runId).tasks.map((t) => [t.id, t.status])).toEqual([
+			["work", "completed"],
+			["until.1", "superseded"],
+			["work.2", "completed"],
+			["until.2", "completed"],
+		]);
+		expect(readFileSync(join(repo.dir, "passes.txt"), "utf8")).toBe("pass\npass\n");
+	} finally {
+		crew.close();
+	}
 });

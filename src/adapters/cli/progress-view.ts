@@ -4,7 +4,7 @@ import { statusCounts } from "../../core/status.js";
 import type { EventRecord, TaskRecord } from "../../core/types.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
-const STATUS_EVENT = /^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted)$/;
+const STATUS_EVENT = /^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted|superseded)$/;
 
 /**
  * The foreground run's live view: on a terminal, a block of task lines redrawn in place; otherwise
