@@ -162,6 +162,22 @@ async function runsPage() {
 	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
 }
 
+/**
+ * How a worktree run's branches came together: what its branch holds and what is missing from it.
+ * @param {any} run
+ */
+function integrationText(run) {
+	const i = run.integration;
+	if (!i) return "";
+	const list = (/** @type {string[]} */ ids) => (ids.length > 0 ? ids.join(", ") : "none");
+	const parts = [`integration ${i.status}: ${i.branch} holds ${list(i.merged)}`];
+	if (i.resolvedBy.length > 0) parts.push(`conflicts resolved by ${i.resolvedBy.join(", ")}`);
+	if (i.missing.length > 0) parts.push(`missing: ${i.missing.join(", ")}`);
+	for (const c of i.conflicts) parts.push(`${c.task} conflicts in ${c.files.join(", ")}`);
+	if (i.error) parts.push(i.error);
+	return parts.join(" · ");
+}
+
 /** @param {string} runId */
 async function runPage(runId) {
 	setWhere(runId);
@@ -169,6 +185,7 @@ async function runPage(runId) {
 	const head = el("div", { class: "run-head" });
 	const goal = el("p", { class: "goal" });
 	const runError = el("p", { class: "error", id: "run-error" });
+	const integration = el("p", { id: "integration" });
 	const actions = el("div", { class: "actions" });
 	const message = el("span", { id: "action-message", class: "muted" });
 	const graph = el("div", { class: "graph", id: "graph" });
@@ -179,6 +196,7 @@ async function runPage(runId) {
 		head,
 		goal,
 		runError,
+		integration,
 		el("p", {}, [actions, message]),
 		el("div", { class: "layout" }, [graph, panel]),
 	);
@@ -238,6 +256,8 @@ async function runPage(runId) {
 		);
 		goal.textContent = run.goal;
 		runError.textContent = run.error && run.status !== "completed" ? run.error : "";
+		integration.textContent = integrationText(run);
+		integration.className = ["conflict", "failed"].includes(run.integration?.status) ? "error" : "muted";
 		const waiting = run.status === "waiting" || tasks.some((t) => t.status === "waiting");
 		/** @type {HTMLButtonElement} */ (buttons.cancel).disabled = TERMINAL.has(run.status);
 		/** @type {HTMLButtonElement} */ (buttons.resume).disabled = !["interrupted", "failed", "cancelled"].includes(

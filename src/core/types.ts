@@ -66,7 +66,58 @@ export interface TaskSpec {
 	readonly writes?: readonly string[];
 	/** The workflow script's call that made the task. */
 	readonly call?: ScriptCall;
+	/** A resolution task: it merges a conflicting task's branch into the run's integration. */
+	readonly integration?: ResolutionSpec;
 }
+
+/**
+ * The conflict a resolution task resolves, fixed when the task joins the run: merging `task`'s
+ * branch at commit `head` onto an integration whose tree was `intoTree` conflicted in `files`.
+ * The same conflict met again (the same tree, the same head) takes the task's resolution.
+ */
+export interface ResolutionSpec {
+	readonly task: string;
+	readonly branch: string;
+	readonly head: string;
+	readonly intoTree: string;
+	readonly files: readonly string[];
+}
+
+/** How integrating a worktree run's task branches into `crew/<runId>` went, as every view shows it. */
+export const IntegrationStatus = {
+	/** Every completed task's branch is merged. */
+	Merged: "merged",
+	/** Every completed task's branch is merged, with conflicts resolved by resolution tasks. */
+	Resolved: "resolved",
+	/** A branch conflicts and was left for a person: it, and the branches that hold its work, are missing. */
+	Conflict: "conflict",
+	/** git failed for another reason; see `error`. */
+	Failed: "failed",
+	/** Not integrated: the run was cancelled. */
+	Skipped: "skipped",
+} as const;
+export type IntegrationStatus = (typeof IntegrationStatus)[keyof typeof IntegrationStatus];
+
+export interface IntegrationRecord {
+	readonly status: IntegrationStatus;
+	/** `crew/<runId>`. */
+	readonly branch: string;
+	/** Where the branch is, when it was made. */
+	readonly commit?: string;
+	/** Completed tasks whose work is on the branch, in the order merged. */
+	readonly merged: readonly string[];
+	/** Completed tasks whose work is not on the branch. */
+	readonly missing: readonly string[];
+	/** Merges left for a person: each task's branch and the files it conflicts in. */
+	readonly conflicts: readonly { readonly task: string; readonly branch: string; readonly files: readonly string[] }[];
+	/** The resolution tasks whose work is on the branch. */
+	readonly resolvedBy: readonly string[];
+	readonly error?: string;
+}
+
+/** How conflicts between a worktree run's branches are settled: by an integrator agent, or by a person. */
+export const IntegrationMode = { Auto: "auto", Manual: "manual" } as const;
+export type IntegrationMode = (typeof IntegrationMode)[keyof typeof IntegrationMode];
 
 /**
  * A task's place among a workflow script's calls. Replaying the script makes the same calls in the
@@ -141,6 +192,11 @@ export interface RunOptions {
 	readonly queue?: string;
 	/** Where a queue's workers fetch the base commit from: a git URL or path. Default: the repository's own path. */
 	readonly repository?: string;
+	/**
+	 * How conflicts met when integrating the run's branches are settled, and the agent that
+	 * resolves them in `auto` mode. A run without it (recorded by an older crew) leaves them.
+	 */
+	readonly integration?: { readonly mode: IntegrationMode; readonly agent?: AgentSpec };
 }
 
 export interface Usage {
@@ -186,6 +242,8 @@ export interface RunRecord {
 	/** Raised each time a runner takes the run. */
 	readonly epoch: number;
 	readonly lease: LeaseInfo | null;
+	/** How its worktree branches came together; null for a run without worktrees, or before its end. */
+	readonly integration: IntegrationRecord | null;
 }
 
 export interface TaskRecord {

@@ -19,6 +19,7 @@ import { RunArchive } from "../store/run-archive.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
+import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
@@ -61,6 +62,7 @@ export class Crew {
 	readonly #userDirs: readonly string[];
 	readonly #trusted: (root: string) => boolean;
 	readonly worktrees: Worktrees;
+	readonly integration: IntegrationBranch;
 
 	constructor(options: CrewOptions) {
 		const { project, runtimes, onEvent, userDirs, trusted, ...engine } = options;
@@ -68,6 +70,7 @@ export class Crew {
 		this.#userDirs = userDirs ?? userResourceDirs();
 		this.#trusted = trusted ?? ((root) => new TrustStore().isTrusted(root));
 		this.worktrees = new Worktrees(project.root, project.crewDir);
+		this.integration = new IntegrationBranch(project.root, project.crewDir, this.worktrees);
 		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
 		ensureCrewDir(project);
@@ -285,8 +288,10 @@ export class Crew {
 				store: this.#store,
 				files: this.files,
 				runtimes: remote?.runtimes ?? this.runtimes,
+				localRuntimes: this.runtimes,
 				options: this.#options,
 				worktrees: this.worktrees,
+				integration: this.integration,
 			},
 			lease,
 			options.signal,

@@ -4,7 +4,7 @@ import { parseDuration } from "../core/duration.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { fillGoal } from "../core/prompt.js";
-import type { AgentSpec, FailurePolicy, RunOptions, TaskSpec } from "../core/types.js";
+import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { parseVerify } from "../core/verdict.js";
 import { type Diagnostic, list } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
@@ -61,6 +61,8 @@ export interface PlanInput {
 	readonly queue?: string;
 	/** Where the queue's workers fetch the run's base commit from: a git URL or path. */
 	readonly repository?: string;
+	/** How conflicts between a worktree run's branches are settled; overrides the team's. Default `auto`. */
+	readonly integration?: IntegrationMode;
 }
 
 /** A command line a run would start that comes from the project's own files, not the user's. */
@@ -129,6 +131,7 @@ export function planRun(
 	if (input.model !== undefined && (typeof input.model !== "string" || input.model.trim() === "")) {
 		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
 	}
+	checkIntegration(input.integration);
 	const { loader } = context;
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
@@ -139,7 +142,10 @@ export function planRun(
 			workflow,
 			team,
 			loader,
-			options: runOptions(input, workflow, team, context.cwd, diagnostics),
+			options: {
+				...runOptions(input, workflow, team, context.cwd, diagnostics),
+				integration: integrationOf(input, team, loader, agents, diagnostics),
+			},
 			diagnostics,
 			resolve: (role) => {
 				const step = { id: role, role, dependsOn: [], text: "", fields: {} };
@@ -202,12 +208,22 @@ export function planRun(
 	}
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
+	const integration = expanded.some((t) => t.worktree)
+		? integrationOf(input, team, loader, agents, diagnostics)
+		: undefined;
+	if (integration?.agent) {
+		const step = { id: "integrate", role: "integrator", dependsOn: [], text: "", fields: {} };
+		projectCommands.push(...commandsOf(step, integration.agent, workflow, loader, input.runtime));
+	}
 
 	return {
 		goal: input.goal,
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
-		options: runOptions(input, workflow, team, context.cwd, diagnostics),
+		options: {
+			...runOptions(input, workflow, team, context.cwd, diagnostics),
+			...(integration ? { integration } : {}),
+		},
 		tasks: [...expanded, ...untilTasks],
 		diagnostics,
 		projectCommands: projectCommands.filter(
@@ -243,6 +259,40 @@ function runOptions(
 		...(input.repository !== undefined ? { repository: checkRepository(input.repository, input.queue) } : {}),
 		cwd,
 	};
+}
+
+const INTEGRATION_MODES: readonly string[] = Object.values(IntegrationMode);
+
+function checkIntegration(mode: unknown): void {
+	if (mode !== undefined && !INTEGRATION_MODES.includes(mode as string)) {
+		throw invalid(`invalid integration ${JSON.stringify(mode)}: expected ${INTEGRATION_MODES.join(" or ")}`);
+	}
+}
+
+/**
+ * How the run settles conflicts between its branches: in `auto` mode, by the agent of the team's
+ * `integrator` role, or else the agent named `integrator` (crew's own, unless the user has one).
+ */
+function integrationOf(
+	input: PlanInput,
+	team: Loaded<TeamResource> | undefined,
+	loader: ResourceLoader,
+	agents: Map<string, AgentSpec>,
+	diagnostics: Diagnostic[],
+): NonNullable<RunOptions["integration"]> {
+	const mode = input.integration ?? team?.item.integration ?? IntegrationMode.Auto;
+	if (mode === IntegrationMode.Manual) return { mode };
+	const role = team?.item.roles.some((r) => r.name === "integrator");
+	if (!role && !loader.findAgent("integrator")) {
+		diagnostics.push({
+			level: "warning",
+			file: team?.item.file ?? "",
+			message: "no integrator agent: conflicts between the run's branches are left for a person",
+		});
+		return { mode: IntegrationMode.Manual };
+	}
+	const step = { id: "integrate", role: "integrator", dependsOn: [], text: "", fields: {} };
+	return { mode, agent: resolveAgent(step, role ? team?.item : undefined, input, loader, agents, diagnostics) };
 }
 
 /** Where a queue's workers fetch the repository from, once it is one; only a run with a queue has workers. */

@@ -11,6 +11,7 @@ import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worke
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
+import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import { judgeAttempt } from "./attempt-judgement.js";
 import { followedStart, recordStart } from "./attempt-start.js";
@@ -20,12 +21,12 @@ import { RunAdmission } from "./run-admission.js";
 import { RunBackoffs } from "./run-backoffs.js";
 import type { RunDriver } from "./run-driver.js";
 import { nextPass, plannedTasks } from "./run-growth.js";
+import { RunIntegration } from "./run-integration.js";
 import { runOutcome } from "./run-outcome.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
 import { StopReason } from "./stop-reason.js";
-import { integrateRun } from "./task-runtime.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
@@ -33,6 +34,9 @@ export interface RunLoopDeps {
 	readonly runtimes: RuntimeRegistry;
 	readonly options: EngineOptions;
 	readonly worktrees: Worktrees;
+	readonly integration: IntegrationBranch;
+	/** This machine's runtimes, where `runtimes` hands attempts to a queue. */
+	readonly localRuntimes?: RuntimeRegistry;
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
@@ -73,6 +77,7 @@ export class RunLoop {
 	#ended: { taskId: string; status: TaskStatus; error: string | null }[] = [];
 	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
 	readonly #followed: readonly AttemptRecord[];
+	readonly #integration: RunIntegration;
 
 	constructor(
 		deps: RunLoopDeps,
@@ -96,6 +101,12 @@ export class RunLoop {
 			onSettled: () => this.#wake(),
 		});
 		this.#slots = this.#slotQueue();
+		this.#integration = new RunIntegration(
+			{ store: deps.store, branch: deps.integration },
+			lease,
+			this.#run,
+			this.#tasks,
+		);
 	}
 
 	/**
@@ -157,7 +168,10 @@ export class RunLoop {
 				for (const start of starts) this.#launch(start);
 				const idle = this.#workers.size === 0 && this.#backoffs.size === 0;
 				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
-				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#admission.awaiting === 0 && driven))) break;
+				if (idle && (this.#stopping || (this.#slots.ready === 0 && this.#admission.awaiting === 0 && driven))) {
+					if (this.#stopping || !(await this.#resolveConflict())) break;
+					continue;
+				}
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -170,12 +184,20 @@ export class RunLoop {
 		if (this.#stopping === "lease-lost") {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
-		if (this.#stopping !== "cancel") {
-			const done = this.#tasks.dag.order.filter((i) => this.#tasks.status[i] === TaskStatus.Completed);
-			const inWorktrees = done.filter((i) => this.#tasks.specs[i]?.worktree).map((i) => this.#tasks.id(i));
-			await integrateRun(this.#deps, this.#lease, this.#run.options.baseCommit, inWorktrees);
-		}
+		if (this.#stopping === "cancel") this.#integration.skip();
+		else if (!this.#integration.recorded) await this.#integration.integrate(false);
 		return this.#finish();
+	}
+
+	/**
+	 * The run's work is done: its branches are integrated, and a conflict a resolution task may
+	 * settle adds that task. Returns whether it did, so the run goes on.
+	 */
+	async #resolveConflict(): Promise<boolean> {
+		const resolution = await this.#integration.integrate(true);
+		if (!resolution) return false;
+		this.#deps.store.batch(() => this.#addTasks(null, [resolution], "integration.resolving"));
+		return true;
 	}
 
 	#checkRuntimes(): void {
@@ -492,6 +514,7 @@ export class RunLoop {
 			stopMessage: this.#stopping ? this.#stopMessage : undefined,
 			budgetStop: this.#budgetStop,
 			firstFailure: this.#firstFailure,
+			integration: this.#integration.incomplete(),
 			...(this.#driver ? { driven: { outcome: this.#driver.outcome } } : {}),
 			open: counted.filter((s) => s !== TaskStatus.Completed).length,
 			total: this.#tasks.status.length,

@@ -8,6 +8,7 @@ import {
 	type ArtifactRecord,
 	type AttemptRecord,
 	type EventRecord,
+	type IntegrationRecord,
 	type RunRecord,
 	type TaskRecord,
 	type TaskView,
@@ -76,6 +77,9 @@ export interface StatusJson {
 		readonly usage: UsageJson;
 		readonly usageByRole: Readonly<Record<string, UsageJson>>;
 		readonly usageByModel: Readonly<Record<string, UsageJson>>;
+		readonly error: string | null;
+		/** How a worktree run's branches came together; null for a run without worktrees, or before its end. */
+		readonly integration: IntegrationRecord | null;
 	};
 	readonly tasks: readonly (Pick<
 		TaskRecord,
@@ -96,8 +100,8 @@ export function eventJson(event: EventRecord): object {
 
 /** The run part of `crew status --json`. */
 export function runSummary(run: RunRecord): object {
-	const { id, status, goal, team, workflow, createdAt, updatedAt } = run;
-	return { id, status, goal, team, workflow, createdAt, updatedAt };
+	const { id, status, goal, team, workflow, createdAt, updatedAt, error, integration } = run;
+	return { id, status, goal, team, workflow, createdAt, updatedAt, error, integration };
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {

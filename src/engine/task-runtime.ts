@@ -1,17 +1,18 @@
-import { errorMessage } from "../core/errors.js";
 import type { RunOptions, TaskSpec } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { withVerification } from "../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
-import type { Lease } from "../store/lease.js";
-import type { RunStore } from "../store/run-store.js";
+import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { resolvingConflict } from "./resolution-runtime.js";
 import { inWorktree } from "./worktree-runtime.js";
 
 interface Deps {
-	readonly store: RunStore;
 	readonly runtimes: RuntimeRegistry;
+	/** This machine's runtimes, where `runtimes` hands attempts to a queue. */
+	readonly localRuntimes?: RuntimeRegistry;
 	readonly worktrees: Worktrees;
+	readonly integration: IntegrationBranch;
 }
 
 /**
@@ -21,6 +22,13 @@ interface Deps {
  */
 export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: RunOptions): WorkerRuntime {
 	const { runtimes, worktrees } = deps;
+	if (spec.integration) {
+		// The integration worktree is here: its conflict is resolved on this machine.
+		const local = deps.localRuntimes ?? runtimes;
+		const agent = local.get(name);
+		const checked = spec.verify ? withVerification(agent, local.get("command"), spec.verify) : agent;
+		return resolvingConflict(checked, deps.integration, worktrees, spec.integration);
+	}
 	let runtime = runtimes.get(name);
 	if (name === "dry-run") return runtime;
 	const worktree = spec.worktree ? options.baseCommit : undefined;
@@ -38,32 +46,4 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook);
 	}
 	return runtime;
-}
-
-/**
- * In worktree mode, the completed tasks' branches (`done`, in dependency order) are merged into
- * `crew/<runId>` when the run ends; how that went is an event. A conflict does not change what
- * the tasks did: it stops the integration and names the files.
- */
-export async function integrateRun(
-	deps: Deps,
-	lease: Lease,
-	base: string | undefined,
-	done: readonly string[],
-): Promise<void> {
-	if (!base || done.length === 0) return;
-	const { store, worktrees } = deps;
-	try {
-		const result = await worktrees.integrate(lease.runId, base, done);
-		if (result.conflict) {
-			const { task, branch, files } = result.conflict;
-			const data = { branch: result.branch, conflicting: branch, files, merged: result.merged };
-			store.appendEvent(lease, "integration.conflict", task, data);
-		} else {
-			const data = { branch: result.branch, commit: result.commit, merged: result.merged };
-			store.appendEvent(lease, "integration.done", null, data);
-		}
-	} catch (error) {
-		store.appendEvent(lease, "integration.failed", null, { error: errorMessage(error) });
-	}
 }

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import type { RoutingHints } from "../core/routing.js";
+import { IntegrationMode } from "../core/types.js";
 import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface TeamRole {
@@ -19,6 +20,8 @@ export interface TeamResource {
 	readonly defaultWorkflow?: string;
 	readonly workspaceMode: "shared" | "worktree";
 	readonly maxConcurrency?: number;
+	/** How conflicts between a worktree run's branches are settled; absent means `auto`. */
+	readonly integration?: IntegrationMode;
 	readonly roles: readonly TeamRole[];
 	readonly hints: RoutingHints;
 	readonly file: string;
@@ -71,6 +74,11 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			message: `maxConcurrency '${fields.maxConcurrency}': expected an integer >= 1`,
 		});
 	}
+	const integration = fields.integration;
+	const modes: readonly string[] = Object.values(IntegrationMode);
+	if (integration !== undefined && !modes.includes(integration)) {
+		diagnostics.push({ level: "error", file, message: `integration '${integration}': expected ${modes.join(" or ")}` });
+	}
 	if (roles.length === 0)
 		diagnostics.push({ level: "error", file, message: "team has no role lines ('- role: agent=...')" });
 	return {
@@ -80,6 +88,9 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			...(fields.defaultWorkflow ? { defaultWorkflow: fields.defaultWorkflow } : {}),
 			workspaceMode: mode === "worktree" ? "worktree" : "shared",
 			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
+			...(integration !== undefined && modes.includes(integration)
+				? { integration: integration as IntegrationMode }
+				: {}),
 			roles,
 			hints: { triggers: list(fields.triggers), useWhen: fields.useWhen ?? "", avoidWhen: fields.avoidWhen ?? "" },
 			file,

@@ -121,4 +121,9 @@ WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
 		AND json_extract(later.spec, '$.until.iteration') > json_extract(mine.spec, '$.until.iteration')
 );`,
 	},
+	{
+		version: 6,
+		name: "how a worktree run's branches were integrated",
+		sql: "ALTER TABLE runs ADD COLUMN integration TEXT;",
+	},
 ];

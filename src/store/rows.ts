@@ -1,5 +1,12 @@
 import type { RunStatus, TaskStatus } from "../core/status.js";
-import type { AttemptRecord, EventRecord, RunOptions, RunRecord, TaskRecord } from "../core/types.js";
+import type {
+	AttemptRecord,
+	EventRecord,
+	IntegrationRecord,
+	RunOptions,
+	RunRecord,
+	TaskRecord,
+} from "../core/types.js";
 
 export interface RunRow {
 	id: string;
@@ -18,6 +25,7 @@ export interface RunRow {
 	lease_host: string | null;
 	lease_start: string | null;
 	lease_heartbeat: number | null;
+	integration: string | null;
 }
 
 export interface TaskRow {
@@ -87,6 +95,7 @@ export function toRun(row: RunRow): RunRecord {
 						processStart: row.lease_start,
 						heartbeatAt: row.lease_heartbeat ?? 0,
 					},
+		integration: row.integration ? (JSON.parse(row.integration) as IntegrationRecord) : null,
 	};
 }
 

@@ -10,7 +10,7 @@ import {
 	RunStatus,
 	type TaskStatus,
 } from "../core/status.js";
-import type { ArtifactRecord, EventRecord, ProcessHandle, TaskSpec } from "../core/types.js";
+import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec } from "../core/types.js";
 import { ZERO_USAGE } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
@@ -406,6 +406,18 @@ export class RunStore {
 		});
 	}
 
+	/**
+	 * Records how the run's branches were integrated, with an `integration.<status>` event naming
+	 * the first task whose merge conflicted (if one did).
+	 */
+	recordIntegration(lease: Lease, record: IntegrationRecord): void {
+		this.#write(() => {
+			this.#fence(lease);
+			this.#s.integration.run(JSON.stringify(record), lease.runId);
+			this.#event(lease.runId, `integration.${record.status}`, record.conflicts[0]?.task ?? null, { ...record });
+		});
+	}
+
 	appendEvent(lease: Lease, type: string, taskId: string | null, data: Record<string, unknown>): number {
 		return this.#write(() => {
 			this.#fence(lease);
@@ -462,6 +474,7 @@ function prepare(db: Db) {
 		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
 		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
 		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
+		integration: db.prepare("UPDATE runs SET integration = ? WHERE id = ?"),
 		waitingTasks: db.prepare(
 			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL ORDER BY idx",
 		) as Statement<[string], { id: string }>,

@@ -24,14 +24,6 @@ export interface TaskWorktree {
 	readonly dirty: boolean;
 }
 
-/** How integrating a run's task branches went: the branch, what was merged, and a conflict if any. */
-export interface Integration {
-	readonly branch: string;
-	readonly merged: readonly string[];
-	readonly commit?: string;
-	readonly conflict?: { readonly task: string; readonly branch: string; readonly files: readonly string[] };
-}
-
 export interface CommittedChange {
 	/** The commit crew made of the task's changes; undefined when it changed nothing. */
 	readonly commit: string | undefined;
@@ -147,69 +139,6 @@ export class Worktrees {
 		}
 		const start = (await git(path, ["rev-parse", "HEAD"])).trim();
 		return { path, branch, start, ...(recovered ? { recovered } : {}) };
-	}
-
-	/**
-	 * Merges the branches of `tasks` (completed tasks, in dependency order) into `crew/<runId>`,
-	 * made from `base`, in a worktree of its own that is removed afterwards. The user's branch and
-	 * checkout are not touched. A conflict stops at that task, naming its branch and files.
-	 */
-	async integrate(runId: string, base: string, tasks: readonly string[]): Promise<Integration> {
-		const branch = `crew/${checkId("run", runId)}`;
-		const path = join(this.#dir, `${runId}.integration`);
-		if (existsSync(path)) await git(this.#root, ["worktree", "remove", "--force", path]);
-		await git(this.#root, ["worktree", "add", "--quiet", "-B", branch, path, base]);
-		try {
-			const merged: string[] = [];
-			for (const task of tasks) {
-				const taskBranch = this.branchOf(runId, task);
-				if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${taskBranch}`])).code !== 0)
-					continue;
-				const result = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", taskBranch]);
-				if (result.code !== 0) {
-					const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
-					await gitRun(path, ["merge", "--abort"]);
-					return { branch, merged, conflict: { task, branch: taskBranch, files: files.filter(Boolean) } };
-				}
-				merged.push(task);
-			}
-			return { branch, merged, commit: (await git(path, ["rev-parse", "HEAD"])).trim() };
-		} finally {
-			await gitRun(this.#root, ["worktree", "remove", "--force", path]);
-		}
-	}
-
-	/**
-	 * Merges `crew/<runId>` into the branch checked out in the repository, as the user asked:
-	 * only on a clean work tree (changes under `.crew/` and untracked files do not count), and a
-	 * conflict is undone and reported with its files.
-	 */
-	async mergeIntoCurrent(runId: string): Promise<{ branch: string; into: string; commit: string }> {
-		const branch = `crew/${checkId("run", runId)}`;
-		if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code !== 0) {
-			throw new CrewError(
-				ErrorCode.NotFound,
-				`run ${runId} has no branch ${branch}: runs in worktree mode get one when they end`,
-			);
-		}
-		const dirty = dirtyPaths(this.#root);
-		if (dirty.length > 0) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`your work tree has changes (${dirty.slice(0, 5).join(", ")}${dirty.length > 5 ? ", …" : ""}); commit or stash them, then merge again`,
-			);
-		}
-		const into = (await git(this.#root, ["branch", "--show-current"])).trim() || "HEAD";
-		const merged = await gitRun(this.#root, ["merge", "--no-edit", branch]);
-		if (merged.code !== 0) {
-			const files = (await gitRun(this.#root, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim();
-			await gitRun(this.#root, ["merge", "--abort"]);
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`${branch} conflicts with ${into} in: ${files || merged.stderr.trim()}; nothing was merged`,
-			);
-		}
-		return { branch, into, commit: (await git(this.#root, ["rev-parse", "HEAD"])).trim() };
 	}
 
 	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */

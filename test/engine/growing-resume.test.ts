@@ -59,8 +59,8 @@ const running = (id: string) => (tasks: readonly { id: string; status: string }[
 test("an --until run killed during pass 2, and again during pass 3, resumes to completion, each pass's work once", async () => {
 	const repo = newRepo().agent("worker", "--sleep 600");
 	repo.workflow("loop", [{ id: "work" }, { id: "more", dependsOn: ["work"] }]);
-	// The check passes once `more` has ended three times.
-	const check = `test "$(grep -c '"end","task":"more' ${repo.log})" -ge 3`;
+	// The check passes once pass 3's `more` has ended.
+	const check = `grep -q '"end","task":"more.3"' ${repo.log}`;
 	const { runId, completedAtKills } = await killAndResume(
 		repo,
 		["run", "loop", "--workflow", "loop", "--until", check],
@@ -81,7 +81,8 @@ test("an --until run killed during pass 2, and again during pass 3, resumes to c
 		["until.3", "completed"],
 	]);
 	expect(rerunAfterCompletion(repo, completedAtKills)).toEqual([]);
-	for (const id of ["work", "more", "work.2", "work.3"]) expect(repo.ends(id)).toHaveLength(1);
+	// The tasks no kill caught ran once; an agent a kill orphaned may finish before resume ends it.
+	for (const id of ["work", "more", "work.2", "more.3"]) expect(repo.starts(id)).toHaveLength(1);
 });
 
 test("a planner's run killed while its planned tasks run resumes them; the planner never runs again", async () => {
@@ -104,7 +105,7 @@ console.log("ADAPTIVE_PLAN_JSON_START\\n" + ${JSON.stringify(JSON.stringify(plan
 		{ id: "assess", role: "plotter", extra: { expand: "plan" } },
 		{ id: "report", role: "worker", dependsOn: ["assess"] },
 	]);
-	const check = `test "$(grep -c '"end","task":"report' ${repo.log})" -ge 2`;
+	const check = `grep -q '"end","task":"report.2"' ${repo.log}`;
 	const { runId, completedAtKills } = await killAndResume(
 		repo,
 		["run", "plan it", "--workflow", "adaptive", "--until", check],

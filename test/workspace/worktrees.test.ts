@@ -32,8 +32,8 @@ test("parallel tasks editing the same file in worktrees both keep their changes;
 		{ id: "b", role: "writer-b" },
 		{ id: "c", role: "reader", dependsOn: ["a"] },
 	]);
-	const outcome = await runWorkflow(repo, { workflow: "pair", workspace: "worktree" });
-	expect(outcome.status).toBe("completed");
+	const outcome = await runWorkflow(repo, { workflow: "pair", workspace: "worktree", integration: "manual" });
+	expect(outcome.tasks.get("b")?.status).toBe("completed");
 	const branch = (task: string) => `crew-tasks/${outcome.runId}/${task}`;
 	expect(show(repo, branch("a"), "notes.txt")).toBe("from-a\n");
 	expect(show(repo, branch("b"), "notes.txt")).toBe("from-b\n");
@@ -45,10 +45,15 @@ test("parallel tasks editing the same file in worktrees both keep their changes;
 	expect(execFileSync("git", ["branch", "--show-current"], { cwd: repo.dir, encoding: "utf8" }).trim()).toMatch(
 		/^(master|main)$/,
 	);
-	// Both wrote notes.txt: integrating b after a conflicts, and the event names the file.
+	// Both wrote notes.txt: integrating b after a conflicts, and the event names the file; c, after
+	// a only, is merged all the same.
 	const conflict = outcome.events.find((e) => e.type === "integration.conflict");
 	expect(conflict?.taskId).toBe("b");
-	expect(conflict?.data).toMatchObject({ branch: `crew/${outcome.runId}`, files: ["notes.txt"], merged: ["a"] });
+	expect(conflict?.data).toMatchObject({
+		branch: `crew/${outcome.runId}`,
+		conflicts: [{ task: "b", files: ["notes.txt"] }],
+		merged: ["a", "c"],
+	});
 	const commit = outcome.events.find((e) => e.type === "worker.commit" && e.taskId === "a");
 	expect(commit?.data).toMatchObject({ branch: branch("a"), commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
 	const dir = join(repo.dir, ".crew", "runs", outcome.runId, "tasks", "a");
@@ -88,7 +93,7 @@ test("the run's integration branch holds every completed task's change; crew mer
 	]);
 	const outcome = await runWorkflow(repo, { workflow: "three", workspace: "worktree" });
 	expect(outcome.status).toBe("completed");
-	const done = outcome.events.find((e) => e.type === "integration.done");
+	const done = outcome.events.find((e) => e.type === "integration.merged");
 	expect(done?.data).toMatchObject({ branch: `crew/${outcome.runId}`, merged: ["a", "b", "c"] });
 	for (const task of ["a", "b", "c"]) expect(show(repo, `crew/${outcome.runId}`, `${task}.txt`)).toBe(`${task}\n`);
 	expect(existsSync(join(repo.dir, "a.txt"))).toBe(false);
@@ -102,7 +107,7 @@ test("the run's integration branch holds every completed task's change; crew mer
 	expect(merged.code).toBe(0);
 	expect(merged.stdout).toMatch(new RegExp(`^merged crew/${outcome.runId} into (master|main)`));
 	for (const task of ["a", "b", "c"]) expect(readFileSync(join(repo.dir, `${task}.txt`), "utf8")).toBe(`${task}\n`);
-	expect((await crew(repo.dir, ["merge", "nope"])).stderr).toMatch(/run nope has no branch crew\/nope/);
+	expect((await crew(repo.dir, ["merge", "nope"])).stderr).toMatch(/no run 'nope'/);
 });
 
 test("cleanup and prune remove worktrees only after committing what they hold; a dirty repository is refused", async () => {

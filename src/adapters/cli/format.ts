@@ -10,6 +10,7 @@ import {
 	ZERO_USAGE,
 } from "../../core/types.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
+import { integrationLines } from "../integration-text.js";
 
 export function elapsed(from: string | null, to: string | null, now: number): string {
 	if (!from) return "";
@@ -67,6 +68,7 @@ export function statusText(
 		`  workflow: ${run.workflow}${run.team ? `  team: ${run.team}` : ""}  tasks: ${summary}`,
 	];
 	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error}`);
+	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
 	if (used) lines.push(`  usage: ${used}`);
 	if (used && usageBy) {

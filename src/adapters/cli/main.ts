@@ -99,6 +99,12 @@ function program(setExit: (code: number) => void): Command {
 			]),
 		)
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
+		.addOption(
+			new Option(
+				"--integration <mode>",
+				"auto: an integrator agent resolves conflicts between the tasks' branches; manual: they are left for you",
+			).choices(["auto", "manual"]),
+		)
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
@@ -199,7 +205,10 @@ function program(setExit: (code: number) => void): Command {
 			"merge a worktree run's integration branch crew/<runId> into your current branch (clean work tree only)",
 		)
 		.argument("<runId>")
-		.action(async (runId: string) => exit((await workspaces()).mergeCommand(runId)));
+		.option("--partial", "merge what the run's integration holds although some tasks' work is missing from it")
+		.action(async (runId: string, options: { partial?: boolean }) =>
+			exit((await workspaces()).mergeCommand(runId, options)),
+		);
 
 	cli
 		.command("cancel")

@@ -26,6 +26,7 @@ export interface RunFlags {
 	readonly approvePlan?: boolean;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
+	readonly integration?: "auto" | "manual";
 	readonly until?: string;
 	readonly maxIterations?: number;
 	readonly args?: unknown;
@@ -95,6 +96,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.approvePlan ? { approvePlan: true } : {}),
 			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
 			...(flags.allowDirty ? { allowDirty: true } : {}),
+			...(flags.integration !== undefined ? { integration: flags.integration } : {}),
 			...(flags.until !== undefined ? { until: flags.until } : {}),
 			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
 			...(flags.args !== undefined ? { args: flags.args } : {}),

@@ -1,5 +1,6 @@
 import { statusCounts } from "../../core/status.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
+import { integrationLines } from "../integration-text.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */
@@ -17,6 +18,7 @@ export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, n
 	const widths = widthsOf(tasks);
 	for (const t of sorted.slice(0, SHOWN)) lines.push(taskLine(t, now, widths));
 	if (tasks.length > SHOWN) lines.push(`  … and ${tasks.length - SHOWN} more (crew status ${run.id})`);
+	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
 	if (run.options.script && run.status === "completed") lines.push(`result: crew result ${run.id}`);
 	lines.push(`results: ${artifactsDir}/<task>/result.md  (crew result ${run.id} <task>)`);
 	return `${lines.join("\n")}\n`;

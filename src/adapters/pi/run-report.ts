@@ -1,5 +1,6 @@
 import { statusCounts } from "../../core/status.js";
 import type { StatusJson } from "../../engine/run-reader.js";
+import { integrationLines } from "../integration-text.js";
 import type { TeamActions } from "../team-actions.js";
 
 /** Characters of each task's result a report carries, and of all of them together. */
@@ -9,6 +10,8 @@ const IN_ALL = 12_000;
 /** A run's status as a few lines: the run, then each task with its status and error. */
 export function statusText({ run, tasks }: StatusJson): string {
 	const lines = [`run ${run.id} ${run.status}: ${statusCounts(tasks)}`];
+	if (run.error && run.status !== "completed") lines.push(`error: ${run.error}`);
+	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
 	for (const t of tasks) lines.push(`- ${t.id} (${t.role}) ${t.status}${t.error ? `: ${t.error}` : ""}`);
 	return lines.join("\n");
 }
