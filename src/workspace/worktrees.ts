@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { CREW_AUTHOR, git, gitRun } from "./git.js";
+import { git, gitError, gitRun, userGitRun } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
 export interface TaskWorkspace {
@@ -135,10 +135,12 @@ export class Worktrees {
 			const depBranch = this.branchOf(runId, dep);
 			if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${depBranch}`])).code !== 0)
 				continue;
-			const merged = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", depBranch]);
+			const args = ["merge", "--no-edit", "--quiet", depBranch];
+			const merged = await gitRun(path, args);
 			if (merged.code !== 0) {
 				const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
 				await gitRun(path, ["merge", "--abort"]);
+				if (files.join("") === "") throw gitError(path, args, merged);
 				throw new CrewError(
 					ErrorCode.Conflict,
 					`the changes of ${dep} (${depBranch}) conflict with ${taskId}'s other dependencies in: ${files.join(", ")}`,
@@ -165,10 +167,12 @@ export class Worktrees {
 				const taskBranch = this.branchOf(runId, task);
 				if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${taskBranch}`])).code !== 0)
 					continue;
-				const result = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", taskBranch]);
+				const args = ["merge", "--no-edit", "--quiet", taskBranch];
+				const result = await gitRun(path, args);
 				if (result.code !== 0) {
 					const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
 					await gitRun(path, ["merge", "--abort"]);
+					if (files.join("") === "") throw gitError(path, args, result);
 					return { branch, merged, conflict: { task, branch: taskBranch, files: files.filter(Boolean) } };
 				}
 				merged.push(task);
@@ -180,9 +184,10 @@ export class Worktrees {
 	}
 
 	/**
-	 * Merges `crew/<runId>` into the branch checked out in the repository, as the user asked:
-	 * only on a clean work tree (changes under `.crew/` and untracked files do not count), and a
-	 * conflict is undone and reported with its files.
+	 * Merges `crew/<runId>` into the branch checked out in the repository, as the user asked and
+	 * so as the user would (their author, signing and hooks): only on a clean work tree (changes
+	 * under `.crew/` and untracked files do not count), and a conflict is undone and reported with
+	 * its files.
 	 */
 	async mergeIntoCurrent(runId: string): Promise<{ branch: string; into: string; commit: string }> {
 		const branch = `crew/${checkId("run", runId)}`;
@@ -200,14 +205,12 @@ export class Worktrees {
 			);
 		}
 		const into = (await git(this.#root, ["branch", "--show-current"])).trim() || "HEAD";
-		const merged = await gitRun(this.#root, ["merge", "--no-edit", branch]);
+		const merged = await userGitRun(this.#root, ["merge", "--no-edit", branch]);
 		if (merged.code !== 0) {
 			const files = (await gitRun(this.#root, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim();
-			await gitRun(this.#root, ["merge", "--abort"]);
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`${branch} conflicts with ${into} in: ${files || merged.stderr.trim()}; nothing was merged`,
-			);
+			await userGitRun(this.#root, ["merge", "--abort"]);
+			if (files === "") throw gitError(this.#root, ["merge", "--no-edit", branch], merged);
+			throw new CrewError(ErrorCode.Conflict, `${branch} conflicts with ${into} in: ${files}; nothing was merged`);
 		}
 		return { branch, into, commit: (await git(this.#root, ["rev-parse", "HEAD"])).trim() };
 	}
@@ -269,7 +272,7 @@ export class Worktrees {
 		const commit = await this.#commitAll(workspace.path, message);
 		const range = `${workspace.start}..HEAD`;
 		const stat = await git(workspace.path, ["diff", "--stat", range]);
-		const patch = await git(workspace.path, ["diff", "--binary", range]);
+		const patch = await git(workspace.path, ["diff", "--no-ext-diff", "--binary", range]);
 		return { commit, stat, patch };
 	}
 
@@ -277,7 +280,7 @@ export class Worktrees {
 	async #commitAll(path: string, message: string): Promise<string | undefined> {
 		await git(path, ["add", "--all"]);
 		if ((await gitRun(path, ["diff", "--cached", "--quiet"])).code === 0) return undefined;
-		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "-m", message]);
+		await git(path, ["commit", "--quiet", "-m", message]);
 		return (await git(path, ["rev-parse", "HEAD"])).trim();
 	}
 }

@@ -4,7 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { TrustStore } from "../../../src/config/trust.js";
-import { crew, crewProcess, exitOf, gitRepo, isAlive, read, type TestRepo, waitFor } from "../../helpers.js";
+import {
+	crew,
+	crewProcess,
+	exitOf,
+	failingHooks,
+	gitRepo,
+	isAlive,
+	read,
+	strictGitUser,
+	type TestRepo,
+	waitFor,
+} from "../../helpers.js";
 import { remoteFixture } from "./remote-fixture.js";
 
 const remote = remoteFixture();
@@ -92,6 +103,25 @@ test("a repository's tasks work in checkouts on the workers: setup, agent and ch
 			expect(trees.toString().match(/^worktree /gm)).toHaveLength(1);
 		}
 	}
+});
+
+test("a user's git config that signs with a failing program and fails every hook breaks no git work of crew's, on either side of the queue", async () => {
+	const repo = repository({ wa: "echo one > one.txt", wd: "echo two > two.txt", we: "cat one.txt two.txt > both.txt" });
+	repo.workflow("join", [
+		{ id: "a", role: "wa" },
+		{ id: "d", role: "wd" },
+		{ id: "e", role: "we", dependsOn: ["a", "d"] },
+	]);
+	const hooks = mkdtempSync(join(tmpdir(), "crew-hooks-"));
+	failingHooks(hooks, join(hooks, "ran.log"));
+	const env = strictGitUser(hooks);
+	await remote.worker("A", repo.dir, env);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "join", "--queue", remote.url, "--json"], 60_000, env);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	expect(git(repo, "show", `crew-tasks/${runId}/e:both.txt`)).toBe("one\ntwo\n");
+	expect(git(repo, "show", `crew/${runId}:both.txt`)).toBe("one\ntwo\n");
+	expect(existsSync(join(hooks, "ran.log"))).toBe(false);
 });
 
 test("a check that fails on the worker is retried with its output; a failing setup hook fails the attempt", async () => {
