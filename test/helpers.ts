@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -122,8 +122,8 @@ export function crew(
 }
 
 /** Starts the CLI without waiting; for runs a test interrupts. */
-export function crewProcess(cwd: string, args: readonly string[]): ChildProcess {
-	return spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function crewProcess(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+	return spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 /** Resolves once the child has exited (at once if it has). */
@@ -206,4 +206,39 @@ export function gitRepo(): TestRepo {
 	git("add", "README.md");
 	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start");
 	return repo;
+}
+
+/**
+ * The environment of a user whose git config breaks any git command crew would run as theirs:
+ * every commit signed by a signing program that fails, fast-forward-only merges that check
+ * signatures, diffs through a program of its own, in colour and without prefixes; with `hooks`,
+ * that folder holds every repository's hooks.
+ */
+export function strictGitUser(hooks?: string): NodeJS.ProcessEnv {
+	const config = join(mkdtempSync(join(tmpdir(), "crew-gituser-")), "gitconfig");
+	const settings = {
+		user: { name: "Someone", email: "someone@example.com" },
+		commit: { gpgsign: "true" },
+		gpg: { program: "/bin/false" },
+		merge: { ff: "only", verifySignatures: "true" },
+		diff: { noprefix: "true", external: "/bin/echo" },
+		color: { diff: "always" },
+		...(hooks ? { core: { hooksPath: hooks } } : {}),
+	};
+	const lines = Object.entries(settings).flatMap(([section, keys]) => [
+		`[${section}]`,
+		...Object.entries(keys).map(([key, value]) => `\t${key} = ${value}`),
+	]);
+	writeFileSync(config, `${lines.join("\n")}\n`);
+	return { ...process.env, GIT_CONFIG_GLOBAL: config };
+}
+
+/** Hooks in the folder `dir` that fail, each adding its name to the file `log` when it runs. */
+export function failingHooks(dir: string, log: string): void {
+	mkdirSync(dir, { recursive: true });
+	for (const hook of ["pre-commit", "pre-merge-commit", "commit-msg", "post-commit", "post-checkout", "post-merge"]) {
+		const file = join(dir, hook);
+		writeFileSync(file, `#!/bin/sh\necho ${hook} >> ${log}\nexit 1\n`);
+		chmodSync(file, 0o755);
+	}
 }

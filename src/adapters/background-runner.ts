@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -31,11 +31,18 @@ export async function startBackgroundRunner(
 	const logDir = crew.files.runDir(runId);
 	mkdirSync(logDir, { recursive: true });
 	const logFile = join(logDir, "runner.log");
-	const child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
-		cwd: crew.project.root,
-		detached: true,
-		stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")],
-	});
+	const log = openSync(logFile, "a");
+	let child: ChildProcess;
+	try {
+		child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
+			cwd: crew.project.root,
+			detached: true,
+			stdio: ["ignore", log, log],
+		});
+	} finally {
+		// The runner has its own copy once spawned: this long-lived process keeps none.
+		closeSync(log);
+	}
 	let exited = false;
 	child.once("exit", () => {
 		exited = true;

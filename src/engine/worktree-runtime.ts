@@ -12,7 +12,8 @@ import type { Worktrees } from "../workspace/worktrees.js";
  * hook fails the task and its worktree goes), handed to the agent as its working directory, and, once
  * the attempt ends, committed on the task's branch with the change's stat and patch kept as
  * artifacts. An attempt stopped midway leaves its worktree as it is; the next attempt keeps that
- * work on a branch of its own before starting clean.
+ * work on a branch of its own before starting clean, while the same attempt followed again (a
+ * dead runner's, still on the queue) goes on in the worktree it was given.
  */
 export function inWorktree(
 	inner: WorkerRuntime,

@@ -37,6 +37,11 @@ export interface AgentCli {
 	defaultCommand(): readonly string[];
 	/** The arguments after those; `systemFile` holds the agent's system prompt when it has one. */
 	args(request: TaskRequest, systemFile: string | undefined): string[];
+	/**
+	 * What the CLI reads on its stdin, which is closed after it: the prompt, for a CLI that reads
+	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
+	 */
+	stdin?(request: TaskRequest): string;
 	stream(): AgentStream;
 }
 
@@ -57,8 +62,8 @@ export interface AgentRuntimeOptions {
 }
 
 /**
- * Runs a task with an agent CLI in its JSON-lines mode, stdin closed (pi and Codex wait for it
- * otherwise). The exit code is not trusted alone: a failure the CLI reports in its output fails
+ * Runs a task with an agent CLI in its JSON-lines mode, stdin closed, at once or after the
+ * prompt (pi and Codex wait for it otherwise). The exit code is not trusted alone: a failure the CLI reports in its output fails
  * the attempt even when it exits 0. The transcript keeps what the stream says belongs in it,
  * bounded, with lines that are not JSON kept as `crew.unparsed`.
  */
@@ -123,7 +128,7 @@ export class AgentRuntime implements WorkerRuntime {
 				args,
 				cwd: request.cwd,
 				env: agentEnvironment(this.#options.env ?? process.env, crewVariables(request)),
-				stdin: null,
+				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
 				graceMs: this.#options.graceMs ?? 3000,

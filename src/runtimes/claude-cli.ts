@@ -22,8 +22,9 @@ const PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Claude Code in print mode with stream-json output: the agent's model, tools, permissions and
- * system prompt, no session kept. The prompt is the last argument, after `--`, so no option can
- * take it for a value.
+ * system prompt, no session kept. The prompt goes on stdin, which print mode reads when no prompt
+ * is given as an argument: any length (an argument is capped at 128 KiB), kept as it is, and no
+ * option can take it for a value.
  */
 export const claudeCli: AgentCli = {
 	name: "claude",
@@ -42,8 +43,8 @@ export const claudeCli: AgentCli = {
 			args.push("--tools", tools.length > 0 ? tools.join(",") : "");
 		}
 		if (systemFile) args.push("--append-system-prompt-file", systemFile);
-		args.push("--", request.prompt);
 		return args;
 	},
+	stdin: (request) => request.prompt,
 	stream: () => new ClaudeStream(),
 };

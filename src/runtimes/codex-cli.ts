@@ -11,7 +11,9 @@ const SANDBOX: Readonly<Record<string, string>> = {
 /**
  * Codex's `exec` mode with JSON output, keeping no session: the agent's model and sandbox, and its
  * system prompt as developer instructions (a JSON string is a valid TOML string). Codex has no
- * per-tool allowlist, so an agent's `tools:` does not reach it.
+ * per-tool allowlist, so an agent's `tools:` does not reach it. The prompt goes on stdin, which
+ * `exec` reads to its end for the prompt `-`: any length (an argument is capped at 128 KiB), kept
+ * as it is.
  */
 export const codexCli: AgentCli = {
 	name: "codex",
@@ -23,8 +25,9 @@ export const codexCli: AgentCli = {
 		if (agent.model) args.push("--model", agent.model);
 		if (agent.systemPrompt.trim() !== "")
 			args.push("--config", `developer_instructions=${JSON.stringify(agent.systemPrompt)}`);
-		args.push("--", request.prompt);
+		args.push("-");
 		return args;
 	},
+	stdin: (request) => request.prompt,
 	stream: () => new CodexStream(),
 };

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
@@ -84,12 +84,22 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	log.on("error", (error) => {
 		logError ??= error;
 	});
-	const child = spawn(options.file, options.args as string[], {
-		cwd: options.cwd,
-		detached: true,
-		stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
-		env: options.env,
-	});
+	let child: ChildProcess;
+	try {
+		child = spawn(options.file, options.args as string[], {
+			cwd: options.cwd,
+			detached: true,
+			stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+			env: options.env,
+		});
+	} catch (error) {
+		// Some failures to start throw here rather than as an `error` event (arguments over the
+		// system's limit, E2BIG): the same failure to start, and the log's descriptor is closed.
+		log.end();
+		// The log is empty: whether it closes cleanly changes nothing about the result.
+		await finished(log).catch(() => undefined);
+		return { code: null, signal: null, stderrTail: "", spawnError: error as Error };
+	}
 	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
 		child.once("error", (error) => resolve({ code: null, signal: null, error }));
 		child.once("exit", (code, sig) => resolve({ code, signal: sig }));

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { CREW_AUTHOR, git, gitRun } from "./git.js";
+import { git, gitRun } from "./git.js";
 
 /** Where a task's workspace comes from when it is made on another machine. */
 export interface CheckoutSource {
@@ -20,7 +20,7 @@ export interface CheckoutSource {
  */
 export async function changesSince(path: string, commit: string): Promise<string> {
 	await git(path, ["add", "--all"]);
-	return git(path, ["diff", "--cached", "--binary", commit]);
+	return git(path, ["diff", "--no-ext-diff", "--cached", "--binary", commit]);
 }
 
 /** Applies changes made elsewhere to a work tree that holds what they were made over, files and index. */
@@ -74,7 +74,7 @@ export class Checkouts {
 		});
 		if (source.start === "") return;
 		await applyChanges(path, source.start);
-		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "-m", "crew: the task's starting state"]);
+		await git(path, ["commit", "--quiet", "-m", "crew: the task's starting state"]);
 	}
 
 	/** Removes an attempt's worktree from its copy's records; its folder goes with it. */

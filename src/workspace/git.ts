@@ -7,14 +7,63 @@ export interface GitResult {
 	readonly stderr: string;
 }
 
-/** crew commits on the agents' behalf under its own name, whatever the user's git config says. */
-export const CREW_AUTHOR = ["-c", "user.name=crew", "-c", "user.email=crew@localhost"] as const;
+/**
+ * The settings of every git command crew runs on its own account: the worktrees it adds, its
+ * commits of the agents' work, its merges of task branches, a worker's checkouts. They hold
+ * whatever the user's git config says, since a failure here would come after the agent's work
+ * is done and paid for:
+ * - crew's own author, and no signing: crew holds no key and must not ask for one;
+ * - no hooks at all, by a hooks folder that cannot exist: hooks automate the user's own commits
+ *   and checkouts, and `--no-verify` would still run post-checkout (of `worktree add`),
+ *   post-commit, post-merge and reference-transaction hooks, which can fail or stall a command.
+ *   What a new worktree needs is the user's `worktree.setup` hook;
+ * - merges that fast-forward when they can and commit otherwise, without checking signatures;
+ * - patches in git's plain format (`a/` and `b/` prefixes, no colour), which `git apply` reads.
+ * The rest of the user's config applies: credentials, filters such as LFS, safe directories.
+ */
+const OWN_ACCOUNT = [
+	["user.name", "crew"],
+	["user.email", "crew@localhost"],
+	["commit.gpgSign", "false"],
+	["core.hooksPath", "/dev/null"],
+	["merge.ff", "true"],
+	["merge.verifySignatures", "false"],
+	["diff.noprefix", "false"],
+	["diff.mnemonicPrefix", "false"],
+	["color.ui", "never"],
+	["color.diff", "never"],
+].flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 
 /**
- * Runs git in `cwd` without a prompt or a pager, `input` on its stdin; resolves with its exit code
- * rather than throwing.
+ * Runs git on crew's own account (see OWN_ACCOUNT) in `cwd` without a prompt or a pager, `input`
+ * on its stdin; resolves with its exit code rather than throwing.
  */
 export function gitRun(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
+	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], input);
+}
+
+/**
+ * Runs git as the user would run it, with their author, signing and hooks: for what crew does in
+ * the user's own branch at their request (`crew merge`).
+ */
+export function userGitRun(cwd: string, args: readonly string[]): Promise<GitResult> {
+	return spawnGit(cwd, args);
+}
+
+/** Runs git on crew's own account and returns its stdout; a failure is an error in git's own words. */
+export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
+	const result = await gitRun(cwd, args, input);
+	if (result.code !== 0) throw gitError(cwd, args, result);
+	return result.stdout;
+}
+
+/** The error of a git command that failed: the command, where, and the last lines git said. */
+export function gitError(cwd: string, args: readonly string[], result: GitResult): CrewError {
+	const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join("; ");
+	return new CrewError(ErrorCode.Runtime, `git ${args.join(" ")} failed in ${cwd}: ${said}`);
+}
+
+function spawnGit(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(
 			"git",
@@ -29,14 +78,4 @@ export function gitRun(cwd: string, args: readonly string[], input?: string): Pr
 		child.stdin?.on("error", () => undefined);
 		child.stdin?.end(input ?? "");
 	});
-}
-
-/** Runs git and returns its stdout; a failure is an error naming the command and git's own words. */
-export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-	const result = await gitRun(cwd, args, input);
-	if (result.code !== 0) {
-		const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join("; ");
-		throw new CrewError(ErrorCode.Runtime, `git ${args.join(" ")} failed in ${cwd}: ${said}`);
-	}
-	return result.stdout;
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { CREW_AUTHOR, git, gitRun } from "./git.js";
+import { git, gitError, gitRun, userGitRun } from "./git.js";
 import { type CommittedChange, dirtyPaths, type Worktrees } from "./worktrees.js";
 
 /** A merge of a task's branch that conflicted: the task, its branch and head, the tree it met, the files. */
@@ -98,7 +98,7 @@ export class IntegrationBranch {
 					const message = `crew: run ${runId}: merge ${taskBranch}, resolved by ${resolution.id}`;
 					const tree = `${this.#worktrees.branchOf(runId, resolution.id)}^{tree}`;
 					const commit = (
-						await git(path, [...CREW_AUTHOR, "commit-tree", tree, "-p", "HEAD", "-p", conflict.head, "-m", message])
+						await git(path, ["commit-tree", tree, "-p", "HEAD", "-p", conflict.head, "-m", message])
 					).trim();
 					await git(path, ["reset", "--quiet", "--hard", commit]);
 					resolvedBy.push(resolution.id);
@@ -124,16 +124,14 @@ export class IntegrationBranch {
 	 * described. A merge that fails without conflicting files is git's error, not a conflict.
 	 */
 	async #merge(path: string, task: string, taskBranch: string): Promise<MergeConflict | undefined> {
-		const result = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", taskBranch]);
+		const args = ["merge", "--no-edit", "--quiet", taskBranch];
+		const result = await gitRun(path, args);
 		if (result.code === 0) return undefined;
 		const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.split("\n").filter(Boolean);
 		const intoTree = (await git(path, ["rev-parse", "HEAD^{tree}"])).trim();
 		const head = (await git(path, ["rev-parse", taskBranch])).trim();
 		await gitRun(path, ["merge", "--abort"]);
-		if (files.length === 0) {
-			const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join("; ");
-			throw new CrewError(ErrorCode.Runtime, `git merge ${taskBranch} failed in ${path}: ${said}`);
-		}
+		if (files.length === 0) throw gitError(path, args, result);
 		return { task, branch: taskBranch, head, intoTree, files };
 	}
 
@@ -158,7 +156,7 @@ export class IntegrationBranch {
 			);
 		}
 		const into = (await git(path, ["rev-parse", "HEAD"])).trim();
-		await gitRun(path, [...CREW_AUTHOR, "merge", "--no-commit", "--no-ff", conflict.head]);
+		await gitRun(path, ["merge", "--no-commit", "--no-ff", conflict.head]);
 		return { path, into };
 	}
 
@@ -176,11 +174,11 @@ export class IntegrationBranch {
 	 */
 	async commitResolution(path: string, into: string, branch: string, message: string): Promise<CommittedChange> {
 		await git(path, ["add", "--all"]);
-		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "--no-edit", "-m", message]);
+		await git(path, ["commit", "--quiet", "--no-edit", "-m", message]);
 		const commit = (await git(path, ["rev-parse", "HEAD"])).trim();
 		await git(this.#root, ["branch", "--force", branch, commit]);
 		const stat = await git(path, ["diff", "--stat", `${into}..${commit}`]);
-		const patch = await git(path, ["diff", "--binary", `${into}..${commit}`]);
+		const patch = await git(path, ["diff", "--no-ext-diff", "--binary", `${into}..${commit}`]);
 		return { commit, stat, patch };
 	}
 
@@ -210,9 +208,10 @@ export class IntegrationBranch {
 	}
 
 	/**
-	 * Merges `crew/<runId>` into the branch checked out in the repository, as the user asked:
-	 * only on a clean work tree (changes under `.crew/` and untracked files do not count), and a
-	 * conflict is undone and reported with its files.
+	 * Merges `crew/<runId>` into the branch checked out in the repository, as the user asked and
+	 * so as the user would (their author, signing and hooks): only on a clean work tree (changes
+	 * under `.crew/` and untracked files do not count), and a conflict is undone and reported with
+	 * its files.
 	 */
 	async mergeIntoCurrent(runId: string): Promise<{ branch: string; into: string; commit: string }> {
 		const branch = this.name(runId);
@@ -230,14 +229,13 @@ export class IntegrationBranch {
 			);
 		}
 		const into = (await git(this.#root, ["branch", "--show-current"])).trim() || "HEAD";
-		const merged = await gitRun(this.#root, ["merge", "--no-edit", branch]);
+		const args = ["merge", "--no-edit", branch];
+		const merged = await userGitRun(this.#root, args);
 		if (merged.code !== 0) {
 			const files = (await gitRun(this.#root, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim();
-			await gitRun(this.#root, ["merge", "--abort"]);
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`${branch} conflicts with ${into} in: ${files || merged.stderr.trim()}; nothing was merged`,
-			);
+			await userGitRun(this.#root, ["merge", "--abort"]);
+			if (files === "") throw gitError(this.#root, args, merged);
+			throw new CrewError(ErrorCode.Conflict, `${branch} conflicts with ${into} in: ${files}; nothing was merged`);
 		}
 		return { branch, into, commit: (await git(this.#root, ["rev-parse", "HEAD"])).trim() };
 	}

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { CREW_AUTHOR, git, gitRun } from "./git.js";
+import { git, gitError, gitRun, userGitRun } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
 export interface TaskWorkspace {
@@ -75,10 +75,16 @@ export function dirtyPaths(root: string): string[] {
 }
 
 /**
+ * A ref of each task worktree's own (git keeps `refs/worktree/` per worktree, and removes them
+ * with it), `<MADE_FOR><attempt>`, at the commit the attempt started from.
+ */
+const MADE_FOR = "refs/worktree/crew-attempt/";
+
+/**
  * Git worktrees for the tasks of runs: `.crew/worktrees/<runId>/<taskId>` on the branch
  * `crew-tasks/<runId>/<taskId>`, both built only from validated ids. Work is never thrown away: a
  * worktree made again for a new attempt first has its changes committed and its branch kept as
- * `crew-attempts/<runId>/<taskId>/<attempt>`.
+ * `crew-attempts/<runId>/<taskId>/<attempt>` (or `<attempt>.2`, … when that name is taken).
  */
 export class Worktrees {
 	readonly #root: string;
@@ -99,7 +105,9 @@ export class Worktrees {
 
 	/**
 	 * A clean worktree for an attempt, from `base` with the branches of `dependencies` (those that
-	 * have one) merged in, so their changes reach this task. A conflict fails with its files.
+	 * have one) merged in, so their changes reach this task. A conflict fails with its files. The
+	 * worktree records the attempt it is for and its start; asked again for that same attempt (a
+	 * dead runner's attempt, followed again), it is given back as it is, with that start.
 	 */
 	async prepare(
 		runId: string,
@@ -110,27 +118,34 @@ export class Worktrees {
 	): Promise<TaskWorkspace> {
 		const path = this.pathOf(runId, taskId);
 		const branch = this.branchOf(runId, taskId);
-		const kept = `crew-attempts/${runId}/${taskId}/${attempt - 1}`;
+		const made = existsSync(path) ? await this.#madeFor(path) : undefined;
+		if (made?.attempt === attempt) return { path, branch, start: made.start };
+		// A worktree without a record is one whose preparation did not finish: the attempt before.
+		const before = made?.attempt ?? attempt - 1;
 		let leftover: string | undefined;
 		if (existsSync(path)) {
-			leftover = await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by attempt ${attempt - 1}`);
+			leftover = await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by attempt ${before}`);
 			await git(this.#root, ["worktree", "remove", "--force", path]);
 		}
+		let kept: string | undefined;
 		if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
-			await git(this.#root, ["branch", "-M", branch, kept]);
+			kept = await this.#keep(branch, `crew-attempts/${runId}/${taskId}/${before}`);
 		}
-		const recovered = leftover
-			? { branch: kept, patch: await git(this.#root, ["show", "--format=", "--binary", leftover]) }
-			: undefined;
+		const recovered =
+			leftover && kept
+				? { branch: kept, patch: await git(this.#root, ["show", "--format=", "--binary", leftover]) }
+				: undefined;
 		await git(this.#root, ["worktree", "add", "--quiet", "-b", branch, path, base]);
 		for (const dep of dependencies) {
 			const depBranch = this.branchOf(runId, dep);
 			if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${depBranch}`])).code !== 0)
 				continue;
-			const merged = await gitRun(path, [...CREW_AUTHOR, "merge", "--no-edit", "--quiet", depBranch]);
+			const args = ["merge", "--no-edit", "--quiet", depBranch];
+			const merged = await gitRun(path, args);
 			if (merged.code !== 0) {
 				const files = (await gitRun(path, ["diff", "--name-only", "--diff-filter=U"])).stdout.trim().split("\n");
 				await gitRun(path, ["merge", "--abort"]);
+				if (files.join("") === "") throw gitError(path, args, merged);
 				throw new CrewError(
 					ErrorCode.Conflict,
 					`the changes of ${dep} (${depBranch}) conflict with ${taskId}'s other dependencies in: ${files.join(", ")}`,
@@ -138,7 +153,31 @@ export class Worktrees {
 			}
 		}
 		const start = (await git(path, ["rev-parse", "HEAD"])).trim();
+		await git(path, ["update-ref", `${MADE_FOR}${attempt}`, start]);
 		return { path, branch, start, ...(recovered ? { recovered } : {}) };
+	}
+
+	/** The attempt the worktree at `path` was prepared for, and its start; undefined without a record. */
+	async #madeFor(path: string): Promise<{ attempt: number; start: string } | undefined> {
+		const refs = await git(path, ["for-each-ref", "--format=%(refname) %(objectname)", MADE_FOR]);
+		const [ref, start] = refs.trim().split("\n").at(-1)?.split(" ") ?? [];
+		const attempt = Number(ref?.slice(MADE_FOR.length));
+		return start && Number.isSafeInteger(attempt) ? { attempt, start } : undefined;
+	}
+
+	/**
+	 * Renames `branch` to `name`, or, when a branch of that name exists, to the first free one of
+	 * `<name>.2`, `<name>.3`, …: a kept attempt's branch is never moved or overwritten.
+	 */
+	async #keep(branch: string, name: string): Promise<string> {
+		for (let n = 1; ; n++) {
+			const target = n === 1 ? name : `${name}.${n}`;
+			const args = ["branch", "-m", branch, target];
+			const moved = await gitRun(this.#root, args);
+			if (moved.code === 0) return target;
+			const taken = await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${target}`]);
+			if (taken.code !== 0) throw gitError(this.#root, args, moved);
+		}
 	}
 
 	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
@@ -198,7 +237,7 @@ export class Worktrees {
 		const commit = await this.#commitAll(workspace.path, message);
 		const range = `${workspace.start}..HEAD`;
 		const stat = await git(workspace.path, ["diff", "--stat", range]);
-		const patch = await git(workspace.path, ["diff", "--binary", range]);
+		const patch = await git(workspace.path, ["diff", "--no-ext-diff", "--binary", range]);
 		return { commit, stat, patch };
 	}
 
@@ -206,7 +245,7 @@ export class Worktrees {
 	async #commitAll(path: string, message: string): Promise<string | undefined> {
 		await git(path, ["add", "--all"]);
 		if ((await gitRun(path, ["diff", "--cached", "--quiet"])).code === 0) return undefined;
-		await git(path, [...CREW_AUTHOR, "commit", "--quiet", "--no-verify", "-m", message]);
+		await git(path, ["commit", "--quiet", "-m", message]);
 		return (await git(path, ["rev-parse", "HEAD"])).trim();
 	}
 }

@@ -126,6 +126,27 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		}
 	});
 
+	test("a 200 KiB prompt reaches the model whole", async () => {
+		const { server, repo, crew } = await setup(writeNamedFile);
+		// Lines of text, past the 128 KiB Linux allows one argument, ending in a mark of its own.
+		const line = "Keep every word of this line in mind, as the task depends on all of it.\n";
+		const text = `FILE long.txt\n${line.repeat(Math.ceil((200 * 1024) / line.length))}Do it for {goal}. THE-END-OF-THE-PROMPT-7f3a`;
+		repo.workflow("one", [{ id: "a", role: "scribe", text }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			expect(await crew.execute(runId), crew.snapshot(runId).tasks[0]?.error ?? "").toBe("completed");
+			const prompt = readFileSync(join(repo.dir, ".crew", "runs", runId, "tasks", "a", "prompt.md"), "utf8");
+			expect(Buffer.byteLength(prompt)).toBeGreaterThan(200 * 1024);
+			expect(prompt.trimEnd().endsWith("THE-END-OF-THE-PROMPT-7f3a")).toBe(true);
+			const [first] = server.requests;
+			const asked = first?.messages.filter((m) => m.role === "user").map((m) => m.text) ?? [];
+			expect(asked.filter((said) => said.includes(prompt))).toHaveLength(1);
+			expect(readFileSync(join(repo.dir, "long.txt"), "utf8")).toBe("written for long.txt\n");
+		} finally {
+			crew.close();
+		}
+	});
+
 	test("an HTTP 500 from the model is retried, then fails the task with the error", async () => {
 		const { repo, crew } = await setup(() => ({ kind: "error", status: 500, message: "the model fell over" }));
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);

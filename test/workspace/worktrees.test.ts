@@ -241,3 +241,43 @@ test("worktree paths and branch names are built only from valid ids", () => {
 	expect(() => trees.pathOf("r", "a/b")).toThrow(/invalid task id/);
 	expect(() => trees.pathOf("r", "..")).toThrow(/invalid task id/);
 });
+
+test("a worktree asked for again for the same attempt is given back as it is; a kept attempt's branch is never overwritten", async () => {
+	const repo = gitRepo();
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, encoding: "utf8", stdio: "pipe" });
+	const base = git("rev-parse", "HEAD").trim();
+	const trees = new Worktrees(repo.dir, join(repo.dir, ".crew"));
+	const first = await trees.prepare("r1", "t", 1, base, []);
+	repo.writeFile(".crew/worktrees/r1/t/one.txt", "attempt 1\n");
+	await trees.commit(first, "attempt 1");
+	const kept = git("rev-parse", "crew-tasks/r1/t").trim();
+
+	// Attempt 2's worktree, asked for twice: the second time it is the same, its work untouched.
+	const second = await trees.prepare("r1", "t", 2, base, []);
+	expect(second.start).toBe(base);
+	expect(git("rev-parse", "crew-attempts/r1/t/1").trim()).toBe(kept);
+	repo.writeFile(".crew/worktrees/r1/t/two.txt", "attempt 2\n");
+	const again = await trees.prepare("r1", "t", 2, base, []);
+	expect(again).toEqual({ path: second.path, branch: second.branch, start: base });
+	expect(readFileSync(join(second.path, "two.txt"), "utf8")).toBe("attempt 2\n");
+	expect(git("rev-parse", "crew-attempts/r1/t/1").trim()).toBe(kept);
+
+	// A branch by the name attempt 2's work would be kept under: the work goes beside it.
+	git("branch", "crew-attempts/r1/t/2", base);
+	const third = await trees.prepare("r1", "t", 3, base, []);
+	expect(third.recovered?.branch).toBe("crew-attempts/r1/t/2.2");
+	expect(git("rev-parse", "crew-attempts/r1/t/2").trim()).toBe(base);
+	expect(show(repo, "crew-attempts/r1/t/2.2", "two.txt")).toBe("attempt 2\n");
+	expect(git("rev-parse", "crew-attempts/r1/t/1").trim()).toBe(kept);
+
+	// A worktree gone (removed by hand, or after a failed setup hook): its branch is kept as the attempt before.
+	await trees.discard("r1", "t");
+	await trees.prepare("r1", "t", 4, base, []);
+	expect(git("for-each-ref", "--format=%(refname:short)", "refs/heads/crew-attempts/r1/t").trim().split("\n")).toEqual([
+		"crew-attempts/r1/t/1",
+		"crew-attempts/r1/t/2",
+		"crew-attempts/r1/t/2.2",
+		"crew-attempts/r1/t/3",
+	]);
+	expect(git("rev-parse", "crew-attempts/r1/t/1").trim()).toBe(kept);
+});

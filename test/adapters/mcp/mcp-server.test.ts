@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,6 +14,11 @@ afterEach(async () => {
 });
 
 async function connect(dir: string): Promise<Client> {
+	return (await connectWithPid(dir)).client;
+}
+
+/** A client of a `crew mcp` started in `dir`, and that process's pid. */
+async function connectWithPid(dir: string): Promise<{ client: Client; pid: number }> {
 	dirs.push(dir);
 	const transport = new StdioClientTransport({
 		command: process.execPath,
@@ -25,7 +30,7 @@ async function connect(dir: string): Promise<Client> {
 	const client = new Client({ name: "crew-test", version: "1.0.0" });
 	await client.connect(transport);
 	clients.push(client);
-	return client;
+	return { client, pid: transport.pid as number };
 }
 
 interface Answer {
@@ -149,4 +154,21 @@ test("crew mcp answers bad input with an error naming the value, and keeps servi
 
 	const ok = await call(client, "crew_list", {});
 	expect(ok.isError).toBe(false);
+});
+
+test("crew mcp starting run after run keeps no descriptor of theirs open", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/quick.md", "---\nname: quick\nruntime: command\ncommand: echo done\n---\n");
+	repo.workflow("one", [{ id: "only", role: "quick" }]);
+	const { client, pid } = await connectWithPid(repo.dir);
+	const descriptors = () => readdirSync(`/proc/${pid}/fd`).length;
+	const runOnce = async () => {
+		const run = await call(client, "crew_run", { goal: "g", workflow: "one" });
+		expect(run.isError, run.text).toBe(false);
+		expect((await untilEnded(client, run.data.runId as string)).run.status).toBe("completed");
+	};
+	await runOnce();
+	const afterFirst = descriptors();
+	for (let n = 2; n <= 20; n++) await runOnce();
+	expect(descriptors()).toBe(afterFirst);
 });

@@ -4,7 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { TrustStore } from "../../../src/config/trust.js";
-import { crew, crewProcess, exitOf, gitRepo, isAlive, read, type TestRepo, waitFor } from "../../helpers.js";
+import {
+	crew,
+	crewProcess,
+	exitOf,
+	failingHooks,
+	gitRepo,
+	isAlive,
+	read,
+	strictGitUser,
+	type TestRepo,
+	waitFor,
+} from "../../helpers.js";
 import { remoteFixture } from "./remote-fixture.js";
 
 const remote = remoteFixture();
@@ -92,6 +103,64 @@ test("a repository's tasks work in checkouts on the workers: setup, agent and ch
 			expect(trees.toString().match(/^worktree /gm)).toHaveLength(1);
 		}
 	}
+});
+
+test("a user's git config that signs with a failing program and fails every hook breaks no git work of crew's, on either side of the queue", async () => {
+	const repo = repository({ wa: "echo one > one.txt", wd: "echo two > two.txt", we: "cat one.txt two.txt > both.txt" });
+	repo.workflow("join", [
+		{ id: "a", role: "wa" },
+		{ id: "d", role: "wd" },
+		{ id: "e", role: "we", dependsOn: ["a", "d"] },
+	]);
+	const hooks = mkdtempSync(join(tmpdir(), "crew-hooks-"));
+	failingHooks(hooks, join(hooks, "ran.log"));
+	const env = strictGitUser(hooks);
+	await remote.worker("A", repo.dir, env);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "join", "--queue", remote.url, "--json"], 60_000, env);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	expect(git(repo, "show", `crew-tasks/${runId}/e:both.txt`)).toBe("one\ntwo\n");
+	expect(git(repo, "show", `crew/${runId}:both.txt`)).toBe("one\ntwo\n");
+	expect(existsSync(join(hooks, "ran.log"))).toBe(false);
+});
+
+test("resume follows a dead coordinator's attempt in the worktree it made: the attempt before keeps its work, the followed one's is the task's", async () => {
+	const marks = mkdtempSync(join(tmpdir(), "crew-marks-"));
+	const second = [
+		`touch ${marks}/started-2`,
+		`while [ ! -f ${marks}/go ]; do sleep 0.1; done`,
+		"echo second > second.txt",
+	];
+	const repo = repository({
+		flaky: `if [ "$CREW_ATTEMPT" -lt 2 ]; then echo first > first.txt; exit 75; fi; ${second.join("; ")}`,
+	});
+	repo.workflow("one", [{ id: "t", role: "flaky" }]);
+	await remote.worker("A", repo.dir);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url, "--retries", "1"]);
+	await waitFor("attempt 2 running on the worker", () => existsSync(join(marks, "started-2")), 30_000);
+	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const kept = `crew-attempts/${runId}/t/1`;
+	const first = git(repo, "rev-parse", kept).trim();
+	expect(git(repo, "show", `${kept}:first.txt`)).toBe("first\n");
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+
+	const resumed = crew(repo.dir, ["resume", runId], 60_000);
+	await waitFor("the resumed runner", () => read(repo.dir, (r) => r.status(runId).run.lease?.pid !== runner.pid));
+	writeFileSync(join(marks, "go"), "");
+	const done = await resumed;
+	expect(done.code, done.stdout + done.stderr).toBe(0);
+	const attempts = read(repo.dir, (r) => r.attempts(runId));
+	expect(attempts.map((a) => [a.number, a.status])).toEqual([
+		[1, "failed"],
+		[2, "completed"],
+	]);
+	expect(git(repo, "rev-parse", kept).trim()).toBe(first);
+	expect(git(repo, "for-each-ref", "--format=%(refname:short)", `refs/heads/crew-attempts/${runId}`).trim()).toBe(kept);
+	const task = `crew-tasks/${runId}/t`;
+	expect(git(repo, "show", `${task}:second.txt`)).toBe("second\n");
+	expect(git(repo, "ls-tree", "--name-only", task).split("\n")).not.toContain("first.txt");
+	expect(git(repo, "show", `crew/${runId}:second.txt`)).toBe("second\n");
 });
 
 test("a check that fails on the worker is retried with its output; a failing setup hook fails the attempt", async () => {
