@@ -22,7 +22,7 @@ export function resolvingConflict(
 		name: inner.name,
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
-			const { path, into } = await branch.openResolution(request.runId, conflict);
+			const { path, into } = await branch.openResolution(request.runId, request.taskId, conflict);
 			try {
 				const result = await inner.run({ ...request, cwd: path }, control);
 				if (!result.ok) return result;

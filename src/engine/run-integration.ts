@@ -69,7 +69,7 @@ export class RunIntegration {
 				const first = await this.#merge(base, done, true);
 				const conflict = first.conflicts[0];
 				const tried = conflict && this.#resolutions().some((r) => sameConflict(r, conflict));
-				if (conflict && !tried) return await this.#resolution(conflict, first.merged, base);
+				if (conflict && !tried) return await this.#resolution(conflict, first, base);
 				if (!conflict) return this.#recordOf(first, done);
 			}
 			this.#recordOf(await this.#merge(base, done, false), done);
@@ -139,8 +139,9 @@ export class RunIntegration {
 	 * after the tasks whose work meets there (their results reach its prompt), checked by their
 	 * checks and the run's `--until` on the resolved tree.
 	 */
-	async #resolution(conflict: MergeConflict, merged: readonly string[], base: string): Promise<TaskSpec> {
+	async #resolution(conflict: MergeConflict, integration: Integration, base: string): Promise<TaskSpec> {
 		const runId = this.#lease.runId;
+		const { merged } = integration;
 		const touching: string[] = [];
 		for (const id of merged) {
 			const changed = await this.#branch.changedFiles(runId, base, id);
@@ -162,8 +163,10 @@ export class RunIntegration {
 			sides: specs.map((s) => ({ taskId: s.id, role: s.role, text: s.text, incoming: s.id === conflict.task })),
 		});
 		const { task, branch, head, intoTree, files } = conflict;
+		const id = this.#freeId(`${RESOLVE}.${task}`);
+		await this.#branch.startResolution(runId, id, integration.commit);
 		return {
-			id: this.#freeId(`${RESOLVE}.${task}`),
+			id,
 			stepId: RESOLVE,
 			role: "integrator",
 			agent: this.#run.options.integration?.agent ?? { name: "integrator", runtime: "pi", systemPrompt: "" },

@@ -136,26 +136,38 @@ export class IntegrationBranch {
 	}
 
 	/**
-	 * Opens the integration worktree, detached at `crew/<runId>`, with the merge of `conflict`
-	 * in progress: its files hold the conflict for an agent to resolve. The branch must still hold
-	 * the tree the conflict was met on.
+	 * Starts the branch of resolution task `taskId` at `into`, the integration as it was when its
+	 * conflict was met: the resolution is made on it, whatever `crew/<runId>` becomes meanwhile.
+	 */
+	async startResolution(runId: string, taskId: string, into: string): Promise<void> {
+		// The task is new to the run: a branch of its name is a leftover of a runner that died
+		// before the task was recorded.
+		await git(this.#root, ["branch", "--force", this.#worktrees.branchOf(runId, taskId), into]);
+	}
+
+	/**
+	 * Opens the integration worktree, detached at the start of resolution task `taskId`, with the
+	 * merge of its conflict in progress: its files hold the conflict for an agent to resolve.
 	 */
 	async openResolution(
 		runId: string,
+		taskId: string,
 		conflict: Pick<MergeConflict, "task" | "head" | "intoTree">,
 	): Promise<{ path: string; into: string }> {
 		const path = this.#integrationPath(runId);
-		if (existsSync(path)) await git(this.#root, ["worktree", "remove", "--force", path]);
-		await git(this.#root, ["worktree", "add", "--quiet", "--detach", path, this.name(runId)]);
-		const tree = (await git(path, ["rev-parse", "HEAD^{tree}"])).trim();
-		if (tree !== conflict.intoTree) {
-			await this.closeResolution(runId);
+		const branch = this.#worktrees.branchOf(runId, taskId);
+		// An attempt whose commit was made but not recorded left the branch one merge further.
+		let into = (await git(this.#root, ["rev-parse", branch])).trim();
+		const treeOf = async (commit: string) => (await git(this.#root, ["rev-parse", `${commit}^{tree}`])).trim();
+		if ((await treeOf(into)) !== conflict.intoTree) into = (await git(this.#root, ["rev-parse", `${into}^1`])).trim();
+		if ((await treeOf(into)) !== conflict.intoTree) {
 			throw new CrewError(
 				ErrorCode.Conflict,
-				`${this.name(runId)} no longer holds the tree the conflict with ${conflict.task} was met on`,
+				`${branch} does not start where the conflict with ${conflict.task} was met`,
 			);
 		}
-		const into = (await git(path, ["rev-parse", "HEAD"])).trim();
+		if (existsSync(path)) await git(this.#root, ["worktree", "remove", "--force", path]);
+		await git(this.#root, ["worktree", "add", "--quiet", "--detach", path, into]);
 		await gitRun(path, ["merge", "--no-commit", "--no-ff", conflict.head]);
 		return { path, into };
 	}

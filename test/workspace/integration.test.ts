@@ -9,7 +9,7 @@ import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
-import { runWorkflow } from "../engine/engine-helpers.js";
+import { runWorkflow, testCrew } from "../engine/engine-helpers.js";
 import { crew, gitRepo, type TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
@@ -181,4 +181,45 @@ test("a team's integration: manual leaves conflicts for a person; a resumed run 
 	expect(outcome.status).toBe("failed");
 	expect(outcome.tasks.has("integrate.b")).toBe(false);
 	expect(outcome.events.filter((e) => e.type === "integration.conflict")).toHaveLength(1);
+});
+
+test("a resolution that leaves conflict markers fails, the run reads the conflict, and a resume resolves it", async () => {
+	const repo = conflictingRepo();
+	let resolving = 0;
+	// The first resolution answers without editing anything; the one after writes both lines.
+	const server = await ScriptedModelServer.start(
+		actThenReport((request) => {
+			const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
+			if (!prompt.includes("git stopped at a conflict in")) return { kind: "text", text: "not my task" };
+			resolving++;
+			if (resolving === 1) return { kind: "text", text: "looks fine to me" };
+			return { kind: "write", path: "notes.txt", content: "from-a\nfrom-b\n" };
+		}, "kept both lines"),
+	);
+	servers.push(server);
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const runtimes = RuntimeRegistry.standard({ graceMs: 500, pi: { env: { PATH: process.env.PATH, ...scripted.env } } });
+	const first = await runWorkflow(
+		repo,
+		{ workflow: "pair", workspace: "worktree", model: scripted.model, retries: 0 },
+		{ engine: { runtimes } },
+	);
+	expect(first.status).toBe("failed");
+	expect(first.tasks.get("integrate.b")).toMatchObject({
+		status: "failed",
+		error: "conflict markers are left in notes.txt",
+	});
+	expect(first.events.find((e) => e.type === "integration.conflict")?.data).toMatchObject({
+		merged: ["a", "c"],
+		missing: ["b"],
+	});
+	const crew = testCrew(repo, { runtimes });
+	try {
+		expect(await crew.execute(first.runId)).toBe("completed");
+		expect(crew.run(first.runId).integration).toMatchObject({ status: "resolved", resolvedBy: ["integrate.b"] });
+	} finally {
+		crew.close();
+	}
+	expect(show(repo, `crew/${first.runId}`, "notes.txt")).toBe("from-a\nfrom-b\n");
+	expect(show(repo, `crew/${first.runId}`, "c.txt")).toBe("c\n");
 });
