@@ -189,5 +189,5 @@ test("listing goes on past a bad file and names it; asking for it names every er
 	expect(validate.code).toBe(1);
 	expect(validate.stdout).toMatch(/error: .*broken\.md: permissions 'root'/);
 	expect(validate.stdout).toMatch(/error: .*loop\.workflow\.md: .*cycle/);
-	expect(validate.stdout).toMatch(/invalid: 12 agents, 6 teams, 9 workflows; 2 errors/);
+	expect(validate.stdout).toMatch(/invalid: 13 agents, 6 teams, 9 workflows; 2 errors/);
 });

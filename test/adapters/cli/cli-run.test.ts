@@ -28,8 +28,10 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 	const parsed = JSON.parse(shown.stdout);
 	expect(Object.keys(parsed.run).sort()).toEqual([
 		"createdAt",
+		"error",
 		"goal",
 		"id",
+		"integration",
 		"status",
 		"team",
 		"updatedAt",
@@ -38,6 +40,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		"usageByRole",
 		"workflow",
 	]);
+	expect([parsed.run.error, parsed.run.integration]).toEqual([null, null]);
 	const noUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 	expect(parsed.run.usage).toEqual(noUsage);
 	// Command agents have no model: their attempts count under the runtime's name.
