@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { git, gitError, gitRun, userGitRun } from "./git.js";
+import { git, gitError, gitRun } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
 export interface TaskWorkspace {
