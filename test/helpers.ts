@@ -242,3 +242,23 @@ export function failingHooks(dir: string, log: string): void {
 		chmodSync(file, 0o755);
 	}
 }
+
+/**
+ * A git repository whose workflow `pair` has tasks a and b run in parallel and write the same
+ * line of notes.txt, and c, after a, write c.txt: integrating b after a conflicts. `verify`
+ * becomes b's check.
+ */
+export function conflictingWorktrees(options: { verify?: string } = {}): TestRepo {
+	const repo = gitRepo();
+	const agent = (name: string, command: string) =>
+		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+	agent("writer-a", "echo from-a > notes.txt");
+	agent("writer-b", "echo from-b > notes.txt");
+	agent("maker", 'echo "$CREW_TASK_ID" > "$CREW_TASK_ID.txt"');
+	repo.workflow("pair", [
+		{ id: "a", role: "writer-a" },
+		{ id: "b", role: "writer-b", ...(options.verify ? { extra: { verify: options.verify } } : {}) },
+		{ id: "c", role: "maker", dependsOn: ["a"] },
+	]);
+	return repo;
+}

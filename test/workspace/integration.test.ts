@@ -8,30 +8,42 @@ import { projectAt } from "../../src/config/project.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
-import { actThenReport } from "../../src/scripted-model/turns.js";
+import { actThenReport, type Turn } from "../../src/scripted-model/turns.js";
 import { runWorkflow, testCrew } from "../engine/engine-helpers.js";
-import { crew, gitRepo, type TestRepo } from "../helpers.js";
+import { conflictingWorktrees, crew, type TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
 	for (const server of servers.splice(0)) await server.close();
 });
 
-/** Two tasks that run in parallel and write the same line of notes.txt; a third after the first. */
+/** The repository of `conflictingWorktrees`, with a check on b's work. */
 function conflictingRepo(): TestRepo {
-	const repo = gitRepo();
-	const agent = (name: string, command: string) =>
-		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
-	agent("writer-a", "echo from-a > notes.txt");
-	agent("writer-b", "echo from-b > notes.txt");
-	agent("maker", 'echo "$CREW_TASK_ID" > "$CREW_TASK_ID.txt"');
-	repo.workflow("pair", [
-		{ id: "a", role: "writer-a" },
-		{ id: "b", role: "writer-b", extra: { verify: "grep -q from-b notes.txt" } },
-		{ id: "c", role: "maker", dependsOn: ["a"] },
-	]);
-	return repo;
+	return conflictingWorktrees({ verify: "grep -q from-b notes.txt" });
 }
+
+/**
+ * pi runtimes against a scripted model that plays the integrator: `resolve(n)` decides its first
+ * move on the n-th conflict it is shown; other prompts get a plain answer.
+ */
+async function scriptedIntegrator(
+	resolve: (n: number) => Turn,
+): Promise<{ runtimes: RuntimeRegistry; model: string; server: ScriptedModelServer }> {
+	let shown = 0;
+	const server = await ScriptedModelServer.start(
+		actThenReport((request) => {
+			const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
+			if (!prompt.includes("git stopped at a conflict in")) return { kind: "text", text: "not my task" };
+			return resolve(++shown);
+		}, "kept both lines in notes.txt"),
+	);
+	servers.push(server);
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const runtimes = RuntimeRegistry.standard({ graceMs: 500, pi: { env: { PATH: process.env.PATH, ...scripted.env } } });
+	return { runtimes, model: scripted.model, server };
+}
+
+const BOTH_LINES: Turn = { kind: "write", path: "notes.txt", content: "from-a\nfrom-b\n" };
 
 /** The file `path` as `ref` holds it, or undefined. */
 function show(repo: TestRepo, ref: string, path: string): string | undefined {
@@ -48,21 +60,8 @@ const git = (repo: TestRepo, ...args: string[]) =>
 test("a conflict between two tasks' branches is resolved by the integrator: both changes reach crew/<run> and crew merge brings them", async () => {
 	const repo = conflictingRepo();
 	// The scripted model plays crew's own integrator: it writes notes.txt with both tasks' lines.
-	const server = await ScriptedModelServer.start(
-		actThenReport((request) => {
-			const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
-			if (!prompt.includes("git stopped at a conflict in")) return { kind: "text", text: "not my task" };
-			return { kind: "write", path: "notes.txt", content: "from-a\nfrom-b\n" };
-		}, "kept both lines in notes.txt"),
-	);
-	servers.push(server);
-	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
-	const runtimes = RuntimeRegistry.standard({ graceMs: 500, pi: { env: { PATH: process.env.PATH, ...scripted.env } } });
-	const outcome = await runWorkflow(
-		repo,
-		{ workflow: "pair", workspace: "worktree", model: scripted.model },
-		{ engine: { runtimes } },
-	);
+	const { runtimes, model, server } = await scriptedIntegrator(() => BOTH_LINES);
+	const outcome = await runWorkflow(repo, { workflow: "pair", workspace: "worktree", model }, { engine: { runtimes } });
 	expect([outcome.status, outcome.runError]).toEqual(["completed", null]);
 	expect(outcome.tasks.get("integrate.b")?.status).toBe("completed");
 	expect(outcome.tasks.get("integrate.b")?.role).toBe("integrator");
@@ -185,23 +184,13 @@ test("a team's integration: manual leaves conflicts for a person; a resumed run 
 
 test("a resolution that leaves conflict markers fails, the run reads the conflict, and a resume resolves it", async () => {
 	const repo = conflictingRepo();
-	let resolving = 0;
 	// The first resolution answers without editing anything; the one after writes both lines.
-	const server = await ScriptedModelServer.start(
-		actThenReport((request) => {
-			const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
-			if (!prompt.includes("git stopped at a conflict in")) return { kind: "text", text: "not my task" };
-			resolving++;
-			if (resolving === 1) return { kind: "text", text: "looks fine to me" };
-			return { kind: "write", path: "notes.txt", content: "from-a\nfrom-b\n" };
-		}, "kept both lines"),
+	const { runtimes, model } = await scriptedIntegrator((n) =>
+		n === 1 ? { kind: "text", text: "looks fine to me" } : BOTH_LINES,
 	);
-	servers.push(server);
-	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
-	const runtimes = RuntimeRegistry.standard({ graceMs: 500, pi: { env: { PATH: process.env.PATH, ...scripted.env } } });
 	const first = await runWorkflow(
 		repo,
-		{ workflow: "pair", workspace: "worktree", model: scripted.model, retries: 0 },
+		{ workflow: "pair", workspace: "worktree", model, retries: 0 },
 		{ engine: { runtimes } },
 	);
 	expect(first.status).toBe("failed");

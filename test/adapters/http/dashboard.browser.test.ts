@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { CLI, cancelLiveRuns, crew, gitRepo, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, cancelLiveRuns, conflictingWorktrees, crew, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
@@ -130,16 +130,8 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 });
 
 test("the run page says when a worktree run's integration left a conflict, and what is missing", async () => {
-	const repo = gitRepo();
+	const repo = conflictingWorktrees();
 	repos.push(repo);
-	const agent = (name: string, command: string) =>
-		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
-	agent("writer-a", "echo from-a > notes.txt");
-	agent("writer-b", "echo from-b > notes.txt");
-	repo.workflow("pair", [
-		{ id: "a", role: "writer-a" },
-		{ id: "b", role: "writer-b" },
-	]);
 	const run = await crew(repo.dir, [
 		"run",
 		"notes",
@@ -159,7 +151,7 @@ test("the run page says when a worktree run's integration left a conflict, and w
 	const integration = page.locator("#integration");
 	await integration.filter({ hasText: "conflict" }).waitFor();
 	expect(await integration.textContent()).toBe(
-		`integration conflict: crew/${runId} holds a · missing: b · b conflicts in notes.txt`,
+		`integration conflict: crew/${runId} holds a, c · missing: b · b conflicts in notes.txt`,
 	);
 	expect(await integration.getAttribute("class")).toBe("error");
 	expect(await page.locator("#run-error").textContent()).toContain("integration incomplete");
