@@ -10,6 +10,24 @@ export interface BudgetLimits {
 	readonly reserveUsd?: number;
 }
 
+/** The keys of a budget, as options and config files name them. */
+export const BUDGET_KEYS: readonly (keyof BudgetLimits)[] = ["tokens", "usd", "reserveTokens", "reserveUsd"];
+
+/**
+ * What is wrong with `value` as a budget's `key`, or undefined when nothing is (undefined, for no
+ * value, included). A cap must be a number > 0: a cap of 0 would stop a run before anything
+ * starts, and no cap is said by leaving it out. A reservation must be a number >= 0.
+ */
+export function budgetProblem(key: string, value: unknown): string | undefined {
+	if (!(BUDGET_KEYS as readonly string[]).includes(key)) return `expected one of ${BUDGET_KEYS.join(", ")}`;
+	if (value === undefined) return undefined;
+	const cap = key === "tokens" || key === "usd";
+	const number = typeof value === "number" && Number.isFinite(value);
+	if (cap && !(number && value > 0)) return "expected a number > 0";
+	if (!cap && !(number && value >= 0)) return "expected a number >= 0";
+	return undefined;
+}
+
 export interface Reservation {
 	readonly tokens: number;
 	readonly usd: number;

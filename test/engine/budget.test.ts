@@ -79,12 +79,23 @@ test("a cap large enough changes nothing; resuming a run stopped by its budget s
 	}
 });
 
-test("a bad budget is refused with the value named", async () => {
+test("a bad budget is refused with the value named; a cap of 0 is a bad budget, a reservation of 0 is none", async () => {
 	const { crew } = budgetRepo();
 	try {
 		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { tokens: -1 } })).rejects.toThrow(
-			/invalid budget tokens -1: expected a number >= 0/,
+			/invalid budget tokens -1: expected a number > 0/,
 		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { usd: 0 } })).rejects.toThrow(
+			/invalid budget usd 0: expected a number > 0/,
+		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { tokens: 0 } })).rejects.toThrow(
+			/invalid budget tokens 0: expected a number > 0/,
+		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { reserveUsd: -0.5 } })).rejects.toThrow(
+			/invalid budget reserveUsd -0.5: expected a number >= 0/,
+		);
+		const plan = await crew.plan({ goal: "g", workflow: "eight", budget: { tokens: 10, reserveTokens: 0 } });
+		expect(plan.options.budget).toEqual({ tokens: 10, reserveTokens: 0 });
 	} finally {
 		crew.close();
 	}
