@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,6 +11,18 @@ import { RunReader } from "../src/engine/run-reader.js";
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "bin", "crew.js");
 export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
+
+/**
+ * A program standing in for agent CLI `cli` (give it as `CREW_PI` or `CREW_CLAUDE`): the spender
+ * fixture, reporting `reports` times `tokens` tokens, `gapMs` apart, then hanging.
+ */
+export function spenderProgram(cli: "pi" | "claude", tokens: number, reports: number, gapMs = 0): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-spender-")), cli);
+	const fixture = join(ROOT, "test", "fixtures", "fake-spender.mjs");
+	writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${fixture}" ${cli} ${tokens} ${reports} ${gapMs}\n`);
+	chmodSync(program, 0o755);
+	return program;
+}
 
 export interface StepDef {
 	readonly id: string;
@@ -122,8 +134,8 @@ export function crew(
 }
 
 /** Starts the CLI without waiting; for runs a test interrupts. */
-export function crewProcess(cwd: string, args: readonly string[]): ChildProcess {
-	return spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function crewProcess(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+	return spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 /** Resolves once the child has exited (at once if it has). */

@@ -110,4 +110,9 @@ CREATE TABLE artifacts (
 		name: "what a failed check printed, for the task's next attempt",
 		sql: "ALTER TABLE task_data ADD COLUMN evidence TEXT;",
 	},
+	{
+		version: 5,
+		name: "whether a task's usage is a lower bound",
+		sql: "ALTER TABLE tasks ADD COLUMN usage_partial INTEGER NOT NULL DEFAULT 0;",
+	},
 ];
