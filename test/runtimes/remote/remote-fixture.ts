@@ -12,9 +12,10 @@ export interface RemoteFixture {
 	/**
 	 * A `crew worker` on the queue, standing in for a machine of its own: its own name and work
 	 * folder (`<dir>/work-<name>`), two attempts at a time, and a short lock so a dead one is
-	 * noticed within seconds. Stopped after the test; resolves once it takes attempts.
+	 * noticed within seconds. Stopped after the test; resolves once it takes attempts. `env` is
+	 * its environment (default: this process's).
 	 */
-	worker(name: string, dir: string): Promise<ChildProcess>;
+	worker(name: string, dir: string, env?: NodeJS.ProcessEnv): Promise<ChildProcess>;
 }
 
 /**
@@ -50,20 +51,24 @@ export function remoteFixture(): RemoteFixture {
 			repos.push(repo);
 			return repo;
 		},
-		async worker(name, dir) {
-			const worker = crewProcess(dir, [
-				"worker",
-				"--queue",
-				url(),
-				"--concurrency",
-				"2",
-				"--name",
-				name,
-				"--workdir",
-				join(dir, `work-${name}`),
-				"--lock-duration",
-				"1500",
-			]);
+		async worker(name, dir, env) {
+			const worker = crewProcess(
+				dir,
+				[
+					"worker",
+					"--queue",
+					url(),
+					"--concurrency",
+					"2",
+					"--name",
+					name,
+					"--workdir",
+					join(dir, `work-${name}`),
+					"--lock-duration",
+					"1500",
+				],
+				env,
+			);
 			workers.push(worker);
 			let out = "";
 			worker.stdout?.on("data", (chunk: Buffer) => {
