@@ -87,10 +87,14 @@ function elapsed(from, to) {
 	return duration((to ? Date.parse(to) : Date.now()) - Date.parse(from));
 }
 
-/** @param {{inputTokens: number, outputTokens: number, costUsd: number}} u */
+/**
+ * Usage as text; "≥ …" when partial: the agent used more than it reported.
+ * @param {{inputTokens: number, outputTokens: number, costUsd: number, partial?: boolean}} u
+ */
 function usageText(u) {
-	if (!u || u.inputTokens + u.outputTokens === 0) return "no tokens";
-	return `${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
+	if (!u || (u.inputTokens + u.outputTokens === 0 && !u.partial)) return "no tokens";
+	const at = u.partial ? "≥ " : "";
+	return `${at}${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
 }
 
 /** @param {string} text */

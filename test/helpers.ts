@@ -12,6 +12,18 @@ export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "bin", "crew.js");
 export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
 
+/**
+ * A program standing in for agent CLI `cli` (give it as `CREW_PI` or `CREW_CLAUDE`): the spender
+ * fixture, reporting `reports` times `tokens` tokens, `gapMs` apart, then hanging.
+ */
+export function spenderProgram(cli: "pi" | "claude", tokens: number, reports: number, gapMs = 0): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-spender-")), cli);
+	const fixture = join(ROOT, "test", "fixtures", "fake-spender.mjs");
+	writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${fixture}" ${cli} ${tokens} ${reports} ${gapMs}\n`);
+	chmodSync(program, 0o755);
+	return program;
+}
+
 export interface StepDef {
 	readonly id: string;
 	readonly role?: string;

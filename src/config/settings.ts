@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BudgetLimits } from "../core/budget.js";
+import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import type { Project } from "./project.js";
@@ -38,8 +38,6 @@ export interface SetupHook {
 
 /** How long a setup hook may take when its config does not say. */
 const DEFAULT_SETUP_TIMEOUT_MS = 10 * 60_000;
-
-const BUDGET_KEYS: readonly (keyof BudgetLimits)[] = ["tokens", "usd", "reserveTokens", "reserveUsd"];
 
 function readSetup(file: string, worktree: unknown): SetupHook | undefined {
 	if (worktree === undefined) return undefined;
@@ -166,12 +164,9 @@ function read(file: string, isUser: boolean): FileSettings {
 				`${file}: unknown budget key "${key}": expected ${BUDGET_KEYS.join(", ")}`,
 			);
 		}
-		if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
-			throw new CrewError(
-				ErrorCode.InvalidInput,
-				`${file}: budget ${key} ${JSON.stringify(amount)}: expected a number >= 0`,
-			);
-		}
+		const problem = budgetProblem(key, amount);
+		if (problem)
+			throw new CrewError(ErrorCode.InvalidInput, `${file}: budget ${key} ${JSON.stringify(amount)}: ${problem}`);
 		limits[key] = amount;
 	}
 	return { ...hooks, budget: limits };

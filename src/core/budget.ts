@@ -1,4 +1,5 @@
 import { addUsage, type Usage, ZERO_USAGE } from "./types.js";
+import { tokensOf } from "./usage.js";
 
 /** A run's spending caps, and what a task is expected to spend when its agent does not say. */
 export interface BudgetLimits {
@@ -8,6 +9,24 @@ export interface BudgetLimits {
 	readonly reserveTokens?: number;
 	/** Dollars reserved for each task. Default 0. */
 	readonly reserveUsd?: number;
+}
+
+/** The keys of a budget, as options and config files name them. */
+export const BUDGET_KEYS: readonly (keyof BudgetLimits)[] = ["tokens", "usd", "reserveTokens", "reserveUsd"];
+
+/**
+ * What is wrong with `value` as a budget's `key`, or undefined when nothing is (undefined, for no
+ * value, included). A cap must be a number > 0: a cap of 0 would stop a run before anything
+ * starts, and no cap is said by leaving it out. A reservation must be a number >= 0.
+ */
+export function budgetProblem(key: string, value: unknown): string | undefined {
+	if (!(BUDGET_KEYS as readonly string[]).includes(key)) return `expected one of ${BUDGET_KEYS.join(", ")}`;
+	if (value === undefined) return undefined;
+	const cap = key === "tokens" || key === "usd";
+	const number = typeof value === "number" && Number.isFinite(value);
+	if (cap && !(number && value > 0)) return "expected a number > 0";
+	if (!cap && !(number && value >= 0)) return "expected a number >= 0";
+	return undefined;
 }
 
 export interface Reservation {
@@ -26,15 +45,12 @@ export interface BudgetView {
 /** Fraction of a cap at which the run is warned, once. */
 const WARN_AT = 0.8;
 
-function tokensOf(usage: Usage): number {
-	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-}
-
 /**
- * A run's spending against its caps. Spent is what settled attempts used; running attempts hold a
- * reservation and report live usage, and a task starts only when spent, the running attempts'
- * reservations (or their live usage, when larger) and its own reservation fit under every cap. So
- * while tasks stay within their reservations, concurrent tasks never push spend past a cap.
+ * A run's spending against its caps. Spent is every token on record, as the store counts it: what
+ * every attempt reported, running or ended, however it ended. Running attempts also hold a
+ * reservation, and a task starts only when spent, what the running attempts' reservations have
+ * left beyond their usage so far, and its own reservation fit under every cap. So while tasks
+ * stay within their reservations, concurrent tasks never push spend past a cap.
  */
 export class RunBudget {
 	readonly #limits: BudgetLimits;
@@ -42,6 +58,7 @@ export class RunBudget {
 	readonly #running = new Map<number, { reserved: Reservation; live: Usage }>();
 	#warned = false;
 
+	/** `spent`: what the store holds for the run, running and lost attempts' reported usage included. */
 	constructor(limits: BudgetLimits | undefined, spent: Usage) {
 		this.#limits = limits ?? {};
 		this.#spent = spent;
@@ -61,25 +78,30 @@ export class RunBudget {
 		return this.#under(tokens + r.tokens, usd + r.usd);
 	}
 
-	start(i: number, reserved: Reservation): void {
-		this.#running.set(i, { reserved, live: ZERO_USAGE });
+	/** Task `i`'s attempt starts holding `reserved`; `recorded` is what it has on record already (one followed again). */
+	start(i: number, reserved: Reservation, recorded: Usage = ZERO_USAGE): void {
+		this.#running.set(i, { reserved, live: recorded });
 	}
 
-	/** Usage a running attempt reported so far. */
+	/** Usage an attempt of task `i` reported, as recorded: it is spent. */
 	report(i: number, usage: Usage): void {
+		this.#spent = addUsage(this.#spent, usage);
 		const entry = this.#running.get(i);
 		if (entry) entry.live = addUsage(entry.live, usage);
 	}
 
-	/** An attempt ended having used `usage` in all: its reservation is released. */
-	settle(i: number, usage: Usage): void {
+	/**
+	 * Task `i`'s attempt ended, its record growing by `added` beyond what it had reported (its
+	 * runtime's final total, where larger): its reservation is released.
+	 */
+	settle(i: number, added: Usage): void {
 		this.#running.delete(i);
-		this.#spent = addUsage(this.#spent, usage);
+		this.#spent = addUsage(this.#spent, added);
 	}
 
-	/** Whether what is spent, with what running attempts used so far, reaches a cap. */
+	/** Whether what is spent reaches a cap. */
 	exhausted(): boolean {
-		const used = this.#used();
+		const used = this.#spent;
 		const { tokens, usd } = this.#limits;
 		return (tokens !== undefined && tokensOf(used) >= tokens) || (usd !== undefined && used.cost >= usd);
 	}
@@ -87,7 +109,7 @@ export class RunBudget {
 	/** True once, the first time spending reaches 80% of a cap. */
 	takeWarning(): boolean {
 		if (this.#warned || !this.limited) return false;
-		const used = this.#used();
+		const used = this.#spent;
 		const { tokens, usd } = this.#limits;
 		const near =
 			(tokens !== undefined && tokensOf(used) >= WARN_AT * tokens) || (usd !== undefined && used.cost >= WARN_AT * usd);
@@ -95,9 +117,9 @@ export class RunBudget {
 		return near;
 	}
 
-	/** Spent so far, running attempts' live usage included, and what each cap leaves. */
+	/** Spent so far, running attempts' usage included, and what each cap leaves. */
 	view(): BudgetView {
-		const used = this.#used();
+		const used = this.#spent;
 		const { tokens, usd } = this.#limits;
 		return {
 			spentTokens: tokensOf(used),
@@ -109,27 +131,20 @@ export class RunBudget {
 
 	/** `45 of 50 tokens, $0.0300 of $0.0500`: what is spent against each cap. */
 	describe(): string {
-		const used = this.#used();
+		const used = this.#spent;
 		const parts: string[] = [];
 		if (this.#limits.tokens !== undefined) parts.push(`${tokensOf(used)} of ${this.#limits.tokens} tokens`);
 		if (this.#limits.usd !== undefined) parts.push(`$${used.cost.toFixed(4)} of $${this.#limits.usd.toFixed(4)}`);
 		return parts.join(", ");
 	}
 
-	/** Settled spend plus, for each running attempt, its live usage. */
-	#used(): Usage {
-		let used = this.#spent;
-		for (const { live } of this.#running.values()) used = addUsage(used, live);
-		return used;
-	}
-
-	/** Settled spend plus, for each running attempt, the larger of its reservation and its live usage. */
+	/** Spent plus, for each running attempt, what its reservation has left beyond its usage so far. */
 	#committed(): { tokens: number; usd: number } {
 		let tokens = tokensOf(this.#spent);
 		let usd = this.#spent.cost;
 		for (const { reserved, live } of this.#running.values()) {
-			tokens += Math.max(reserved.tokens, tokensOf(live));
-			usd += Math.max(reserved.usd, live.cost);
+			tokens += Math.max(0, reserved.tokens - tokensOf(live));
+			usd += Math.max(0, reserved.usd - live.cost);
 		}
 		return { tokens, usd };
 	}

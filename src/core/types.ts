@@ -199,12 +199,20 @@ export interface RunOptions {
 	readonly integration?: { readonly mode: IntegrationMode; readonly agent?: AgentSpec };
 }
 
+/** Tokens and cost, of an attempt or summed over several. */
 export interface Usage {
 	readonly input: number;
 	readonly output: number;
 	readonly cacheRead: number;
 	readonly cacheWrite: number;
 	readonly cost: number;
+	/**
+	 * True when these figures are a lower bound: an attempt counted in them used more than its agent
+	 * has reported, and it ended (or has not yet come) to the report that says the rest. Claude Code
+	 * gives a response's output tokens and cost only in its result, Codex a turn's usage only when
+	 * the turn ends. Absent when complete.
+	 */
+	readonly partial?: boolean;
 }
 
 export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -216,6 +224,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 		cacheRead: a.cacheRead + b.cacheRead,
 		cacheWrite: a.cacheWrite + b.cacheWrite,
 		cost: a.cost + b.cost,
+		...(a.partial || b.partial ? { partial: true } : {}),
 	};
 }
 
@@ -292,6 +301,8 @@ export interface AttemptRecord {
 	readonly exitCode: number | null;
 	readonly error: string | null;
 	readonly retryable: boolean | null;
+	/** What the attempt used, as reported so far while it runs. */
+	readonly usage: Usage;
 }
 
 export interface EventRecord {

@@ -1,4 +1,4 @@
-import type { BudgetLimits } from "../core/budget.js";
+import { type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
 import { parseDuration } from "../core/duration.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
@@ -117,9 +117,8 @@ export function planRun(
 	checkCount("concurrency", input.concurrency, 1);
 	checkCount("retries", input.retries, 0);
 	for (const [key, value] of Object.entries(input.budget ?? {})) {
-		if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value >= 0)) {
-			throw invalid(`invalid budget ${key} ${JSON.stringify(value)}: expected a number >= 0`);
-		}
+		const problem = budgetProblem(key, value);
+		if (problem) throw invalid(`invalid budget ${key} ${JSON.stringify(value)}: ${problem}`);
 	}
 	if (input.failure !== undefined && !FAILURE_POLICIES.includes(input.failure)) {
 		throw invalid(`invalid failure policy '${input.failure}': expected drain, continue or abort`);

@@ -94,10 +94,9 @@ export class RunAdmission {
 		return this.#budget.exhausted();
 	}
 
-	/** Records that the budget stopped the run; returns the run's error. */
-	budgetSpent(): string {
+	/** Records that the budget stopped the run, with what was spent at that moment. */
+	budgetSpent(): void {
 		this.#store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
-		return `budget: ${this.#budget.describe()}`;
 	}
 
 	/** Approved tasks leave their gate and queue up. */

@@ -5,7 +5,7 @@ import { retryDecision, retryNote } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
-import { FailurePolicy, ZERO_USAGE } from "../core/types.js";
+import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent, WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
@@ -59,8 +59,8 @@ export class RunLoop {
 	readonly #run: RunRecord;
 	readonly #tasks: RunTasks;
 	readonly #budget: RunBudget;
-	/** Set when the budget stopped the run: the run's error. */
-	#budgetStop: string | undefined;
+	/** Set when the budget stopped the run: its error then quotes the spend once every attempt has ended. */
+	#budgetStopped = false;
 	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
 	readonly #workers: RunWorkers;
@@ -212,7 +212,7 @@ export class RunLoop {
 			const spec = this.#tasks.specs[index] as TaskSpec;
 			const runtime = `${ATTACH}${attempt.runtime}`;
 			const start = await followedStart(this.#deps.files, this.#run, { index, spec, attempt, runtime });
-			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens));
+			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens), attempt.usage);
 			this.#launch(start);
 		}
 		if (this.#followed.length > 0) this.#slots = this.#slotQueue();
@@ -301,8 +301,9 @@ export class RunLoop {
 
 	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
 	#stopForBudget(message: string): void {
-		if (this.#budgetStop !== undefined || this.#stopping) return;
-		this.#budgetStop = this.#admission.budgetSpent();
+		if (this.#budgetStopped || this.#stopping) return;
+		this.#budgetStopped = true;
+		this.#admission.budgetSpent();
 		if (this.#run.options.failure === FailurePolicy.Abort) this.#stopAll("abort", message);
 		else this.#drain(message);
 	}
@@ -322,13 +323,14 @@ export class RunLoop {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
 		try {
 			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
-			else {
+			else if (event.type === "usage") {
+				// On record with its event at once: a runner killed next loses none of it.
+				this.#deps.store.recordUsage(this.#lease, live.attemptId, live.request.taskId, event.usage);
+				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
+				this.#checkBudget();
+			} else {
 				const { type, ...data } = event;
 				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
-				if (event.type === "usage") {
-					this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
-					this.#checkBudget();
-				}
 			}
 		} catch (error) {
 			if (isCrewError(error, ErrorCode.LeaseLost))
@@ -374,12 +376,11 @@ export class RunLoop {
 	}
 
 	#settle(i: number, live: LiveAttempt, ending: Ending): void {
-		const { result } = ending;
-		this.#deps.store.settle(this.#lease, settlementOf(this.#tasks.id(i), live.attemptId, ending));
+		const added = this.#deps.store.settle(this.#lease, settlementOf(this.#tasks.id(i), live.attemptId, ending));
 		this.#tasks.status[i] = ending.to;
 		if (isTerminalTask(ending.to))
 			this.#ended.push({ taskId: this.#tasks.id(i), status: ending.to, error: ending.error });
-		this.#budget.settle(i, result?.usage ?? ZERO_USAGE);
+		this.#budget.settle(i, added);
 		this.#checkBudget();
 	}
 
@@ -512,7 +513,7 @@ export class RunLoop {
 		const { status: final, error } = runOutcome({
 			cancelled: this.#stopping === "cancel",
 			stopMessage: this.#stopping ? this.#stopMessage : undefined,
-			budgetStop: this.#budgetStop,
+			budgetStop: this.#budgetStopped ? `budget: ${this.#budget.describe()}` : undefined,
 			firstFailure: this.#firstFailure,
 			integration: this.#integration.incomplete(),
 			...(this.#driver ? { driven: { outcome: this.#driver.outcome } } : {}),

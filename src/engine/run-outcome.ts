@@ -6,7 +6,7 @@ export interface OutcomeFacts {
 	readonly cancelled: boolean;
 	/** Why the run stopped early, when it did; the error of a run that did not complete otherwise. */
 	readonly stopMessage: string | undefined;
-	/** Set when the budget stopped the run. */
+	/** Set when the budget stopped the run: its error, quoting what the run spent in the end. */
 	readonly budgetStop: string | undefined;
 	readonly firstFailure: string | undefined;
 	/** Why the completed tasks' work is not all on the run's integration branch, when it is not. */

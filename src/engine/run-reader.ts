@@ -62,6 +62,8 @@ export interface UsageJson {
 	readonly cacheReadTokens: number;
 	readonly cacheWriteTokens: number;
 	readonly costUsd: number;
+	/** Present when the figures are a lower bound: an attempt in them used more than its agent reported. */
+	readonly partial?: true;
 }
 
 /** The parsed `crew status --json` of a run: see `RunReader.statusJson`. */
@@ -116,6 +118,7 @@ export function usageJson(usage: Usage): UsageJson {
 		cacheReadTokens: usage.cacheRead,
 		cacheWriteTokens: usage.cacheWrite,
 		costUsd: usage.cost,
+		...(usage.partial ? { partial: true as const } : {}),
 	};
 }
 
@@ -210,8 +213,9 @@ export class RunReader {
 	 * `crew status --json` of a run (default: the latest): `{"run": {id, status, goal, team,
 	 * workflow, createdAt, updatedAt, usage, usageByRole, usageByModel}, "tasks": [{id, stepId,
 	 * role, status, attempts, startedAt, finishedAt, error, usage}]}` with each usage as
-	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd} (by role and by model:
-	 * an object of those by name), as of one committed state. Scripts and the MCP server rely on it.
+	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, partial?} (by role and
+	 * by model: an object of those by name; `partial: true` when a lower bound), counting every
+	 * attempt however it ended, as of one committed state. Scripts and the MCP server rely on it.
 	 */
 	statusJson(runId?: string): string {
 		const id = this.#runId(runId);

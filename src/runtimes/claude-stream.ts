@@ -1,4 +1,5 @@
-import { type Usage, ZERO_USAGE } from "../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
+import { isZeroUsage, maxUsage, usageOver, withPartial } from "../core/usage.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError, isRetryableStatus } from "./model-errors.js";
 import { withOutput } from "./tool-output.js";
@@ -15,18 +16,20 @@ interface ContentBlock {
 	readonly content?: unknown;
 }
 
+interface ClaudeUsage {
+	readonly input_tokens?: number;
+	readonly output_tokens?: number;
+	readonly cache_read_input_tokens?: number;
+	readonly cache_creation_input_tokens?: number;
+}
+
 interface ResultEvent {
 	readonly subtype?: string;
 	readonly is_error?: boolean;
 	readonly result?: string;
 	readonly api_error_status?: number | null;
 	readonly total_cost_usd?: number;
-	readonly usage?: {
-		readonly input_tokens?: number;
-		readonly output_tokens?: number;
-		readonly cache_read_input_tokens?: number;
-		readonly cache_creation_input_tokens?: number;
-	};
+	readonly usage?: ClaudeUsage;
 }
 
 function blocks(event: Record<string, unknown>): readonly ContentBlock[] {
@@ -34,10 +37,23 @@ function blocks(event: Record<string, unknown>): readonly ContentBlock[] {
 	return Array.isArray(content) ? content : [];
 }
 
+function usageOf(u: ClaudeUsage, cost: number): Usage {
+	return {
+		input: u.input_tokens ?? 0,
+		output: u.output_tokens ?? 0,
+		cacheRead: u.cache_read_input_tokens ?? 0,
+		cacheWrite: u.cache_creation_input_tokens ?? 0,
+		cost,
+	};
+}
+
 /**
  * Reads Claude Code's stream-json output. Its last line, `result`, carries the answer, the run's
  * usage and cost, and `is_error`, which is what says whether it failed (`subtype` may still say
- * "success"). Usage is taken from there alone: each assistant line repeats its message's usage.
+ * "success"). Each assistant line carries its message's usage as the message started: its input
+ * and cache tokens, output tokens so far, no cost (a message of several blocks comes as several
+ * lines repeating it). Those are reported as they come, as partial; the result's totals then
+ * report the rest, and the usage is whole.
  */
 export class ClaudeStream implements AgentStream {
 	usage: Usage = ZERO_USAGE;
@@ -45,10 +61,13 @@ export class ClaudeStream implements AgentStream {
 	answered = false;
 	error: WorkerFailure | undefined;
 	readonly #toolNames = new Map<string, string>();
+	/** Usage reported so far of each message, by message id. */
+	readonly #messages = new Map<string, Usage>();
 
 	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean } {
 		const events: WorkerEvent[] = [];
 		if (event.type === "assistant") {
+			events.push(...this.#messageUsage(event.message as { id?: unknown; usage?: ClaudeUsage } | undefined));
 			for (const block of blocks(event)) {
 				if (block.type === "text" && block.text) events.push({ type: "assistant", text: block.text });
 				else if (block.type === "tool_use") {
@@ -71,18 +90,27 @@ export class ClaudeStream implements AgentStream {
 		return { events, keep: true };
 	}
 
+	/** What an assistant line's usage adds to its message's reported so far, as a partial report. */
+	#messageUsage(message: { id?: unknown; usage?: ClaudeUsage } | undefined): WorkerEvent[] {
+		if (!message?.usage || this.answered) return [];
+		const id = typeof message.id === "string" ? message.id : `line-${this.#messages.size}`;
+		const before = this.#messages.get(id) ?? ZERO_USAGE;
+		const now = maxUsage(before, usageOf(message.usage, 0));
+		this.#messages.set(id, now);
+		const added = usageOver(now, before);
+		if (isZeroUsage(added)) return [];
+		this.usage = withPartial(addUsage(this.usage, added), true);
+		return [{ type: "usage", usage: withPartial(added, true) }];
+	}
+
 	#result(result: ResultEvent): WorkerEvent[] {
 		this.answered = true;
 		this.text = result.result ?? "";
-		const u = result.usage ?? {};
-		this.usage = {
-			input: u.input_tokens ?? 0,
-			output: u.output_tokens ?? 0,
-			cacheRead: u.cache_read_input_tokens ?? 0,
-			cacheWrite: u.cache_creation_input_tokens ?? 0,
-			cost: result.total_cost_usd ?? 0,
-		};
-		const events: WorkerEvent[] = [{ type: "usage", usage: this.usage }];
+		const total = usageOf(result.usage ?? {}, result.total_cost_usd ?? 0);
+		// The result's totals cover the messages already reported: only what they add is reported now.
+		const added = usageOver(total, this.usage);
+		this.usage = maxUsage(withPartial(this.usage, false), total);
+		const events: WorkerEvent[] = [{ type: "usage", usage: added }];
 		if (result.is_error) {
 			const message = result.result || `claude ended with ${result.subtype ?? "an error"}`;
 			const status = result.api_error_status;

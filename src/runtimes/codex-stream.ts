@@ -1,4 +1,5 @@
 import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
+import { withPartial } from "../core/usage.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError } from "./model-errors.js";
 import { withOutput } from "./tool-output.js";
@@ -34,7 +35,9 @@ function toolOf(item: CodexItem): { name: string; args?: unknown } | undefined {
 /**
  * Reads `codex exec --json` output. The answer is the last `agent_message` item, usage comes with
  * each `turn.completed` (tokens only: Codex reports no cost), and `turn.failed` is the failure.
- * OpenAI counts cached tokens inside `input_tokens`; crew counts them apart, as cache reads.
+ * OpenAI counts cached tokens inside `input_tokens`; crew counts them apart, as cache reads. A
+ * turn's model requests are reported only when it completes: from `turn.started` until then, the
+ * usage is partial.
  */
 export class CodexStream implements AgentStream {
 	usage: Usage = ZERO_USAGE;
@@ -67,6 +70,9 @@ export class CodexStream implements AgentStream {
 					],
 					keep: true,
 				};
+			case "turn.started":
+				this.usage = withPartial(this.usage, true);
+				return { events: [{ type: "usage", usage: withPartial(ZERO_USAGE, true) }], keep: true };
 			case "turn.completed":
 				return { events: this.#turnCompleted((event.usage ?? {}) as CodexUsage), keep: true };
 			case "turn.failed": {
@@ -89,7 +95,7 @@ export class CodexStream implements AgentStream {
 			cacheWrite: u.cache_write_input_tokens ?? 0,
 			cost: 0,
 		};
-		this.usage = addUsage(this.usage, usage);
+		this.usage = withPartial(addUsage(this.usage, usage), false);
 		return [{ type: "usage", usage }];
 	}
 }

@@ -39,6 +39,12 @@ export type WorkerEvent =
 	  }
 	/** Whole lines a command printed on stdout. */
 	| { readonly type: "output"; readonly text: string }
+	/**
+	 * Usage reported while the attempt runs, added to the attempt's record as it arrives: counts
+	 * not reported before (each report adds, never repeats). `usage.partial` says whether, after
+	 * this report, what the attempt reported falls short of what it used (Claude Code before its
+	 * result, Codex during a turn).
+	 */
 	| { readonly type: "usage"; readonly usage: Usage }
 	/** crew committed the attempt's changes on the task's branch. */
 	| { readonly type: "commit"; readonly commit: string; readonly branch: string }
@@ -58,6 +64,11 @@ export interface WorkerResult {
 	readonly text: string;
 	readonly error?: WorkerFailure;
 	readonly exitCode: number | null;
+	/**
+	 * The attempt's total usage as its runtime counts it, covering the same work as its usage
+	 * events: the record takes each count's larger of the two (see `settledUsage`), so a total that
+	 * repeats the events counts once. `partial` when the runtime knows it falls short.
+	 */
 	readonly usage: Usage;
 	/** Files the runtime wrote under the request's artifact folder, by artifact name. */
 	readonly artifacts: readonly { readonly name: string; readonly kind: string }[];

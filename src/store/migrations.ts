@@ -126,4 +126,9 @@ WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
 		name: "how a worktree run's branches were integrated",
 		sql: "ALTER TABLE runs ADD COLUMN integration TEXT;",
 	},
+	{
+		version: 7,
+		name: "whether a task's usage is a lower bound",
+		sql: "ALTER TABLE tasks ADD COLUMN usage_partial INTEGER NOT NULL DEFAULT 0;",
+	},
 ];

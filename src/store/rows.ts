@@ -6,7 +6,9 @@ import type {
 	RunOptions,
 	RunRecord,
 	TaskRecord,
+	Usage,
 } from "../core/types.js";
+import { ZERO_USAGE } from "../core/types.js";
 
 export interface RunRow {
 	id: string;
@@ -44,6 +46,7 @@ export interface TaskRow {
 	cache_read: number;
 	cache_write: number;
 	cost: number;
+	usage_partial: number;
 }
 
 export interface AttemptRow {
@@ -61,6 +64,7 @@ export interface AttemptRow {
 	exit_code: number | null;
 	error: string | null;
 	retryable: number | null;
+	usage: string | null;
 }
 
 export interface EventRow {
@@ -117,6 +121,7 @@ export function toTask(row: TaskRow): TaskRecord {
 			cacheRead: row.cache_read,
 			cacheWrite: row.cache_write,
 			cost: row.cost,
+			...(row.usage_partial ? { partial: true } : {}),
 		},
 	};
 }
@@ -135,7 +140,13 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
 		exitCode: row.exit_code,
 		error: row.error,
 		retryable: row.retryable === null ? null : row.retryable === 1,
+		usage: usageOf(row.usage),
 	};
+}
+
+/** An attempt's stored usage: nothing before its first report. */
+export function usageOf(json: string | null): Usage {
+	return json === null ? ZERO_USAGE : { ...ZERO_USAGE, ...(JSON.parse(json) as Partial<Usage>) };
 }
 
 export function toEvent(row: EventRow): EventRecord {
@@ -167,6 +178,7 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 			cacheRead: r[12] as number,
 			cacheWrite: r[13] as number,
 			cost: r[14] as number,
+			...(r[15] ? { partial: true } : {}),
 		},
 	};
 }

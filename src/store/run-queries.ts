@@ -32,7 +32,14 @@ export interface RunSnapshot {
 export const RUNNER_GONE = "its runner is gone";
 
 const TASK_COLUMNS =
-	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost";
+	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost, usage_partial";
+
+/** Usage summed in SQL, with `partial` 1 when any row summed is partial. */
+type UsageRow = Omit<Usage, "partial"> & { partial: number | null };
+
+function usageFrom({ partial, ...counts }: UsageRow): Usage {
+	return { ...ZERO_USAGE, ...counts, ...(partial ? { partial: true } : {}) };
+}
 
 /**
  * Reads of the run store. Works on a read-only connection; every multi-statement read runs in one
@@ -54,12 +61,12 @@ export class RunQueries {
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
-	readonly #usage: Statement<[string], Usage>;
+	readonly #usage: Statement<[string], UsageRow>;
 	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
 	readonly #approvedAt: Statement<[string, string], { approved_at: string | null }>;
 	readonly #approvedWaiting: Statement<[string], { id: string }>;
-	readonly #usageByRole: Statement<[string], Usage & { key: string }>;
-	readonly #usageByModel: Statement<[string], Usage & { key: string }>;
+	readonly #usageByRole: Statement<[string], UsageRow & { key: string }>;
+	readonly #usageByModel: Statement<[string], UsageRow & { key: string }>;
 
 	constructor(db: Db) {
 		this.#db = db;
@@ -91,15 +98,17 @@ export class RunQueries {
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
+		// A task's token columns are the sum of its attempts' usage, running ones' included: every
+		// write of an attempt's usage changes them in the same transaction.
 		this.#usage = db.prepare(
-			"SELECT coalesce(sum(tokens_in), 0) AS input, coalesce(sum(tokens_out), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead, coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost FROM tasks WHERE run_id = ?",
+			"SELECT coalesce(sum(tokens_in), 0) AS input, coalesce(sum(tokens_out), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead, coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost, max(usage_partial) AS partial FROM tasks WHERE run_id = ?",
 		);
 		this.#usageByRole = db.prepare(
-			"SELECT role AS key, sum(tokens_in) AS input, sum(tokens_out) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost FROM tasks WHERE run_id = ? GROUP BY role ORDER BY role",
+			"SELECT role AS key, sum(tokens_in) AS input, sum(tokens_out) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost, max(usage_partial) AS partial FROM tasks WHERE run_id = ? GROUP BY role ORDER BY role",
 		);
 		// An attempt without a model (a command, a dry run) counts under its runtime's name.
 		this.#usageByModel = db.prepare(
-			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
+			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost, max(coalesce(usage ->> '$.partial', 0)) AS partial FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
 		);
 		// The subquery hands rows to the aggregate in primary-key order, which is task order; an
 		// ORDER BY inside the aggregate would sort the built objects again.
@@ -110,8 +119,10 @@ export class RunQueries {
 					'status', CASE WHEN @gone AND status = 'running' THEN 'interrupted' ELSE status END,
 					'attempts', attempts, 'startedAt', started_at, 'finishedAt', finished_at,
 					'error', CASE WHEN @gone AND status = 'running' THEN '${RUNNER_GONE}' ELSE error END,
-					'usage', json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
-						'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost)
+					'usage', CASE WHEN usage_partial THEN json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
+							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost, 'partial', json('true'))
+						ELSE json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
+							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost) END
 				)) FROM (SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx)`,
 			)
 			.pluck() as Statement<[{ runId: string; gone: number }], string>;
@@ -159,15 +170,16 @@ export class RunQueries {
 		return this.#tasksJson.get({ runId, gone: runnerGone ? 1 : 0 }) ?? "[]";
 	}
 
-	/** Tokens and cost of all the run's attempts. */
+	/** Tokens and cost of all the run's attempts, whatever their end, running ones' reports so far included. */
 	usage(runId: string): Usage {
-		return this.#usage.get(runId) ?? ZERO_USAGE;
+		const row = this.#usage.get(runId);
+		return row ? usageFrom(row) : ZERO_USAGE;
 	}
 
 	/** A run's usage summed per role and per model, by name. */
 	usageBy(runId: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
-		const byKey = (rows: (Usage & { key: string })[]) =>
-			Object.fromEntries(rows.map(({ key, ...usage }) => [key, { ...ZERO_USAGE, ...usage }]));
+		const byKey = (rows: (UsageRow & { key: string })[]) =>
+			Object.fromEntries(rows.map(({ key, ...usage }) => [key, usageFrom(usage)]));
 		return { role: byKey(this.#usageByRole.all(runId)), model: byKey(this.#usageByModel.all(runId)) };
 	}
 

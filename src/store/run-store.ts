@@ -10,12 +10,12 @@ import {
 	RunStatus,
 	type TaskStatus,
 } from "../core/status.js";
-import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec } from "../core/types.js";
-import { ZERO_USAGE } from "../core/types.js";
+import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec, Usage } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
+import { UsageRecords } from "./usage-records.js";
 
 /**
  * The run store's writes. Each method is one IMMEDIATE transaction; the ones a runner makes are
@@ -26,6 +26,7 @@ export class RunStore {
 	readonly #db: Db;
 	readonly #now: () => number;
 	readonly #s: ReturnType<typeof prepare>;
+	readonly #usage: UsageRecords;
 	readonly #listener: ((runId: string, event: EventRecord) => void) | undefined;
 	#committed: { runId: string; event: EventRecord }[] = [];
 	#depth = 0;
@@ -37,6 +38,7 @@ export class RunStore {
 		this.#listener = options.onEvent;
 		this.queries = new RunQueries(db);
 		this.#s = prepare(db);
+		this.#usage = new UsageRecords(db);
 	}
 
 	#iso(): string {
@@ -295,35 +297,43 @@ export class RunStore {
 		});
 	}
 
-	/** Ends an attempt: attempt record, task status, result, artifacts and event in one transaction. */
-	settle(lease: Lease, s: Settlement): void {
+	/**
+	 * Records usage an attempt's worker reported, added to the attempt's and its task's, with its
+	 * `worker.usage` event in one transaction: on record even if this runner dies next.
+	 */
+	recordUsage(lease: Lease, attemptId: number, taskId: string, usage: Usage): void {
 		this.#write(() => {
 			this.#fence(lease);
-			const usage = s.usage ?? ZERO_USAGE;
+			this.#event(lease.runId, "worker.usage", taskId, { usage });
+			this.#usage.report(lease.runId, taskId, attemptId, usage);
+		});
+	}
+
+	/**
+	 * Ends an attempt: attempt record, task status, result, artifacts and event in one transaction;
+	 * returns what its usage grew by (see `settledUsage`).
+	 */
+	settle(lease: Lease, s: Settlement): Usage {
+		return this.#write(() => {
+			this.#fence(lease);
 			this.#s.finishAttempt.run(
 				s.attemptStatus,
 				this.#iso(),
 				s.exitCode ?? null,
 				redactOptional(s.error),
 				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
-				JSON.stringify(usage),
 				s.attemptId,
 			);
-			this.#s.taskUsage.run(
-				usage.input,
-				usage.output,
-				usage.cacheRead,
-				usage.cacheWrite,
-				usage.cost,
-				s.result?.chars ?? null,
-				lease.runId,
-				s.taskId,
-			);
-			if (s.result) this.#s.taskExcerpt.run(redact(s.result.excerpt), lease.runId, s.taskId);
+			const added = this.#usage.settle(lease.runId, s.taskId, s.attemptId, s.usage);
+			if (s.result) {
+				this.#s.taskResultChars.run(s.result.chars, lease.runId, s.taskId);
+				this.#s.taskExcerpt.run(redact(s.result.excerpt), lease.runId, s.taskId);
+			}
 			if (s.evidence !== undefined) this.#s.taskEvidence.run(redact(s.evidence), lease.runId, s.taskId);
 			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
 			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
 			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
+			return added;
 		});
 	}
 
@@ -493,16 +503,14 @@ function prepare(db: Db) {
 		startTask: db.prepare(
 			"UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, error = NULL WHERE run_id = ? AND id = ?",
 		),
-		taskUsage: db.prepare(
-			"UPDATE tasks SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cache_read = cache_read + ?, cache_write = cache_write + ?, cost = cost + ?, result_chars = coalesce(?, result_chars) WHERE run_id = ? AND id = ?",
-		),
+		taskResultChars: db.prepare("UPDATE tasks SET result_chars = ? WHERE run_id = ? AND id = ?"),
 		taskExcerpt: db.prepare("UPDATE task_data SET result_excerpt = ? WHERE run_id = ? AND task_id = ?"),
 		insertAttempt: db.prepare(
 			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, model, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
 		),
 		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
 		finishAttempt: db.prepare(
-			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ?, usage = ? WHERE id = ?",
+			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ? WHERE id = ?",
 		),
 		loseAttempt: db.prepare("UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE id = ?"),
 		loseAllAttempts: db.prepare(

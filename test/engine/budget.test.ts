@@ -79,12 +79,59 @@ test("a cap large enough changes nothing; resuming a run stopped by its budget s
 	}
 });
 
-test("a bad budget is refused with the value named", async () => {
+test("a bad budget is refused with the value named; a cap of 0 is a bad budget, a reservation of 0 is none", async () => {
 	const { crew } = budgetRepo();
 	try {
 		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { tokens: -1 } })).rejects.toThrow(
-			/invalid budget tokens -1: expected a number >= 0/,
+			/invalid budget tokens -1: expected a number > 0/,
 		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { usd: 0 } })).rejects.toThrow(
+			/invalid budget usd 0: expected a number > 0/,
+		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { tokens: 0 } })).rejects.toThrow(
+			/invalid budget tokens 0: expected a number > 0/,
+		);
+		await expect(crew.plan({ goal: "g", workflow: "eight", budget: { reserveUsd: -0.5 } })).rejects.toThrow(
+			/invalid budget reserveUsd -0.5: expected a number >= 0/,
+		);
+		const plan = await crew.plan({ goal: "g", workflow: "eight", budget: { tokens: 10, reserveTokens: 0 } });
+		expect(plan.options.budget).toEqual({ tokens: 10, reserveTokens: 0 });
+	} finally {
+		crew.close();
+	}
+});
+
+test("the budget's stop quotes what the run spent in the end, with what running tasks spent past the cap", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/spender.md", "---\nname: spender\nruntime: pi\n---\n");
+	repo.workflow("pair", [
+		{ id: "a", role: "spender", text: "spend" },
+		{ id: "b", role: "spender", text: "spend" },
+	]);
+	// Each task reports 600 tokens twice, 300 ms apart, then hangs until its timeout.
+	const fake = [process.execPath, join(ROOT, "test", "fixtures", "fake-spender.mjs"), "pi", "600", "2", "300"];
+	const crew = new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({ pi: { command: fake } }),
+		pollMs: 20,
+	});
+	try {
+		const plan = await crew.plan({
+			goal: "g",
+			workflow: "pair",
+			concurrency: 2,
+			retries: 0,
+			timeoutMs: 3000,
+			budget: { tokens: 1000 },
+		});
+		const runId = crew.create(plan);
+		expect(await crew.execute(runId)).toBe("failed");
+		const { run, tasks } = crew.snapshot(runId);
+		expect(tasks.map((t) => t.usage.input + t.usage.output)).toEqual([1200, 1200]);
+		expect(run.error).toBe("budget: 2400 of 1000 tokens");
+		// The event marks the moment the cap was crossed, before the running tasks' second reports.
+		const exhausted = crew.events(runId).find((e) => e.type === "budget.exhausted");
+		expect(exhausted?.data.spent).toMatch(/^(1200|1800) of 1000 tokens$/);
 	} finally {
 		crew.close();
 	}

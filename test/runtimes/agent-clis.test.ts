@@ -24,14 +24,27 @@ const CLIS: readonly {
 	readonly serverError: RegExp;
 	readonly unreachable: RegExp;
 	readonly reportsCost: boolean;
+	/**
+	 * What it has reported of a response when it is cut: all of it (pi, at each response's end),
+	 * its input tokens as a lower bound (Claude Code, at each response's start), or nothing and a
+	 * lower bound (Codex, at the end of a turn).
+	 */
+	readonly cutUsage: "whole" | "input" | "none";
 }[] = [
-	{ name: "pi", serverError: /500 the model fell over/, unreachable: /^Connection error\.$/, reportsCost: true },
+	{
+		name: "pi",
+		serverError: /500 the model fell over/,
+		unreachable: /^Connection error\.$/,
+		reportsCost: true,
+		cutUsage: "whole",
+	},
 	{
 		name: "claude",
 		command: [join(ROOT, "node_modules", ".bin", "claude")],
 		serverError: /API Error: 500 the model fell over/,
 		unreachable: /Connection error|ECONNREFUSED|Unable to connect/i,
 		reportsCost: true,
+		cutUsage: "input",
 	},
 	{
 		name: "codex",
@@ -41,6 +54,7 @@ const CLIS: readonly {
 		// Codex never gives up on an unreachable server: crew's timeout ends it.
 		unreachable: /timed out after 8\.0s/,
 		reportsCost: false,
+		cutUsage: "none",
 	},
 ];
 
@@ -115,6 +129,9 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 				expect(status.run.usage[key]).toBeCloseTo(sum(key), 10);
 			}
 			expect(status.run.usage.inputTokens).toBeGreaterThan(0);
+			// What the agent reported as it went and its final totals count each request once.
+			expect(status.run.usage.inputTokens).toBe(asked.reduce((n, r) => n + r.promptTokens, 0));
+			expect(status.run.usage.partial).toBeUndefined();
 			expect(status.run.usageByRole).toEqual({ scribe: status.run.usage });
 			expect(status.run.usageByModel).toEqual({ [scripted.model]: status.run.usage });
 			const events = crew.events(runId).map((e) => e.type);
@@ -212,6 +229,45 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			expect(await crew.execute(runId)).toBe("failed");
 			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", error: "no output for 3.0s" });
 			expect(groupsOfRun(runId)).toEqual([]);
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("an attempt cut mid-task keeps the usage its agent reported, and says when it used more", async () => {
+		const { server, repo, crew } = await setup((request) =>
+			request.afterToolResult ? { kind: "hang" } : { kind: "shell", command: "echo hi" },
+		);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			const controller = new AbortController();
+			const running = crew.execute(runId, { signal: controller.signal });
+			// Cut once the first response (the tool call) came back whole and the second never comes.
+			await waitFor("the agent to ask again", () => server.requests.some((r) => r.afterToolResult));
+			controller.abort(new Error("stop"));
+			expect(await running).toBe("cancelled");
+			const answered = server.requests.filter((r) => r.tools.length > 0 && !r.afterToolResult);
+			expect(answered).toHaveLength(1);
+			const prompt = answered[0]?.promptTokens;
+			const [task] = crew.snapshot(runId).tasks;
+			const usage = task?.usage;
+			if (cli.cutUsage === "whole") {
+				expect(usage).toMatchObject({ input: prompt, cacheRead: 0, cacheWrite: 0 });
+				expect(usage?.output).toBeGreaterThan(0);
+				expect(usage?.cost).toBeGreaterThan(0);
+				expect(usage?.partial).toBeUndefined();
+			} else if (cli.cutUsage === "input") {
+				expect(usage).toEqual({ input: prompt, output: 1, cacheRead: 0, cacheWrite: 0, cost: 0, partial: true });
+			} else {
+				expect(usage).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, partial: true });
+			}
+			const reader = new RunReader(projectAt(repo.dir));
+			const status = JSON.parse(reader.statusJson(runId));
+			reader.close();
+			expect(status.tasks[0].usage.inputTokens).toBe(usage?.input);
+			expect(status.run.usage.partial).toBe(cli.cutUsage === "whole" ? undefined : true);
+			expect(status.run.usageByModel[Object.keys(status.run.usageByModel)[0] ?? ""]).toEqual(status.run.usage);
 		} finally {
 			crew.close();
 		}

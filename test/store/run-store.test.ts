@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { CrewError } from "../../src/core/errors.js";
-import type { TaskSpec } from "../../src/core/types.js";
+import type { TaskSpec, Usage } from "../../src/core/types.js";
 import { ArtifactFiles } from "../../src/store/artifact-files.js";
 import { type Db, openReader, openWriter } from "../../src/store/database.js";
 import type { Lease } from "../../src/store/lease.js";
@@ -187,4 +187,77 @@ test("a batch commits its changes together; a change that fails inside leaves no
 	).toThrow("runner fell over");
 	expect(store.queries.findTask("run-1", "a").status).toBe("running");
 	expect(heard).toEqual(["task.running", "task.running"]);
+});
+
+const used = (input: number, output: number, more: Partial<Usage> = {}): Usage => ({
+	input,
+	output,
+	cacheRead: 0,
+	cacheWrite: 0,
+	cost: 0,
+	...more,
+});
+
+test("usage is on record as it is reported, with its event; the attempt's final total counts it once", () => {
+	const { store, file } = freshStore();
+	createRun(store);
+	const l = store.acquireLease("run-1", lease);
+	const reader = openReader(file) as Db;
+	open.push(reader);
+	const queries = new RunQueries(reader);
+	const attemptsOf = (taskId: string) =>
+		queries
+			.attempts("run-1")
+			.filter((a) => a.taskId === taskId)
+			.map((a) => a.usage);
+
+	// Reported twice, then the runtime's total of the same work: 1200, not 2400.
+	const first = store.startAttempt(l, "a", "pi");
+	store.recordUsage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
+	store.recordUsage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
+	expect(queries.findTask("run-1", "a").usage).toEqual(used(1000, 200, { cost: 0.02 }));
+	expect(queries.eventsAfter("run-1", 0).filter((e) => e.type === "worker.usage")).toHaveLength(2);
+	const settled = { taskId: "a", attemptStatus: "failed", taskStatus: "queued", cause: "backoff" } as const;
+	expect(store.settle(l, { ...settled, attemptId: first.id, usage: used(1000, 200, { cost: 0.02 }) })).toEqual(
+		used(0, 0),
+	);
+	expect(attemptsOf("a")).toEqual([used(1000, 200, { cost: 0.02 })]);
+
+	// Cut without a result: what it reported stays, still a lower bound.
+	const second = store.startAttempt(l, "a", "claude");
+	store.recordUsage(l, second.id, "a", used(800, 1, { partial: true }));
+	store.settle(l, { ...settled, attemptId: second.id, attemptStatus: "timed-out" });
+	expect(attemptsOf("a")[1]).toEqual(used(800, 1, { partial: true }));
+	expect(queries.findTask("run-1", "a").usage).toEqual(used(1800, 201, { cost: 0.02, partial: true }));
+	expect(queries.usage("run-1")).toEqual(used(1800, 201, { cost: 0.02, partial: true }));
+
+	// A result's total beyond the lower bounds reported replaces them: whole again.
+	const third = store.startAttempt(l, "b", "claude");
+	store.recordUsage(l, third.id, "b", used(800, 1, { partial: true }));
+	const total = used(800, 40, { cost: 0.05 });
+	const added = store.settle(l, { ...settled, taskId: "b", attemptId: third.id, usage: total });
+	expect(added).toEqual(used(0, 39, { cost: 0.05 }));
+	expect(queries.findTask("run-1", "b").usage).toEqual(total);
+	// A total short of what was reported (a worker that took the attempt over) drops nothing.
+	const fourth = store.startAttempt(l, "b", "pi");
+	store.recordUsage(l, fourth.id, "b", used(300, 30));
+	store.recordUsage(l, fourth.id, "b", used(300, 30));
+	store.settle(l, { ...settled, taskId: "b", attemptId: fourth.id, usage: used(300, 30) });
+	expect(attemptsOf("b")[1]).toEqual(used(600, 60));
+	expect(queries.usageBy("run-1").role).toEqual({
+		worker: used(3200, 301, { cost: expect.closeTo(0.07, 10), partial: true }),
+	});
+});
+
+test("an attempt lost with its runner keeps the usage it reported", () => {
+	const { store } = freshStore();
+	createRun(store);
+	const dead = store.acquireLease("run-1", { ...lease, holder: deadHolder() });
+	const attempt = store.startAttempt(dead, "a", "pi");
+	store.recordUsage(dead, attempt.id, "a", used(500, 100));
+	const l = store.acquireLease("run-1", { ...lease, cause: "resume" });
+	store.loseAttempts(l, [{ id: attempt.id, taskId: "a" }], "its runner was lost");
+	expect(store.queries.attempts("run-1")[0]).toMatchObject({ status: "lost", usage: used(500, 100) });
+	expect(store.queries.usage("run-1")).toEqual(used(500, 100));
+	expect(() => store.recordUsage(dead, attempt.id, "a", used(1, 1))).toThrow(CrewError);
 });

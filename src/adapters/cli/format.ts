@@ -9,6 +9,7 @@ import {
 	type Usage,
 	ZERO_USAGE,
 } from "../../core/types.js";
+import { isZeroUsage } from "../../core/usage.js";
 import type { RunSnapshot } from "../../store/run-queries.js";
 import { integrationLines } from "../integration-text.js";
 
@@ -22,12 +23,16 @@ function pad(text: string, width: number): string {
 	return text.length >= width ? `${text} ` : text.padEnd(width);
 }
 
-/** "1.2k in, 340 out tokens, $0.0123", or nothing when no tokens were used. */
+/**
+ * "1.2k in, 340 out tokens, $0.0123", or nothing when no tokens were used; "≥ …" when partial:
+ * at least that much, the agent used more than it reported.
+ */
 export function usageText(usage: Usage): string {
-	if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0 && usage.cost === 0) return "";
+	if (isZeroUsage(usage) && !usage.partial) return "";
 	const k = (n: number) =>
 		n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
-	return `${k(usage.input)} in, ${k(usage.output)} out tokens, $${usage.cost.toFixed(4)}`;
+	const at = usage.partial ? "≥ " : "";
+	return `${at}${k(usage.input)} in, ${k(usage.output)} out tokens, $${usage.cost.toFixed(4)}`;
 }
 
 export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {

@@ -33,6 +33,19 @@ function amount(what: string): (value: string) => number {
 	};
 }
 
+/** A budget's cap: a number > 0 (a whole one for tokens), as a cap of 0 would start nothing. */
+function cap(what: string, whole: boolean): (value: string) => number {
+	return (value) => {
+		const n = Number(value);
+		const shape = whole ? /^\d+$/ : /^\d+(\.\d+)?$/;
+		if (!shape.test(value.trim()) || !Number.isFinite(n) || n <= 0) {
+			const expected = whole ? "an integer > 0" : "a number > 0, e.g. 2.50";
+			throw new InvalidArgumentError(`invalid ${what} '${value}': expected ${expected}`);
+		}
+		return n;
+	};
+}
+
 function json(what: string): (value: string) => unknown {
 	return (value) => {
 		try {
@@ -88,8 +101,8 @@ function program(setExit: (code: number) => void): Command {
 		.option("--timeout <duration>", "wall-clock limit of each task attempt, e.g. 10m")
 		.option("--stall-timeout <duration>", "limit on time a task may go without output, e.g. 2m")
 		.option("--retries <n>", "extra attempts after a retryable failure (default 2)", count("retries", 0))
-		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", count("token budget", 1))
-		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", amount("dollar budget"))
+		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
+		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))
 		.option("--reserve-tokens <n>", "tokens reserved per task whose agent sets no maxTokens", count("reservation", 0))
 		.option("--reserve-usd <amount>", "dollars reserved per task", amount("dollar reservation"))
 		.addOption(

@@ -5,7 +5,7 @@ import type { RunReader } from "../../engine/run-reader.js";
 /** Task wall times, in seconds: agent tasks take from seconds to an hour. */
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
-const ATTEMPT_STATUSES = ["running", "completed", "failed", "cancelled", "interrupted"];
+const ATTEMPT_STATUSES = ["running", "completed", "failed", "timed-out", "stalled", "cancelled", "lost", "interrupted"];
 
 /**
  * Prometheus metrics read from the store at each scrape, so they cover runs of every process

@@ -1,6 +1,6 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
 import type { TaskView } from "../../core/types.js";
-import type { RunReader } from "../../engine/run-reader.js";
+import { type RunReader, type UsageJson, usageJson } from "../../engine/run-reader.js";
 import { taskJson } from "./api-json.js";
 
 /** Characters of a prompt, result or patch the task panel gets; the rest stays in the artifact. */
@@ -24,6 +24,8 @@ export interface TaskDetail {
 		finishedAt: string | null;
 		exitCode: number | null;
 		error: string | null;
+		/** What it used as recorded, however it ended. */
+		usage: UsageJson;
 	}[];
 	readonly artifacts: readonly { path: string; kind: string; size: number }[];
 }
@@ -54,7 +56,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 		attempts: reader
 			.attempts(runId)
 			.filter((a) => a.taskId === task.id)
-			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error }) => ({
+			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error, usage }) => ({
 				number,
 				runtime,
 				status,
@@ -62,6 +64,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 				finishedAt,
 				exitCode,
 				error,
+				usage: usageJson(usage),
 			})),
 		artifacts: artifacts.map(({ path, kind, size }) => ({ path, kind, size })),
 	};

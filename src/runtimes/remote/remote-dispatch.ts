@@ -190,7 +190,10 @@ export class RemoteDispatch {
 			};
 			control.signal.addEventListener("abort", onAbort, { once: true });
 			try {
-				const outcome = await Promise.race([ended, aborted(control.signal, ended)]);
+				const outcome = await Promise.race([ended, aborted(control.signal, ended)]).catch((error: unknown) => {
+					// A job that failed because this attempt was stopped (its timeout, a cancel) ends as the stop says.
+					throw control.signal.aborted ? control.signal.reason : error;
+				});
 				return await this.#keep(request, outcome);
 			} finally {
 				control.signal.removeEventListener("abort", onAbort);

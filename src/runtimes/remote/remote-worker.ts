@@ -5,6 +5,7 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { ZERO_USAGE } from "../../core/types.js";
+import { withPartial } from "../../core/usage.js";
 import { isProcessAlive } from "../../store/process-identity.js";
 import { Checkouts, changesSince } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
@@ -33,7 +34,7 @@ export interface RemoteWorkerOptions {
 	readonly log?: (line: string) => void;
 }
 
-/** The result of an attempt its worker stopped: nothing done, nothing used. */
+/** The result of an attempt its worker stopped: nothing done, nothing used beyond what its events said. */
 const LEFT = { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [] } as const;
 
 /** Most bytes of one attempt's files sent back with its result. */
@@ -181,7 +182,11 @@ export class RemoteWorker {
 			const message = errorMessage(error);
 			said(message);
 			// A worker going away is no fault of the task: the attempt fails as one another worker may retry.
-			if (this.#closing) return { result: { ...LEFT, error: { message, retryable: true } }, files: [] };
+			// Its agent was stopped before it could report all it used: what it did report came as events.
+			if (this.#closing) {
+				const result = { ...LEFT, usage: withPartial(ZERO_USAGE, true), error: { message, retryable: true } };
+				return { result, files: [] };
+			}
 			throw new UnrecoverableError(message);
 		} finally {
 			clearInterval(timer);

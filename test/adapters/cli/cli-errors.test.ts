@@ -134,3 +134,16 @@ test("--debug adds the stack trace", async () => {
 	expect(result.code).toBe(1);
 	expect(result.stderr).toMatch(/\n\s+at /);
 });
+
+test.each([
+	{ flag: "--budget-tokens", value: "0", message: /invalid token budget '0': expected an integer > 0/ },
+	{ flag: "--budget-usd", value: "0", message: /invalid dollar budget '0': expected a number > 0/ },
+	{ flag: "--budget-usd", value: "0.000", message: /invalid dollar budget '0\.000': expected a number > 0/ },
+])("a budget of $flag $value is refused as a bad value, and nothing runs", async ({ flag, value, message }) => {
+	const repo = repoWith("## a\nrole: worker\n\nx\n");
+	const result = await crew(repo.dir, ["run", "g", "--workflow", "bad", flag, value]);
+	expect(result.code).toBe(2);
+	expect(result.stderr).toMatch(message);
+	expect(result.stderr.trim().split("\n")).toHaveLength(1);
+	expect(repo.starts()).toHaveLength(0);
+});

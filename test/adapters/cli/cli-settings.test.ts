@@ -34,7 +34,15 @@ test("a bad config.json is refused with the file named, and nothing runs", async
 	repo.writeFile(".crew/config.json", '{"budget": {"tokens": "lots"}}');
 	const bad = await crew(repo.dir, ["run", "g", "--workflow", "one"]);
 	expect(bad.code).toBe(1);
-	expect(bad.stderr).toMatch(/config\.json: budget tokens "lots": expected a number >= 0/);
+	expect(bad.stderr).toMatch(/config\.json: budget tokens "lots": expected a number > 0/);
+	repo.writeFile(".crew/config.json", '{"budget": {"usd": 0}}');
+	const zero = await crew(repo.dir, ["run", "g", "--workflow", "one"]);
+	expect(zero.code).toBe(1);
+	expect(zero.stderr).toMatch(/config\.json: budget usd 0: expected a number > 0/);
+	repo.writeFile(".crew/config.json", '{"budget": {"tokens": 1000, "reserveTokens": -1}}');
+	expect((await crew(repo.dir, ["run", "g", "--workflow", "one"])).stderr).toMatch(
+		/config\.json: budget reserveTokens -1: expected a number >= 0/,
+	);
 	repo.writeFile(".crew/config.json", "{nope");
 	expect((await crew(repo.dir, ["run", "g", "--workflow", "one"])).stderr).toMatch(/config\.json is not valid JSON/);
 	expect(repo.starts()).toHaveLength(0);

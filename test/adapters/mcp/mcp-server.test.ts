@@ -154,6 +154,13 @@ test("crew mcp answers bad input with an error naming the value, and keeps servi
 
 	const ok = await call(client, "crew_list", {});
 	expect(ok.isError).toBe(false);
+
+	// A budget of 0 in the project's config would start nothing: refused, as from the command line.
+	writeFileSync(join(repo.dir, ".crew", "config.json"), '{"budget": {"usd": 0}}');
+	const noBudget = await call(client, "crew_run", { goal: "x", workflow: "pair" });
+	expect(noBudget.isError).toBe(true);
+	expect(noBudget.text).toMatch(/config\.json: budget usd 0: expected a number > 0/);
+	expect(repo.starts()).toHaveLength(0);
 });
 
 test("crew mcp starting run after run keeps no descriptor of theirs open", async () => {

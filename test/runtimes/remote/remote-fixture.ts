@@ -12,8 +12,8 @@ export interface RemoteFixture {
 	/**
 	 * A `crew worker` on the queue, standing in for a machine of its own: its own name and work
 	 * folder (`<dir>/work-<name>`), two attempts at a time, and a short lock so a dead one is
-	 * noticed within seconds; `env` is its environment (the test's own by default). Stopped after
-	 * the test; resolves once it takes attempts.
+	 * noticed within seconds. Stopped after the test; resolves once it takes attempts. `env` is
+	 * its environment (default: this process's).
 	 */
 	worker(name: string, dir: string, env?: NodeJS.ProcessEnv): Promise<ChildProcess>;
 }

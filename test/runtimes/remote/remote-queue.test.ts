@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { crew, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { crew, crewProcess, exitOf, isAlive, read, spenderProgram, TestRepo, waitFor } from "../../helpers.js";
 import { remoteFixture } from "./remote-fixture.js";
 
 const remote = remoteFixture();
@@ -150,4 +150,21 @@ test("a worker stopped with SIGTERM ends its agent, and the task is retried on a
 		[2, "completed"],
 	]);
 	expect(attempts[0]?.error).toMatch(/the worker is shutting down; retry 1 of 2/);
+});
+
+test("a remote agent's usage is on record as its worker reports it, and a timed-out attempt's counts against the budget", async () => {
+	const repo = remote.keep(new TestRepo());
+	repo.writeFile(".crew/agents/spender.md", "---\nname: spender\nruntime: pi\n---\n");
+	repo.workflow("one", [{ id: "a", role: "spender", text: "spend" }]);
+	// The worker's pi reports 600 tokens, then hangs until the attempt's timeout.
+	await remote.worker("A", repo.dir, { ...process.env, CREW_PI: spenderProgram("pi", 600, 1) });
+	const args = ["--queue", remote.url, "--budget-tokens", "1000", "--timeout", "3s", "--retries", "3", "--json"];
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", ...args]);
+	expect(run.code, run.stderr).toBe(1);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+
+	const { run: ended, tasks } = read(repo.dir, (r) => r.status(runId));
+	const spent = { input: 1000, output: 200, cost: 0.02 };
+	expect(tasks[0]).toMatchObject({ status: "failed", attempts: 2, error: "timed out after 3.0s", usage: spent });
+	expect(ended.error).toBe("budget: 1200 of 1000 tokens");
 });
