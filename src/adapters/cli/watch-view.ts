@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import { statusCounts } from "../../core/status.js";
 import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
 import type { RunView } from "../../engine/run-reader.js";
+import { integrationLines } from "../integration-text.js";
 import { elapsed, usageText } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
@@ -29,6 +30,7 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 		`  tasks: ${statusCounts(tasks)}${usageText(total) ? `  usage: ${usageText(total)}` : ""}`,
 	];
 	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error.split("\n")[0]}`);
+	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const w = { id: 6, role: 6, agent: 6, runtime: 8 };
 	for (const t of tasks) {
 		w.id = Math.min(32, Math.max(w.id, t.id.length + 2));
