@@ -24,6 +24,7 @@ import { runOutcome } from "./run-outcome.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
+import { RunWrites } from "./run-writes.js";
 import { StopReason } from "./stop-reason.js";
 import { integrateRun } from "./task-runtime.js";
 
@@ -59,6 +60,8 @@ export class RunLoop {
 	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
 	readonly #workers: RunWorkers;
+	/** Every write this runner makes while it runs goes through here: see `RunWrites`. */
+	readonly #writes: RunWrites;
 	readonly #backoffs = new RunBackoffs();
 	#stopping: Stopping | undefined;
 	#stopMessage = "";
@@ -87,6 +90,13 @@ export class RunLoop {
 		this.#followed = followed;
 		const queries = deps.store.queries;
 		this.#run = queries.getRun(lease.runId);
+		this.#writes = new RunWrites(deps.store, lease, {
+			now: deps.options.now,
+			retryMs: deps.options.pollMs,
+			staleAfterMs: deps.options.staleAfterMs,
+			lastBeat: this.#run.lease?.heartbeatAt ?? deps.options.now(),
+			onError: (error) => this.#writeFailed(error),
+		});
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
 		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
 		this.#admission = new RunAdmission(deps.store, lease, this.#tasks, this.#budget);
@@ -121,9 +131,8 @@ export class RunLoop {
 	async execute(): Promise<RunStatus> {
 		const onAbort = () => this.#cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
 		this.#signal?.addEventListener("abort", onAbort, { once: true });
-		const stopTicker = startTicker(this.#deps.store, this.#lease, this.#deps.options, {
+		const stopTicker = startTicker(this.#deps.store, this.#writes, this.#lease, this.#deps.options, {
 			onCancel: (reason) => this.#cancel(reason),
-			onLeaseLost: () => this.#stopAll("lease-lost", "the run was taken over by another runner"),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
 				if ((this.#stopping && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
@@ -132,15 +141,20 @@ export class RunLoop {
 		try {
 			this.#checkRuntimes();
 			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
-			this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked());
+			await this.#writes.batch(() => this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked()));
 			if (this.#signal?.aborted) onAbort();
 			await this.#follow();
-			this.#driver?.start({ wake: () => this.#wake(), budget: () => this.#budget.view() });
+			this.#driver?.start({
+				wake: () => this.#wake(),
+				budget: () => this.#budget.view(),
+				write: (fn) => this.#writes.write(fn),
+			});
 			for (;;) {
 				const settled = await this.#workers.takeSettled(this.#stopping !== "lease-lost");
 				// Settlements and new starts are recorded in one commit; workers start only after it,
-				// so no worker ever runs without its attempt on record.
-				const starts = this.#deps.store.batch(() => {
+				// so no worker ever runs without its attempt on record. The batch runs once the write
+				// lock is had, so it runs once.
+				const starts = await this.#writes.batch(() => {
 					for (const item of settled) this.#commit(item);
 					this.#abandonPastDeadline();
 					this.#checkDriver();
@@ -172,9 +186,14 @@ export class RunLoop {
 		if (this.#stopping !== "cancel") {
 			const done = this.#tasks.dag.order.filter((i) => this.#tasks.status[i] === TaskStatus.Completed);
 			const inWorktrees = done.filter((i) => this.#tasks.specs[i]?.worktree).map((i) => this.#tasks.id(i));
-			await integrateRun(this.#deps, this.#lease, this.#run.options.baseCommit, inWorktrees);
+			await integrateRun(
+				{ ...this.#deps, writes: this.#writes },
+				this.#lease,
+				this.#run.options.baseCommit,
+				inWorktrees,
+			);
 		}
-		return this.#finish();
+		return await this.#writes.batch(() => this.#finish());
 	}
 
 	#checkRuntimes(): void {
@@ -292,9 +311,13 @@ export class RunLoop {
 		this.#workers.launch(start, this.#tasks.specs[start.index] as TaskSpec, stop);
 	}
 
+	/**
+	 * What a worker reports is recorded as one write, made later, in order, when another process
+	 * holds the store's write lock; its failure reaches `#writeFailed`.
+	 */
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
-		try {
+		this.#writes.write(() => {
 			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
 			else {
 				const { type, ...data } = event;
@@ -304,11 +327,15 @@ export class RunLoop {
 					this.#checkBudget();
 				}
 			}
-		} catch (error) {
-			if (isCrewError(error, ErrorCode.LeaseLost))
-				this.#stopAll("lease-lost", "the run was taken over by another runner");
-			else this.#stopAll("shutdown", `cannot record worker event: ${errorMessage(error)}`);
-		}
+		});
+	}
+
+	/** A write failed, or the store stayed locked as long as the lease lasts: the run stops. */
+	#writeFailed(error: unknown): void {
+		if (isCrewError(error, ErrorCode.LeaseLost))
+			this.#stopAll("lease-lost", "the run was taken over by another runner");
+		else if (this.#stopping !== "shutdown")
+			this.#stopAll("shutdown", `cannot write to the store: ${errorMessage(error)}`);
 	}
 
 	#commit({ index: i, live, outcome, artifacts }: Prepared): void {
@@ -470,9 +497,11 @@ export class RunLoop {
 		const leaseLost = this.#stopping === "lease-lost" || isCrewError(error, ErrorCode.LeaseLost);
 		this.#stopAll(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
 		await this.#workers.ended(this.#deps.options.cleanupMs);
+		this.#writes.close();
 		if (leaseLost) return;
 		try {
-			this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
+			const abandon = () => this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
+			await this.#writes.last(abandon, this.#deps.options.cleanupMs);
 		} catch {
 			// The caller must see the original error; the run then reads as interrupted once this runner is gone.
 		}

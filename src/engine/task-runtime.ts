@@ -6,6 +6,7 @@ import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import type { RunWrites } from "./run-writes.js";
 import { inWorktree } from "./worktree-runtime.js";
 
 interface Deps {
@@ -46,24 +47,28 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
  * the tasks did: it stops the integration and names the files.
  */
 export async function integrateRun(
-	deps: Deps,
+	deps: Deps & { readonly writes: RunWrites },
 	lease: Lease,
 	base: string | undefined,
 	done: readonly string[],
 ): Promise<void> {
 	if (!base || done.length === 0) return;
-	const { store, worktrees } = deps;
+	const { store, worktrees, writes } = deps;
+	const record = (type: string, taskId: string | null, data: Record<string, unknown>) =>
+		writes.batch(() => store.appendEvent(lease, type, taskId, data));
+	let integrated: Awaited<ReturnType<Worktrees["integrate"]>>;
 	try {
-		const result = await worktrees.integrate(lease.runId, base, done);
-		if (result.conflict) {
-			const { task, branch, files } = result.conflict;
-			const data = { branch: result.branch, conflicting: branch, files, merged: result.merged };
-			store.appendEvent(lease, "integration.conflict", task, data);
-		} else {
-			const data = { branch: result.branch, commit: result.commit, merged: result.merged };
-			store.appendEvent(lease, "integration.done", null, data);
-		}
+		integrated = await worktrees.integrate(lease.runId, base, done);
 	} catch (error) {
-		store.appendEvent(lease, "integration.failed", null, { error: errorMessage(error) });
+		await record("integration.failed", null, { error: errorMessage(error) });
+		return;
+	}
+	if (integrated.conflict) {
+		const { task, branch, files } = integrated.conflict;
+		const data = { branch: integrated.branch, conflicting: branch, files, merged: integrated.merged };
+		await record("integration.conflict", task, data);
+	} else {
+		const data = { branch: integrated.branch, commit: integrated.commit, merged: integrated.merged };
+		await record("integration.done", null, data);
 	}
 }
