@@ -212,11 +212,10 @@ function read(file: string, isUser: boolean): FileSettings {
 
 /**
  * The settings a run starts from: `config.json` in the user's config folder, then the project's
- * `.crew/config.json`, whose budget and limits win (a limit bounds what runs, it lets nothing more
- * run: a project's own steps and agents may set theirs too). Flags on the command line win over
- * both. Setup hooks,
- * agent CLI programs, extra environment and the concurrency cap come from the user's config
- * alone: a repository asking for them is ignored, with a warning.
+ * `.crew/config.json`, whose budget and limits win (a limit bounds what runs and lets nothing more
+ * run; a project's own steps and agents may set limits anyway). Flags on the command line win
+ * over both. Setup hooks, agent CLI programs, extra environment and the concurrency cap come from
+ * the user's config alone: a repository asking for them is ignored, with a warning.
  */
 export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.env): Settings {
 	const user = read(join(userConfigDir(env), "config.json"), true);
