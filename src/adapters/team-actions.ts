@@ -1,6 +1,6 @@
 import type { Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
-import { loadSettings } from "../config/settings.js";
+import { loadSettings, runLimits } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
@@ -19,8 +19,17 @@ const EVENTS_PER_CALL = 200;
 /** Characters of a result one call returns; the whole text stays in the run's files. */
 const MAX_RESULT = 100_000;
 
-/** What an agent-facing surface may ask of a run: the plan's input, without the user's own settings. */
-export type RunRequest = Pick<PlanInput, "goal" | "workflow" | "team" | "runtime" | "model" | "concurrency" | "args">;
+/**
+ * What an agent-facing surface may ask of a run: the plan's input, without the user's own
+ * settings, and the run's limits on each attempt (`0` or a duration such as `30m`).
+ */
+export type RunRequest = Pick<
+	PlanInput,
+	"goal" | "workflow" | "team" | "runtime" | "model" | "concurrency" | "args"
+> & {
+	readonly timeout?: string;
+	readonly stallTimeout?: string;
+};
 
 export interface ResourceRow {
 	readonly kind: ResourceKind;
@@ -100,11 +109,15 @@ export class TeamActions {
 	}
 
 	plan(request: RunRequest): PlanSummary {
-		const plan = planRun(request, {
-			loader: this.#loader(),
-			runtimes: RuntimeRegistry.standard(),
-			cwd: this.project.root,
-		});
+		const { timeout, stallTimeout, ...input } = request;
+		const plan = planRun(
+			{ ...input, ...runLimits({ timeout, stallTimeout }, {}) },
+			{
+				loader: this.#loader(),
+				runtimes: RuntimeRegistry.standard(),
+				cwd: this.project.root,
+			},
+		);
 		return planSummary(plan);
 	}
 
@@ -113,9 +126,12 @@ export class TeamActions {
 		request: RunRequest,
 	): Promise<{ runId: string; status: string; tasks: number; workflow: string; warnings: string[] }> {
 		const settings = loadSettings(this.project);
+		const { timeout, stallTimeout, ...input } = request;
+		const limits = runLimits({ timeout, stallTimeout }, settings);
 		return await this.#write(async (crew) => {
 			const plan = await crew.plan({
-				...request,
+				...input,
+				...limits,
 				...(settings.setup ? { setup: settings.setup } : {}),
 				...(settings.queue ? { queue: settings.queue } : {}),
 				concurrencyCap: settings.maxConcurrency,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
-import { parseDuration } from "../core/duration.js";
+import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import type { Project } from "./project.js";
 import { userConfigDir } from "./resource-layers.js";
@@ -9,6 +9,8 @@ import { userConfigDir } from "./resource-layers.js";
 /** Settings from `config.json` files: the user's, then the project's on top. */
 export interface Settings {
 	readonly budget?: BudgetLimits;
+	/** Limits on each attempt where no step, agent or flag sets one, in ms; 0: none. */
+	readonly limits?: RunLimits;
 	/** A command run in each new task worktree (user config only), and its time limit. */
 	readonly setup?: SetupHook;
 	/** The program of each agent CLI, by runtime name (user config only). */
@@ -24,6 +26,15 @@ export interface Settings {
 }
 
 export type AgentCliName = "pi" | "claude" | "codex";
+
+/** A run's limits on each attempt, in ms; 0: none. */
+export interface RunLimits {
+	readonly timeoutMs?: number;
+	readonly stallTimeoutMs?: number;
+}
+
+/** The keys of `"limits"` in config.json, and the limit each sets. */
+const LIMIT_KEYS = { timeout: "timeoutMs", stallTimeout: "stallTimeoutMs" } as const;
 
 /** The concurrency cap for projects' own teams and workflows when the user's config sets none. */
 export const DEFAULT_MAX_CONCURRENCY = 16;
@@ -57,12 +68,32 @@ function readSetup(file: string, worktree: unknown): SetupHook | undefined {
 
 interface FileSettings {
 	readonly budget?: BudgetLimits;
+	readonly limits?: RunLimits;
 	readonly setup?: SetupHook;
 	readonly programs?: Partial<Record<AgentCliName, string>>;
 	readonly passEnv?: string[];
 	readonly maxConcurrency?: number;
 	readonly queue?: string;
 	readonly warnings: string[];
+}
+
+function readLimits(file: string, value: unknown): RunLimits | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new CrewError(ErrorCode.InvalidInput, `${file}: "limits" must be {"timeout": "2h", "stallTimeout": "10m"}`);
+	}
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
+	for (const [key, limit] of Object.entries(value)) {
+		const field = LIMIT_KEYS[key as keyof typeof LIMIT_KEYS];
+		if (!field) {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`${file}: unknown limits key "${key}": expected ${Object.keys(LIMIT_KEYS).join(" or ")}`,
+			);
+		}
+		limits[field] = parseLimit(`${file}: limits.${key}`, limit as string | number);
+	}
+	return limits;
 }
 
 function readPrograms(file: string, value: unknown): Partial<Record<AgentCliName, string>> | undefined {
@@ -143,8 +174,10 @@ function read(file: string, isUser: boolean): FileSettings {
 	const passEnv = readPassEnv(file, own("passEnv"));
 	const maxConcurrency = readMaxConcurrency(file, own("maxConcurrency"));
 	const queue = readQueue(file, own("queue"));
+	const runLimits = readLimits(file, fields.limits);
 	const hooks: FileSettings = {
 		warnings,
+		...(runLimits ? { limits: runLimits } : {}),
 		...(setup ? { setup } : {}),
 		...(programs ? { programs } : {}),
 		...(passEnv ? { passEnv } : {}),
@@ -174,21 +207,43 @@ function read(file: string, isUser: boolean): FileSettings {
 
 /**
  * The settings a run starts from: `config.json` in the user's config folder, then the project's
- * `.crew/config.json`, whose budget wins. Flags on the command line win over both. Setup hooks,
- * agent CLI programs, extra environment and the concurrency cap come from the user's config
- * alone: a repository asking for them is ignored, with a warning.
+ * `.crew/config.json`, whose budget and limits win (a limit bounds what runs and lets nothing more
+ * run; a project's own steps and agents may set limits anyway). Flags on the command line win
+ * over both. Setup hooks, agent CLI programs, extra environment and the concurrency cap come from
+ * the user's config alone: a repository asking for them is ignored, with a warning.
  */
 export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.env): Settings {
 	const user = read(join(userConfigDir(env), "config.json"), true);
 	const own = read(join(project.crewDir, "config.json"), false);
 	const budget = { ...user.budget, ...own.budget };
+	const limits = { ...user.limits, ...own.limits };
 	return {
 		...(Object.keys(budget).length > 0 ? { budget } : {}),
+		...(Object.keys(limits).length > 0 ? { limits } : {}),
 		...(user.setup ? { setup: user.setup } : {}),
 		...(user.programs ? { programs: user.programs } : {}),
 		...(user.passEnv ? { passEnv: user.passEnv } : {}),
 		maxConcurrency: user.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
 		...(user.queue ? { queue: user.queue } : {}),
 		warnings: own.warnings,
+	};
+}
+
+/**
+ * A run's limits: each as given (a flag, a tool's argument: `0` or a duration), else as the
+ * config sets it. A step's or an agent's own limit still wins over these when the run starts.
+ */
+export function runLimits(
+	given: { readonly timeout?: string | number; readonly stallTimeout?: string | number },
+	settings: Pick<Settings, "limits">,
+): RunLimits {
+	const timeoutMs = given.timeout === undefined ? settings.limits?.timeoutMs : parseLimit("timeout", given.timeout);
+	const stallTimeoutMs =
+		given.stallTimeout === undefined
+			? settings.limits?.stallTimeoutMs
+			: parseLimit("stall timeout", given.stallTimeout);
+	return {
+		...(timeoutMs !== undefined ? { timeoutMs } : {}),
+		...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
 	};
 }

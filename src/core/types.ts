@@ -31,6 +31,10 @@ export interface AgentSpec {
 	readonly permissions?: Permissions;
 	/** What one task of this agent is expected to spend at most, in tokens: its budget reservation. */
 	readonly maxTokens?: number;
+	/** Wall-clock limit of one attempt of this agent's tasks, in ms; 0: none. See `attemptLimits`. */
+	readonly timeoutMs?: number;
+	/** Limit on time without output of this agent's attempts, in ms; 0: none. */
+	readonly stallTimeoutMs?: number;
 	readonly systemPrompt: string;
 }
 
@@ -42,9 +46,9 @@ export interface TaskSpec {
 	/** The task text with the run's goal filled in. */
 	readonly text: string;
 	readonly dependsOn: readonly string[];
-	/** Wall-clock limit of one attempt, in ms. */
+	/** Wall-clock limit of one attempt, in ms; 0: none. The step's own, above its agent's: see `attemptLimits`. */
 	readonly timeoutMs?: number;
-	/** Limit on time without any output from the worker, in ms. */
+	/** Limit on time without any output from the worker, in ms; 0: none. */
 	readonly stallTimeoutMs?: number;
 	/** Extra attempts after a retryable failure. */
 	readonly retries?: number;
@@ -169,6 +173,7 @@ export interface RunOptions {
 	readonly roleLimits: Readonly<Record<string, number>>;
 	/** Runtime that overrides every agent's own, e.g. `dry-run`. */
 	readonly runtime?: string;
+	/** The run's limits on each attempt, in ms (its flags, else the config's); 0: none. See `attemptLimits`. */
 	readonly timeoutMs?: number;
 	readonly stallTimeoutMs?: number;
 	readonly retries: number;

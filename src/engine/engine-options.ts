@@ -15,6 +15,18 @@ export interface EngineOptions {
 	readonly staleAfterMs: number;
 	/** Time given to ending workers on cancel before the runner stops waiting, in ms. Default 10000. */
 	readonly cleanupMs: number;
+	/**
+	 * Wall-clock limit of an attempt no step, agent, run or config limits, in ms; 0: none. Default
+	 * 2 hours: several times what an agent's task takes when it goes well, so only a loop or a hang
+	 * meets it, before it has spent a night's tokens.
+	 */
+	readonly defaultTimeoutMs: number;
+	/**
+	 * Limit on time without output of an agent CLI's attempt (pi, Claude Code, Codex) no step,
+	 * agent, run or config limits, in ms; 0: none. Default 10 minutes: these CLIs print as they
+	 * think and call tools, so that long a silence is a model or a tool that does not answer.
+	 */
+	readonly defaultStallTimeoutMs: number;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -25,4 +37,6 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 	pollMs: 200,
 	staleAfterMs: DEFAULT_STALE_AFTER_MS,
 	cleanupMs: 10_000,
+	defaultTimeoutMs: 2 * 3_600_000,
+	defaultStallTimeoutMs: 10 * 60_000,
 };

@@ -1,6 +1,6 @@
 import { type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
-import { parseDuration } from "../core/duration.js";
+import { MAX_DURATION_MS, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { fillGoal } from "../core/prompt.js";
@@ -29,9 +29,12 @@ export interface PlanInput {
 	/** Tasks running at once; overrides the team's and the workflow's `maxConcurrency`. */
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
-	/** Default wall-clock limit of one attempt, in ms. */
+	/**
+	 * The run's wall-clock limit of one attempt, in ms (its flag, else the config's); 0: none. A
+	 * step's or agent's own limit wins over it; without any, the engine's default applies.
+	 */
 	readonly timeoutMs?: number;
-	/** Default limit on time without output, in ms. */
+	/** The run's limit on time without output, in ms, as `timeoutMs`. */
 	readonly stallTimeoutMs?: number;
 	/** Default extra attempts after a retryable failure. Default 2. */
 	readonly retries?: number;
@@ -104,6 +107,13 @@ function checkCount(what: string, value: number | undefined, min: number): void 
 	}
 }
 
+/** A limit in ms: 0 (none) up to a week, as a duration may be. */
+function checkLimit(what: string, ms: number | undefined): void {
+	if (ms !== undefined && !(Number.isInteger(ms) && ms >= 0 && ms <= MAX_DURATION_MS)) {
+		throw invalid(`invalid ${what} ${JSON.stringify(ms)}: expected 0 (no limit) or a number of ms up to a week`);
+	}
+}
+
 /**
  * Turns a goal, a workflow and a team into the tasks of a run. Everything the run needs later is
  * resolved here and recorded, so a resumed run does not depend on files that changed since.
@@ -116,6 +126,8 @@ export function planRun(
 		throw invalid("the goal is empty: say what the run is for");
 	checkCount("concurrency", input.concurrency, 1);
 	checkCount("retries", input.retries, 0);
+	checkLimit("timeout", input.timeoutMs);
+	checkLimit("stall timeout", input.stallTimeoutMs);
 	for (const [key, value] of Object.entries(input.budget ?? {})) {
 		const problem = budgetProblem(key, value);
 		if (problem) throw invalid(`invalid budget ${key} ${JSON.stringify(value)}: ${problem}`);
@@ -369,6 +381,8 @@ function resolveAgent(
 		...(base?.tools ? { tools: base.tools } : {}),
 		...(base?.permissions ? { permissions: base.permissions } : {}),
 		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
+		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
+		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
 	cache.set(key, agent);
@@ -415,8 +429,8 @@ function verifyOf(step: WorkflowStep): Pick<TaskSpec, "verify"> {
 function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {
 	const { timeout, stallTimeout, retries } = step.fields;
 	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
-	if (timeout) limits.timeoutMs = parseDuration(`timeout of step '${step.id}'`, timeout);
-	if (stallTimeout) limits.stallTimeoutMs = parseDuration(`stallTimeout of step '${step.id}'`, stallTimeout);
+	if (timeout) limits.timeoutMs = parseLimit(`timeout of step '${step.id}'`, timeout);
+	if (stallTimeout) limits.stallTimeoutMs = parseLimit(`stallTimeout of step '${step.id}'`, stallTimeout);
 	if (retries !== undefined && retries !== "") {
 		const n = Number(retries);
 		if (!(Number.isInteger(n) && n >= 0)) {

@@ -10,6 +10,11 @@ export interface DriverControl {
 	/** The driver has tasks to add or claim, or has ended: the loop takes a turn. */
 	wake(): void;
 	budget(): BudgetView;
+	/**
+	 * Makes the driver's store writes of `fn`, in order with the runner's own: at once, or once
+	 * another process lets go of the store's write lock. A failure stops the run.
+	 */
+	write(fn: () => void): void;
 }
 
 /** Tasks a driver hands the loop at a turn. */

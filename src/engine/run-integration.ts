@@ -12,6 +12,7 @@ import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Integration, IntegrationBranch, MergeConflict } from "../workspace/integration-branch.js";
 import type { RunTasks } from "./run-tasks.js";
+import type { RunWrites } from "./run-writes.js";
 
 /** The step id of resolution tasks, and the start of their task ids. */
 const RESOLVE = "integrate";
@@ -23,14 +24,21 @@ const RESOLVE = "integrate";
  */
 export class RunIntegration {
 	readonly #store: RunStore;
+	readonly #writes: RunWrites;
 	readonly #branch: IntegrationBranch;
 	readonly #lease: Lease;
 	readonly #run: RunRecord;
 	readonly #tasks: RunTasks;
 	#record: IntegrationRecord | undefined;
 
-	constructor(deps: { store: RunStore; branch: IntegrationBranch }, lease: Lease, run: RunRecord, tasks: RunTasks) {
+	constructor(
+		deps: { store: RunStore; writes: RunWrites; branch: IntegrationBranch },
+		lease: Lease,
+		run: RunRecord,
+		tasks: RunTasks,
+	) {
 		this.#store = deps.store;
+		this.#writes = deps.writes;
 		this.#branch = deps.branch;
 		this.#lease = lease;
 		this.#run = run;
@@ -70,12 +78,12 @@ export class RunIntegration {
 				const conflict = first.conflicts[0];
 				const tried = conflict && this.#resolutions().some((r) => sameConflict(r, conflict));
 				if (conflict && !tried) return await this.#resolution(conflict, first, base);
-				if (!conflict) return this.#recordOf(first, done);
+				if (!conflict) return await this.#recordOf(first, done);
 			}
-			this.#recordOf(await this.#merge(base, done, false), done);
+			return await this.#recordOf(await this.#merge(base, done, false), done);
 		} catch (error) {
 			const failure = { merged: [], missing: done, resolvedBy: [], conflicts: [], error: errorMessage(error) };
-			this.#save({ status: IntegrationStatus.Failed, ...failure });
+			await this.#save({ status: IntegrationStatus.Failed, ...failure });
 		}
 		return undefined;
 	}
@@ -85,7 +93,7 @@ export class RunIntegration {
 		return this.#branch.integrate(this.#lease.runId, base, done, resolutions, stopAtConflict);
 	}
 
-	#recordOf(result: Integration, done: readonly string[]): undefined {
+	async #recordOf(result: Integration, done: readonly string[]): Promise<undefined> {
 		const { merged, resolvedBy, conflicts, commit } = result;
 		const status =
 			conflicts.length > 0
@@ -93,7 +101,7 @@ export class RunIntegration {
 				: resolvedBy.length > 0
 					? IntegrationStatus.Resolved
 					: IntegrationStatus.Merged;
-		this.#save({
+		await this.#save({
 			status,
 			commit,
 			merged,
@@ -105,15 +113,15 @@ export class RunIntegration {
 	}
 
 	/** A cancelled run is not integrated: every completed task's work stays on its own branch. */
-	skip(): void {
+	async skip(): Promise<void> {
 		const done = this.#completedBranches();
 		if (!this.#run.options.baseCommit || done.length === 0) return;
-		this.#save({ status: IntegrationStatus.Skipped, merged: [], missing: done, resolvedBy: [], conflicts: [] });
+		await this.#save({ status: IntegrationStatus.Skipped, merged: [], missing: done, resolvedBy: [], conflicts: [] });
 	}
 
-	#save(facts: Omit<IntegrationRecord, "branch">): void {
+	async #save(facts: Omit<IntegrationRecord, "branch">): Promise<void> {
 		const record = { branch: this.#branch.name(this.#lease.runId), ...facts };
-		this.#store.recordIntegration(this.#lease, record);
+		await this.#writes.batch(() => this.#store.recordIntegration(this.#lease, record));
 		this.#record = record;
 	}
 

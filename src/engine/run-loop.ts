@@ -26,6 +26,7 @@ import { runOutcome } from "./run-outcome.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
+import { RunWrites } from "./run-writes.js";
 import { StopReason } from "./stop-reason.js";
 
 export interface RunLoopDeps {
@@ -64,6 +65,8 @@ export class RunLoop {
 	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
 	readonly #workers: RunWorkers;
+	/** Every write this runner makes while it runs goes through here: see `RunWrites`. */
+	readonly #writes: RunWrites;
 	readonly #backoffs = new RunBackoffs();
 	#stopping: Stopping | undefined;
 	#stopMessage = "";
@@ -93,6 +96,13 @@ export class RunLoop {
 		this.#followed = followed;
 		const queries = deps.store.queries;
 		this.#run = queries.getRun(lease.runId);
+		this.#writes = new RunWrites(deps.store, lease, {
+			now: deps.options.now,
+			retryMs: deps.options.pollMs,
+			staleAfterMs: deps.options.staleAfterMs,
+			lastBeat: this.#run.lease?.heartbeatAt ?? deps.options.now(),
+			onError: (error) => this.#writeFailed(error),
+		});
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
 		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
 		this.#admission = new RunAdmission(deps.store, lease, this.#tasks, this.#budget);
@@ -102,7 +112,7 @@ export class RunLoop {
 		});
 		this.#slots = this.#slotQueue();
 		this.#integration = new RunIntegration(
-			{ store: deps.store, branch: deps.integration },
+			{ store: deps.store, writes: this.#writes, branch: deps.integration },
 			lease,
 			this.#run,
 			this.#tasks,
@@ -133,9 +143,8 @@ export class RunLoop {
 	async execute(): Promise<RunStatus> {
 		const onAbort = () => this.#cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
 		this.#signal?.addEventListener("abort", onAbort, { once: true });
-		const stopTicker = startTicker(this.#deps.store, this.#lease, this.#deps.options, {
+		const stopTicker = startTicker(this.#deps.store, this.#writes, this.#lease, this.#deps.options, {
 			onCancel: (reason) => this.#cancel(reason),
-			onLeaseLost: () => this.#stopAll("lease-lost", "the run was taken over by another runner"),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
 				if ((this.#stopping && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
@@ -144,15 +153,20 @@ export class RunLoop {
 		try {
 			this.#checkRuntimes();
 			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
-			this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked());
+			await this.#writes.batch(() => this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked()));
 			if (this.#signal?.aborted) onAbort();
 			await this.#follow();
-			this.#driver?.start({ wake: () => this.#wake(), budget: () => this.#budget.view() });
+			this.#driver?.start({
+				wake: () => this.#wake(),
+				budget: () => this.#budget.view(),
+				write: (fn) => this.#writes.write(fn),
+			});
 			for (;;) {
 				const settled = await this.#workers.takeSettled(this.#stopping !== "lease-lost");
 				// Settlements and new starts are recorded in one commit; workers start only after it,
-				// so no worker ever runs without its attempt on record.
-				const starts = this.#deps.store.batch(() => {
+				// so no worker ever runs without its attempt on record. The batch runs once the write
+				// lock is had, so it runs once.
+				const starts = await this.#writes.batch(() => {
 					for (const item of settled) this.#commit(item);
 					this.#abandonPastDeadline();
 					this.#checkDriver();
@@ -184,9 +198,9 @@ export class RunLoop {
 		if (this.#stopping === "lease-lost") {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
-		if (this.#stopping === "cancel") this.#integration.skip();
+		if (this.#stopping === "cancel") await this.#integration.skip();
 		else if (!this.#integration.recorded) await this.#integration.integrate(false);
-		return this.#finish();
+		return await this.#writes.batch(() => this.#finish());
 	}
 
 	/**
@@ -196,7 +210,7 @@ export class RunLoop {
 	async #resolveConflict(): Promise<boolean> {
 		const resolution = await this.#integration.integrate(true);
 		if (!resolution) return false;
-		this.#deps.store.batch(() => this.#addTasks(null, [resolution], "integration.resolving"));
+		await this.#writes.batch(() => this.#addTasks(null, [resolution], "integration.resolving"));
 		return true;
 	}
 
@@ -319,9 +333,13 @@ export class RunLoop {
 		this.#workers.launch(start, this.#tasks.specs[start.index] as TaskSpec, stop);
 	}
 
+	/**
+	 * What a worker reports is recorded as one write, made later, in order, when another process
+	 * holds the store's write lock; its failure reaches `#writeFailed`.
+	 */
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
-		try {
+		this.#writes.write(() => {
 			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
 			else if (event.type === "usage") {
 				// On record with its event at once: a runner killed next loses none of it.
@@ -332,11 +350,15 @@ export class RunLoop {
 				const { type, ...data } = event;
 				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
 			}
-		} catch (error) {
-			if (isCrewError(error, ErrorCode.LeaseLost))
-				this.#stopAll("lease-lost", "the run was taken over by another runner");
-			else this.#stopAll("shutdown", `cannot record worker event: ${errorMessage(error)}`);
-		}
+		});
+	}
+
+	/** A write failed, or the store stayed locked as long as the lease lasts: the run stops. */
+	#writeFailed(error: unknown): void {
+		if (isCrewError(error, ErrorCode.LeaseLost))
+			this.#stopAll("lease-lost", "the run was taken over by another runner");
+		else if (this.#stopping !== "shutdown")
+			this.#stopAll("shutdown", `cannot write to the store: ${errorMessage(error)}`);
 	}
 
 	#commit({ index: i, live, outcome, artifacts }: Prepared): void {
@@ -497,9 +519,11 @@ export class RunLoop {
 		const leaseLost = this.#stopping === "lease-lost" || isCrewError(error, ErrorCode.LeaseLost);
 		this.#stopAll(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
 		await this.#workers.ended(this.#deps.options.cleanupMs);
+		this.#writes.close();
 		if (leaseLost) return;
 		try {
-			this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
+			const abandon = () => this.#deps.store.abandonRun(this.#lease, this.#stopMessage);
+			await this.#writes.last(abandon, this.#deps.options.cleanupMs);
 		} catch {
 			// The caller must see the original error; the run then reads as interrupted once this runner is gone.
 		}

@@ -1,36 +1,39 @@
-import { ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
+import { errorMessage } from "../core/errors.js";
+import { isBusy } from "../store/database.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { EngineOptions } from "./engine-options.js";
+import type { RunWrites } from "./run-writes.js";
 
 export interface TickerEvents {
 	/** Another process asked to cancel the run, with this reason. */
 	readonly onCancel: (reason: string) => void;
-	/** Another runner took the run: this one must stop writing. */
-	readonly onLeaseLost: () => void;
-	/** The store could not be reached. */
+	/** The store could not be read. */
 	readonly onStoreError: (message: string) => void;
 	/** Called on every tick after the checks. */
 	readonly onTick: () => void;
 }
 
 /**
- * A runner's periodic duties while it holds a run: renew the lease's heartbeat and look for a
- * cancel request written by another process. Returns the function that stops it.
+ * A runner's periodic duties while it holds a run: renew the lease's heartbeat when no write did
+ * lately, and look for a cancel request written by another process. Returns the function that
+ * stops it. The heartbeat is one of the runner's writes: its failures reach the writes' owner.
  */
-export function startTicker(store: RunStore, lease: Lease, options: EngineOptions, events: TickerEvents): () => void {
-	let lastBeat = options.now();
+export function startTicker(
+	store: RunStore,
+	writes: RunWrites,
+	lease: Lease,
+	options: EngineOptions,
+	events: TickerEvents,
+): () => void {
 	const timer = setInterval(() => {
+		if (options.now() - writes.lastBeat >= options.heartbeatMs) writes.heartbeat();
 		try {
-			if (options.now() - lastBeat >= options.heartbeatMs) {
-				lastBeat = options.now();
-				store.heartbeat(lease);
-			}
 			const request = store.cancelRequested(lease.runId);
 			if (request !== null) events.onCancel(request);
 		} catch (error) {
-			if (isCrewError(error, ErrorCode.LeaseLost)) events.onLeaseLost();
-			else events.onStoreError(`cannot reach the store: ${errorMessage(error)}`);
+			// A reader is kept out only for a moment (another connection recovering the log); the next tick looks again.
+			if (!isBusy(error)) events.onStoreError(`cannot reach the store: ${errorMessage(error)}`);
 		}
 		events.onTick();
 	}, options.pollMs);

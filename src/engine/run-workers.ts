@@ -1,4 +1,5 @@
 import { errorMessage } from "../core/errors.js";
+import { attemptLimits } from "../core/limits.js";
 import type { RunRecord, TaskSpec } from "../core/types.js";
 import type { WorkerEvent } from "../runtimes/worker-runtime.js";
 import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";
@@ -38,8 +39,11 @@ export class RunWorkers {
 	/** Starts the worker of a recorded attempt, under the task's limits; with `stop`, stopped at once. */
 	launch(start: Start, spec: TaskSpec, stop: StopReason | undefined): void {
 		const { options } = this.#run;
-		const timeoutMs = spec.timeoutMs ?? options.timeoutMs;
-		const stallTimeoutMs = spec.stallTimeoutMs ?? options.stallTimeoutMs;
+		const defaults = {
+			timeoutMs: this.#deps.options.defaultTimeoutMs,
+			stallTimeoutMs: this.#deps.options.defaultStallTimeoutMs,
+		};
+		const { timeoutMs, stallTimeoutMs } = attemptLimits(spec, options, options.runtime ?? spec.agent.runtime, defaults);
 		const live = new LiveAttempt({
 			runtime: taskRuntime(spec, start.runtime, this.#deps, options),
 			attemptId: start.attemptId,

@@ -1,4 +1,6 @@
 import { basename } from "node:path";
+import { parseLimit } from "../core/duration.js";
+import { errorMessage } from "../core/errors.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
@@ -14,6 +16,9 @@ export interface AgentResource {
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
 	readonly maxTokens?: number;
+	/** Limits on each attempt of the agent's tasks, in ms; 0: none. A step's own limit wins. */
+	readonly timeoutMs?: number;
+	readonly stallTimeoutMs?: number;
 	readonly systemPrompt: string;
 	readonly file: string;
 }
@@ -47,6 +52,8 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"runtime",
 	"command",
 	"permissions",
+	"timeout",
+	"stallTimeout",
 ]);
 
 export function parseAgent(text: string, file: string): { agent: AgentResource; diagnostics: Diagnostic[] } {
@@ -79,6 +86,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			message: `permissions '${permissions}': expected one of ${PERMISSIONS.join(", ")}`,
 		});
 	}
+	const limits = agentLimits(fields, file, diagnostics);
 	return {
 		agent: {
 			name: fields.name || basename(file).replace(/\.md$/, ""),
@@ -92,9 +100,32 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(permissions && (PERMISSIONS as readonly string[]).includes(permissions)
 				? { permissions: permissions as Permissions }
 				: {}),
+			...limits,
 			systemPrompt: body.trim(),
 			file,
 		},
 		diagnostics,
 	};
+}
+
+/** The agent's `timeout:` and `stallTimeout:`; a value that is not 0 or a duration is an error naming it. */
+function agentLimits(
+	fields: Readonly<Record<string, string>>,
+	file: string,
+	diagnostics: Diagnostic[],
+): Pick<AgentResource, "timeoutMs" | "stallTimeoutMs"> {
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
+	for (const [key, field] of [
+		["timeout", "timeoutMs"],
+		["stallTimeout", "stallTimeoutMs"],
+	] as const) {
+		const value = fields[key];
+		if (value === undefined || value === "") continue;
+		try {
+			limits[field] = parseLimit(key, value);
+		} catch (error) {
+			diagnostics.push({ level: "error", file, message: errorMessage(error) });
+		}
+	}
+	return limits;
 }

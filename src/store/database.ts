@@ -92,6 +92,12 @@ function refuseEmptied(file: string): void {
 	}
 }
 
+/** Whether `error` is SQLite saying another connection holds the lock it waited for. */
+export function isBusy(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
 /** Runs `fn` again while SQLite says the database is locked, for up to the busy timeout. */
 function whileBusy<T>(fn: () => T): T {
 	const until = Date.now() + BUSY_TIMEOUT_MS;
@@ -99,8 +105,7 @@ function whileBusy<T>(fn: () => T): T {
 		try {
 			return fn();
 		} catch (error) {
-			const busy = (error as { code?: string }).code === "SQLITE_BUSY";
-			if (!busy || Date.now() > until) throw error;
+			if (!isBusy(error) || Date.now() > until) throw error;
 			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
 		}
 	}

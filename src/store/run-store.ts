@@ -11,7 +11,7 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec, Usage } from "../core/types.js";
-import type { Db } from "./database.js";
+import { type Db, isBusy } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
@@ -50,25 +50,32 @@ export class RunStore {
 	 * transaction. Listeners hear the events once the outermost transaction has committed.
 	 */
 	#write<T>(fn: () => T): T {
-		if (this.#depth > 0) {
-			const mark = this.#committed.length;
-			this.#s.savepoint.run();
-			this.#depth++;
-			try {
-				const result = fn();
-				this.#s.release.run();
-				return result;
-			} catch (error) {
-				this.#s.rollbackTo.run();
-				this.#s.release.run();
-				this.#committed.length = mark;
-				throw error;
-			} finally {
-				this.#depth--;
-			}
-		}
-		let result: T;
+		if (this.#depth > 0) return this.#nested(fn);
 		this.#s.begin.run();
+		return this.#outermost(fn);
+	}
+
+	#nested<T>(fn: () => T): T {
+		const mark = this.#committed.length;
+		this.#s.savepoint.run();
+		this.#depth++;
+		try {
+			const result = fn();
+			this.#s.release.run();
+			return result;
+		} catch (error) {
+			this.#s.rollbackTo.run();
+			this.#s.release.run();
+			this.#committed.length = mark;
+			throw error;
+		} finally {
+			this.#depth--;
+		}
+	}
+
+	/** Runs `fn` in the transaction just begun, and commits it. */
+	#outermost<T>(fn: () => T): T {
+		let result: T;
 		this.#depth = 1;
 		try {
 			result = fn();
@@ -92,6 +99,26 @@ export class RunStore {
 	 */
 	batch<T>(fn: () => T): T {
 		return this.#write(fn);
+	}
+
+	/**
+	 * `batch`, for a caller that must not be held up: waits at most `waitMs` for another
+	 * connection's write lock, and returns undefined without calling `fn` while it is still held.
+	 * Inside a batch it is a batch.
+	 */
+	tryBatch<T>(fn: () => T, waitMs: number): { readonly value: T } | undefined {
+		if (this.#depth > 0) return { value: this.#nested(fn) };
+		const patience = this.#s.busyTimeout.get() as number;
+		this.#db.pragma(`busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
+		try {
+			this.#s.begin.run();
+		} catch (error) {
+			if (isBusy(error)) return undefined;
+			throw error;
+		} finally {
+			this.#db.pragma(`busy_timeout = ${patience}`);
+		}
+		return { value: this.#outermost(fn) };
 	}
 
 	#fence(lease: Lease): void {
@@ -450,6 +477,7 @@ export class RunStore {
 function prepare(db: Db) {
 	return {
 		begin: db.prepare("BEGIN IMMEDIATE"),
+		busyTimeout: db.prepare("PRAGMA busy_timeout").pluck(),
 		commit: db.prepare("COMMIT"),
 		rollback: db.prepare("ROLLBACK"),
 		savepoint: db.prepare("SAVEPOINT change"),

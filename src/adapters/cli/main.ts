@@ -98,8 +98,11 @@ function program(setExit: (code: number) => void): Command {
 		.addOption(
 			new Option("--failure <policy>", "what a failed task does to the run").choices(["drain", "continue", "abort"]),
 		)
-		.option("--timeout <duration>", "wall-clock limit of each task attempt, e.g. 10m")
-		.option("--stall-timeout <duration>", "limit on time a task may go without output, e.g. 2m")
+		.option("--timeout <duration>", "wall-clock limit of each task attempt, e.g. 10m; 0: none (default 2h)")
+		.option(
+			"--stall-timeout <duration>",
+			"limit on time a task may go without output, e.g. 2m; 0: none (default 10m for agent CLIs)",
+		)
 		.option("--retries <n>", "extra attempts after a retryable failure (default 2)", count("retries", 0))
 		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))

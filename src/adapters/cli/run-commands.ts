@@ -1,8 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";
-import { loadSettings, type Settings } from "../../config/settings.js";
-import { parseDuration } from "../../core/duration.js";
+import { loadSettings, runLimits, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
@@ -88,10 +87,7 @@ export async function runCommand(goal: string, flags: RunFlags): Promise<number>
 			...(flags.model !== undefined ? { model: flags.model } : {}),
 			...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
 			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
-			...(flags.timeout !== undefined ? { timeoutMs: parseDuration("timeout", flags.timeout) } : {}),
-			...(flags.stallTimeout !== undefined
-				? { stallTimeoutMs: parseDuration("stall timeout", flags.stallTimeout) }
-				: {}),
+			...runLimits(flags, settings),
 			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
 			...(flags.approvePlan ? { approvePlan: true } : {}),
 			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),

@@ -7,6 +7,8 @@ const runId = z.string().min(1).describe("a run id, as crew_run or crew_status g
 const goal = z.string().min(1).describe("what the run is for, in words");
 const workflow = z.string().min(1).describe("a workflow name (see crew_list) or a path to a workflow file");
 const team = z.string().min(1).optional().describe("a team name or path; default: the workflow's or crew's own");
+/** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
+const limit = z.string().min(1).optional();
 
 /**
  * crew as an MCP server: one tool per action over the runs of the project it serves. Every answer
@@ -54,6 +56,12 @@ export function createMcpServer(actions: TeamActions, version: string): McpServe
 					.optional()
 					.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
 				concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
+				timeout: limit.describe(
+					"wall-clock limit of each task attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
+				),
+				stallTimeout: limit.describe(
+					"limit on time an attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m for agent CLIs",
+				),
 				args: z
 					.record(z.string(), z.unknown())
 					.optional()

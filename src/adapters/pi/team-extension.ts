@@ -22,6 +22,12 @@ const Params = Type.Object({
 	team: Type.Optional(Type.String({ description: "run, plan: a team name or path" })),
 	runtime: Type.Optional(Type.String({ description: "run: one runtime for every agent (pi, claude, codex, command)" })),
 	concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: "run: most tasks at once" })),
+	timeout: Type.Optional(
+		Type.String({ description: "run: wall-clock limit of each task attempt, e.g. 30m; 0: none; default 2h" }),
+	),
+	stallTimeout: Type.Optional(
+		Type.String({ description: "run: limit on an attempt's time without output, e.g. 5m; 0: none; default 10m" }),
+	),
 	args: Type.Optional(
 		Type.Record(Type.String(), Type.Unknown(), { description: "run: a workflow script's arguments (its args schema)" }),
 	),
@@ -42,6 +48,8 @@ type Params = {
 	team?: string;
 	runtime?: string;
 	concurrency?: number;
+	timeout?: string;
+	stallTimeout?: string;
 	args?: Record<string, unknown>;
 	runId?: string;
 	task?: string;
@@ -182,6 +190,8 @@ function runRequest(params: Params, action: string) {
 		...(params.team !== undefined ? { team: params.team } : {}),
 		...(params.runtime !== undefined ? { runtime: params.runtime } : {}),
 		...(params.concurrency !== undefined ? { concurrency: params.concurrency } : {}),
+		...(params.timeout !== undefined ? { timeout: params.timeout } : {}),
+		...(params.stallTimeout !== undefined ? { stallTimeout: params.stallTimeout } : {}),
 		...(params.args !== undefined ? { args: params.args } : {}),
 	};
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { parseDuration } from "../../core/duration.js";
+import { parseLimit } from "../../core/duration.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { parseVerify } from "../../core/verdict.js";
@@ -18,7 +18,7 @@ const AgentCallInput = z.strictObject({
 	worktree: z.boolean().optional(),
 	schema: z.unknown().optional(),
 	retries: z.int().min(0).max(20).optional(),
-	timeout: z.union([z.int().min(1), z.string()]).optional(),
+	timeout: z.union([z.int().min(0), z.string()]).optional(),
 });
 
 export type ParsedCall = z.infer<typeof AgentCallInput>;
@@ -48,7 +48,7 @@ export function callTask(
 	if (id.length > 64)
 		throw new CrewError(ErrorCode.InvalidInput, `ctx.agent call ${key} is nested too deep for a task id`);
 	const timeoutMs =
-		typeof call.timeout === "string" ? parseDuration(`timeout of ctx.agent call ${key}`, call.timeout) : call.timeout;
+		typeof call.timeout === "string" ? parseLimit(`timeout of ctx.agent call ${key}`, call.timeout) : call.timeout;
 	const verify = call.verify === undefined ? undefined : parseVerify(String(call.verify));
 	const asked = {
 		role: call.role,

@@ -32,7 +32,7 @@ export interface AgentCall {
 	readonly schema?: SchemaLike;
 	/** Extra attempts after a retryable failure; default the run's. */
 	readonly retries?: number;
-	/** Limit of one attempt: milliseconds, or a duration such as `90s` or `10m`. */
+	/** Limit of one attempt: milliseconds, or a duration such as `90s` or `10m`; 0: none (not even the default). */
 	readonly timeout?: number | string;
 }
 

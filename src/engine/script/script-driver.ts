@@ -132,19 +132,28 @@ export class ScriptDriver implements RunDriver {
 			const module = await loadScript(script.file);
 			const sha256 = createHash("sha256").update(readFileSync(script.file)).digest("hex");
 			if (sha256 !== script.sha256) {
-				this.#deps.store.appendEvent(this.#deps.lease, "script.changed", null, { file: script.file, sha256 });
+				this.#write(() =>
+					this.#deps.store.appendEvent(this.#deps.lease, "script.changed", null, { file: script.file, sha256 }),
+				);
 			}
 			const args = scriptArgs(module, script.args, script.file);
 			const value = await this.#scopes.run(this.#root, () => module.main(this.#context(args) as never));
 			this.#checkAllReplayed();
 			const text = `${JSON.stringify(value ?? null, null, 2)}\n`;
 			const artifact = this.#deps.files.write(run.id, null, "result.json", "result", text);
-			this.#deps.store.recordArtifacts(this.#deps.lease, [artifact]);
-			this.#deps.store.appendEvent(this.#deps.lease, "script.completed", null, { chars: text.length });
+			this.#write(() => {
+				this.#deps.store.recordArtifacts(this.#deps.lease, [artifact]);
+				this.#deps.store.appendEvent(this.#deps.lease, "script.completed", null, { chars: text.length });
+			});
 			this.#end({ ok: true });
 		} catch (error) {
 			this.#end({ ok: false, error: `workflow script ${run.workflow} failed: ${errorMessage(error)}` });
 		}
+	}
+
+	/** The driver's writes go with the runner's: see `DriverControl.write`. */
+	#write(fn: () => void): void {
+		(this.#control as DriverControl).write(fn);
 	}
 
 	#end(outcome: DriverOutcome): void {
@@ -313,14 +322,14 @@ export class ScriptDriver implements RunDriver {
 		if (recorded && recorded.kind !== kind) throw divergence(key, `ctx.${recorded.kind}()`, `ctx.${kind}()`);
 		if (recorded) return recorded.value;
 		const value = make();
-		this.#deps.store.appendEvent(this.#deps.lease, VALUE_EVENT, null, { key, kind, value });
+		this.#write(() => this.#deps.store.appendEvent(this.#deps.lease, VALUE_EVENT, null, { key, kind, value }));
 		this.#values.set(key, { kind, value });
 		return value;
 	}
 
 	#note(key: string, type: string, data: Record<string, unknown>): void {
 		if (this.#notes.has(key)) return;
-		this.#deps.store.appendEvent(this.#deps.lease, type, null, { key, ...data });
+		this.#write(() => this.#deps.store.appendEvent(this.#deps.lease, type, null, { key, ...data }));
 		this.#notes.add(key);
 	}
 

@@ -39,6 +39,12 @@ const CLOSE_WAIT_MS = 5000;
 const CANCEL_WAIT_MS = 10_000;
 /** How long the record of a cancelled attempt stays, so a worker taking it later skips it: a day. */
 const CANCEL_TTL_S = 86_400;
+/**
+ * How often the state of each job followed is read from the queue, in ms. Its events bring the
+ * result at once; reading the state is for an event that never comes (the event stream trimmed,
+ * or not readable, while the job ended), so a few seconds late is fine.
+ */
+const POLL_MS = 5000;
 
 /**
  * Hands a runner's attempts to `crew worker` processes through a BullMQ queue on Redis. Each
@@ -46,7 +52,8 @@ const CANCEL_TTL_S = 86_400;
  * as the job's return value. A task in a worktree of its own sends its starting state with the
  * job, and the worker's changes are applied to that worktree when the job ends. Events of a job a
  * worker lost (it stalled, and another worker took the job over) are dropped once the new taker's
- * arrive.
+ * arrive. Each job followed is also read from the queue now and then: a job that ended without
+ * its event reaching here is settled from the result the queue keeps.
  */
 export class RemoteDispatch {
 	readonly #queue: Queue;
@@ -184,6 +191,7 @@ export class RemoteDispatch {
 					return { ...NOTHING, error: { message, retryable: true } };
 				}
 			} else await this.#settledMeanwhile(jobId);
+			const stopPolling = this.#poll(jobId);
 			const onAbort = () => {
 				// A cancel that cannot reach Redis still ends here: the attempt is given up after the wait.
 				this.#cancel(jobId, errorMessage(control.signal.reason)).catch(() => undefined);
@@ -196,6 +204,7 @@ export class RemoteDispatch {
 				});
 				return await this.#keep(request, outcome);
 			} finally {
+				stopPolling();
 				control.signal.removeEventListener("abort", onAbort);
 			}
 		} finally {
@@ -203,14 +212,45 @@ export class RemoteDispatch {
 		}
 	}
 
-	/** A followed job that ended before it was followed is answered from what the queue kept. */
+	/**
+	 * Reads the job's state from the queue every few seconds until the returned function is called:
+	 * a job that ended is settled from what the queue kept, whether or not its event arrived.
+	 */
+	#poll(jobId: string): () => void {
+		let timer: NodeJS.Timeout | undefined;
+		let stopped = false;
+		const next = () => {
+			timer = setTimeout(() => {
+				this.#settledMeanwhile(jobId)
+					// Redis away: the next reading asks again, and the attempt's limits still apply.
+					.catch(() => undefined)
+					.finally(() => {
+						if (!stopped) next();
+					});
+			}, POLL_MS);
+		};
+		next();
+		return () => {
+			stopped = true;
+			clearTimeout(timer);
+		};
+	}
+
+	/**
+	 * A followed job that ended (before it was followed, or without its event here) is answered
+	 * from what the queue kept. A job the queue no longer has (a Redis that lost its data) ends
+	 * its attempt as one that may be tried again.
+	 */
 	async #settledMeanwhile(jobId: string): Promise<void> {
 		const job = await Job.fromId(this.#queue, jobId);
 		const state = job ? await job.getState() : "unknown";
 		const watch = this.#watches.get(jobId);
 		if (state === "completed" && job) watch?.completed(job.returnvalue as AttemptReturn);
-		else if (state === "failed" || state === "unknown")
-			watch?.failed(job?.failedReason ?? "the job is gone from the queue");
+		else if (state === "failed") watch?.failed(job?.failedReason ?? "the job failed");
+		else if (state === "unknown") {
+			const error = { message: "remote attempt lost: the job is gone from the queue", retryable: true };
+			watch?.completed({ result: { ...NOTHING, error }, files: [] });
+		}
 	}
 
 	/** Marks the attempt cancelled and tells its worker; a job no worker took yet is removed. */

@@ -47,3 +47,33 @@ test("a bad config.json is refused with the file named, and nothing runs", async
 	expect((await crew(repo.dir, ["run", "g", "--workflow", "one"])).stderr).toMatch(/config\.json is not valid JSON/);
 	expect(repo.starts()).toHaveLength(0);
 });
+
+test("limits come from the user's config.json, the project's on top, and flags over both; 0 turns one off; a bad one is named", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("one", [{ id: "a" }]);
+	const env = userConfig('{"limits": {"timeout": "30m", "stallTimeout": "5m"}}');
+	repo.writeFile(".crew/config.json", '{"limits": {"stallTimeout": 0}}');
+	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
+	const limitsOf = async (...flags: string[]) => {
+		const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--json", ...flags], 60_000, env);
+		expect(run.code, run.stderr).toBe(0);
+		const { runId } = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}");
+		const reader = new Crew({ project: projectAt(repo.dir) });
+		const { timeoutMs, stallTimeoutMs } = reader.run(runId).options;
+		reader.close();
+		return { timeoutMs, stallTimeoutMs };
+	};
+	expect(await limitsOf()).toEqual({ timeoutMs: 30 * 60_000, stallTimeoutMs: 0 });
+	expect(await limitsOf("--timeout", "0", "--stall-timeout", "90s")).toEqual({ timeoutMs: 0, stallTimeoutMs: 90_000 });
+
+	repo.writeFile(".crew/config.json", '{"limits": {"timeout": "soon"}}');
+	const bad = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);
+	expect(bad.code).toBe(1);
+	expect(bad.stderr).toMatch(/config\.json: limits\.timeout "soon": expected 0 \(no limit\) or a duration/);
+	repo.writeFile(".crew/config.json", '{"limits": {"wall": "1h"}}');
+	const unknown = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);
+	expect(unknown.stderr).toMatch(/config\.json: unknown limits key "wall": expected timeout or stallTimeout/);
+	repo.writeFile(".crew/config.json", "{}");
+	const flag = await crew(repo.dir, ["run", "g", "--workflow", "one", "--timeout=-1"], 60_000, env);
+	expect(flag.stderr).toMatch(/invalid timeout "-1": expected 0 \(no limit\) or a duration/);
+});

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, expect, test } from "vitest";
-import { CLI, cancelLiveRuns, isAlive, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, cancelLiveRuns, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
 
 const clients: Client[] = [];
 const dirs: string[] = [];
@@ -145,6 +145,9 @@ test("crew mcp answers bad input with an error naming the value, and keeps servi
 	const zero = await call(client, "crew_run", { goal: "x", workflow: "pair", concurrency: 0 });
 	expect(zero.isError).toBe(true);
 	expect(zero.text).toMatch(/concurrency/);
+	const badLimit = await call(client, "crew_run", { goal: "x", workflow: "pair", stallTimeout: "soon" });
+	expect(badLimit.isError).toBe(true);
+	expect(badLimit.text).toContain('invalid stall timeout "soon"');
 	const wrongType = await call(client, "crew_events", { runId: "abc", since: "ten" });
 	expect(wrongType.isError).toBe(true);
 	expect(wrongType.text).toMatch(/since/);
@@ -178,4 +181,16 @@ test("crew mcp starting run after run keeps no descriptor of theirs open", async
 	const afterFirst = descriptors();
 	for (let n = 2; n <= 20; n++) await runOnce();
 	expect(descriptors()).toBe(afterFirst);
+});
+
+test("crew_run takes the run's limits on each attempt", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("pair", [{ id: "draft" }]);
+	const client = await connect(repo.dir);
+	const run = await call(client, "crew_run", { goal: "x", workflow: "pair", timeout: "45m", stallTimeout: "0" });
+	expect(run.isError, run.text).toBe(false);
+	const runId = String(run.data.runId);
+	await untilEnded(client, runId);
+	const options = read(repo.dir, (reader) => reader.run(runId).options);
+	expect([options.timeoutMs, options.stallTimeoutMs]).toEqual([45 * 60_000, 0]);
 });

@@ -31,7 +31,11 @@ const script: Script = (request) => {
 	const seen = request.messages.map((m) => m.text).join("\n");
 	if (/crew run \S+ ended completed/.test(seen)) return { kind: "text", text: "The team is done: all good." };
 	if (request.afterToolResult) return { kind: "text", text: "The team is working; its report will come here." };
-	return { kind: "call", tool: "team", args: { action: "run", goal: "review the code", workflow: "duo" } };
+	return {
+		kind: "call",
+		tool: "team",
+		args: { action: "run", goal: "review the code", workflow: "duo", timeout: "30m", stallTimeout: "0" },
+	};
 };
 
 test("pi with crew's extension starts a team of pi workers through the team tool, and the run's report comes back into the session", async () => {
@@ -95,7 +99,10 @@ test("pi with crew's extension starts a team of pi workers through the team tool
 	const reader = new RunReader(projectAt(repo.dir));
 	const status = JSON.parse(reader.statusJson(runId));
 	const attempts = reader.attempts(runId);
+	const options = reader.run(runId).options;
 	reader.close();
+	// The tool's limits are the run's.
+	expect([options.timeoutMs, options.stallTimeoutMs]).toEqual([30 * 60_000, 0]);
 	expect(status.run.status).toBe("completed");
 	expect(status.tasks.map((t: { status: string }) => t.status)).toEqual(["completed", "completed"]);
 	// The workers were pi processes talking to the same model server.

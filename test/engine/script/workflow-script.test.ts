@@ -151,7 +151,8 @@ test("kill -9 of the runner mid-script, then resume: no completed call runs agai
 		await restarted(runId, "inspector-1.1.1", "inspector-1.2.1");
 		open("inspector-1.1.1", "inspector-1.2.1", "tester-2");
 		// Second kill: in the fix loop, the first fix waiting at its gate.
-		await waitFor("the first fix started", () => taskStatus(repo.dir, runId).get("fixer-3") === "running");
+		// Its agent's own start, not only its record: a kill between the two would leave no start.
+		await waitFor("the first fix started", () => repo.starts("fixer-3").length === 1);
 		runner.kill("SIGKILL");
 		await exitOf(runner);
 		resume(runId);
