@@ -2,6 +2,10 @@ import { readAdaptivePlan } from "../core/adaptive-plan.js";
 import { fillGoal } from "../core/prompt.js";
 import type { AgentSpec, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
+import type { Lease } from "../store/lease.js";
+import type { RunStore } from "../store/run-store.js";
+import type { RunDriver } from "./run-driver.js";
+import type { RunTasks } from "./run-tasks.js";
 
 /** The id of an `--until` check after pass `n`. */
 export function untilId(n: number): string {
@@ -89,4 +93,55 @@ export function nextPass(specs: readonly TaskSpec[], check: TaskSpec, evidence: 
 		iteration: n,
 	}));
 	return [...copies, untilTask(until.command, n, until.maxIterations, copies, check.worktree)];
+}
+
+/**
+ * How a run gains tasks while it runs: a planner's plan, an `--until` pass, a script's calls, a
+ * resolution of a conflict. Each joins after the tasks there, recorded with the event that says
+ * why; a task the run already has is left as it is, so a growth replayed after a resume adds
+ * nothing twice. `onGrown` hears each change of the graph.
+ */
+export class RunGrowth {
+	readonly #store: RunStore;
+	readonly #lease: Lease;
+	readonly #tasks: RunTasks;
+	readonly #onGrown: () => void;
+
+	constructor(store: RunStore, lease: Lease, tasks: RunTasks, onGrown: () => void) {
+		this.#store = store;
+		this.#lease = lease;
+		this.#tasks = tasks;
+		this.#onGrown = onGrown;
+	}
+
+	/** `added` joins the run as `event` of `by`, with planners' `dependents` waiting for it too. */
+	add(
+		by: string | null,
+		added: readonly TaskSpec[],
+		event: string,
+		dependents: readonly { taskId: string; dependsOn: readonly string[] }[] = [],
+	): void {
+		const fresh = this.#tasks.newOnes(added);
+		if (fresh.length === 0 && dependents.length === 0) return;
+		this.#store.expandRun(this.#lease, by, fresh, dependents, event);
+		this.#tasks.add(fresh);
+		this.#onGrown();
+	}
+
+	/** An `--until` check failed with passes left: the workflow runs again, told what it printed. */
+	nextPass(check: TaskSpec, evidence: string): void {
+		this.add(check.id, nextPass(this.#tasks.specs, check, evidence), "until.iteration");
+	}
+
+	/**
+	 * The driver's new tasks join the run, and the tasks it asks for again that have not ended
+	 * well (interrupted, cancelled) queue up; completed and failed ones keep their outcome.
+	 */
+	drive(driver: RunDriver): void {
+		const { added, claimed } = driver.takeRequests();
+		if (added.length > 0) this.add(null, added, "script.tasks");
+		this.#store.transitionTasks(this.#lease, this.#tasks.claim(claimed));
+		// A task asked for again may start now, queued or not before.
+		if (claimed.length > 0) this.#onGrown();
+	}
 }

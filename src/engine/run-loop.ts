@@ -1,7 +1,7 @@
 import { RunBudget } from "../core/budget.js";
 import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
-import { retryDecision, retryNote } from "../core/retry-policy.js";
+import { retryNote } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
 import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
@@ -20,7 +20,7 @@ import { type Ending, type LiveAttempt, type Prepared, type Start, settlementOf 
 import { RunAdmission } from "./run-admission.js";
 import { RunBackoffs } from "./run-backoffs.js";
 import type { RunDriver } from "./run-driver.js";
-import { nextPass, plannedTasks } from "./run-growth.js";
+import { plannedTasks, RunGrowth } from "./run-growth.js";
 import { RunIntegration } from "./run-integration.js";
 import { runOutcome } from "./run-outcome.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
@@ -81,6 +81,7 @@ export class RunLoop {
 	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
 	readonly #followed: readonly AttemptRecord[];
 	readonly #integration: RunIntegration;
+	readonly #growth: RunGrowth;
 
 	constructor(
 		deps: RunLoopDeps,
@@ -111,6 +112,9 @@ export class RunLoop {
 			onSettled: () => this.#wake(),
 		});
 		this.#slots = this.#slotQueue();
+		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
+			this.#slots = this.#slotQueue();
+		});
 		this.#integration = new RunIntegration(
 			{ store: deps.store, writes: this.#writes, branch: deps.integration },
 			lease,
@@ -171,7 +175,7 @@ export class RunLoop {
 					this.#abandonPastDeadline();
 					this.#checkDriver();
 					if (this.#stopping) return [];
-					this.#takeDriven();
+					if (this.#driver) this.#growth.drive(this.#driver);
 					this.#admission.admitApproved(this.#slots);
 					const filled = this.#fill();
 					const idle = this.#workers.size === 0 && this.#backoffs.size === 0 && this.#slots.ready === 0;
@@ -210,7 +214,7 @@ export class RunLoop {
 	async #resolveConflict(): Promise<boolean> {
 		const resolution = await this.#integration.integrate(true);
 		if (!resolution) return false;
-		await this.#writes.batch(() => this.#addTasks(null, [resolution], "integration.resolving"));
+		await this.#writes.batch(() => this.#growth.add(null, [resolution], "integration.resolving"));
 		return true;
 	}
 
@@ -267,44 +271,7 @@ export class RunLoop {
 			i,
 			planned.tasks.map((t) => t.id),
 		);
-		this.#addTasks(planner.id, planned.tasks, "plan.expanded", dependents);
-	}
-
-	/** An `--until` check failed with passes left: the workflow runs again, told what the check printed. */
-	#nextIteration(i: number, evidence: string): void {
-		const check = this.#tasks.specs[i] as TaskSpec;
-		this.#addTasks(check.id, nextPass(this.#tasks.specs, check, evidence), "until.iteration");
-	}
-
-	/**
-	 * New tasks join the run after the ones there, recorded as `event` of `by` (and planners'
-	 * dependents waiting for them); the graph and the slots are rebuilt. Tasks the run already has
-	 * are left as they are, so a growth replayed after a resume adds nothing twice.
-	 */
-	#addTasks(
-		by: string | null,
-		added: readonly TaskSpec[],
-		event: string,
-		dependents: readonly { taskId: string; dependsOn: readonly string[] }[] = [],
-	): void {
-		const fresh = this.#tasks.newOnes(added);
-		if (fresh.length === 0 && dependents.length === 0) return;
-		this.#deps.store.expandRun(this.#lease, by, fresh, dependents, event);
-		this.#tasks.add(fresh);
-		this.#slots = this.#slotQueue();
-	}
-
-	/**
-	 * The driver's new tasks join the run, and the tasks it asks for again that have not ended
-	 * well (interrupted, cancelled) queue up; completed and failed ones keep their outcome.
-	 */
-	#takeDriven(): void {
-		if (!this.#driver) return;
-		const { added, claimed } = this.#driver.takeRequests();
-		if (added.length > 0) this.#addTasks(null, added, "script.tasks");
-		this.#deps.store.transitionTasks(this.#lease, this.#tasks.claim(claimed));
-		// A task asked for again may start now, queued or not before.
-		if (claimed.length > 0) this.#slots = this.#slotQueue();
+		this.#growth.add(planner.id, planned.tasks, "plan.expanded", dependents);
 	}
 
 	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
@@ -389,7 +356,7 @@ export class RunLoop {
 				return;
 			case "not-met":
 				this.#settle(i, live, { ...SUPERSEDED, error: judged.error, ...result, artifacts });
-				this.#nextIteration(i, judged.result.text);
+				this.#growth.nextPass(this.#tasks.specs[i] as TaskSpec, judged.result.text);
 				return;
 			case "completed":
 				this.#settle(i, live, { ...COMPLETED, ...result, artifacts });
@@ -419,17 +386,10 @@ export class RunLoop {
 		const { attemptStatus, failure, result, artifacts } = how;
 		const spec = this.#tasks.specs[i] as TaskSpec;
 		const evidence = failure.evidence !== undefined ? { evidence: failure.evidence } : {};
-		const modelIndex = this.#tasks.modelIndex[i] ?? 0;
-		const next = retryDecision({
-			retryable: failure.retryable && !this.#stopping,
-			fallback: modelChain(spec.agent)[modelIndex + 1],
-			used: (this.#tasks.attempts[i] ?? 1) - (this.#tasks.baseAttempts[i] ?? 0) - modelIndex,
-			allowed: spec.retries ?? this.#run.options.retries,
-			policy: this.#deps.options.retryPolicy,
-			random: this.#deps.options.random,
-		});
+		const { retryPolicy, random } = this.#deps.options;
+		const retrying = { retries: this.#run.options.retries, policy: retryPolicy, random };
+		const next = this.#tasks.afterFailure(i, failure.retryable && !this.#stopping, retrying);
 		if (next.kind !== "fail") {
-			if (next.kind === "fallback") this.#tasks.modelIndex[i] = modelIndex + 1;
 			const error = retryNote(failure.message, next);
 			const queued = { attemptStatus, to: TaskStatus.Queued, cause: "backoff", error, retryable: true } as const;
 			this.#settle(i, live, { ...queued, ...(result ? { result } : {}), ...evidence, artifacts });

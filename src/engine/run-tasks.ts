@@ -1,5 +1,6 @@
 import { buildDag, type Dag } from "../core/dag.js";
 import { downstreamOf } from "../core/ready-queue.js";
+import { type RetryDecision, type RetryPolicy, retryDecision } from "../core/retry-policy.js";
 import { TaskStatus } from "../core/status.js";
 import type { AgentSpec, TaskSpec } from "../core/types.js";
 import type { TaskChange } from "../store/run-changes.js";
@@ -93,6 +94,30 @@ export class RunTasks {
 			changes.push({ taskId: this.id(i), to, cause: cancelled ? "cancel" : "drain", error });
 		}
 		return changes;
+	}
+
+	/**
+	 * What follows a failed attempt of task `i`: its agent's next fallback model at once when the
+	 * failure is `retryable` and one is left (not counted against the retries, and the task moves
+	 * on to it), else a retry after a backoff when retryable and allowed, else failure.
+	 */
+	afterFailure(
+		i: number,
+		retryable: boolean,
+		options: { readonly retries: number; readonly policy: RetryPolicy; readonly random: () => number },
+	): RetryDecision {
+		const spec = this.specs[i] as TaskSpec;
+		const modelIndex = this.modelIndex[i] ?? 0;
+		const next = retryDecision({
+			retryable,
+			fallback: modelChain(spec.agent)[modelIndex + 1],
+			used: (this.attempts[i] ?? 1) - (this.baseAttempts[i] ?? 0) - modelIndex,
+			allowed: spec.retries ?? options.retries,
+			policy: options.policy,
+			random: options.random,
+		});
+		if (next.kind === "fallback") this.modelIndex[i] = modelIndex + 1;
+		return next;
 	}
 
 	/** Task `i`'s dependents wait for `ids` too; returns their new dependencies, to record. */

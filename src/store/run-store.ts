@@ -11,10 +11,11 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec, Usage } from "../core/types.js";
-import { type Db, isBusy } from "./database.js";
+import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
+import { Transactions } from "./transactions.js";
 import { UsageRecords } from "./usage-records.js";
 
 /**
@@ -23,19 +24,15 @@ import { UsageRecords } from "./usage-records.js";
  */
 export class RunStore {
 	readonly queries: RunQueries;
-	readonly #db: Db;
 	readonly #now: () => number;
 	readonly #s: ReturnType<typeof prepare>;
 	readonly #usage: UsageRecords;
-	readonly #listener: ((runId: string, event: EventRecord) => void) | undefined;
-	#committed: { runId: string; event: EventRecord }[] = [];
-	#depth = 0;
+	readonly #tx: Transactions;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
-		this.#db = db;
 		this.#now = options.now ?? Date.now;
-		this.#listener = options.onEvent;
+		this.#tx = new Transactions(db, options.onEvent);
 		this.queries = new RunQueries(db);
 		this.#s = prepare(db);
 		this.#usage = new UsageRecords(db);
@@ -46,59 +43,11 @@ export class RunStore {
 	}
 
 	/**
-	 * Runs `fn` in one IMMEDIATE transaction, or, inside `batch`, in a savepoint of the batch's
-	 * transaction. Listeners hear the events once the outermost transaction has committed.
-	 */
-	#write<T>(fn: () => T): T {
-		if (this.#depth > 0) return this.#nested(fn);
-		this.#s.begin.run();
-		return this.#outermost(fn);
-	}
-
-	#nested<T>(fn: () => T): T {
-		const mark = this.#committed.length;
-		this.#s.savepoint.run();
-		this.#depth++;
-		try {
-			const result = fn();
-			this.#s.release.run();
-			return result;
-		} catch (error) {
-			this.#s.rollbackTo.run();
-			this.#s.release.run();
-			this.#committed.length = mark;
-			throw error;
-		} finally {
-			this.#depth--;
-		}
-	}
-
-	/** Runs `fn` in the transaction just begun, and commits it. */
-	#outermost<T>(fn: () => T): T {
-		let result: T;
-		this.#depth = 1;
-		try {
-			result = fn();
-			this.#s.commit.run();
-		} catch (error) {
-			if (this.#db.inTransaction) this.#s.rollback.run();
-			this.#committed = [];
-			throw error;
-		} finally {
-			this.#depth = 0;
-		}
-		const events = this.#committed;
-		this.#committed = [];
-		for (const { runId, event } of events) this.#listener?.(runId, event);
-		return result;
-	}
-
-	/**
 	 * Groups several changes into one commit. Each change inside still applies whole or not at all;
 	 * one commit for many changes is what keeps a busy run's per-task cost low.
 	 */
 	batch<T>(fn: () => T): T {
-		return this.#write(fn);
+		return this.#tx.write(fn);
 	}
 
 	/**
@@ -107,18 +56,7 @@ export class RunStore {
 	 * Inside a batch it is a batch.
 	 */
 	tryBatch<T>(fn: () => T, waitMs: number): { readonly value: T } | undefined {
-		if (this.#depth > 0) return { value: this.#nested(fn) };
-		const patience = this.#s.busyTimeout.get() as number;
-		this.#db.pragma(`busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
-		try {
-			this.#s.begin.run();
-		} catch (error) {
-			if (isBusy(error)) return undefined;
-			throw error;
-		} finally {
-			this.#db.pragma(`busy_timeout = ${patience}`);
-		}
-		return { value: this.#outermost(fn) };
+		return this.#tx.tryWrite(fn, waitMs);
 	}
 
 	#fence(lease: Lease): void {
@@ -137,7 +75,7 @@ export class RunStore {
 		const seq = (this.#s.nextSeq.get(time, runId) as { last_seq: number }).last_seq;
 		const kept = redactDeep(data);
 		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(kept));
-		if (this.#listener) this.#committed.push({ runId, event: { seq, time, type, taskId, data: kept } });
+		this.#tx.heard(runId, { seq, time, type, taskId, data: kept });
 		return seq;
 	}
 
@@ -169,7 +107,7 @@ export class RunStore {
 	 */
 	createRun(given: NewRun): void {
 		const run = { ...given, goal: redact(given.goal), tasks: given.tasks.map((t) => redactTask(t)) };
-		this.#write(() => {
+		this.#tx.write(() => {
 			const time = this.#iso();
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
 			for (const [idx, task] of run.tasks.entries()) {
@@ -190,7 +128,7 @@ export class RunStore {
 	 * run whose runner is gone is first recorded as interrupted.
 	 */
 	acquireLease(runId: string, options: LeaseOptions): Lease {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			const run = this.queries.getRun(runId);
 			const active = run.status === RunStatus.Running || run.status === RunStatus.Waiting;
 			if (run.lease && active) {
@@ -215,12 +153,12 @@ export class RunStore {
 
 	heartbeat(lease: Lease): void {
 		const changed = this.#s.heartbeat.run(this.#now(), lease.runId, lease.epoch).changes;
-		if (changed === 0) this.#write(() => this.#fence(lease));
+		if (changed === 0) this.#tx.write(() => this.#fence(lease));
 	}
 
 	/** Asks the run's runner to cancel; returns false when the run had already ended. */
 	requestCancel(runId: string, reason: string): boolean {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			const run = this.queries.getRun(runId);
 			if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return false;
 			this.#s.cancelRequest.run(reason, runId);
@@ -247,7 +185,7 @@ export class RunStore {
 		dependents: readonly { readonly taskId: string; readonly dependsOn: readonly string[] }[],
 		eventType = "plan.expanded",
 	): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			let idx = this.#s.nextIdx.get(lease.runId)?.next ?? 0;
 			const added: string[] = [];
@@ -270,7 +208,7 @@ export class RunStore {
 	 * the next one) lets them start. Returns their ids.
 	 */
 	approve(runId: string): string[] {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			const waiting = this.#s.waitingTasks.all(runId).map((row) => row.id);
 			if (waiting.length === 0) return [];
 			this.#s.approveTasks.run(this.#iso(), runId);
@@ -281,7 +219,7 @@ export class RunStore {
 
 	/** A task reached its approval gate: it waits, and the event says what awaits approval. */
 	awaitApproval(lease: Lease, taskId: string, what: string): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#moveTask(lease.runId, { taskId, to: "waiting", cause: "dispatch", error: what });
 			this.#event(lease.runId, "approval.requested", taskId, { what });
@@ -290,7 +228,7 @@ export class RunStore {
 
 	/** The run has nothing to do but wait for approval (`waiting`), or has work again (`running`). */
 	setWaiting(lease: Lease, waiting: boolean): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			const from = this.#s.runStatus.get(lease.runId)?.status;
 			const to = waiting ? RunStatus.Waiting : RunStatus.Running;
@@ -300,7 +238,7 @@ export class RunStore {
 
 	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
 	startAttempt(lease: Lease, taskId: string, runtime: string, model?: string): { id: number; number: number } {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			this.#fence(lease);
 			const row = this.#s.taskStatus.get(lease.runId, taskId);
 			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${lease.runId} has no task '${taskId}'`);
@@ -318,7 +256,7 @@ export class RunStore {
 	}
 
 	recordProcess(lease: Lease, attemptId: number, handle: ProcessHandle): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#s.attemptProcess.run(handle.pid, handle.pgid, handle.startTime, attemptId);
 		});
@@ -329,7 +267,7 @@ export class RunStore {
 	 * `worker.usage` event in one transaction: on record even if this runner dies next.
 	 */
 	recordUsage(lease: Lease, attemptId: number, taskId: string, usage: Usage): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#event(lease.runId, "worker.usage", taskId, { usage });
 			this.#usage.report(lease.runId, taskId, attemptId, usage);
@@ -341,7 +279,7 @@ export class RunStore {
 	 * returns what its usage grew by (see `settledUsage`).
 	 */
 	settle(lease: Lease, s: Settlement): Usage {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			this.#fence(lease);
 			this.#s.finishAttempt.run(
 				s.attemptStatus,
@@ -366,7 +304,7 @@ export class RunStore {
 
 	transitionTasks(lease: Lease, changes: readonly TaskChange[]): void {
 		if (changes.length === 0) return;
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			for (const change of changes) this.#moveTask(lease.runId, change);
 		});
@@ -374,7 +312,7 @@ export class RunStore {
 
 	/** Marks attempts whose runner was lost, and their running tasks interrupted. */
 	loseAttempts(lease: Lease, attempts: readonly { id: number; taskId: string }[], reason: string): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			for (const attempt of attempts) {
 				this.#s.loseAttempt.run(this.#iso(), reason, attempt.id);
@@ -392,7 +330,7 @@ export class RunStore {
 	}
 
 	finishRun(lease: Lease, to: RunStatus, cause: Cause, error: string | null = null): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#moveRun(lease.runId, to, cause, error);
 			this.#s.releaseLease.run(lease.runId);
@@ -411,7 +349,7 @@ export class RunStore {
 		changes: readonly TaskChange[],
 		error: string,
 	): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			if (this.#s.epoch.get(runId)?.epoch !== epoch) {
 				throw new CrewError(ErrorCode.Conflict, `run ${runId} was just taken by a runner`);
 			}
@@ -430,7 +368,7 @@ export class RunStore {
 	 * store rather than from the runner's memory.
 	 */
 	abandonRun(lease: Lease, error: string): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#s.loseAllAttempts.run(this.#iso(), redactOptional(error), lease.runId);
 			for (const task of this.queries.listTasks(lease.runId)) {
@@ -448,7 +386,7 @@ export class RunStore {
 	 * the first task whose merge conflicted (if one did).
 	 */
 	recordIntegration(lease: Lease, record: IntegrationRecord): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#s.integration.run(JSON.stringify(record), lease.runId);
 			this.#event(lease.runId, `integration.${record.status}`, record.conflicts[0]?.task ?? null, { ...record });
@@ -456,14 +394,14 @@ export class RunStore {
 	}
 
 	appendEvent(lease: Lease, type: string, taskId: string | null, data: Record<string, unknown>): number {
-		return this.#write(() => {
+		return this.#tx.write(() => {
 			this.#fence(lease);
 			return this.#event(lease.runId, type, taskId, data);
 		});
 	}
 
 	recordArtifacts(lease: Lease, artifacts: readonly ArtifactRecord[]): void {
-		this.#write(() => {
+		this.#tx.write(() => {
 			this.#fence(lease);
 			for (const artifact of artifacts) this.#artifact(lease.runId, artifact);
 		});
@@ -476,13 +414,6 @@ export class RunStore {
 
 function prepare(db: Db) {
 	return {
-		begin: db.prepare("BEGIN IMMEDIATE"),
-		busyTimeout: db.prepare("PRAGMA busy_timeout").pluck(),
-		commit: db.prepare("COMMIT"),
-		rollback: db.prepare("ROLLBACK"),
-		savepoint: db.prepare("SAVEPOINT change"),
-		release: db.prepare("RELEASE change"),
-		rollbackTo: db.prepare("ROLLBACK TO change"),
 		epoch: db.prepare("SELECT epoch FROM runs WHERE id = ?") as Statement<[string], { epoch: number }>,
 		nextSeq: db.prepare("UPDATE runs SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq"),
 		event: db.prepare("INSERT INTO events (run_id, seq, time, type, task_id, data) VALUES (?, ?, ?, ?, ?, ?)"),
