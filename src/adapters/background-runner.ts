@@ -20,13 +20,15 @@ export interface BackgroundRunner {
 
 /**
  * Starts `crew resume <runId>` as a detached process and waits until it holds the run's lease,
- * so the caller can report the run as taken care of. `extra` is passed on to `crew resume`.
+ * so the caller can report the run as taken care of. `extra` is passed on to `crew resume`. A
+ * run this store may not execute is refused here, before a process starts (the runner checks again).
  */
 export async function startBackgroundRunner(
 	crew: Crew,
 	runId: string,
 	extra: readonly string[] = [],
 ): Promise<BackgroundRunner> {
+	crew.checkRunnable(runId);
 	const bin = fileURLToPath(new URL("../../bin/crew.js", import.meta.url));
 	const logDir = crew.files.runDir(runId);
 	mkdirSync(logDir, { recursive: true });

@@ -19,9 +19,17 @@ export type FailurePolicy = (typeof FailurePolicy)[keyof typeof FailurePolicy];
 export const PERMISSIONS = ["workspace", "read-only", "full"] as const;
 export type Permissions = (typeof PERMISSIONS)[number];
 
+/** The file a resource was read from, and its layer: what decides whether it needs the user's trust. */
+export interface ResourceSource {
+	readonly layer: "builtin" | "user" | "project";
+	readonly file: string;
+}
+
 /** An agent as resolved when the run was planned; the run keeps it, so resume reads no files. */
 export interface AgentSpec {
 	readonly name: string;
+	/** Its agent file; absent for an agent no file defines (recorded by an older crew, or made by crew). */
+	readonly source?: ResourceSource;
 	readonly runtime: string;
 	readonly command?: string;
 	readonly model?: string;
@@ -191,6 +199,8 @@ export interface RunOptions {
 	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** Working directory of the tasks: the repository root. */
 	readonly cwd: string;
+	/** The markdown workflow's file: its steps' checks come from it. */
+	readonly source?: ResourceSource;
 	/** The run's tasks come from this workflow script as it runs. */
 	readonly script?: ScriptSpec;
 	/** A Redis URL: attempts go through a BullMQ queue to `crew worker` processes instead of running here. */

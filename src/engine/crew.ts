@@ -27,6 +27,7 @@ import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
 import { RunLoop } from "./run-loop.js";
+import { checkRunTrusted, runReach } from "./run-reach.js";
 import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
 import { loadScript } from "./script/script-module.js";
 
@@ -137,13 +138,7 @@ export class Crew {
 	 * commands from the project's own files is refused, listing them, until the user trusts it.
 	 */
 	create(plan: Plan): string {
-		if (plan.projectCommands.length > 0 && !this.#trusted(this.project.root)) {
-			const listed = plan.projectCommands.map((c) => `  ${c.what} (${c.file}): ${c.command}`);
-			throw new CrewError(
-				ErrorCode.Untrusted,
-				`${this.project.root} is not trusted, so crew runs none of the commands its own files define; this run would run:\n${listed.join("\n")}\nIf you trust them, run \`crew trust\` in this repository and try again`,
-			);
-		}
+		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
 		const id = newRunId(this.#options.now());
 		const baseCommit = plan.tasks.some((t) => t.worktree)
 			? headCommit(this.project.root)
@@ -159,6 +154,17 @@ export class Crew {
 		}
 		this.#store.createRun({ id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } });
 		return id;
+	}
+
+	/**
+	 * Refuses a run this store may not execute: one that would run the project's own commands in a
+	 * project the user does not trust, as the user trusts it now, not when the run was made.
+	 * Every path that runs a run's tasks checks it first: execute, retry, approve, a background runner.
+	 */
+	checkRunnable(runId: string): void {
+		const run = this.#queries.getRun(checkId("run", runId));
+		const reach = runReach(this.#queries.taskSpecs(run.id), run.options);
+		checkRunTrusted(this.project.root, this.#trusted(this.project.root), reach);
 	}
 
 	/**
@@ -236,6 +242,7 @@ export class Crew {
 		options: ExecuteOptions,
 		requeue: (tasks: ReturnType<RunQueries["listTasks"]>) => TaskChange[],
 	): Promise<RunStatus> {
+		this.checkRunnable(run.id);
 		const lease = this.#store.acquireLease(run.id, {
 			holder: currentProcess(),
 			cause,
@@ -244,7 +251,6 @@ export class Crew {
 		let remote: RemoteRuntimes | undefined;
 		const adopted: AttemptRecord[] = [];
 		try {
-			if (run.options.script) this.#checkScriptTrusted(run.options.script);
 			remote = run.options.queue ? await remoteRuntimes(run, this.project.root, this.runtimes) : undefined;
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
@@ -355,6 +361,7 @@ export class Crew {
 		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) {
 			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}; there is nothing to approve`);
 		}
+		this.checkRunnable(runId);
 		const tasks = this.#store.approve(runId);
 		if (tasks.length === 0) throw new CrewError(ErrorCode.Conflict, `run ${runId} has nothing waiting for approval`);
 		const runnerAlive =

@@ -68,14 +68,6 @@ export interface PlanInput {
 	readonly integration?: IntegrationMode;
 }
 
-/** A command line a run would start that comes from the project's own files, not the user's. */
-export interface ProjectCommand {
-	/** What runs it: `agent 'tester'`, `the check of step 'fix'`. */
-	readonly what: string;
-	readonly file: string;
-	readonly command: string;
-}
-
 export interface Plan {
 	readonly goal: string;
 	readonly team: string | null;
@@ -83,8 +75,6 @@ export interface Plan {
 	readonly options: RunOptions;
 	readonly tasks: readonly TaskSpec[];
 	readonly diagnostics: readonly Diagnostic[];
-	/** What would run only once the user trusts the project. */
-	readonly projectCommands: readonly ProjectCommand[];
 }
 
 /** pi-crew's name for a planner step's output: such a step's plan expands the run. */
@@ -173,10 +163,8 @@ export function planRun(
 	const mode = input.workspace ?? team?.item.workspaceMode;
 	// A worker elsewhere can only bring a task's changes back as its branch.
 	const remoteRepository = input.queue !== undefined && hasCommit(context.cwd);
-	const projectCommands: ProjectCommand[] = [];
 	const tasks = workflow.item.steps.map((step): TaskSpec => {
 		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
-		projectCommands.push(...commandsOf(step, agent, workflow, loader, input.runtime));
 		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
 		return {
 			id: step.id,
@@ -222,10 +210,6 @@ export function planRun(
 	const integration = expanded.some((t) => t.worktree)
 		? integrationOf(input, team, loader, agents, diagnostics)
 		: undefined;
-	if (integration?.agent) {
-		const step = { id: "integrate", role: "integrator", dependsOn: [], text: "", fields: {} };
-		projectCommands.push(...commandsOf(step, integration.agent, workflow, loader, input.runtime));
-	}
 
 	return {
 		goal: input.goal,
@@ -233,13 +217,11 @@ export function planRun(
 		workflow: workflow.item.name,
 		options: {
 			...runOptions(input, workflow, team, context.cwd, diagnostics),
+			source: { layer: workflow.layer, file: workflow.item.file },
 			...(integration ? { integration } : {}),
 		},
 		tasks: [...expanded, ...untilTasks],
 		diagnostics,
-		projectCommands: projectCommands.filter(
-			(c, i) => projectCommands.findIndex((o) => o.what === c.what && o.command === c.command) === i,
-		),
 	};
 }
 
@@ -321,27 +303,6 @@ function checkQueue(url: string): string {
 	return url;
 }
 
-/** The project-defined command lines a task would start: its command agent's, its check's. */
-function commandsOf(
-	step: WorkflowStep,
-	agent: AgentSpec,
-	workflow: Loaded<WorkflowResource>,
-	loader: ResourceLoader,
-	runtime: string | undefined,
-): ProjectCommand[] {
-	if (runtime === "dry-run") return [];
-	const commands: ProjectCommand[] = [];
-	const found = loader.findAgent(agent.name);
-	if ((runtime ?? agent.runtime) === "command" && agent.command && found?.layer === "project") {
-		commands.push({ what: `agent '${agent.name}'`, file: found.item.file, command: agent.command });
-	}
-	const verify = parseVerify(step.fields.verify);
-	if (verify?.kind === "command" && workflow.layer === "project") {
-		commands.push({ what: `the check of step '${step.id}'`, file: workflow.item.file, command: verify.command });
-	}
-	return commands;
-}
-
 function resolveAgent(
 	step: WorkflowStep,
 	team: TeamResource | undefined,
@@ -372,6 +333,7 @@ function resolveAgent(
 	const base = found?.item;
 	const agent: AgentSpec = {
 		name,
+		...(found ? { source: { layer: found.layer, file: found.item.file } } : {}),
 		runtime: base?.runtime ?? "dry-run",
 		...(base?.command ? { command: base.command } : {}),
 		...(model || base?.model ? { model: model || base?.model } : {}),

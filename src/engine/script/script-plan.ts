@@ -6,7 +6,7 @@ import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../../resources/resource-loader.js";
 import type { TeamResource } from "../../resources/team-file.js";
 import type { WorkflowResource } from "../../resources/workflow-file.js";
-import type { Plan, PlanInput, ProjectCommand } from "../planner.js";
+import type { Plan, PlanInput } from "../planner.js";
 
 export interface ScriptPlanContext {
 	readonly workflow: Loaded<WorkflowResource>;
@@ -36,20 +36,6 @@ export function planScript(input: PlanInput, context: ScriptPlanContext): Plan {
 	const roles: Record<string, AgentSpec> = {};
 	for (const name of names) roles[name] = context.resolve(name);
 	const bytes = readFileSync(workflow.item.file);
-	const projectCommands: ProjectCommand[] = [];
-	if (workflow.layer === "project") {
-		projectCommands.push({
-			what: `workflow script '${workflow.item.name}'`,
-			file: workflow.item.file,
-			command: "its TypeScript code, run by crew",
-		});
-	}
-	for (const agent of Object.values(roles)) {
-		const found = loader.findAgent(agent.name);
-		if ((input.runtime ?? agent.runtime) === "command" && agent.command && found?.layer === "project") {
-			projectCommands.push({ what: `agent '${agent.name}'`, file: found.item.file, command: agent.command });
-		}
-	}
 	return {
 		goal: input.goal,
 		team: team?.item.name ?? null,
@@ -67,7 +53,6 @@ export function planScript(input: PlanInput, context: ScriptPlanContext): Plan {
 		},
 		tasks: [],
 		diagnostics,
-		projectCommands: projectCommands.filter((c, i) => projectCommands.findIndex((o) => o.what === c.what) === i),
 	};
 }
 

@@ -1,0 +1,96 @@
+import { CrewError, ErrorCode } from "../core/errors.js";
+import type { AgentSpec, RunOptions, TaskSpec } from "../core/types.js";
+
+/** One thing a run can make this machine do beyond what the user's own agent CLIs do. */
+export interface Reachable {
+	/** Who does it: `agent 'tester'`, `the check of step 'fix'`, `workflow script 'triage'`. */
+	readonly what: string;
+	/** What it does: a command line, `permissions: full`, a script's code. */
+	readonly runs: string;
+	/**
+	 * Where it comes from: a resource layer, or `invocation` for the user's own flags and config
+	 * (`--until`, the setup hook, the queue).
+	 */
+	readonly origin: "builtin" | "user" | "project" | "invocation";
+	/** The file that says so; empty for an invocation's. */
+	readonly file: string;
+}
+
+/** An agent whose file crew cannot name is counted as the project's: only the user's own files are exempt. */
+const UNRECORDED = "(its file was not recorded)";
+
+const FULL_PERMISSIONS = "permissions: full (Codex danger-full-access, Claude Code bypassPermissions)";
+
+/**
+ * Everything a run can execute, read from its recorded specs and options: the agent of every
+ * task, every role a planner's expansion or a workflow script may still start, the integrator,
+ * every check, the `--until` command, the setup hook, the queue, and the script itself. Agent
+ * CLIs count only with `permissions: full`; a dry run starts no agent and no check.
+ */
+export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reachable[] {
+	const found: Reachable[] = [];
+	const dry = options.runtime === "dry-run";
+	const agent = (spec: AgentSpec) => {
+		if (!dry) found.push(...agentReach(spec, options.runtime));
+	};
+	for (const task of tasks) {
+		if (task.until) {
+			if (!dry) found.push({ what: "the --until check", runs: task.until.command, origin: "invocation", file: "" });
+			continue;
+		}
+		agent(task.agent);
+		for (const role of Object.values(task.expand?.roles ?? {})) agent(role);
+		if (task.verify?.kind === "command" && !dry) {
+			const source = task.call ? options.script : options.source;
+			found.push({
+				what: `the check of step '${task.stepId}'`,
+				runs: task.verify.command,
+				origin: source?.layer ?? "project",
+				file: source?.file ?? UNRECORDED,
+			});
+		}
+	}
+	const script = options.script;
+	if (script) {
+		found.push({
+			what: "workflow script",
+			runs: "its TypeScript code, run by crew",
+			origin: script.layer,
+			file: script.file,
+		});
+		for (const role of Object.values(script.roles)) agent(role);
+	}
+	if (options.integration?.agent) agent(options.integration.agent);
+	if (options.setup && !dry) {
+		found.push({ what: "the setup hook", runs: options.setup.command, origin: "invocation", file: "" });
+	}
+	if (options.queue) {
+		found.push({ what: "the queue", runs: "attempts run by its crew workers", origin: "invocation", file: "" });
+	}
+	return found.filter(
+		(item, i) => found.findIndex((o) => o.what === item.what && o.runs === item.runs && o.file === item.file) === i,
+	);
+}
+
+function agentReach(agent: AgentSpec, override: string | undefined): Reachable[] {
+	const what = `agent '${agent.name}'`;
+	const origin = agent.source?.layer ?? "project";
+	const file = agent.source?.file ?? UNRECORDED;
+	if ((override ?? agent.runtime) === "command")
+		return agent.command ? [{ what, runs: agent.command, origin, file }] : [];
+	return agent.permissions === "full" ? [{ what, runs: FULL_PERMISSIONS, origin, file }] : [];
+}
+
+/**
+ * Refuses a run that would execute anything from the project's own files, listing all of it with
+ * the files it comes from, unless the user trusts the project.
+ */
+export function checkRunTrusted(root: string, trusted: boolean, reach: readonly Reachable[]): void {
+	const needing = reach.filter((item) => item.origin === "project");
+	if (needing.length === 0 || trusted) return;
+	const listed = needing.map((item) => `  ${item.what} (${item.file}): ${item.runs}`);
+	throw new CrewError(
+		ErrorCode.Untrusted,
+		`${root} is not trusted, so crew runs none of the commands its own files define; this run would run:\n${listed.join("\n")}\nIf you trust them, run \`crew trust\` in this repository and try again`,
+	);
+}
