@@ -268,6 +268,8 @@ export interface RunRecord {
 	readonly lease: LeaseInfo | null;
 	/** How its worktree branches came together; null for a run without worktrees, or before its end. */
 	readonly integration: IntegrationRecord | null;
+	/** When `crew import` added the run: its specs are records of another store, never executed here. */
+	readonly importedAt: string | null;
 }
 
 export interface TaskRecord {

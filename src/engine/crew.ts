@@ -20,6 +20,7 @@ import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
+import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
@@ -74,6 +75,7 @@ export class Crew {
 		this.integration = new IntegrationBranch(project.root, project.crewDir, this.worktrees);
 		this.#options = { ...DEFAULT_ENGINE_OPTIONS, ...engine };
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
+		refuseTrackedStore(project.root, project.dbFile);
 		ensureCrewDir(project);
 		this.#db = openWriter(project.dbFile);
 		this.#store = new RunStore(this.#db, { now: this.#options.now, ...(onEvent ? { onEvent } : {}) });
@@ -157,12 +159,18 @@ export class Crew {
 	}
 
 	/**
-	 * Refuses a run this store may not execute: one that would run the project's own commands in a
+	 * Refuses a run this store may not execute: an imported one, or one that would run the project's own commands in a
 	 * project the user does not trust, as the user trusts it now, not when the run was made.
 	 * Every path that runs a run's tasks checks it first: execute, retry, approve, a background runner.
 	 */
 	checkRunnable(runId: string): void {
 		const run = this.#queries.getRun(checkId("run", runId));
+		if (run.importedAt !== null) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`run ${run.id} was imported (${run.importedAt}): crew never executes what another store recorded; view it with crew status ${run.id}, or plan its goal again with this repository's workflow: crew import --rerun <bundle>`,
+			);
+		}
 		const reach = runReach(this.#queries.taskSpecs(run.id), run.options);
 		checkRunTrusted(this.project.root, this.#trusted(this.project.root), reach);
 	}
@@ -194,6 +202,7 @@ export class Crew {
 	 * cancelled, and runs them. Its own dependencies must have completed.
 	 */
 	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
+		this.checkRunnable(runId);
 		const run = this.#queries.getRun(checkId("run", runId));
 		if (run.lease !== null) {
 			const live = isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
@@ -318,7 +327,7 @@ export class Crew {
 
 	/** Adds the run of a bundle to this store, after checking all of it; see `importRun`. */
 	importRun(bundle: unknown): { runId: string; files: number } {
-		return importRun(new RunArchive(this.#db), this.files, bundle);
+		return importRun(new RunArchive(this.#db), this.files, bundle, new Date(this.#options.now()).toISOString());
 	}
 
 	/**

@@ -40,6 +40,31 @@ function sha256(bytes: Buffer): string {
 	return createHash("sha256").update(bytes).digest("hex");
 }
 
+/** A bundle as read, once its shape is right. */
+function readBundle(input: unknown): z.infer<typeof Bundle> {
+	const parsed = Bundle.safeParse(input);
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`not a crew run bundle: ${issue?.path.join(".") || "the document"}: ${issue?.message ?? "invalid"}`,
+		);
+	}
+	return parsed.data;
+}
+
+/**
+ * What a bundle's run was asked to do: its goal, workflow and team by name, to plan again with
+ * this repository's own resources. Nothing else of the bundle is used.
+ */
+export function bundleGoal(input: unknown): { goal: string; workflow: string; team: string | null } {
+	const run = readBundle(input).rows.runs[0];
+	if (!run || typeof run.goal !== "string" || typeof run.workflow !== "string") {
+		throw new CrewError(ErrorCode.InvalidInput, "the bundle holds no run with a goal and a workflow");
+	}
+	return { goal: run.goal, workflow: run.workflow, team: typeof run.team === "string" ? run.team : null };
+}
+
 /** An ended run as a bundle: its rows as stored, and its indexed files with their hashes. */
 export function exportRun(archive: RunArchive, files: ArtifactFiles, runId: string): RunBundle {
 	const run = archive.rows(runId);
@@ -56,21 +81,20 @@ export function exportRun(archive: RunArchive, files: ArtifactFiles, runId: stri
 }
 
 /**
+ * Records a bundle's run as imported at `importedAt`: a record to view, export and forget, whose
+ * specs this store never executes (see `Crew.checkRunnable`).
  * Checks a bundle through and through before anything is written: its shape, the run id, that
  * every row belongs to that run, that the run has ended, every file name (no way out of the run's
  * folder) and every file's hash. Then records the run and writes its files; if the files cannot be
  * written, the run is taken out again.
  */
-export function importRun(archive: RunArchive, files: ArtifactFiles, input: unknown): { runId: string; files: number } {
-	const parsed = Bundle.safeParse(input);
-	if (!parsed.success) {
-		const issue = parsed.error.issues[0];
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`not a crew run bundle: ${issue?.path.join(".") || "the document"}: ${issue?.message ?? "invalid"}`,
-		);
-	}
-	const bundle = parsed.data;
+export function importRun(
+	archive: RunArchive,
+	files: ArtifactFiles,
+	input: unknown,
+	importedAt: string,
+): { runId: string; files: number } {
+	const bundle = readBundle(input);
 	const runId = checkId("run", bundle.runId);
 	const run = bundle.rows.runs;
 	if (run.length !== 1)
@@ -95,7 +119,11 @@ export function importRun(archive: RunArchive, files: ArtifactFiles, input: unkn
 	});
 	const cleared = {
 		...bundle.rows,
-		runs: run.map((r) => ({ ...r, ...Object.fromEntries(RUNNER_COLUMNS.map((c) => [c, null])) })),
+		runs: run.map((r) => ({
+			...r,
+			...Object.fromEntries(RUNNER_COLUMNS.map((c) => [c, null])),
+			imported_at: importedAt,
+		})),
 	};
 	archive.insert(runId, cleared);
 	try {

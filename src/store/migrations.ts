@@ -131,4 +131,9 @@ WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
 		name: "whether a task's usage is a lower bound",
 		sql: "ALTER TABLE tasks ADD COLUMN usage_partial INTEGER NOT NULL DEFAULT 0;",
 	},
+	{
+		version: 8,
+		name: "runs added by crew import, which this store never executes",
+		sql: "ALTER TABLE runs ADD COLUMN imported_at TEXT;",
+	},
 ];

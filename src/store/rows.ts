@@ -28,6 +28,7 @@ export interface RunRow {
 	lease_start: string | null;
 	lease_heartbeat: number | null;
 	integration: string | null;
+	imported_at: string | null;
 }
 
 export interface TaskRow {
@@ -100,6 +101,7 @@ export function toRun(row: RunRow): RunRecord {
 						heartbeatAt: row.lease_heartbeat ?? 0,
 					},
 		integration: row.integration ? (JSON.parse(row.integration) as IntegrationRecord) : null,
+		importedAt: row.imported_at ?? null,
 	};
 }
 

@@ -5,6 +5,7 @@ import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { Crew } from "../../engine/crew.js";
+import { bundleGoal } from "../../engine/run-bundle.js";
 import { Exit } from "./exit-codes.js";
 
 /** Largest bundle `crew import` reads, in bytes. */
@@ -47,7 +48,19 @@ export async function exportCommand(runId: string, options: { output?: string })
 	});
 }
 
-export async function importCommand(file: string): Promise<number> {
+export interface ImportFlags {
+	/** Plan the bundle's goal again with this repository's workflow and team, as a new run; import nothing. */
+	readonly rerun?: boolean;
+	readonly detach?: boolean;
+	readonly json?: boolean;
+}
+
+/**
+ * Adds a bundle's run to this store as a record, never to be executed here; or, with `--rerun`,
+ * runs its goal again as `crew run` would, with this repository's own workflow and team of the
+ * names the bundle gives, under this repository's trust.
+ */
+export async function importCommand(file: string, flags: ImportFlags = {}): Promise<number> {
 	const path = resolve(file);
 	let bundle: unknown;
 	try {
@@ -56,6 +69,16 @@ export async function importCommand(file: string): Promise<number> {
 		bundle = JSON.parse(readFileSync(path, "utf8"));
 	} catch (error) {
 		throw new CrewError(ErrorCode.InvalidInput, `cannot import ${path}: ${errorMessage(error)}`);
+	}
+	if (flags.rerun) {
+		const { goal, workflow, team } = bundleGoal(bundle);
+		const { runCommand } = await import("./run-commands.js");
+		return runCommand(goal, {
+			workflow,
+			...(team !== null ? { team } : {}),
+			...(flags.detach ? { detach: true } : {}),
+			...(flags.json ? { json: true } : {}),
+		});
 	}
 	return withCrew(async (crew) => {
 		const { runId, files } = crew.importRun(bundle);

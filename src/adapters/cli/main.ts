@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
@@ -202,9 +203,14 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("import")
-		.description("add the run of a bundle made by crew export to this repository's store")
+		.description(
+			"add the run of a bundle made by crew export to this repository's store, to view (it is never run here)",
+		)
 		.argument("<bundle>")
-		.action(async (file: string) => exit((await archives()).importCommand(file)));
+		.option("--rerun", "instead, run the bundle's goal again with this repository's workflow and team")
+		.option("-d, --detach", "with --rerun: run in the background")
+		.option("--json", "with --rerun: print the outcome as JSON")
+		.action(async (file: string, options: ImportFlags) => exit((await archives()).importCommand(file, options)));
 
 	cli
 		.command("forget")

@@ -1,0 +1,22 @@
+import { execFileSync } from "node:child_process";
+import { relative } from "node:path";
+import { CrewError, ErrorCode } from "../core/errors.js";
+
+/**
+ * Refuses a store that git tracks in `root`: one that came with the repository holds another's
+ * records (runs, specs, command lines), and crew only writes to and runs from a store it made
+ * here. Reading it (status, events, results) stays possible, as reading runs nothing.
+ */
+export function refuseTrackedStore(root: string, dbFile: string): void {
+	const path = relative(root, dbFile);
+	try {
+		execFileSync("git", ["ls-files", "--error-unmatch", "--", path], { cwd: root, stdio: "ignore" });
+	} catch {
+		// Not tracked: git says so with a failure, as it does outside a repository or without git.
+		return;
+	}
+	throw new CrewError(
+		ErrorCode.Conflict,
+		`${path} is tracked by git, so it came with the repository, not from crew here: crew does not write to or run from it. Remove it from git (git rm --cached ${path}) and move it away, then run crew again`,
+	);
+}
