@@ -19,6 +19,7 @@ import { RunArchive } from "../store/run-archive.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
+import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
@@ -78,6 +79,7 @@ export class Crew {
 		refuseTrackedStore(project.root, project.dbFile);
 		ensureCrewDir(project);
 		this.#db = openWriter(project.dbFile);
+		claimStore(this.#db, project.root, new Date(this.#options.now()).toISOString());
 		this.#store = new RunStore(this.#db, { now: this.#options.now, ...(onEvent ? { onEvent } : {}) });
 		this.files = new ArtifactFiles(project.runsDir, { now: this.#options.now });
 	}
@@ -159,7 +161,7 @@ export class Crew {
 	}
 
 	/**
-	 * Refuses a run this store may not execute: an imported one, or one that would run the project's own commands in a
+	 * Refuses a run this store may not execute: one it did not make here (see `claimStore`), or one that would run the project's own commands in a
 	 * project the user does not trust, as the user trusts it now, not when the run was made.
 	 * Every path that runs a run's tasks checks it first: execute, retry, approve, a background runner.
 	 */
@@ -168,7 +170,7 @@ export class Crew {
 		if (run.importedAt !== null) {
 			throw new CrewError(
 				ErrorCode.Conflict,
-				`run ${run.id} was imported (${run.importedAt}): crew never executes what another store recorded; view it with crew status ${run.id}, or plan its goal again with this repository's workflow: crew import --rerun <bundle>`,
+				`run ${run.id} was not made by this store here (it was imported, or its store was copied from elsewhere; since ${run.importedAt}): crew never executes what another store recorded; view it with crew status ${run.id}, or plan its goal again with this repository's workflow: crew import --rerun <bundle>`,
 			);
 		}
 		const reach = runReach(this.#queries.taskSpecs(run.id), run.options);

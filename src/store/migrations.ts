@@ -133,7 +133,9 @@ WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
 	},
 	{
 		version: 8,
-		name: "runs added by crew import, which this store never executes",
-		sql: "ALTER TABLE runs ADD COLUMN imported_at TEXT;",
+		name: "runs this store did not make here (imported, or in a store copied from elsewhere), and where it was made",
+		sql: `
+ALTER TABLE runs ADD COLUMN imported_at TEXT;
+CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`,
 	},
 ];

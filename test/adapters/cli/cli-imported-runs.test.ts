@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import type { RunBundle } from "../../../src/engine/run-bundle.js";
@@ -38,7 +38,7 @@ test("an imported run whose specs carry a command never runs it: resume, retry a
 	const refused = async (target: TestRepo, args: string[]) => {
 		const result = await crew(target.dir, args);
 		expect(result.code, args.join(" ")).not.toBe(0);
-		expect(result.stderr, args.join(" ")).toContain(`run ${runId} was imported`);
+		expect(result.stderr, args.join(" ")).toContain(`run ${runId} was not made by this store here`);
 		expect(result.stderr).toContain("crew import --rerun");
 	};
 
@@ -104,4 +104,28 @@ test("a crew.db tracked by git is refused, naming the file; reading its runs sti
 	expect(refused.stderr).toContain(".crew/crew.db is tracked by git");
 	expect(repo.starts().length).toBe(1);
 	expect((await crew(repo.dir, ["status", runId])).code).toBe(0);
+});
+
+test("a store copied from another repository keeps its runs as records: they are never executed here", async () => {
+	const source = new TestRepo();
+	source.writeFile(".crew/agents/worker.md", "---\nname: worker\nruntime: command\ncommand: exit 1\n---\n");
+	source.workflow("once", [{ id: "go", extra: { retries: "0" } }]);
+	const run = await crew(source.dir, ["run", "g", "--workflow", "once", "--json"]);
+	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+
+	const target = new TestRepo();
+	target.writeFile(".crew/agents/worker.md", "---\nname: worker\nruntime: command\ncommand: touch local-ran\n---\n");
+	target.workflow("once", [{ id: "go" }]);
+	cpSync(join(source.dir, ".crew", "crew.db"), join(target.dir, ".crew", "crew.db"));
+	const resumed = await crew(target.dir, ["resume", runId]);
+	expect(resumed.code).not.toBe(0);
+	expect(resumed.stderr).toContain(`run ${runId} was not made by this store here`);
+	expect((await crew(target.dir, ["status", runId])).code).toBe(0);
+	// The store itself goes on here: a new run runs.
+	expect((await crew(target.dir, ["run", "g", "--workflow", "once"])).code).toBe(0);
+	expect(target.exists("local-ran")).toBe(true);
+
+	// In the repository that made it, its run is still its own.
+	const retried = await crew(source.dir, ["retry", runId, "go"]);
+	expect(retried.stderr).not.toContain("was not made by this store here");
 });
