@@ -42,6 +42,11 @@ export interface AgentCli {
 	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
 	 */
 	stdin?(request: TaskRequest): string;
+	/**
+	 * The variables of `env` the CLI reads for its configuration and to reach the request's model:
+	 * names, or prefixes ending in `*`. No other provider's keys reach it.
+	 */
+	credentials(request: TaskRequest, env: NodeJS.ProcessEnv): string[];
 	stream(): AgentStream;
 }
 
@@ -83,6 +88,7 @@ export class AgentRuntime implements WorkerRuntime {
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
 		signal.throwIfAborted();
 		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand();
+		const source = this.#options.env ?? process.env;
 		mkdirSync(request.artifactDir, { recursive: true });
 		const base = `attempt-${request.attempt}`;
 		const names = { log: `${base}.stderr.log`, transcript: `${base}.transcript.jsonl`, system: `${base}.system.md` };
@@ -127,7 +133,7 @@ export class AgentRuntime implements WorkerRuntime {
 				file: file as string,
 				args,
 				cwd: request.cwd,
-				env: agentEnvironment(this.#options.env ?? process.env, crewVariables(request)),
+				env: agentEnvironment(source, crewVariables(request), this.#cli.credentials(request, source)),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,

@@ -1,6 +1,7 @@
 import { allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { ClaudeStream } from "./claude-stream.js";
+import { claudeCredentials } from "./credentials.js";
 
 /** pi-crew's tool names as Claude Code calls them; names already in Claude's spelling pass as they are. */
 const CLAUDE_TOOLS: Readonly<Record<string, string>> = {
@@ -46,5 +47,6 @@ export const claudeCli: AgentCli = {
 		return args;
 	},
 	stdin: (request) => request.prompt,
+	credentials: () => claudeCredentials(),
 	stream: () => new ClaudeStream(),
 };

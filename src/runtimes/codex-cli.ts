@@ -1,5 +1,6 @@
 import type { AgentCli } from "./agent-runtime.js";
 import { CodexStream } from "./codex-stream.js";
+import { codexCredentials } from "./credentials.js";
 
 /** crew's permission levels as Codex sandbox modes: `workspace` writes in the task's workspace only. */
 const SANDBOX: Readonly<Record<string, string>> = {
@@ -29,5 +30,6 @@ export const codexCli: AgentCli = {
 		return args;
 	},
 	stdin: (request) => request.prompt,
+	credentials: (_request, env) => codexCredentials(env),
 	stream: () => new CodexStream(),
 };

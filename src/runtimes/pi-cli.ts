@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
+import { piCredentials } from "./credentials.js";
 import { PiStream } from "./pi-stream.js";
 
 /** The pi that crew depends on: `node <its cli.js>`. */
@@ -48,5 +49,6 @@ export const piCli: AgentCli = {
 		args.push(asArgument(request.prompt) ? request.prompt : `@${request.promptFile}`);
 		return args;
 	},
+	credentials: (request, env) => piCredentials(request.agent.model, env),
 	stream: () => new PiStream(),
 };

@@ -71,7 +71,11 @@ const writeNamedFile: Script = actThenReport((request) => {
 }, "the file is written");
 
 describe.each(CLIS)("$name as crew's worker", (cli) => {
-	async function setup(script: Script, agentFields: (scripted: { fallbackModel: string }) => string = () => "") {
+	async function setup(
+		script: Script,
+		agentFields: (scripted: { fallbackModel: string }) => string = () => "",
+		env: Readonly<Record<string, string>> = {},
+	) {
 		const server = await ScriptedModelServer.start(script);
 		servers.push(server);
 		const repo = new TestRepo();
@@ -81,7 +85,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			`---\nname: scribe\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields(scripted)}---\nYou write files when asked.\n`,
 		);
 		const options = {
-			env: { PATH: process.env.PATH, ...scripted.env },
+			env: { PATH: process.env.PATH, ...env, ...scripted.env },
 			...(cli.command ? { command: cli.command } : {}),
 		};
 		const crew = new Crew({
@@ -92,6 +96,33 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		});
 		return { server, repo, crew, scripted };
 	}
+
+	test("sees only its own provider's keys: others planted in crew's environment do not reach it", async () => {
+		const planted = {
+			ANTHROPIC_API_KEY: "planted-anthropic",
+			OPENAI_API_KEY: "planted-openai",
+			GEMINI_API_KEY: "planted-gemini",
+		};
+		const { server, repo, crew } = await setup(
+			actThenReport(() => ({ kind: "shell", command: "printenv ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY" })),
+			() => "",
+			planted,
+		);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "show the keys" }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			const shown = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+			// Each CLI's own key comes from its scripted setup; pi's scripted provider names no variable.
+			const own: readonly string[] = { pi: [], claude: ["scripted-key"], codex: ["planted-openai"] }[cli.name];
+			for (const value of own) expect(shown).toContain(value);
+			const foreign = ["planted-anthropic", "planted-openai", "planted-gemini"].filter((v) => !own.includes(v));
+			for (const value of foreign) expect(shown).not.toContain(value);
+			expect(shown).not.toContain("planted-gemini");
+		} finally {
+			crew.close();
+		}
+	});
 
 	test("writes files through its own tools; crew records usage, transcripts and the run status", async () => {
 		const { server, repo, crew, scripted } = await setup(writeNamedFile);

@@ -1,5 +1,9 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, test } from "vitest";
 import { agentEnvironment } from "../../src/runtimes/agent-environment.js";
+import { claudeCredentials, codexCredentials, piCredentials } from "../../src/runtimes/credentials.js";
 
 const source = {
 	PATH: "/bin",
@@ -9,6 +13,7 @@ const source = {
 	CLAUDE_CODE_MAX_RETRIES: "0",
 	CODEX_HOME: "/c",
 	OPENAI_BASE_URL: "http://x",
+	OPENAI_API_KEY: "o",
 	PI_CODING_AGENT_DIR: "/p",
 	GEMINI_API_KEY: "g",
 	IS_SANDBOX: "1",
@@ -17,28 +22,66 @@ const source = {
 	HTTPS_PROXY: "http://proxy",
 	MY_TOOL_TOKEN: "t",
 	MY_TOOLBOX: "b",
+	SOME_OTHER_API_KEY: "x",
 };
 
-test("an agent sees the base allowlist and the CLIs' own variables, nothing else", () => {
-	expect(Object.keys(agentEnvironment(source, { CREW_RUN_ID: "r" })).sort()).toEqual([
-		"ANTHROPIC_API_KEY",
-		"CLAUDE_CODE_MAX_RETRIES",
-		"CODEX_HOME",
-		"CREW_RUN_ID",
-		"GEMINI_API_KEY",
-		"HOME",
-		"IS_SANDBOX",
-		"LC_ALL",
-		"OPENAI_BASE_URL",
-		"PATH",
-		"PI_CODING_AGENT_DIR",
-	]);
+const names = (env: Record<string, string>) => Object.keys(env).sort();
+const BASE = ["HOME", "IS_SANDBOX", "LC_ALL", "PATH"];
+
+test("each agent CLI sees the base allowlist, its own variables and its provider's keys, nothing else", () => {
+	const pi = agentEnvironment(source, { CREW_RUN_ID: "r" }, piCredentials("anthropic/claude-sonnet-4-5", source));
+	expect(names(pi)).toEqual([...BASE, "ANTHROPIC_API_KEY", "CREW_RUN_ID", "PI_CODING_AGENT_DIR"].sort());
+	const gemini = agentEnvironment(source, {}, piCredentials("google/gemini-2.5-pro", source));
+	expect(names(gemini)).toEqual([...BASE, "GEMINI_API_KEY", "PI_CODING_AGENT_DIR"].sort());
+	const claude = agentEnvironment(source, {}, claudeCredentials());
+	expect(names(claude)).toEqual([...BASE, "ANTHROPIC_API_KEY", "CLAUDE_CODE_MAX_RETRIES"].sort());
+	const codex = agentEnvironment(source, {}, codexCredentials(source));
+	expect(names(codex)).toEqual([...BASE, "CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL"].sort());
+	// A pi with no model picks one from its own settings: every known provider's keys, no others.
+	const anyModel = agentEnvironment(source, {}, piCredentials(undefined, source));
+	expect(names(anyModel)).toEqual(
+		[
+			...BASE,
+			"ANTHROPIC_API_KEY",
+			"AWS_SECRET_ACCESS_KEY",
+			"GEMINI_API_KEY",
+			"OPENAI_API_KEY",
+			"OPENAI_BASE_URL",
+			"PI_CODING_AGENT_DIR",
+		].sort(),
+	);
+});
+
+test("the variables a CLI's own config names for a custom provider pass to it", () => {
+	const dir = mkdtempSync(join(tmpdir(), "crew-credentials-"));
+	mkdirSync(join(dir, "pi"));
+	writeFileSync(
+		join(dir, "pi", "models.json"),
+		JSON.stringify({
+			providers: { mine: { apiKey: "MINE_KEY" }, theirs: { apiKey: "THEIRS_KEY" }, plain: { apiKey: "sk-literal" } },
+		}),
+	);
+	mkdirSync(join(dir, "codex"));
+	writeFileSync(join(dir, "codex", "config.toml"), '[model_providers.local]\nenv_key = "LOCAL_KEY"\n');
+	const env = {
+		...source,
+		PI_CODING_AGENT_DIR: join(dir, "pi"),
+		CODEX_HOME: join(dir, "codex"),
+		MINE_KEY: "m",
+		THEIRS_KEY: "t",
+		LOCAL_KEY: "l",
+	};
+	expect(names(agentEnvironment(env, {}, piCredentials("mine/model-1", env)))).toContain("MINE_KEY");
+	expect(names(agentEnvironment(env, {}, piCredentials("mine/model-1", env)))).not.toContain("THEIRS_KEY");
+	expect(names(agentEnvironment(env, {}, codexCredentials(env)))).toContain("LOCAL_KEY");
+	expect(names(agentEnvironment(env, {}, claudeCredentials()))).not.toContain("LOCAL_KEY");
 });
 
 test("CREW_PASS_ENV adds names and prefixes; crew's own variables win", () => {
 	const env = agentEnvironment(
 		{ ...source, CREW_PASS_ENV: " HTTPS_PROXY , MY_TOOL_*,,", PATH: "/bin" },
 		{ PATH: "/x" },
+		claudeCredentials(),
 	);
 	expect(env.HTTPS_PROXY).toBe("http://proxy");
 	expect(env.MY_TOOL_TOKEN).toBe("t");

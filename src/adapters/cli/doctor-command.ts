@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { findProject } from "../../config/project.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
+import { claudeCredentials, codexCredentials, piCredentials } from "../../runtimes/credentials.js";
 import { bundledPi } from "../../runtimes/pi-cli.js";
 import { Exit } from "./exit-codes.js";
 
@@ -24,12 +25,23 @@ function version(file: string, args: readonly string[]): Promise<{ ok: boolean; 
 	});
 }
 
-/** Names of the variables agent CLIs would see for their configuration and credentials; never values. */
-function credentialNames(): string[] {
+/**
+ * Names of the variables each agent CLI would see for its configuration and credentials (pi with no
+ * model of its own: a model narrows it to its provider's); never values.
+ */
+function credentialNames(): { runtime: string; names: string[] }[] {
 	const base = new Set(["PATH", "HOME", "USER", "SHELL", "TMPDIR", "TERM", "LANG"]);
-	return Object.keys(agentEnvironment(process.env, {}))
-		.filter((key) => !base.has(key) && !key.startsWith("LC_"))
-		.sort();
+	const rules = [
+		{ runtime: "pi", credentials: piCredentials(undefined, process.env) },
+		{ runtime: "claude", credentials: claudeCredentials() },
+		{ runtime: "codex", credentials: codexCredentials(process.env) },
+	];
+	return rules.map(({ runtime, credentials }) => ({
+		runtime,
+		names: Object.keys(agentEnvironment(process.env, {}, credentials))
+			.filter((key) => !base.has(key) && !key.startsWith("LC_"))
+			.sort(),
+	}));
 }
 
 function storeCheck(): Check {
@@ -70,8 +82,10 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });
-	const names = credentialNames();
-	checks.push({ name: "credentials", ok: true, detail: names.length > 0 ? names.join(", ") : "none visible" });
+	for (const { runtime, names } of credentialNames()) {
+		const detail = names.length > 0 ? names.join(", ") : "none visible";
+		checks.push({ name: `credentials for ${runtime}`, ok: true, detail });
+	}
 	checks.push(storeCheck());
 	if (options.json) process.stdout.write(`${JSON.stringify({ checks })}\n`);
 	else for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "--  "}${c.name}: ${c.detail}\n`);

@@ -22,12 +22,17 @@ test("doctor reports pi's version, credential names without values, and the stor
 		PATH: process.env.PATH,
 		HOME: repo.dir,
 		OPENAI_API_KEY: "sk-secret-value",
+		ANTHROPIC_API_KEY: "sk-ant-secret-value",
+		DATABASE_URL: "postgres://secret",
 	});
 	expect(code).toBe(0);
 	const byName = new Map(checks.map((c) => [c.name, c]));
 	expect(byName.get("runtime pi (default)")).toEqual({ name: "runtime pi (default)", ok: true, detail: "0.73.1" });
-	expect(byName.get("credentials")?.detail).toBe("OPENAI_API_KEY");
-	expect(JSON.stringify(checks)).not.toContain("sk-secret-value");
+	// Each runtime is shown what it would get: pi with no model of its own, every provider's keys.
+	expect(byName.get("credentials for pi")?.detail).toBe("ANTHROPIC_API_KEY, OPENAI_API_KEY");
+	expect(byName.get("credentials for claude")?.detail).toBe("ANTHROPIC_API_KEY");
+	expect(byName.get("credentials for codex")?.detail).toBe("OPENAI_API_KEY");
+	expect(JSON.stringify(checks)).not.toMatch(/secret/);
 	expect(byName.get("store")).toMatchObject({ ok: true, detail: expect.stringMatching(/crew\.db: not created yet$/) });
 });
 

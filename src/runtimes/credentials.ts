@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The variables each model provider's keys and settings are read from, as pi documents them
+ * (its providers guide), by pi's provider name: names, or prefixes ending in `*`.
+ */
+const PROVIDER_VARIABLES: Readonly<Record<string, readonly string[]>> = {
+	anthropic: ["ANTHROPIC_*"],
+	openai: ["OPENAI_*"],
+	"azure-openai-responses": ["AZURE_OPENAI_*"],
+	google: ["GEMINI_*", "GOOGLE_API_KEY"],
+	"google-vertex": ["GOOGLE_CLOUD_*", "GOOGLE_APPLICATION_CREDENTIALS"],
+	"amazon-bedrock": ["AWS_*"],
+	deepseek: ["DEEPSEEK_*"],
+	mistral: ["MISTRAL_*"],
+	groq: ["GROQ_*"],
+	cerebras: ["CEREBRAS_*"],
+	"cloudflare-ai-gateway": ["CLOUDFLARE_*"],
+	"cloudflare-workers-ai": ["CLOUDFLARE_*"],
+	xai: ["XAI_*"],
+	openrouter: ["OPENROUTER_*"],
+	"vercel-ai-gateway": ["AI_GATEWAY_*"],
+	zai: ["ZAI_*"],
+	opencode: ["OPENCODE_*"],
+	"opencode-go": ["OPENCODE_*"],
+	fireworks: ["FIREWORKS_*"],
+	"kimi-coding": ["KIMI_*"],
+	minimax: ["MINIMAX_API_KEY"],
+	"minimax-cn": ["MINIMAX_CN_*"],
+	xiaomi: ["XIAOMI_API_KEY"],
+	"xiaomi-token-plan-cn": ["XIAOMI_TOKEN_PLAN_CN_*"],
+	"xiaomi-token-plan-ams": ["XIAOMI_TOKEN_PLAN_AMS_*"],
+	"xiaomi-token-plan-sgp": ["XIAOMI_TOKEN_PLAN_SGP_*"],
+};
+
+/** A variable's name as a CLI's config may give it, rather than a key written out. */
+const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * What pi needs to reach the model it runs: its own variables, and the variables of the model's
+ * provider (`provider/id`). Without a model pi picks one from its own settings, so every provider's
+ * variables pass. A custom provider in pi's `models.json` whose `apiKey` names a variable gets it.
+ */
+export function piCredentials(model: string | undefined, env: NodeJS.ProcessEnv): string[] {
+	const provider = model?.includes("/") ? model.slice(0, model.indexOf("/")) : undefined;
+	const known = provider ? (PROVIDER_VARIABLES[provider] ?? []) : Object.values(PROVIDER_VARIABLES).flat();
+	return ["PI_*", ...known, ...piCustomKeys(provider, env)];
+}
+
+/** Variables named by pi's custom providers (`models.json`): of `provider`, or of all of them. */
+function piCustomKeys(provider: string | undefined, env: NodeJS.ProcessEnv): string[] {
+	const dir = env.PI_CODING_AGENT_DIR || (env.HOME ? join(env.HOME, ".pi", "agent") : undefined);
+	const file = dir ? join(dir, "models.json") : undefined;
+	if (!file || !existsSync(file)) return [];
+	let providers: Record<string, { apiKey?: unknown }>;
+	try {
+		providers = (JSON.parse(readFileSync(file, "utf8")) as { providers?: typeof providers }).providers ?? {};
+	} catch {
+		// A models.json pi cannot read either: pi reports it; no variable is named by it.
+		return [];
+	}
+	return Object.entries(providers)
+		.filter(([name]) => provider === undefined || name === provider)
+		.map(([, p]) => p.apiKey)
+		.filter((key): key is string => typeof key === "string" && VARIABLE_NAME.test(key));
+}
+
+/** Claude Code reads Anthropic's variables and its own. */
+export function claudeCredentials(): string[] {
+	return ["ANTHROPIC_*", "CLAUDE_*"];
+}
+
+/**
+ * Codex reads OpenAI's variables and its own, and the variables its configured model providers
+ * name (`env_key` in `$CODEX_HOME/config.toml`, default `~/.codex/config.toml`).
+ */
+export function codexCredentials(env: NodeJS.ProcessEnv): string[] {
+	const home = env.CODEX_HOME || (env.HOME ? join(env.HOME, ".codex") : undefined);
+	const file = home ? join(home, "config.toml") : undefined;
+	const named =
+		file && existsSync(file)
+			? [...readFileSync(file, "utf8").matchAll(/^\s*env_key\s*=\s*"([A-Z][A-Z0-9_]*)"/gm)].map((m) => m[1] as string)
+			: [];
+	return ["OPENAI_*", "CODEX_*", ...named];
+}
