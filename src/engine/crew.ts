@@ -254,8 +254,6 @@ export class Crew {
 			}
 			const lost = leftovers.filter((a) => !adopted.includes(a));
 			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number, "its runner was lost");
-			// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
-			if (!remote) await this.runtimes.reapRun(run.id);
 			this.#store.loseAttempts(
 				lease,
 				lost.map((a) => ({ id: a.id, taskId: a.taskId })),
@@ -440,7 +438,6 @@ export class Crew {
 		const live = this.#queries.liveAttempts(runId);
 		for (const attempt of live) if (attempt.process) await this.runtimes.reap(attempt.process);
 		if (run.options.queue) reason += await this.#cancelRemote(run, live, reason);
-		else await this.runtimes.reapRun(runId);
 		const open: readonly TaskStatus[] = [
 			TaskStatus.Queued,
 			TaskStatus.Running,

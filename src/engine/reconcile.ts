@@ -11,7 +11,10 @@ import type { Worktrees } from "../workspace/worktrees.js";
 export interface ReconcileReport {
 	/** Runs recorded as running (or waiting) whose runner is gone. */
 	readonly orphanedRuns: readonly { runId: string; status: string; runner: string; fixed: boolean }[];
-	/** Process groups working for a run of this store that has no live runner. */
+	/**
+	 * Process groups whose processes carry the id of a run of this store that has no live runner
+	 * (`CREW_RUN_ID`); reported only: an environment variable does not prove crew started them.
+	 */
 	readonly orphanedProcesses: readonly { runId: string; pgid: number; runStatus: string; fixed: boolean }[];
 	/** Task worktrees of runs that have ended, or that the store does not know. */
 	readonly leftoverWorktrees: readonly { runId: string; taskId: string; path: string; dirty: boolean; why: string }[];
@@ -40,8 +43,8 @@ function orphaned(run: RunRecord, now: number, staleAfterMs: number): boolean {
 
 /**
  * Checks that runs, their runners' leases, worker processes, worktrees and branches agree. With
- * `fix`, a run whose runner is gone gets its workers ended and is marked interrupted (its running
- * tasks too), and workers of ended runs are ended; nothing finished, no worktree and no branch is
+ * `fix`, a run whose runner is gone gets its workers ended (those provably crew's: see
+ * `provenGroup`) and is marked interrupted (its running tasks too); nothing finished, no worktree and no branch is
  * touched, so `crew resume` carries on from there and all work is kept.
  */
 export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<ReconcileReport> {
@@ -55,7 +58,6 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 		let fixed = false;
 		if (fix) {
 			for (const attempt of queries.liveAttempts(run.id)) if (attempt.process) await runtimes.reap(attempt.process);
-			await runtimes.reapRun(run.id);
 			const changes = queries
 				.listTasks(run.id)
 				.filter((t) => t.status === TaskStatus.Running)
@@ -91,10 +93,9 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 		const current = queries.findRun(runId) ?? run;
 		const runnerAlive = current.lease !== null && isLeaseHolderAlive(current.lease, deps.now(), deps.staleAfterMs);
 		if (runnerAlive && !isTerminalRun(current.status)) continue;
-		for (const pgid of groups) {
-			if (fix) await runtimes.endGroup(pgid);
-			orphanedProcesses.push({ runId, pgid, runStatus: current.status, fixed: fix });
-		}
+		// Found by the run id in their environment alone, which proves nothing about who started
+		// them: reported for a person to look at, never signalled.
+		for (const pgid of groups) orphanedProcesses.push({ runId, pgid, runStatus: current.status, fixed: false });
 	}
 
 	const notes: string[] = [];

@@ -5,7 +5,7 @@ import { redact, redactDeep } from "../core/redact.js";
 import type { Usage } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
-import { attemptMarks, crewVariables } from "./command-runtime.js";
+import { crewVariables } from "./command-runtime.js";
 import { JsonLines } from "./json-lines.js";
 import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
@@ -136,7 +136,6 @@ export class AgentRuntime implements WorkerRuntime {
 				signal,
 				onEvent,
 				onStdout: (chunk) => lines.push(chunk),
-				marks: attemptMarks(request),
 			});
 		} finally {
 			lines.end();

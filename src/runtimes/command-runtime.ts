@@ -69,7 +69,6 @@ export class CommandRuntime implements WorkerRuntime {
 				stdout.push(chunk);
 				output.push(chunk);
 			},
-			marks: attemptMarks(request),
 		});
 		output.end();
 		if (end.spawnError) {
@@ -98,11 +97,6 @@ export function crewVariables(request: TaskRequest): Record<string, string> {
 		CREW_PROMPT_FILE: request.promptFile,
 		CREW_WORKSPACE: request.cwd,
 	};
-}
-
-/** The variables that tell one attempt's processes from every other's. */
-export function attemptMarks(request: TaskRequest): Record<string, string> {
-	return { CREW_RUN_ID: request.runId, CREW_TASK_ID: request.taskId, CREW_ATTEMPT: String(request.attempt) };
 }
 
 function failed(

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ProcessHandle } from "../core/types.js";
-import { processStartTime } from "../store/process-identity.js";
+import { processStartTime, processStat } from "../store/process-identity.js";
 
 /**
  * Whether any live process of group `pgid` is still there. Exited processes waiting to be reaped
@@ -38,7 +38,17 @@ function hasLiveMember(pgid: number): boolean {
 	return false;
 }
 
+/**
+ * Whether crew may send anything to group `pgid` at all: never to pid or group 1 or below (`kill(-1)`
+ * reaches every process the user may signal) nor to crew's own group.
+ */
+export function signallable(pgid: number): boolean {
+	const own = ownGroup();
+	return Number.isSafeInteger(pgid) && pgid > 1 && own !== null && pgid !== own;
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+	if (!signallable(pgid)) return;
 	try {
 		process.kill(-pgid, signal);
 	} catch (error) {
@@ -61,7 +71,7 @@ async function groupGone(pgid: number, ms: number): Promise<boolean> {
  * that stayed in the group go with it.
  */
 export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-	if (!groupExists(pgid)) return;
+	if (!signallable(pgid) || !groupExists(pgid)) return;
 	signalGroup(pgid, "SIGTERM");
 	if (await groupGone(pgid, graceMs)) return;
 	signalGroup(pgid, "SIGKILL");
@@ -69,18 +79,24 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<voi
 }
 
 /**
- * Ends the group of a worker left by a runner that died, but only when its leader is the very
- * process recorded (same start time), so a reused pid is never hit. Returns whether it signalled.
+ * Whether the group an attempt record names is provably the one crew started: its leader (crew
+ * starts every worker as the leader of a group of its own, so pgid = pid) runs now, in that
+ * group, with the very start time recorded at spawn. A record, however it came into the store
+ * (an import, a planted row), proves nothing on its own: a group whose leader is gone, a record
+ * without a start time, or one where the start time cannot be read, is never signalled.
+ */
+export function provenGroup(handle: ProcessHandle): boolean {
+	if (handle.pid !== handle.pgid || !signallable(handle.pgid) || handle.startTime === null) return false;
+	const leader = processStat(handle.pid);
+	return leader !== null && leader.pgid === handle.pgid && leader.startTime === handle.startTime;
+}
+
+/**
+ * Ends the group of a worker left by a runner that died, only when `provenGroup` holds, so a
+ * reused pid or a record crew did not write is never hit. Returns whether it signalled.
  */
 export async function reapOrphan(handle: ProcessHandle, graceMs: number): Promise<boolean> {
-	const leaderStart = processStartTime(handle.pid);
-	// A live leader must be the recorded process. With the leader gone, a group that still exists
-	// holds only its descendants: the kernel never hands out a pid that is in use as a group id.
-	const ours =
-		leaderStart === null
-			? handle.pgid === handle.pid && groupExists(handle.pgid)
-			: handle.startTime === null || leaderStart === handle.startTime;
-	if (!ours) return false;
+	if (!provenGroup(handle)) return false;
 	await terminateGroup(handle.pgid, graceMs);
 	return true;
 }
@@ -88,15 +104,6 @@ export async function reapOrphan(handle: ProcessHandle, graceMs: number): Promis
 export function handleOf(child: ChildProcess): ProcessHandle {
 	const pid = child.pid as number;
 	return { pid, pgid: pid, startTime: processStartTime(pid) };
-}
-
-/**
- * Process groups of processes that carry `CREW_RUN_ID=<runId>` in their environment: every worker
- * of the run and its descendants, including one whose pid never reached the store because its
- * runner died right after starting it. Empty where /proc is not available.
- */
-export function groupsOfRun(runId: string): number[] {
-	return groupsCarrying({ CREW_RUN_ID: runId });
 }
 
 /** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
@@ -146,11 +153,7 @@ function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, S
 	return groups;
 }
 
-function ownGroup(): number {
-	try {
-		const stat = readFileSync("/proc/self/stat", "utf8");
-		return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-	} catch {
-		return -1;
-	}
+/** crew's own process group, or null where it cannot be read (then `signallable` refuses every group). */
+function ownGroup(): number | null {
+	return processStat(process.pid)?.pgid ?? null;
 }

@@ -6,7 +6,7 @@ import { codexCli } from "./codex-cli.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
 import { piCli } from "./pi-cli.js";
-import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
+import { reapOrphan } from "./process-group.js";
 import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
 
@@ -75,24 +75,11 @@ export class RuntimeRegistry {
 		return [...this.#runtimes.keys()];
 	}
 
-	/** Ends the process group of a worker whose runner died; false when it was already gone. */
+	/**
+	 * Ends the process group of a worker whose runner died, when it is provably the one crew
+	 * started (`provenGroup`); false when it was gone or cannot be proven crew's.
+	 */
 	reap(handle: ProcessHandle): Promise<boolean> {
 		return reapOrphan(handle, this.#graceMs);
-	}
-
-	/** Ends one process group: SIGTERM, then SIGKILL after the grace period. */
-	endGroup(pgid: number): Promise<void> {
-		return terminateGroup(pgid, this.#graceMs);
-	}
-
-	/**
-	 * Ends every process group on this host still working for `runId`, found by the run id each
-	 * worker carries in its environment; returns how many groups it ended. Call it only when no
-	 * runner of the run is alive.
-	 */
-	async reapRun(runId: string): Promise<number> {
-		const groups = groupsOfRun(runId);
-		await Promise.all(groups.map((pgid) => terminateGroup(pgid, this.#graceMs)));
-		return groups.length;
 	}
 }
