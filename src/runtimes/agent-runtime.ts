@@ -127,7 +127,10 @@ export class AgentRuntime implements WorkerRuntime {
 				file: file as string,
 				args,
 				cwd: request.cwd,
-				env: agentEnvironment(this.#options.env ?? process.env, crewVariables(request)),
+				env: agentEnvironment(
+					this.#options.env ?? process.env,
+					crewVariables(request, this.#options.env ?? process.env),
+				),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { nestingDepth } from "../core/nesting.js";
 import { ZERO_USAGE } from "../core/types.js";
 import { BoundedBuffer } from "./bounded-buffer.js";
 import { OutputEvents } from "./output-events.js";
@@ -57,7 +58,7 @@ export class CommandRuntime implements WorkerRuntime {
 			file: "/bin/sh",
 			args: ["-c", command],
 			cwd: request.cwd,
-			env: { ...this.#env, ...crewVariables(request) },
+			env: { ...this.#env, ...crewVariables(request, this.#env) },
 			stdin: request.prompt,
 			logFile: join(request.artifactDir, logFile),
 			maxLogBytes: this.#maxLog,
@@ -86,9 +87,13 @@ export class CommandRuntime implements WorkerRuntime {
 	}
 }
 
-/** What every worker learns about its task from its environment. */
-export function crewVariables(request: TaskRequest): Record<string, string> {
+/**
+ * What every worker learns about its task from its environment; `env` is the runner's, whose
+ * nesting depth the worker's is one more than.
+ */
+export function crewVariables(request: TaskRequest, env: NodeJS.ProcessEnv): Record<string, string> {
 	return {
+		CREW_DEPTH: String(nestingDepth(env) + 1),
 		CREW_RUN_ID: request.runId,
 		CREW_TASK_ID: request.taskId,
 		CREW_STEP_ID: request.stepId,
