@@ -5,6 +5,7 @@ import { redact, redactDeep } from "../core/redact.js";
 import type { Usage } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
+import { AttemptSeal } from "./attempt-seal.js";
 import { crewVariables } from "./command-runtime.js";
 import { JsonLines } from "./json-lines.js";
 import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
@@ -59,6 +60,8 @@ export interface AgentRuntimeOptions {
 	/** Longest stdout line read, in bytes. Default 8 MiB. */
 	readonly maxLineBytes?: number;
 	readonly live?: LiveGroups;
+	/** Makes each attempt's token. Default: one with the user's key. */
+	readonly seal?: AttemptSeal;
 }
 
 /**
@@ -72,12 +75,14 @@ export class AgentRuntime implements WorkerRuntime {
 	readonly #cli: AgentCli;
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
+	readonly #seal: AttemptSeal;
 
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
 		this.name = cli.name;
 		this.#cli = cli;
 		this.#options = options;
 		this.#live = options.live ?? new LiveGroups();
+		this.#seal = options.seal ?? new AttemptSeal();
 	}
 
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
@@ -121,16 +126,15 @@ export class AgentRuntime implements WorkerRuntime {
 				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
+		const variables = crewVariables(request, this.#options.env ?? process.env);
 		let end: WorkerExit;
 		try {
 			end = await runWorkerProcess({
 				file: file as string,
 				args,
 				cwd: request.cwd,
-				env: agentEnvironment(
-					this.#options.env ?? process.env,
-					crewVariables(request, this.#options.env ?? process.env),
-				),
+				env: agentEnvironment(this.#options.env ?? process.env, variables),
+				token: this.#seal.token(variables),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,

@@ -1,8 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ProcessHandle } from "../core/types.js";
 import { processStartTime, processStat } from "../store/process-identity.js";
+import type { AttemptSeal } from "./attempt-seal.js";
 
 /**
  * Whether any live process of group `pgid` is still there. Exited processes waiting to be reaped
@@ -108,25 +110,46 @@ export function handleOf(child: ChildProcess): ProcessHandle {
 
 /** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
 export function groupsCarrying(variables: Readonly<Record<string, string>>): number[] {
-	const markers = Object.entries(variables).map(([key, value]) => `\0${key}=${value}\0`);
-	return [...(groupsBy((environ) => (markers.every((m) => environ.includes(m)) ? "" : undefined)).get("") ?? [])];
+	const wanted = Object.entries(variables);
+	return [...(groupsBy((env) => (wanted.every(([k, v]) => env[k] === v) ? "" : undefined)).get("") ?? [])];
+}
+
+/** The process groups found working for crew runs on this host: by run id, those `seal` proves crew started and the rest. */
+export interface CrewRunGroups {
+	readonly proven: number[];
+	readonly unproven: number[];
 }
 
 /**
- * Process groups of every live process that works for a crew run on this host, by the run id in
- * its environment (`CREW_RUN_ID`), whichever repository the run belongs to.
+ * Process groups of every live process that carries a crew run id (`CREW_RUN_ID`), whichever
+ * repository its run belongs to, by run id; a group is proven when one of its processes carries
+ * an attempt token `seal` proves and a prompt file inside `runFolder(runId)`, the run's folder of
+ * the store asking (so a run of another repository that happens to share the id is not).
  */
-export function crewRunGroups(): Map<string, number[]> {
-	const found = groupsBy((environ) => /\0CREW_RUN_ID=([^\0]+)\0/.exec(environ)?.[1]);
-	return new Map([...found].map(([runId, groups]) => [runId, [...groups]]));
+export function crewRunGroups(seal: AttemptSeal, runFolder: (runId: string) => string): Map<string, CrewRunGroups> {
+	const found = groupsBy((env) => {
+		const runId = env.CREW_RUN_ID;
+		if (runId === undefined) return undefined;
+		const inside = (env.CREW_PROMPT_FILE ?? "").startsWith(`${runFolder(runId)}${sep}`);
+		return `${inside && seal.proves(env) ? "proven" : "unproven"}\0${runId}`;
+	});
+	const runs = new Map<string, { proven: number[]; unproven: number[] }>();
+	for (const [key, groups] of found) {
+		const [kind, runId] = key.split("\0") as ["proven" | "unproven", string];
+		const entry = runs.get(runId) ?? { proven: [], unproven: [] };
+		entry[kind].push(...groups);
+		runs.set(runId, entry);
+	}
+	for (const entry of runs.values()) entry.unproven = entry.unproven.filter((g) => !entry.proven.includes(g));
+	return runs;
 }
 
 /**
- * Scans /proc once: the process groups of live processes (not this process's own group), under
- * the key `keyOf` finds in each one's environment (NUL-separated, with a NUL in front); processes
- * it gives no key are left out. Empty where /proc is not available.
+ * Scans /proc once: the process groups of live processes (not this process's own), under the
+ * key `keyOf` finds in each one's environment; processes it gives no key are left out. Empty
+ * where /proc is not available.
  */
-function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, Set<number>> {
+function groupsBy(keyOf: (env: Readonly<Record<string, string>>) => string | undefined): Map<string, Set<number>> {
 	const own = ownGroup();
 	const groups = new Map<string, Set<number>>();
 	let pids: string[];
@@ -138,19 +161,28 @@ function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, S
 	for (const pid of pids) {
 		if (Number(pid) === process.pid) continue;
 		try {
-			const key = keyOf(`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`);
+			const key = keyOf(environment(readFileSync(`/proc/${pid}/environ`, "latin1")));
 			if (key === undefined) continue;
-			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-			const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-			if (state === "Z" || state === "X" || Number(pgrp) <= 1 || Number(pgrp) === own) continue;
+			const stat = processStat(Number(pid));
+			if (stat === null || !signallable(stat.pgid) || stat.pgid === own) continue;
 			const set = groups.get(key) ?? new Set<number>();
-			set.add(Number(pgrp));
+			set.add(stat.pgid);
 			groups.set(key, set);
 		} catch {
 			// The process ended while we looked, or is not ours to read: nothing to end.
 		}
 	}
 	return groups;
+}
+
+/** A NUL-separated environment block as variables. */
+function environment(block: string): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const entry of block.split("\0")) {
+		const eq = entry.indexOf("=");
+		if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+	}
+	return env;
 }
 
 /** crew's own process group, or null where it cannot be read (then `signallable` refuses every group). */

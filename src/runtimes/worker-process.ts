@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { attemptFileStream } from "./attempt-files.js";
+import { ATTEMPT_TOKEN } from "./attempt-seal.js";
 import { TailBuffer } from "./bounded-buffer.js";
 import { groupsCarrying, handleOf, signallable, terminateGroup } from "./process-group.js";
 import { RedactingLines } from "./redacting-lines.js";
@@ -55,6 +55,12 @@ export interface WorkerProcessOptions {
 	readonly signal: AbortSignal;
 	readonly onEvent: (event: WorkerEvent) => void;
 	readonly onStdout: (chunk: Buffer) => void;
+	/**
+	 * The attempt's token (see `AttemptSeal`), put in the worker's environment. When the worker
+	 * ends, groups whose processes carry it are ended too, so a helper that left the worker's
+	 * group (a session of its own) does not outlive it.
+	 */
+	readonly token: string;
 }
 
 export interface WorkerExit {
@@ -69,14 +75,6 @@ export interface WorkerExit {
 }
 
 /**
- * The variable that marks one attempt's processes: a random token made at spawn, put in the
- * worker's environment and kept only in this runner's memory, never stored. When the worker ends,
- * groups whose processes carry it are ended too, so a helper that left the worker's group (a
- * session of its own) does not outlive it; nothing read from a store can name a process to end.
- */
-export const ATTEMPT_TOKEN = "CREW_ATTEMPT_TOKEN";
-
-/**
  * Runs one worker process in its own process group and waits until it and everything it left in
  * its group (or marked with its attempt token elsewhere) are gone. On abort the whole group gets SIGTERM, then SIGKILL after `graceMs`, and the
  * promise rejects with the signal's reason once the group is gone.
@@ -89,14 +87,13 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	log.on("error", (error) => {
 		logError ??= error;
 	});
-	const token = randomBytes(16).toString("hex");
 	let child: ChildProcess;
 	try {
 		child = spawn(options.file, options.args as string[], {
 			cwd: options.cwd,
 			detached: true,
 			stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
-			env: { ...options.env, [ATTEMPT_TOKEN]: token },
+			env: { ...options.env, [ATTEMPT_TOKEN]: options.token },
 		});
 	} catch (error) {
 		// Some failures to start throw here rather than as an `error` event (arguments over the
@@ -150,7 +147,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		// Workers die with their task: whatever the leader left in its group goes too.
 		stopping ??= terminateGroup(pgid, options.graceMs);
 		await stopping;
-		const strays = groupsCarrying({ [ATTEMPT_TOKEN]: token });
+		const strays = groupsCarrying({ [ATTEMPT_TOKEN]: options.token });
 		await Promise.all(strays.map((g) => terminateGroup(g, options.graceMs)));
 		// A descendant that left the group may still hold the pipes; stop reading after a while.
 		const wait = new AbortController();

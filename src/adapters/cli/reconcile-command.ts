@@ -10,8 +10,9 @@ function reportText(r: ReconcileReport, fix: boolean): string {
 		lines.push(`orphaned run ${o.runId}: recorded ${o.status}, its runner (${o.runner}) is gone${done(o.fixed)}`);
 	}
 	for (const p of r.orphanedProcesses) {
-		const left = fix ? "  → left: only its run id marks it, which does not prove crew started it; end it yourself" : "";
-		lines.push(`orphaned workers of run ${p.runId} (${p.runStatus}): process group ${p.pgid}${left}`);
+		const left = "  → left: only its run id marks it, which does not prove crew started it; end it yourself";
+		const end = p.proven ? done(p.fixed) : fix ? left : "";
+		lines.push(`orphaned workers of run ${p.runId} (${p.runStatus}): process group ${p.pgid}${end}`);
 	}
 	for (const w of r.leftoverWorktrees) {
 		const state = w.dirty ? "uncommitted changes" : "clean";

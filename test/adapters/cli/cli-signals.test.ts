@@ -1,8 +1,10 @@
 import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { testCrew } from "../../engine/engine-helpers.js";
-import { ROOT, TestRepo } from "../../helpers.js";
+import { cancelLiveRuns, crew, crewProcess, exitOf, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
 
 const PLANT = join(ROOT, "test", "fixtures", "planted-attempt.mjs");
 
@@ -75,3 +77,24 @@ for (const [name, command] of commands) {
 		120_000,
 	);
 }
+
+test("a helper an agent left in a session of its own is still ended when its runner was killed and the run is cancelled", async () => {
+	const repo = new TestRepo();
+	const gates = mkdtempSync(join(tmpdir(), "crew-gates-"));
+	repo.agent("worker", `--escape --gate ${gates}`);
+	repo.workflow("one", [{ id: "a" }]);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one"]);
+	try {
+		const start = await waitFor("the worker and its helper", () => repo.starts("a")[0]);
+		runner.kill("SIGKILL");
+		await exitOf(runner);
+		expect(isAlive(start.escaped ?? 0)).toBe(true);
+		const runId = (JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout) as { id: string }[])[0]?.id;
+		expect(await crew(repo.dir, ["cancel", runId as string])).toMatchObject({ code: 0 });
+		expect(isAlive(start.pid)).toBe(false);
+		expect(isAlive(start.escaped ?? 0)).toBe(false);
+	} finally {
+		runner.kill("SIGKILL");
+		await cancelLiveRuns(repo.dir);
+	}
+});
