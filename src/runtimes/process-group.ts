@@ -110,8 +110,8 @@ export function handleOf(child: ChildProcess): ProcessHandle {
 
 /** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
 export function groupsCarrying(variables: Readonly<Record<string, string>>): number[] {
-	const wanted = Object.entries(variables);
-	return [...(groupsBy((env) => (wanted.every(([k, v]) => env[k] === v) ? "" : undefined)).get("") ?? [])];
+	const markers = Object.entries(variables).map(([key, value]) => `\0${key}=${value}\0`);
+	return [...(groupsBy((block) => (markers.every((m) => block.includes(m)) ? "" : undefined)).get("") ?? [])];
 }
 
 /** The process groups found working for crew runs on this host: by run id, those `seal` proves crew started and the rest. */
@@ -127,7 +127,9 @@ export interface CrewRunGroups {
  * the store asking (so a run of another repository that happens to share the id is not).
  */
 export function crewRunGroups(seal: AttemptSeal, runFolder: (runId: string) => string): Map<string, CrewRunGroups> {
-	const found = groupsBy((env) => {
+	const found = groupsBy((block) => {
+		if (!block.includes("\0CREW_RUN_ID=")) return undefined;
+		const env = environment(block);
 		const runId = env.CREW_RUN_ID;
 		if (runId === undefined) return undefined;
 		const inside = (env.CREW_PROMPT_FILE ?? "").startsWith(`${runFolder(runId)}${sep}`);
@@ -145,12 +147,11 @@ export function crewRunGroups(seal: AttemptSeal, runFolder: (runId: string) => s
 }
 
 /**
- * Scans /proc once: the process groups of live processes (not this process's own), under the
- * key `keyOf` finds in each one's environment; processes it gives no key are left out. Empty
- * where /proc is not available.
+ * Scans /proc once: the process groups of live processes (those `signallable` allows), under the
+ * key `keyOf` finds in each one's environment (NUL-separated, with a NUL in front); processes it
+ * gives no key are left out. Empty where /proc is not available.
  */
-function groupsBy(keyOf: (env: Readonly<Record<string, string>>) => string | undefined): Map<string, Set<number>> {
-	const own = ownGroup();
+function groupsBy(keyOf: (block: string) => string | undefined): Map<string, Set<number>> {
 	const groups = new Map<string, Set<number>>();
 	let pids: string[];
 	try {
@@ -161,10 +162,10 @@ function groupsBy(keyOf: (env: Readonly<Record<string, string>>) => string | und
 	for (const pid of pids) {
 		if (Number(pid) === process.pid) continue;
 		try {
-			const key = keyOf(environment(readFileSync(`/proc/${pid}/environ`, "latin1")));
+			const key = keyOf(`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`);
 			if (key === undefined) continue;
 			const stat = processStat(Number(pid));
-			if (stat === null || !signallable(stat.pgid) || stat.pgid === own) continue;
+			if (stat === null || !signallable(stat.pgid)) continue;
 			const set = groups.get(key) ?? new Set<number>();
 			set.add(stat.pgid);
 			groups.set(key, set);
