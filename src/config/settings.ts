@@ -21,6 +21,11 @@ export interface Settings {
 	readonly maxConcurrency: number;
 	/** The Redis URL runs hand their attempts to `crew worker`s through (user config only). */
 	readonly queue?: string;
+	/**
+	 * How deep runs may nest: a crew worker's MCP server may start a run while its depth is below
+	 * this (user config only; default 1, so no run starts inside a worker).
+	 */
+	readonly nesting?: { readonly maxDepth: number };
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
@@ -40,7 +45,7 @@ const LIMIT_KEYS = { timeout: "timeoutMs", stallTimeout: "stallTimeoutMs" } as c
 export const DEFAULT_MAX_CONCURRENCY = 16;
 
 /** Keys only the user's config may set: each makes crew run, reveal or start more than a project should decide. */
-const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency", "queue"];
+const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency", "queue", "nesting"];
 
 export interface SetupHook {
 	readonly command: string;
@@ -74,6 +79,7 @@ interface FileSettings {
 	readonly passEnv?: string[];
 	readonly maxConcurrency?: number;
 	readonly queue?: string;
+	readonly nesting?: { maxDepth: number };
 	readonly warnings: string[];
 }
 
@@ -144,6 +150,22 @@ function readQueue(file: string, value: unknown): string | undefined {
 	return url;
 }
 
+/** Deeper than this, runs nest past any use: a limit that high is a mistake. */
+const MOST_NESTING = 8;
+
+function readNesting(file: string, value: unknown): { maxDepth: number } | undefined {
+	if (value === undefined) return undefined;
+	const depth = (value as { maxDepth?: unknown } | null)?.maxDepth;
+	const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
+	if (!Number.isInteger(depth) || (depth as number) < 1 || (depth as number) > MOST_NESTING || keys.length !== 1) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "nesting" ${JSON.stringify(value)}: expected {"maxDepth": N} with N from 1 to ${MOST_NESTING}`,
+		);
+	}
+	return { maxDepth: depth as number };
+}
+
 function read(file: string, isUser: boolean): FileSettings {
 	let text: string;
 	try {
@@ -174,6 +196,7 @@ function read(file: string, isUser: boolean): FileSettings {
 	const passEnv = readPassEnv(file, own("passEnv"));
 	const maxConcurrency = readMaxConcurrency(file, own("maxConcurrency"));
 	const queue = readQueue(file, own("queue"));
+	const nesting = readNesting(file, own("nesting"));
 	const runLimits = readLimits(file, fields.limits);
 	const hooks: FileSettings = {
 		warnings,
@@ -183,6 +206,7 @@ function read(file: string, isUser: boolean): FileSettings {
 		...(passEnv ? { passEnv } : {}),
 		...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
 		...(queue ? { queue } : {}),
+		...(nesting ? { nesting } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -209,8 +233,8 @@ function read(file: string, isUser: boolean): FileSettings {
  * The settings a run starts from: `config.json` in the user's config folder, then the project's
  * `.crew/config.json`, whose budget and limits win (a limit bounds what runs and lets nothing more
  * run; a project's own steps and agents may set limits anyway). Flags on the command line win
- * over both. Setup hooks, agent CLI programs, extra environment and the concurrency cap come from
- * the user's config alone: a repository asking for them is ignored, with a warning.
+ * over both. Setup hooks, agent CLI programs, extra environment, the concurrency cap, the queue
+ * and how deep runs may nest come from the user's config alone: a repository asking for them is ignored, with a warning.
  */
 export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.env): Settings {
 	const user = read(join(userConfigDir(env), "config.json"), true);
@@ -225,6 +249,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.passEnv ? { passEnv: user.passEnv } : {}),
 		maxConcurrency: user.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
 		...(user.queue ? { queue: user.queue } : {}),
+		...(user.nesting ? { nesting: user.nesting } : {}),
 		warnings: own.warnings,
 	};
 }

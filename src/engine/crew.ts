@@ -272,7 +272,7 @@ export class Crew {
 			const lost = leftovers.filter((a) => !adopted.includes(a));
 			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number, "its runner was lost");
 			// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
-			if (!remote) await this.runtimes.reapRun(run.id);
+			if (!remote) await this.runtimes.reapRun(run.id, this.files.runDir(run.id));
 			this.#store.loseAttempts(
 				lease,
 				lost.map((a) => ({ id: a.id, taskId: a.taskId })),
@@ -359,7 +359,13 @@ export class Crew {
 	/** Checks that runs, leases, workers, worktrees and branches agree; see `reconcile`. */
 	reconcile(fix: boolean): Promise<ReconcileReport> {
 		const { now, staleAfterMs } = this.#options;
-		const deps = { store: this.#store, queries: this.#queries, runtimes: this.runtimes, worktrees: this.worktrees };
+		const deps = {
+			store: this.#store,
+			queries: this.#queries,
+			runtimes: this.runtimes,
+			worktrees: this.worktrees,
+			runsDir: this.files.root,
+		};
 		return reconcile({ ...deps, now, staleAfterMs }, fix);
 	}
 
@@ -458,7 +464,7 @@ export class Crew {
 		const live = this.#queries.liveAttempts(runId);
 		for (const attempt of live) if (attempt.process) await this.runtimes.reap(attempt.process);
 		if (run.options.queue) reason += await this.#cancelRemote(run, live, reason);
-		else await this.runtimes.reapRun(runId);
+		else await this.runtimes.reapRun(runId, this.files.runDir(runId));
 		const open: readonly TaskStatus[] = [
 			TaskStatus.Queued,
 			TaskStatus.Running,

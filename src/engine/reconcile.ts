@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../core/errors.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
 import type { RunRecord } from "../core/types.js";
@@ -11,8 +12,18 @@ import type { Worktrees } from "../workspace/worktrees.js";
 export interface ReconcileReport {
 	/** Runs recorded as running (or waiting) whose runner is gone. */
 	readonly orphanedRuns: readonly { runId: string; status: string; runner: string; fixed: boolean }[];
-	/** Process groups working for a run of this store that has no live runner. */
-	readonly orphanedProcesses: readonly { runId: string; pgid: number; runStatus: string; fixed: boolean }[];
+	/**
+	 * Process groups working for a run of this store that has no live runner. `proven`: crew
+	 * started them (an attempt token, see `AttemptSeal`), and `--fix` ends them; the others only
+	 * carry the run's id (`CREW_RUN_ID`), which proves nothing, and are only reported.
+	 */
+	readonly orphanedProcesses: readonly {
+		runId: string;
+		pgid: number;
+		runStatus: string;
+		fixed: boolean;
+		proven: boolean;
+	}[];
 	/** Task worktrees of runs that have ended, or that the store does not know. */
 	readonly leftoverWorktrees: readonly { runId: string; taskId: string; path: string; dirty: boolean; why: string }[];
 	/** crew's branches of runs the store does not know. */
@@ -26,6 +37,8 @@ export interface ReconcileDeps {
 	readonly queries: RunQueries;
 	readonly runtimes: RuntimeRegistry;
 	readonly worktrees: Worktrees;
+	/** This store's folder of run folders: a worker crew started for a run has its prompt there. */
+	readonly runsDir: string;
 	readonly now: () => number;
 	readonly staleAfterMs: number;
 }
@@ -40,8 +53,9 @@ function orphaned(run: RunRecord, now: number, staleAfterMs: number): boolean {
 
 /**
  * Checks that runs, their runners' leases, worker processes, worktrees and branches agree. With
- * `fix`, a run whose runner is gone gets its workers ended and is marked interrupted (its running
- * tasks too), and workers of ended runs are ended; nothing finished, no worktree and no branch is
+ * `fix`, a run whose runner is gone gets its workers ended (those provably crew's: see
+ * `provenGroup` and `AttemptSeal`) and is marked interrupted (its running tasks too), and the
+ * provable workers of ended runs are ended; nothing finished, no worktree and no branch is
  * touched, so `crew resume` carries on from there and all work is kept.
  */
 export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<ReconcileReport> {
@@ -55,7 +69,7 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 		let fixed = false;
 		if (fix) {
 			for (const attempt of queries.liveAttempts(run.id)) if (attempt.process) await runtimes.reap(attempt.process);
-			await runtimes.reapRun(run.id);
+			await runtimes.reapRun(run.id, join(deps.runsDir, run.id));
 			const changes = queries
 				.listTasks(run.id)
 				.filter((t) => t.status === TaskStatus.Running)
@@ -83,17 +97,22 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 		orphanedRuns.push({ runId: run.id, status: run.status, runner, fixed });
 	}
 
-	const orphanedProcesses: { runId: string; pgid: number; runStatus: string; fixed: boolean }[] = [];
-	for (const [runId, groups] of crewRunGroups()) {
+	const orphanedProcesses: { runId: string; pgid: number; runStatus: string; fixed: boolean; proven: boolean }[] = [];
+	for (const [runId, groups] of crewRunGroups(runtimes.seal, (id) => join(deps.runsDir, id))) {
 		const run = runs.get(runId);
 		// Workers of runs of other repositories are theirs to look after.
 		if (!run) continue;
 		const current = queries.findRun(runId) ?? run;
 		const runnerAlive = current.lease !== null && isLeaseHolderAlive(current.lease, deps.now(), deps.staleAfterMs);
 		if (runnerAlive && !isTerminalRun(current.status)) continue;
-		for (const pgid of groups) {
+		for (const pgid of groups.proven) {
 			if (fix) await runtimes.endGroup(pgid);
-			orphanedProcesses.push({ runId, pgid, runStatus: current.status, fixed: fix });
+			orphanedProcesses.push({ runId, pgid, runStatus: current.status, fixed: fix, proven: true });
+		}
+		// Found by the run id in their environment alone, which anyone can set: reported for a
+		// person to look at, never signalled.
+		for (const pgid of groups.unproven) {
+			orphanedProcesses.push({ runId, pgid, runStatus: current.status, fixed: false, proven: false });
 		}
 	}
 

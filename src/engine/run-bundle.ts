@@ -4,7 +4,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { isTerminalRun, type RunStatus } from "../core/status.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
-import { RUN_TABLES, type RunArchive, type RunRows } from "../store/run-archive.js";
+import { type RowValue, RUN_TABLES, type RunArchive, type RunRows } from "../store/run-archive.js";
 
 /** One run, its records and its indexed files, in one JSON document: what `crew export` writes. */
 export interface RunBundle {
@@ -35,6 +35,24 @@ const Bundle = z.object({
 
 /** Columns of a run's row that belong to the store that ran it: cleared on import. */
 const RUNNER_COLUMNS = ["lease_pid", "lease_host", "lease_start", "lease_heartbeat", "cancel_requested"];
+
+/** Columns of an attempt's row that name a process of the host that ran it: cleared on import. */
+const PROCESS_COLUMNS = ["pid", "pgid", "proc_start"];
+
+/**
+ * An imported attempt as this store keeps it: no process (a process named by a bundle is none of
+ * this host's to signal), and one recorded running is lost, ended when its run last changed.
+ */
+function importedAttempt(row: Record<string, RowValue>, runUpdatedAt: RowValue): Record<string, RowValue> {
+	const cleared = { ...row, ...Object.fromEntries(PROCESS_COLUMNS.map((c) => [c, null])) };
+	if (row.status !== "running") return cleared;
+	return {
+		...cleared,
+		status: "lost",
+		finished_at: row.finished_at ?? runUpdatedAt ?? row.started_at ?? null,
+		error: "its runner was in the store the run was imported from",
+	};
+}
 
 function sha256(bytes: Buffer): string {
 	return createHash("sha256").update(bytes).digest("hex");
@@ -85,8 +103,8 @@ export function exportRun(archive: RunArchive, files: ArtifactFiles, runId: stri
  * specs this store never executes (see `Crew.checkRunnable`).
  * Checks a bundle through and through before anything is written: its shape, the run id, that
  * every row belongs to that run, that the run has ended, every file name (no way out of the run's
- * folder) and every file's hash. Then records the run and writes its files; if the files cannot be
- * written, the run is taken out again.
+ * folder) and every file's hash. Then records the run, without the processes its rows name (see
+ * `importedAttempt`), and writes its files; if the files cannot be written, the run is taken out again.
  */
 export function importRun(
 	archive: RunArchive,
@@ -124,6 +142,7 @@ export function importRun(
 			...Object.fromEntries(RUNNER_COLUMNS.map((c) => [c, null])),
 			imported_at: importedAt,
 		})),
+		attempts: bundle.rows.attempts.map((a) => importedAttempt(a, run[0]?.updated_at ?? null)),
 	};
 	archive.insert(runId, cleared);
 	try {

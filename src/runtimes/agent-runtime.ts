@@ -5,7 +5,8 @@ import { redact, redactDeep } from "../core/redact.js";
 import type { Usage } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
-import { attemptMarks, crewVariables } from "./command-runtime.js";
+import { AttemptSeal } from "./attempt-seal.js";
+import { crewVariables } from "./command-runtime.js";
 import { JsonLines } from "./json-lines.js";
 import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
@@ -64,6 +65,8 @@ export interface AgentRuntimeOptions {
 	/** Longest stdout line read, in bytes. Default 8 MiB. */
 	readonly maxLineBytes?: number;
 	readonly live?: LiveGroups;
+	/** Makes each attempt's token. Default: one with the user's key. */
+	readonly seal?: AttemptSeal;
 }
 
 /**
@@ -77,12 +80,14 @@ export class AgentRuntime implements WorkerRuntime {
 	readonly #cli: AgentCli;
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
+	readonly #seal: AttemptSeal;
 
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
 		this.name = cli.name;
 		this.#cli = cli;
 		this.#options = options;
 		this.#live = options.live ?? new LiveGroups();
+		this.#seal = options.seal ?? new AttemptSeal();
 	}
 
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
@@ -127,13 +132,15 @@ export class AgentRuntime implements WorkerRuntime {
 				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
+		const variables = crewVariables(request, source);
 		let end: WorkerExit;
 		try {
 			end = await runWorkerProcess({
 				file: file as string,
 				args,
 				cwd: request.cwd,
-				env: agentEnvironment(source, crewVariables(request), this.#cli.credentials(request, source)),
+				env: agentEnvironment(source, variables, this.#cli.credentials(request, source)),
+				token: this.#seal.token(variables),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
@@ -142,7 +149,6 @@ export class AgentRuntime implements WorkerRuntime {
 				signal,
 				onEvent,
 				onStdout: (chunk) => lines.push(chunk),
-				marks: attemptMarks(request),
 			});
 		} finally {
 			lines.end();

@@ -1,6 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { nestingDepth } from "../core/nesting.js";
 import { ZERO_USAGE } from "../core/types.js";
+import { AttemptSeal } from "./attempt-seal.js";
 import { BoundedBuffer } from "./bounded-buffer.js";
 import { OutputEvents } from "./output-events.js";
 import { LiveGroups, lastLine, runWorkerProcess } from "./worker-process.js";
@@ -20,6 +22,8 @@ export interface CommandRuntimeOptions {
 	readonly env?: NodeJS.ProcessEnv;
 	/** Worker groups to end if the runner exits abruptly. Default: a set of this runtime's own. */
 	readonly live?: LiveGroups;
+	/** Makes each attempt's token. Default: one with the user's key. */
+	readonly seal?: AttemptSeal;
 }
 
 /**
@@ -33,6 +37,7 @@ export class CommandRuntime implements WorkerRuntime {
 	readonly #maxLog: number;
 	readonly #env: NodeJS.ProcessEnv;
 	readonly #live: LiveGroups;
+	readonly #seal: AttemptSeal;
 
 	constructor(options: CommandRuntimeOptions = {}) {
 		this.#graceMs = options.graceMs ?? 3000;
@@ -40,6 +45,7 @@ export class CommandRuntime implements WorkerRuntime {
 		this.#maxLog = options.maxLogBytes ?? 8 * 1024 * 1024;
 		this.#env = options.env ?? process.env;
 		this.#live = options.live ?? new LiveGroups();
+		this.#seal = options.seal ?? new AttemptSeal();
 	}
 
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
@@ -53,11 +59,13 @@ export class CommandRuntime implements WorkerRuntime {
 		const artifacts = [{ name: `${request.artifactPrefix}/${logFile}`, kind: "log" }];
 		const stdout = new BoundedBuffer(this.#maxResult);
 		const output = new OutputEvents(onEvent);
+		const variables = crewVariables(request, this.#env);
 		const end = await runWorkerProcess({
 			file: "/bin/sh",
 			args: ["-c", command],
 			cwd: request.cwd,
-			env: { ...this.#env, ...crewVariables(request) },
+			env: { ...this.#env, ...variables },
+			token: this.#seal.token(variables),
 			stdin: request.prompt,
 			logFile: join(request.artifactDir, logFile),
 			maxLogBytes: this.#maxLog,
@@ -69,7 +77,6 @@ export class CommandRuntime implements WorkerRuntime {
 				stdout.push(chunk);
 				output.push(chunk);
 			},
-			marks: attemptMarks(request),
 		});
 		output.end();
 		if (end.spawnError) {
@@ -87,9 +94,13 @@ export class CommandRuntime implements WorkerRuntime {
 	}
 }
 
-/** What every worker learns about its task from its environment. */
-export function crewVariables(request: TaskRequest): Record<string, string> {
+/**
+ * What every worker learns about its task from its environment; `env` is the runner's, whose
+ * nesting depth the worker's is one more than.
+ */
+export function crewVariables(request: TaskRequest, env: NodeJS.ProcessEnv): Record<string, string> {
 	return {
+		CREW_DEPTH: String(nestingDepth(env) + 1),
 		CREW_RUN_ID: request.runId,
 		CREW_TASK_ID: request.taskId,
 		CREW_STEP_ID: request.stepId,
@@ -98,11 +109,6 @@ export function crewVariables(request: TaskRequest): Record<string, string> {
 		CREW_PROMPT_FILE: request.promptFile,
 		CREW_WORKSPACE: request.cwd,
 	};
-}
-
-/** The variables that tell one attempt's processes from every other's. */
-export function attemptMarks(request: TaskRequest): Record<string, string> {
-	return { CREW_RUN_ID: request.runId, CREW_TASK_ID: request.taskId, CREW_ATTEMPT: String(request.attempt) };
 }
 
 function failed(

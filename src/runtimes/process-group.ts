@@ -1,8 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ProcessHandle } from "../core/types.js";
-import { processStartTime } from "../store/process-identity.js";
+import { processStartTime, processStat } from "../store/process-identity.js";
+import type { AttemptSeal } from "./attempt-seal.js";
 
 /**
  * Whether any live process of group `pgid` is still there. Exited processes waiting to be reaped
@@ -38,7 +40,17 @@ function hasLiveMember(pgid: number): boolean {
 	return false;
 }
 
+/**
+ * Whether crew may send anything to group `pgid` at all: never to pid or group 1 or below (`kill(-1)`
+ * reaches every process the user may signal) nor to crew's own group.
+ */
+export function signallable(pgid: number): boolean {
+	const own = ownGroup();
+	return Number.isSafeInteger(pgid) && pgid > 1 && own !== null && pgid !== own;
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+	if (!signallable(pgid)) return;
 	try {
 		process.kill(-pgid, signal);
 	} catch (error) {
@@ -61,7 +73,7 @@ async function groupGone(pgid: number, ms: number): Promise<boolean> {
  * that stayed in the group go with it.
  */
 export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-	if (!groupExists(pgid)) return;
+	if (!signallable(pgid) || !groupExists(pgid)) return;
 	signalGroup(pgid, "SIGTERM");
 	if (await groupGone(pgid, graceMs)) return;
 	signalGroup(pgid, "SIGKILL");
@@ -69,18 +81,24 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<voi
 }
 
 /**
- * Ends the group of a worker left by a runner that died, but only when its leader is the very
- * process recorded (same start time), so a reused pid is never hit. Returns whether it signalled.
+ * Whether the group an attempt record names is provably the one crew started: its leader (crew
+ * starts every worker as the leader of a group of its own, so pgid = pid) runs now, in that
+ * group, with the very start time recorded at spawn. A record, however it came into the store
+ * (an import, a planted row), proves nothing on its own: a group whose leader is gone, a record
+ * without a start time, or one where the start time cannot be read, is never signalled.
+ */
+export function provenGroup(handle: ProcessHandle): boolean {
+	if (handle.pid !== handle.pgid || !signallable(handle.pgid) || handle.startTime === null) return false;
+	const leader = processStat(handle.pid);
+	return leader !== null && leader.pgid === handle.pgid && leader.startTime === handle.startTime;
+}
+
+/**
+ * Ends the group of a worker left by a runner that died, only when `provenGroup` holds, so a
+ * reused pid or a record crew did not write is never hit. Returns whether it signalled.
  */
 export async function reapOrphan(handle: ProcessHandle, graceMs: number): Promise<boolean> {
-	const leaderStart = processStartTime(handle.pid);
-	// A live leader must be the recorded process. With the leader gone, a group that still exists
-	// holds only its descendants: the kernel never hands out a pid that is in use as a group id.
-	const ours =
-		leaderStart === null
-			? handle.pgid === handle.pid && groupExists(handle.pgid)
-			: handle.startTime === null || leaderStart === handle.startTime;
-	if (!ours) return false;
+	if (!provenGroup(handle)) return false;
 	await terminateGroup(handle.pgid, graceMs);
 	return true;
 }
@@ -90,37 +108,50 @@ export function handleOf(child: ChildProcess): ProcessHandle {
 	return { pid, pgid: pid, startTime: processStartTime(pid) };
 }
 
-/**
- * Process groups of processes that carry `CREW_RUN_ID=<runId>` in their environment: every worker
- * of the run and its descendants, including one whose pid never reached the store because its
- * runner died right after starting it. Empty where /proc is not available.
- */
-export function groupsOfRun(runId: string): number[] {
-	return groupsCarrying({ CREW_RUN_ID: runId });
-}
-
 /** Process groups (other than this process's own) of live processes whose environment has every one of `variables`. */
 export function groupsCarrying(variables: Readonly<Record<string, string>>): number[] {
 	const markers = Object.entries(variables).map(([key, value]) => `\0${key}=${value}\0`);
-	return [...(groupsBy((environ) => (markers.every((m) => environ.includes(m)) ? "" : undefined)).get("") ?? [])];
+	return [...(groupsBy((block) => (markers.every((m) => block.includes(m)) ? "" : undefined)).get("") ?? [])];
+}
+
+/** The process groups found working for crew runs on this host: by run id, those `seal` proves crew started and the rest. */
+export interface CrewRunGroups {
+	readonly proven: number[];
+	readonly unproven: number[];
 }
 
 /**
- * Process groups of every live process that works for a crew run on this host, by the run id in
- * its environment (`CREW_RUN_ID`), whichever repository the run belongs to.
+ * Process groups of every live process that carries a crew run id (`CREW_RUN_ID`), whichever
+ * repository its run belongs to, by run id; a group is proven when one of its processes carries
+ * an attempt token `seal` proves and a prompt file inside `runFolder(runId)`, the run's folder of
+ * the store asking (so a run of another repository that happens to share the id is not).
  */
-export function crewRunGroups(): Map<string, number[]> {
-	const found = groupsBy((environ) => /\0CREW_RUN_ID=([^\0]+)\0/.exec(environ)?.[1]);
-	return new Map([...found].map(([runId, groups]) => [runId, [...groups]]));
+export function crewRunGroups(seal: AttemptSeal, runFolder: (runId: string) => string): Map<string, CrewRunGroups> {
+	const found = groupsBy((block) => {
+		if (!block.includes("\0CREW_RUN_ID=")) return undefined;
+		const env = environment(block);
+		const runId = env.CREW_RUN_ID;
+		if (runId === undefined) return undefined;
+		const inside = (env.CREW_PROMPT_FILE ?? "").startsWith(`${runFolder(runId)}${sep}`);
+		return `${inside && seal.proves(env) ? "proven" : "unproven"}\0${runId}`;
+	});
+	const runs = new Map<string, { proven: number[]; unproven: number[] }>();
+	for (const [key, groups] of found) {
+		const [kind, runId] = key.split("\0") as ["proven" | "unproven", string];
+		const entry = runs.get(runId) ?? { proven: [], unproven: [] };
+		entry[kind].push(...groups);
+		runs.set(runId, entry);
+	}
+	for (const entry of runs.values()) entry.unproven = entry.unproven.filter((g) => !entry.proven.includes(g));
+	return runs;
 }
 
 /**
- * Scans /proc once: the process groups of live processes (not this process's own group), under
- * the key `keyOf` finds in each one's environment (NUL-separated, with a NUL in front); processes
- * it gives no key are left out. Empty where /proc is not available.
+ * Scans /proc once: the process groups of live processes (those `signallable` allows), under the
+ * key `keyOf` finds in each one's environment (NUL-separated, with a NUL in front); processes it
+ * gives no key are left out. Empty where /proc is not available.
  */
-function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, Set<number>> {
-	const own = ownGroup();
+function groupsBy(keyOf: (block: string) => string | undefined): Map<string, Set<number>> {
 	const groups = new Map<string, Set<number>>();
 	let pids: string[];
 	try {
@@ -133,11 +164,10 @@ function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, S
 		try {
 			const key = keyOf(`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`);
 			if (key === undefined) continue;
-			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-			const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-			if (state === "Z" || state === "X" || Number(pgrp) <= 1 || Number(pgrp) === own) continue;
+			const stat = processStat(Number(pid));
+			if (stat === null || !signallable(stat.pgid)) continue;
 			const set = groups.get(key) ?? new Set<number>();
-			set.add(Number(pgrp));
+			set.add(stat.pgid);
 			groups.set(key, set);
 		} catch {
 			// The process ended while we looked, or is not ours to read: nothing to end.
@@ -146,11 +176,17 @@ function groupsBy(keyOf: (environ: string) => string | undefined): Map<string, S
 	return groups;
 }
 
-function ownGroup(): number {
-	try {
-		const stat = readFileSync("/proc/self/stat", "utf8");
-		return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-	} catch {
-		return -1;
+/** A NUL-separated environment block as variables. */
+function environment(block: string): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const entry of block.split("\0")) {
+		const eq = entry.indexOf("=");
+		if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
 	}
+	return env;
+}
+
+/** crew's own process group, or null where it cannot be read (then `signallable` refuses every group). */
+function ownGroup(): number | null {
+	return processStat(process.pid)?.pgid ?? null;
 }

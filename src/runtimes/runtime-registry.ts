@@ -1,14 +1,22 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/types.js";
 import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent-runtime.js";
+import { AttemptSeal } from "./attempt-seal.js";
 import { claudeCli } from "./claude-cli.js";
 import { codexCli } from "./codex-cli.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
 import { piCli } from "./pi-cli.js";
-import { groupsOfRun, reapOrphan, terminateGroup } from "./process-group.js";
+import { crewRunGroups, reapOrphan, terminateGroup } from "./process-group.js";
 import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
+
+export interface RegistryOptions {
+	/** Time between SIGTERM and SIGKILL, in ms. Default 3000. */
+	readonly graceMs?: number;
+	/** Proves which processes crew started (see `AttemptSeal`). Default: one with the user's key. */
+	readonly seal?: AttemptSeal;
+}
 
 export interface StandardOptions extends CommandRuntimeOptions {
 	readonly pi?: AgentRuntimeOptions;
@@ -20,10 +28,12 @@ export interface StandardOptions extends CommandRuntimeOptions {
 export class RuntimeRegistry {
 	readonly #runtimes = new Map<string, WorkerRuntime>();
 	readonly #graceMs: number;
+	readonly seal: AttemptSeal;
 
-	constructor(runtimes: readonly WorkerRuntime[], options: { graceMs?: number } = {}) {
+	constructor(runtimes: readonly WorkerRuntime[], options: RegistryOptions = {}) {
 		for (const runtime of runtimes) this.#runtimes.set(runtime.name, runtime);
 		this.#graceMs = options.graceMs ?? 3000;
+		this.seal = options.seal ?? new AttemptSeal();
 	}
 
 	/**
@@ -33,6 +43,7 @@ export class RuntimeRegistry {
 	 */
 	static standard(options: StandardOptions = {}): RuntimeRegistry {
 		const live = options.live ?? new LiveGroups();
+		const seal = options.seal ?? new AttemptSeal();
 		const env = options.env ?? process.env;
 		const agent = (cli: AgentCli, own: AgentRuntimeOptions | undefined) => {
 			const program = env[`CREW_${cli.name.toUpperCase()}`];
@@ -42,17 +53,18 @@ export class RuntimeRegistry {
 				...(program ? { command: [program] } : {}),
 				...own,
 				live,
+				seal,
 			});
 		};
 		return new RuntimeRegistry(
 			[
-				new CommandRuntime({ ...options, live }),
+				new CommandRuntime({ ...options, live, seal }),
 				new DryRunRuntime(),
 				agent(piCli, options.pi),
 				agent(claudeCli, options.claude),
 				agent(codexCli, options.codex),
 			],
-			options,
+			{ ...options, seal },
 		);
 	}
 
@@ -75,24 +87,29 @@ export class RuntimeRegistry {
 		return [...this.#runtimes.keys()];
 	}
 
-	/** Ends the process group of a worker whose runner died; false when it was already gone. */
+	/**
+	 * Ends the process group of a worker whose runner died, when it is provably the one crew
+	 * started (`provenGroup`); false when it was gone or cannot be proven crew's.
+	 */
 	reap(handle: ProcessHandle): Promise<boolean> {
 		return reapOrphan(handle, this.#graceMs);
+	}
+
+	/**
+	 * Ends every process group on this host that works for run `runId` and that crew provably
+	 * started: a process in it carries an attempt token `seal` proves, with a prompt file inside
+	 * `runFolder` (this store's folder of the run). A process that only names the run
+	 * (`CREW_RUN_ID`) is left alone. Call it only when no runner of the run is alive; returns how
+	 * many groups it ended.
+	 */
+	async reapRun(runId: string, runFolder: string): Promise<number> {
+		const groups = crewRunGroups(this.seal, () => runFolder).get(runId)?.proven ?? [];
+		await Promise.all(groups.map((pgid) => terminateGroup(pgid, this.#graceMs)));
+		return groups.length;
 	}
 
 	/** Ends one process group: SIGTERM, then SIGKILL after the grace period. */
 	endGroup(pgid: number): Promise<void> {
 		return terminateGroup(pgid, this.#graceMs);
-	}
-
-	/**
-	 * Ends every process group on this host still working for `runId`, found by the run id each
-	 * worker carries in its environment; returns how many groups it ended. Call it only when no
-	 * runner of the run is alive.
-	 */
-	async reapRun(runId: string): Promise<number> {
-		const groups = groupsOfRun(runId);
-		await Promise.all(groups.map((pgid) => terminateGroup(pgid, this.#graceMs)));
-		return groups.length;
 	}
 }

@@ -3,8 +3,9 @@ import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { attemptFileStream } from "./attempt-files.js";
+import { ATTEMPT_TOKEN } from "./attempt-seal.js";
 import { TailBuffer } from "./bounded-buffer.js";
-import { groupsCarrying, handleOf, terminateGroup } from "./process-group.js";
+import { groupsCarrying, handleOf, signallable, terminateGroup } from "./process-group.js";
 import { RedactingLines } from "./redacting-lines.js";
 import type { WorkerEvent } from "./worker-runtime.js";
 
@@ -19,6 +20,7 @@ export class LiveGroups {
 	readonly #groups = new Set<number>();
 	readonly #killAll = (): void => {
 		for (const pgid of this.#groups) {
+			if (!signallable(pgid)) continue;
 			try {
 				process.kill(-pgid, "SIGKILL");
 			} catch {
@@ -54,10 +56,11 @@ export interface WorkerProcessOptions {
 	readonly onEvent: (event: WorkerEvent) => void;
 	readonly onStdout: (chunk: Buffer) => void;
 	/**
-	 * Variables in `env` that mark this worker's processes: groups carrying all of them are ended
-	 * too when the worker ends, so a helper that left the worker's group does not outlive it.
+	 * The attempt's token (see `AttemptSeal`), put in the worker's environment. When the worker
+	 * ends, groups whose processes carry it are ended too, so a helper that left the worker's
+	 * group (a session of its own) does not outlive it.
 	 */
-	readonly marks?: Readonly<Record<string, string>>;
+	readonly token: string;
 }
 
 export interface WorkerExit {
@@ -73,7 +76,7 @@ export interface WorkerExit {
 
 /**
  * Runs one worker process in its own process group and waits until it and everything it left in
- * its group are gone. On abort the whole group gets SIGTERM, then SIGKILL after `graceMs`, and the
+ * its group (or marked with its attempt token elsewhere) are gone. On abort the whole group gets SIGTERM, then SIGKILL after `graceMs`, and the
  * promise rejects with the signal's reason once the group is gone.
  */
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerExit> {
@@ -90,7 +93,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 			cwd: options.cwd,
 			detached: true,
 			stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
-			env: options.env,
+			env: { ...options.env, [ATTEMPT_TOKEN]: options.token },
 		});
 	} catch (error) {
 		// Some failures to start throw here rather than as an `error` event (arguments over the
@@ -144,7 +147,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		// Workers die with their task: whatever the leader left in its group goes too.
 		stopping ??= terminateGroup(pgid, options.graceMs);
 		await stopping;
-		if (options.marks) await Promise.all(groupsCarrying(options.marks).map((g) => terminateGroup(g, options.graceMs)));
+		const strays = groupsCarrying({ [ATTEMPT_TOKEN]: options.token });
+		await Promise.all(strays.map((g) => terminateGroup(g, options.graceMs)));
 		// A descendant that left the group may still hold the pipes; stop reading after a while.
 		const wait = new AbortController();
 		const drained = await Promise.race([

@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { isAlive, TestRepo, waitFor } from "../helpers.js";
+import { TestRepo } from "../helpers.js";
 import { runWorkflow, statuses, testCrew } from "./engine-helpers.js";
 
 test("a run cancelled before its runner starts it is never started", async () => {
@@ -95,25 +94,4 @@ test("resuming a failed run runs only what did not complete", async () => {
 	expect(repo.starts("a")).toHaveLength(1);
 	expect(repo.starts("side")).toHaveLength(1);
 	expect(repo.starts("after")).toHaveLength(1);
-});
-
-test("a worker whose pid never reached the store is still found and ended when its run is cancelled", async () => {
-	const repo = new TestRepo().agent("worker");
-	repo.workflow("one", [{ id: "a" }]);
-	const crew = testCrew(repo);
-	try {
-		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
-		// A process of the run, started as a worker would be, that no attempt record names.
-		const stray = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
-			detached: true,
-			stdio: "ignore",
-			env: { ...process.env, CREW_RUN_ID: runId },
-		});
-		stray.unref();
-		await waitFor("the stray worker", () => isAlive(stray.pid ?? 0));
-		expect(await crew.cancel(runId)).toBe("cancelled");
-		expect(isAlive(stray.pid ?? 0)).toBe(false);
-	} finally {
-		crew.close();
-	}
 });

@@ -12,7 +12,7 @@ import {
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, test } from "vitest";
-import { groupsOfRun } from "../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../src/runtimes/process-group.js";
 import { cancelLiveRuns, crew, crewProcess, isAlive, ROOT, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 
@@ -44,7 +44,7 @@ async function statusOf(dir: string, runId: string) {
 
 /** Live processes of the run, and of the given pids: what a finished run must not leave. */
 function leftOver(runId: string, pids: readonly number[]): number {
-	return groupsOfRun(runId).length + pids.filter(isAlive).length;
+	return groupsCarrying({ CREW_RUN_ID: runId }).length + pids.filter(isAlive).length;
 }
 
 test.for(["SIGTERM", "SIGINT"] as const)(

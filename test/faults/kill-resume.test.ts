@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
-import { groupsOfRun } from "../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../src/runtimes/process-group.js";
 import { cancelLiveRuns, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 
@@ -79,7 +79,8 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 			const reruns = kills.flatMap(({ at, completed }) =>
 				starts.filter((s) => completed.has(s.task) && s.time > at).map((s) => s.task),
 			);
-			const left = groupsOfRun(runId).length + runners.filter((r) => r.pid && isAlive(r.pid)).length;
+			const left =
+				groupsCarrying({ CREW_RUN_ID: runId }).length + runners.filter((r) => r.pid && isAlive(r.pid)).length;
 			tally({ runsCompleted: 1, tasksRerunAfterCompletion: reruns.length, processesLeft: left });
 			expect(reruns).toEqual([]);
 			expect(left).toBe(0);

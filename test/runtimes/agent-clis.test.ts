@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
 import { RunReader } from "../../src/engine/run-reader.js";
-import { groupsOfRun } from "../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../src/runtimes/process-group.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
@@ -259,7 +259,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, stallTimeoutMs: 3000 }));
 			expect(await crew.execute(runId)).toBe("failed");
 			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "failed", error: "no output for 3.0s" });
-			expect(groupsOfRun(runId)).toEqual([]);
+			expect(groupsCarrying({ CREW_RUN_ID: runId })).toEqual([]);
 		} finally {
 			crew.close();
 		}
@@ -319,10 +319,10 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 				() => server.requests.filter((r) => r.tools.length > 0).length === 2,
 			);
 			// Codex may start short-lived helpers in groups of their own beside its two workers.
-			expect(groupsOfRun(runId).length).toBeGreaterThanOrEqual(2);
+			expect(groupsCarrying({ CREW_RUN_ID: runId }).length).toBeGreaterThanOrEqual(2);
 			controller.abort(new Error("stop"));
 			expect(await running).toBe("cancelled");
-			expect(groupsOfRun(runId)).toEqual([]);
+			expect(groupsCarrying({ CREW_RUN_ID: runId })).toEqual([]);
 		} finally {
 			crew.close();
 		}
@@ -338,7 +338,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 			const [task] = crew.snapshot(runId).tasks;
 			expect(task?.status).toBe("failed");
 			expect(task?.error).toMatch(cli.unreachable);
-			expect(groupsOfRun(runId)).toEqual([]);
+			expect(groupsCarrying({ CREW_RUN_ID: runId })).toEqual([]);
 		} finally {
 			crew.close();
 		}

@@ -21,6 +21,7 @@ test("a program that cannot be started at all fails with the reason, keeping no 
 			signal: new AbortController().signal,
 			onEvent: () => undefined,
 			onStdout: () => undefined,
+			token: "0",
 		});
 	const first = await start(1);
 	expect(first.spawnError?.message).toMatch(/E2BIG/);

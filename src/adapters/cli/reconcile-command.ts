@@ -10,7 +10,9 @@ function reportText(r: ReconcileReport, fix: boolean): string {
 		lines.push(`orphaned run ${o.runId}: recorded ${o.status}, its runner (${o.runner}) is gone${done(o.fixed)}`);
 	}
 	for (const p of r.orphanedProcesses) {
-		lines.push(`orphaned workers of run ${p.runId} (${p.runStatus}): process group ${p.pgid}${done(p.fixed)}`);
+		const left = "  → left: only its run id marks it, which does not prove crew started it; end it yourself";
+		const end = p.proven ? done(p.fixed) : fix ? left : "";
+		lines.push(`orphaned workers of run ${p.runId} (${p.runStatus}): process group ${p.pgid}${end}`);
 	}
 	for (const w of r.leftoverWorktrees) {
 		const state = w.dirty ? "uncommitted changes" : "clean";
@@ -26,7 +28,7 @@ function reportText(r: ReconcileReport, fix: boolean): string {
 
 /**
  * Checks that the store, runners, workers, worktrees and branches agree; with `--fix`, ends
- * orphaned workers and marks runs whose runner is gone interrupted, keeping all work. Exits 1
+ * orphaned workers crew can prove it started and marks runs whose runner is gone interrupted, keeping all work. Exits 1
  * while something found is left unfixed.
  */
 export async function reconcileCommand(options: { fix?: boolean; json?: boolean }): Promise<number> {

@@ -1,6 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { loadSettings } from "../../config/settings.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
+import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import type { TeamActions } from "../team-actions.js";
 
 const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
@@ -21,7 +24,21 @@ function reply(result: object): CallToolResult {
 	return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: { ...result } };
 }
 
-export function createMcpServer(actions: TeamActions, version: string): McpServer {
+/**
+ * Throws unless `tool` may start a run here: inside a crew worker only as deep as the user's own
+ * config allows (`nesting.maxDepth`), so a worker cannot make its run grow without bound.
+ */
+function checkNesting(actions: TeamActions, env: NodeJS.ProcessEnv, tool: string): void {
+	const refusal = nestingRefusal(tool, nestingDepth(env), loadSettings(actions.project, env).nesting?.maxDepth);
+	if (refusal) throw new CrewError(ErrorCode.Conflict, refusal);
+}
+
+/** `env` is the server's environment: it says whether the server runs inside a crew worker. */
+export function createMcpServer(
+	actions: TeamActions,
+	version: string,
+	env: NodeJS.ProcessEnv = process.env,
+): McpServer {
 	const server = new McpServer({ name: "crew", version });
 	const tool = server.registerTool.bind(server);
 	tool(
@@ -68,7 +85,10 @@ export function createMcpServer(actions: TeamActions, version: string): McpServe
 					.describe("a workflow script's arguments, checked against its args schema"),
 			},
 		},
-		async (args) => reply(await actions.run(args)),
+		async (args) => {
+			checkNesting(actions, env, "crew_run");
+			return reply(await actions.run(args));
+		},
 	);
 	tool(
 		"crew_status",
@@ -105,12 +125,19 @@ export function createMcpServer(actions: TeamActions, version: string): McpServe
 			description: "Continue an unfinished run in the background; finished tasks are never run again.",
 			inputSchema: { runId },
 		},
-		async ({ runId }) => reply(await actions.resume(runId)),
+		async ({ runId }) => {
+			checkNesting(actions, env, "crew_resume");
+			return reply(await actions.resume(runId));
+		},
 	);
 	tool(
 		"crew_approve",
 		{ description: "Approve what a run waits for (its approval gates), so those tasks start.", inputSchema: { runId } },
-		async ({ runId }) => reply(await actions.approve(runId)),
+		async ({ runId }) => {
+			// Approving starts a runner when the run's is gone.
+			checkNesting(actions, env, "crew_approve");
+			return reply(await actions.approve(runId));
+		},
 	);
 	tool(
 		"crew_reject",

@@ -1,7 +1,10 @@
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, test } from "vitest";
-import { crew, TestRepo } from "../../helpers.js";
+import { processStartTime } from "../../../src/store/process-identity.js";
+import { crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
 
 function lastJson(stdout: string): { runId: string; status: string } {
 	return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
@@ -101,6 +104,45 @@ test("a bundle that tries to escape, lies or is not a bundle is refused, naming 
 	writeFileSync(join(target.dir, "junk.json"), "{not json");
 	const junk = await crew(target.dir, ["import", "junk.json"]);
 	expect(junk.stderr).toMatch(/^crew: cannot import .*junk\.json: .*JSON/);
+});
+
+test("an imported attempt holds no process and is lost, so cancel and resume of the run signal nothing", async () => {
+	const source = pairRepo();
+	const runId = await finishedRun(source);
+	const file = join(source.dir, "run.json");
+	await crew(source.dir, ["export", runId, "-o", file]);
+	// A live process in a group of its own, named by the bundle as the running attempt's worker,
+	// with its true start time: what a bundle made on this host, or edited by hand, can carry.
+	const bystander = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+	try {
+		const pid = bystander.pid as number;
+		await waitFor("the bystander", () => isAlive(pid));
+		const bundle = JSON.parse(readFileSync(file, "utf8"));
+		bundle.rows.runs[0].status = "interrupted";
+		const tasks = bundle.rows.tasks as { id: string; status: string }[];
+		for (const task of tasks) if (task.id.startsWith("b")) task.status = "interrupted";
+		const attempt = (bundle.rows.attempts as Record<string, unknown>[]).find((a) => String(a.task_id).startsWith("b"));
+		Object.assign(attempt ?? {}, { status: "running", pid, pgid: pid, proc_start: processStartTime(pid) });
+		writeFileSync(file, JSON.stringify(bundle));
+
+		const target = new TestRepo();
+		expect((await crew(target.dir, ["import", file])).code).toBe(0);
+		const db = new Database(join(target.dir, ".crew", "crew.db"), { readonly: true });
+		const rows = db
+			.prepare("SELECT status, pid, pgid, proc_start FROM attempts WHERE run_id = ? ORDER BY id")
+			.all(runId);
+		db.close();
+		expect(rows).toEqual([
+			{ status: "completed", pid: null, pgid: null, proc_start: null },
+			{ status: "lost", pid: null, pgid: null, proc_start: null },
+		]);
+		await crew(target.dir, ["cancel", runId]);
+		expect(isAlive(pid)).toBe(true);
+		await crew(target.dir, ["resume", runId]);
+		expect(isAlive(pid)).toBe(true);
+	} finally {
+		bystander.kill("SIGKILL");
+	}
 });
 
 test("crew forget asks first, refuses a live run, and deletes an ended run's records and files", async () => {

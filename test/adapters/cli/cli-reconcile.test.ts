@@ -38,7 +38,7 @@ test("crew reconcile finds a run whose runner was killed and its orphaned worker
 		expect(isAlive(worker)).toBe(true);
 		const json = JSON.parse((await crew(repo.dir, ["reconcile", "--json"])).stdout);
 		expect(json.orphanedRuns).toEqual([expect.objectContaining({ runId, status: "running", fixed: false })]);
-		expect(json.orphanedProcesses).toEqual([{ runId, pgid: group, runStatus: "running", fixed: false }]);
+		expect(json.orphanedProcesses).toEqual([{ runId, pgid: group, runStatus: "running", fixed: false, proven: true }]);
 
 		const fixed = await crew(repo.dir, ["reconcile", "--fix"]);
 		expect(fixed.code).toBe(0);

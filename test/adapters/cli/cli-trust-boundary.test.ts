@@ -99,6 +99,10 @@ test("a bad user-only setting is refused with the file and value named", async (
 		],
 		[{ passEnv: ["OK", "not ok"] }, /config\.json: "passEnv" \["OK","not ok"\]: expected a list of variable names/],
 		[{ maxConcurrency: 0 }, /config\.json: maxConcurrency 0: expected an integer >= 1/],
+		[
+			{ nesting: { maxDepth: 0 } },
+			/config\.json: "nesting" \{"maxDepth":0\}: expected \{"maxDepth": N\} with N from 1 to 8/,
+		],
 	] as const) {
 		const env = userConfig(config);
 		const run = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);
