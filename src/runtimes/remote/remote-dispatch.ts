@@ -188,7 +188,7 @@ export class RemoteDispatch {
 						removeOnFail: { age: CANCEL_TTL_S },
 					});
 				} catch (error) {
-					const message = `cannot hand the attempt to the queue at ${this.#url}: ${errorMessage(error)}`;
+					const message = `cannot hand the attempt to the queue at ${withoutCredentials(this.#url)}: ${errorMessage(error)}`;
 					return { ...NOTHING, error: { message, retryable: true } };
 				}
 			} else await this.#settledMeanwhile(jobId);
