@@ -40,6 +40,8 @@ export async function startBackgroundRunner(
 			cwd: crew.project.root,
 			detached: true,
 			stdio: ["ignore", log, log],
+			// Credentials of the run's queue and repository reach the runner here, never through the store.
+			env: { ...process.env, ...crew.credentialEnvironment(runId) },
 		});
 	} finally {
 		// The runner has its own copy once spawned: this long-lived process keeps none.

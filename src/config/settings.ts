@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { CREDENTIAL_ENV } from "../core/url-credentials.js";
 import type { Project } from "./project.js";
 import { userConfigDir } from "./resource-layers.js";
 
@@ -252,6 +253,16 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.nesting ? { nesting: user.nesting } : {}),
 		warnings: own.warnings,
 	};
+}
+
+/**
+ * URLs whose credentials runs may need (the store keeps none): `CREW_QUEUE_URL`,
+ * `CREW_REPOSITORY_URL`, then the user config's queue URL.
+ */
+export function credentialUrls(env: NodeJS.ProcessEnv = process.env): string[] {
+	const fromEnv = [env[CREDENTIAL_ENV.queue], env[CREDENTIAL_ENV.repository]].filter((url): url is string => !!url);
+	const queue = read(join(userConfigDir(env), "config.json"), true).queue;
+	return [...fromEnv, ...(queue !== undefined ? [queue] : [])];
 }
 
 /**

@@ -1,17 +1,51 @@
+import { replaceJwts } from "./jwt-scan.js";
+
 /** What a redacted secret is replaced by; its class says what was there. */
 export function marker(kind: string): string {
 	return `[REDACTED:${kind}]`;
 }
 
-/** Names whose value is a secret in `name=value`, `name: value` and `"name": "value"`. */
-const SECRET_NAME =
-	"(?:[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth))";
+/**
+ * Words that make a setting's value a secret in `name=value`, `name: value` and `"name": "value"`;
+ * the name may carry more before the word (`DB_PASSWORD`, `x-auth`).
+ *
+ * Every pattern below runs in time linear in its input: each starts on a fixed text (a prefix, a
+ * secret word, `://`) rather than on every character, a repeated class is followed by a character
+ * it cannot hold, and where a pattern looks back over a run, runs of that kind do not overlap.
+ */
+const SECRET_WORDS =
+	"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)";
+/** A name inside quotes: the quote before it is where it starts. */
+const QUOTED_SECRET_NAME = `(?:[A-Za-z0-9_.-]*?${SECRET_WORDS})`;
+
+/** Values of secret-named settings that are type names or empty values, not secrets (`password: string`). */
+const TYPE_WORDS =
+	"string|number|boolean|bool|str|int|any|unknown|object|bytes|null|undefined|none|nil|true|false|required|optional";
+/** How a reference to a secret starts, not the secret: `$TOKEN`, `${…}`, `process.env.KEY`, `<key>`. */
+const REFERENCE = "process\\.env\\b|os\\.environ\\b|[$%<{(*[]";
+
+/**
+ * Values of secret-named settings that are not secrets: type names (`password: string`),
+ * references (`$TOKEN`, `${…}`, `process.env.KEY`), placeholders and markers.
+ */
+const NOT_A_SECRET = new RegExp(`^(?:${TYPE_WORDS}|(?:${REFERENCE}).*)$`, "i");
+/** The characters of an unquoted setting's value. */
+const VALUE_CHAR = `[^\\s"'\\\\,;]`;
+
+interface PatternClass {
+	readonly kind: string;
+	readonly pattern: RegExp;
+	readonly keep?: boolean;
+	readonly guarded?: boolean;
+}
 
 /**
  * Secret classes, most specific first, so a GitHub token inside `TOKEN=…` is named as GitHub's.
- * Each pattern matches the secret itself, or (`keep`) a prefix to keep and the secret after it.
+ * Each pattern matches the secret itself, or (`keep`) a prefix to keep and the secret after it;
+ * a kept match whose secret is `NOT_A_SECRET` stays, unless the pattern (`guarded`) refuses such
+ * values itself, which lets the replacement be a plain string (much faster on long texts).
  */
-const CLASSES: readonly { readonly kind: string; readonly pattern: RegExp; readonly keep?: boolean }[] = [
+const CLASSES: readonly (PatternClass | { readonly kind: string; readonly replaceAll: typeof replaceJwts })[] = [
 	{
 		kind: "private-key",
 		pattern:
@@ -24,32 +58,33 @@ const CLASSES: readonly { readonly kind: string; readonly pattern: RegExp; reado
 	{ kind: "aws-access-key", pattern: /\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b/g },
 	{ kind: "slack-token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
 	{ kind: "slack-webhook", pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}/g },
-	{ kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+	{ kind: "jwt", replaceAll: replaceJwts },
 	{ kind: "bearer", pattern: /(\b(?:Bearer|Token)\s+)([A-Za-z0-9._~+/-]{16,}=*)/gi, keep: true },
-	{ kind: "url-password", pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]{3,})(?=@)/gi, keep: true },
 	{
-		kind: "secret",
-		pattern: new RegExp(`("${SECRET_NAME}"\\s*:\\s*")((?:[^"\\\\]|\\\\.){3,})(?=")`, "gi"),
+		kind: "url-password",
+		pattern: /(:\/\/(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s:/@]+:)([^\s@/]{3,})(?=@)/gi,
 		keep: true,
 	},
 	{
 		kind: "secret",
-		pattern: new RegExp(`(\\b${SECRET_NAME}\\s*[=:]\\s*(["']))((?:(?!\\2).){3,}?)(?=\\2)`, "gi"),
+		pattern: new RegExp(`("${QUOTED_SECRET_NAME}"\\s*:\\s*")((?:[^"\\\\]|\\\\.){3,})(?=")`, "gi"),
 		keep: true,
 	},
 	{
 		kind: "secret",
-		pattern: new RegExp(`(\\b${SECRET_NAME}\\s*[=:]\\s*)([^\\s"'\\\\,;]{3,})`, "gi"),
+		pattern: new RegExp(`(${SECRET_WORDS}\\s*[=:]\\s*(["']))((?:(?!\\2).){3,}?)(?=\\2)`, "gi"),
 		keep: true,
+	},
+	{
+		kind: "secret",
+		pattern: new RegExp(
+			`(${SECRET_WORDS}\\s*[=:]\\s*)(?!(?:${TYPE_WORDS})(?!${VALUE_CHAR})|${REFERENCE})(${VALUE_CHAR}{3,})`,
+			"gi",
+		),
+		keep: true,
+		guarded: true,
 	},
 ];
-
-/**
- * Values of secret-named settings that are not secrets: type names (`password: string`),
- * references (`$TOKEN`, `${…}`, `process.env.KEY`), placeholders and markers.
- */
-const NOT_A_SECRET =
-	/^(?:string|number|boolean|bool|str|int|any|unknown|object|bytes|null|undefined|none|nil|true|false|required|optional|process\.env\b.*|os\.environ\b.*|[$%<{(*[].*)$/i;
 
 /**
  * `text` with secrets replaced by `[REDACTED:<class>]`: provider API keys (Anthropic, OpenAI,
@@ -59,17 +94,48 @@ const NOT_A_SECRET =
  */
 export function redact(text: string): string {
 	let out = text;
-	for (const { kind, pattern, keep } of CLASSES) {
-		out = out.replace(pattern, (match: string, ...args: unknown[]) => {
-			if (!keep) return marker(kind);
-			// The first group is kept; the last is the secret (and what follows it stays too).
-			const groups = args.filter((a): a is string => typeof a === "string").slice(0, -1);
-			const secret = groups.at(-1) ?? "";
-			if (NOT_A_SECRET.test(secret.trim())) return match;
-			return `${groups[0] ?? ""}${marker(kind)}`;
-		});
+	for (const secretClass of CLASSES) {
+		out =
+			"replaceAll" in secretClass
+				? secretClass.replaceAll(out, marker(secretClass.kind))
+				: redactClass(out, secretClass);
 	}
 	return out;
+}
+
+/**
+ * `text` with the secrets of one class replaced. Matches that need a look are walked with `exec`
+ * rather than given to `String.replace` with a function or iterated by `matchAll`, both many
+ * times slower on long texts in V8. The pattern is copied so the shared one's `lastIndex` never changes.
+ */
+function redactClass(text: string, { kind, pattern, keep, guarded }: PatternClass): string {
+	if (keep && guarded) return text.replace(pattern, `$1${marker(kind)}`);
+	const scan = new RegExp(pattern);
+	const parts: string[] = [];
+	let from = 0;
+	for (let match = scan.exec(text); match !== null; match = scan.exec(text)) {
+		parts.push(text.slice(from, match.index), replacement(match, kind, keep === true));
+		from = scan.lastIndex;
+	}
+	if (from === 0) return text;
+	parts.push(text.slice(from));
+	return parts.join("");
+}
+
+/** What stands for one match: its marker, after the kept prefix when the class keeps one. */
+function replacement(match: RegExpExecArray, kind: string, keep: boolean): string {
+	if (!keep) return marker(kind);
+	// The first group is kept; the last that matched is the secret (and what follows it stays too).
+	let secret = "";
+	for (let group = match.length - 1; group > 0; group--) {
+		const text = match[group];
+		if (text !== undefined) {
+			secret = text;
+			break;
+		}
+	}
+	if (NOT_A_SECRET.test(secret.trim())) return match[0];
+	return `${match[1] ?? ""}${marker(kind)}`;
 }
 
 /** `value` with every string in it redacted, objects and arrays walked. */

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
+import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
@@ -28,6 +29,7 @@ import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
+import { RunCredentials } from "./run-credentials.js";
 import { RunLoop } from "./run-loop.js";
 import { checkRunTrusted, runReach } from "./run-reach.js";
 import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
@@ -42,6 +44,11 @@ export interface CrewOptions extends Partial<EngineOptions> {
 	readonly userDirs?: readonly string[];
 	/** Whether the user trusts the project to run its own commands. Default: the user's trust records. */
 	readonly trusted?: (root: string) => boolean;
+	/**
+	 * URLs with credentials that runs' queue and repository URLs may need; the store keeps none.
+	 * Default: `CREW_QUEUE_URL`, `CREW_REPOSITORY_URL` and the user config's queue URL.
+	 */
+	readonly credentials?: readonly string[];
 }
 
 export interface ExecuteOptions {
@@ -64,11 +71,13 @@ export class Crew {
 	readonly #store: RunStore;
 	readonly #userDirs: readonly string[];
 	readonly #trusted: (root: string) => boolean;
+	readonly #credentials: RunCredentials;
 	readonly worktrees: Worktrees;
 	readonly integration: IntegrationBranch;
 
 	constructor(options: CrewOptions) {
-		const { project, runtimes, onEvent, userDirs, trusted, ...engine } = options;
+		const { project, runtimes, onEvent, userDirs, trusted, credentials, ...engine } = options;
+		this.#credentials = new RunCredentials(() => credentials ?? credentialUrls());
 		this.project = project;
 		this.#userDirs = userDirs ?? userResourceDirs();
 		this.#trusted = trusted ?? ((root) => new TrustStore().isTrusted(root));
@@ -93,6 +102,11 @@ export class Crew {
 		return this.#queries.getRun(checkId("run", runId));
 	}
 
+	/** The environment that gives another crew process (a background runner) the run's credentials. */
+	credentialEnvironment(runId: string): Record<string, string> {
+		return this.#credentials.environment(this.run(runId));
+	}
+
 	/** A run and its tasks, as of one committed state. */
 	snapshot(runId: string): RunSnapshot {
 		return this.#queries.snapshot(checkId("run", runId));
@@ -112,6 +126,8 @@ export class Crew {
 	 */
 	async plan(input: PlanInput): Promise<Plan> {
 		const plan = planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+		this.#credentials.remember(input.queue);
+		this.#credentials.remember(input.repository);
 		const script = plan.options.script;
 		if (script) {
 			this.#checkScriptTrusted(script);
@@ -262,7 +278,9 @@ export class Crew {
 		let remote: RemoteRuntimes | undefined;
 		const adopted: AttemptRecord[] = [];
 		try {
-			remote = run.options.queue ? await remoteRuntimes(run, this.project.root, this.runtimes) : undefined;
+			remote = run.options.queue
+				? await remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes)
+				: undefined;
 			const leftovers = this.#queries.liveAttempts(run.id);
 			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
 			// A dead runner's remote attempts still in the queue are followed again, not run again.
@@ -491,7 +509,7 @@ export class Crew {
 	async #cancelRemote(run: RunRecord, live: readonly AttemptRecord[], reason: string): Promise<string> {
 		let remote: RemoteRuntimes | undefined;
 		try {
-			remote = await remoteRuntimes(run, this.project.root, this.runtimes);
+			remote = await remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes);
 			for (const attempt of live) await remote.cancel(run.id, attempt.taskId, attempt.number, reason);
 			return "";
 		} catch (error) {

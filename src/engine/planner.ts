@@ -5,6 +5,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { fillGoal } from "../core/prompt.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
+import { withoutCredentials } from "../core/url-credentials.js";
 import { parseVerify } from "../core/verdict.js";
 import { type Diagnostic, list } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
@@ -248,8 +249,11 @@ function runOptions(
 		...(input.setup ? { setup: input.setup } : {}),
 		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),
 		...(input.budget && Object.values(input.budget).some((v) => v !== undefined) ? { budget: input.budget } : {}),
-		...(input.queue !== undefined ? { queue: checkQueue(input.queue) } : {}),
-		...(input.repository !== undefined ? { repository: checkRepository(input.repository, input.queue) } : {}),
+		// What is stored of either URL is without its credentials; the runner gets them again.
+		...(input.queue !== undefined ? { queue: withoutCredentials(checkQueue(input.queue)) } : {}),
+		...(input.repository !== undefined
+			? { repository: withoutCredentials(checkRepository(input.repository, input.queue)) }
+			: {}),
 		cwd,
 	};
 }

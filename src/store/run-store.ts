@@ -10,6 +10,7 @@ import {
 	RunStatus,
 	type TaskStatus,
 } from "../core/status.js";
+import { storedOptions } from "../core/stored-options.js";
 import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec, Usage } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
@@ -103,10 +104,16 @@ export class RunStore {
 
 	/**
 	 * Records a new run. Its goal and its tasks' texts are stored with secrets redacted, so prompts
-	 * never carry them; command lines stay as the resource files wrote them, since they must run.
+	 * never carry them, and its options as `storedOptions` keeps them (no URL credentials); command
+	 * lines stay as the resource files wrote them, since they must run.
 	 */
 	createRun(given: NewRun): void {
-		const run = { ...given, goal: redact(given.goal), tasks: given.tasks.map((t) => redactTask(t)) };
+		const run = {
+			...given,
+			goal: redact(given.goal),
+			tasks: given.tasks.map((t) => redactTask(t)),
+			options: storedOptions(given.options),
+		};
 		this.#tx.write(() => {
 			const time = this.#iso();
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);

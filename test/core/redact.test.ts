@@ -95,3 +95,43 @@ test("redactDeep walks objects and arrays and keeps JSON valid", () => {
 	expect(out).toEqual({ a: ["x", 'say "password=[REDACTED:secret]" now'], b: { n: 3, s: "[REDACTED:anthropic-key]" } });
 	expect(JSON.parse(JSON.stringify(out))).toEqual(out);
 });
+
+const MIB = 1 << 20;
+const BASE64URL = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+
+/** `length` characters of `unit` repeated. */
+function repeated(unit: string, length: number): string {
+	return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+/** Lines that once took redaction quadratic time: one run of a token class, or many short ones. */
+const ADVERSARIAL: readonly [string, string][] = [
+	["a 300 KB base64url run", Array.from({ length: 300_000 }, (_, i) => BASE64URL[(i * 7919) % 64]).join("")],
+	["a 4 MiB base64url run", Array.from({ length: 4 * MIB }, (_, i) => BASE64URL[(i * 7919) % 64]).join("")],
+	["a 4 MiB x-x-x line", repeated("x-", 4 * MIB)],
+	["a 200 KB ab.ab.ab line", repeated("ab.", 200_000)],
+	["a 4 MiB ab.ab.ab line", repeated("ab.", 4 * MIB)],
+	["a 4 MiB eyJ-eyJ line", repeated("eyJ-", 4 * MIB)],
+	[
+		"a 4 MiB line of mixed text",
+		repeated('const token = fn(a.b.c); "key": x-y-z https://h.io/a?b=1 eyJabc.eyJdef ab.ab sk-x AIza ', 4 * MIB),
+	],
+];
+
+/** Secrets of the classes whose patterns scan runs: a GitHub token, a URL password, a JWT. */
+const PLANTED = {
+	start: "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+	middle: "postgres://app:hunter2hunter@db:5432/app",
+	end: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+};
+
+test.each(ADVERSARIAL)("%s is redacted to the end, secrets at its start, middle and end included", (_what, filler) => {
+	const half = Math.floor(filler.length / 2);
+	const text = `${PLANTED.start} ${filler.slice(0, half)} ${PLANTED.middle} ${filler.slice(half)} ${PLANTED.end}`;
+	const out = redact(text);
+	expect(out.startsWith("[REDACTED:github-token] ")).toBe(true);
+	expect(out).toContain(" postgres://app:[REDACTED:url-password]@db:5432/app ");
+	expect(out.endsWith(" [REDACTED:jwt]")).toBe(true);
+	expect(out).not.toContain("hunter2hunter");
+	expect(out.length).toBeGreaterThan(filler.length);
+});

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { withoutCredentials } from "../../core/url-credentials.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 
@@ -40,7 +41,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 	});
 	await worker.start();
 	process.stdout.write(
-		`crew worker ${name}: taking attempts from ${url}, ${options.concurrency} at a time, in ${workdir}\n`,
+		`crew worker ${name}: taking attempts from ${withoutCredentials(url)}, ${options.concurrency} at a time, in ${workdir}\n`,
 	);
 	await new Promise<void>((done) => {
 		for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => done());

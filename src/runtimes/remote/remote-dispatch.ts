@@ -4,6 +4,7 @@ import { Job, Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { ZERO_USAGE } from "../../core/types.js";
+import { CREDENTIAL_ENV, hasCredentials, withoutCredentials } from "../../core/url-credentials.js";
 import { applyChanges, type CheckoutSource, changesSince } from "../../workspace/checkouts.js";
 import { writeAttemptFile } from "../attempt-files.js";
 import type { AttemptParts, RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
@@ -187,7 +188,7 @@ export class RemoteDispatch {
 						removeOnFail: { age: CANCEL_TTL_S },
 					});
 				} catch (error) {
-					const message = `cannot hand the attempt to the queue at ${this.#url}: ${errorMessage(error)}`;
+					const message = `cannot hand the attempt to the queue at ${withoutCredentials(this.#url)}: ${errorMessage(error)}`;
 					return { ...NOTHING, error: { message, retryable: true } };
 				}
 			} else await this.#settledMeanwhile(jobId);
@@ -316,7 +317,15 @@ export async function checkQueue(url: string, ms: number): Promise<void> {
 		await client.ping();
 	} catch (error) {
 		const said = errorMessage(cause ?? error);
-		throw new CrewError(ErrorCode.Runtime, `the queue at ${url} does not answer (${said}); is Redis running?`);
+		const shown = withoutCredentials(url);
+		if (/NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(said)) {
+			const what = hasCredentials(url) ? "refuses the password it was given" : "needs a password, and crew stores none";
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`the queue at ${shown} ${what} (${said}): give its URL with the password in ${CREDENTIAL_ENV.queue} or as "queue": {"url": …} in your user config`,
+			);
+		}
+		throw new CrewError(ErrorCode.Runtime, `the queue at ${shown} does not answer (${said}); is Redis running?`);
 	} finally {
 		client.disconnect();
 	}

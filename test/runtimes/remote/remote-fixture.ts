@@ -20,14 +20,15 @@ export interface RemoteFixture {
 
 /**
  * A test file of remote runs: a real redis-server for all its tests, and after each test its
- * repositories' runs cancelled and its workers stopped. Call it at the top of the file.
+ * repositories' runs cancelled and its workers stopped; with `password`, a Redis that needs it.
+ * Call it at the top of the file.
  */
-export function remoteFixture(): RemoteFixture {
+export function remoteFixture(options: { readonly password?: string } = {}): RemoteFixture {
 	let redis: RedisServer | undefined;
 	const workers: ChildProcess[] = [];
 	const repos: TestRepo[] = [];
 	beforeAll(async () => {
-		redis = await RedisServer.start();
+		redis = await RedisServer.start(options);
 	});
 	afterEach(async () => {
 		for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);

@@ -1,0 +1,19 @@
+import { redactDeep } from "./redact.js";
+import type { RunOptions } from "./types.js";
+import { withoutCredentials } from "./url-credentials.js";
+
+/**
+ * A run's options as they are stored: the queue's and the repository's URLs without their
+ * credentials (a runner gets them again from the user's config or the environment), a workflow
+ * script's arguments redacted. Command lines (setup, `--until`, agents) stay as the user wrote
+ * them, since they must run.
+ */
+export function storedOptions(options: RunOptions): RunOptions {
+	const { queue, repository, script } = options;
+	return {
+		...options,
+		...(queue !== undefined ? { queue: withoutCredentials(queue) } : {}),
+		...(repository !== undefined ? { repository: withoutCredentials(repository) } : {}),
+		...(script?.args !== undefined ? { script: { ...script, args: redactDeep(script.args) } } : {}),
+	};
+}
