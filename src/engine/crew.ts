@@ -30,6 +30,7 @@ import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
 import { RunCredentials } from "./run-credentials.js";
+import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./run-housekeeping.js";
 import { RunLoop } from "./run-loop.js";
 import { checkRunTrusted, runReach } from "./run-reach.js";
 import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
@@ -350,28 +351,14 @@ export class Crew {
 		return importRun(new RunArchive(this.#db), this.files, bundle, new Date(this.#options.now()).toISOString());
 	}
 
-	/**
-	 * Deletes an ended run's records and files. A run still going, or with task worktrees left
-	 * (they may hold work), is refused.
-	 */
-	async forget(runId: string): Promise<void> {
-		const run = this.#queries.getRun(checkId("run", runId));
-		if (!isTerminalRun(run.status)) {
-			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}; cancel it before forgetting it`);
-		}
-		if ((await this.worktrees.list(runId).catch(() => [])).length > 0) {
-			throw new CrewError(ErrorCode.Conflict, `run ${runId} has task worktrees; crew cleanup ${runId} first`);
-		}
-		new RunArchive(this.#db).forget(runId);
-		this.files.remove(runId);
+	/** Deletes an ended run's records and files; see `forgetRun`. */
+	forget(runId: string): Promise<void> {
+		return forgetRun({ ...this.#housekeeping(), archive: new RunArchive(this.#db), files: this.files }, runId);
 	}
 
 	/** The ended runs among those older than the `keep` newest: what `crew prune --keep` forgets. */
 	runsBeyond(keep: number): RunRecord[] {
-		return this.#queries
-			.listRuns(Number.MAX_SAFE_INTEGER)
-			.slice(keep)
-			.filter((run) => isTerminalRun(run.status));
+		return runsBeyond(this.#queries, keep);
 	}
 
 	/** Checks that runs, leases, workers, worktrees and branches agree; see `reconcile`. */
@@ -404,45 +391,19 @@ export class Crew {
 		return { tasks, runnerAlive };
 	}
 
-	/**
-	 * Removes the worktrees of an ended run, committing what they hold to their branches first;
-	 * what cannot be committed is kept. `force` also takes a run whose runner is gone without
-	 * having ended it; a run with a live runner is never cleaned up.
-	 */
-	async cleanup(
-		runId: string,
-		force = false,
-	): Promise<{ removed: string[]; kept: { path: string; reason: string }[] }> {
-		const run = this.#queries.getRun(checkId("run", runId));
-		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
-		if (alive && !isTerminalRun(run.status)) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`run ${runId} is ${run.status} with a live runner; cancel it before cleaning up`,
-			);
-		}
-		if (!force && (!isTerminalRun(run.status) || run.status === RunStatus.Interrupted)) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`run ${runId} has not ended (${run.status}); resume or cancel it, or clean up with --force`,
-			);
-		}
-		return this.worktrees.cleanup(runId);
+	/** Removes an ended run's worktrees, their work kept on their branches; see `cleanupRun`. */
+	cleanup(runId: string, force = false): Promise<Cleaned> {
+		return cleanupRun(this.#housekeeping(), checkId("run", runId), force);
 	}
 
-	/** Cleans up every ended run that finished more than `ageMs` ago; returns what each left. */
-	async prune(ageMs: number): Promise<{ runId: string; removed: number; kept: { path: string; reason: string }[] }[]> {
-		const before = this.#options.now() - ageMs;
-		const old = this.#queries
-			.listRuns()
-			.filter((r) => isTerminalRun(r.status) && r.status !== RunStatus.Interrupted)
-			.filter((r) => r.finishedAt !== null && Date.parse(r.finishedAt) < before);
-		const pruned = [];
-		for (const run of old) {
-			const { removed, kept } = await this.worktrees.cleanup(run.id);
-			if (removed.length > 0 || kept.length > 0) pruned.push({ runId: run.id, removed: removed.length, kept });
-		}
-		return pruned;
+	/** Cleans up every ended run that finished more than `ageMs` ago; see `pruneRuns`. */
+	prune(ageMs: number): ReturnType<typeof pruneRuns> {
+		return pruneRuns(this.#housekeeping(), ageMs);
+	}
+
+	#housekeeping() {
+		const { now, staleAfterMs } = this.#options;
+		return { queries: this.#queries, worktrees: this.worktrees, now, staleAfterMs };
 	}
 
 	/** Rejects what the run waits for: the run is cancelled, with the reason as its error. */
