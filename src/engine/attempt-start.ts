@@ -11,7 +11,7 @@ import type { Start } from "./live-attempt.js";
  * printed) and records its new attempt on `model`: what its worker starts from.
  */
 export function recordStart(
-	deps: { readonly store: RunStore; readonly files: ArtifactFiles },
+	deps: { readonly store: RunStore; readonly files: ArtifactFiles; readonly trusted?: boolean },
 	lease: Lease,
 	run: RunRecord,
 	task: { readonly index: number; readonly spec: TaskSpec; readonly model: string | undefined },
@@ -31,7 +31,15 @@ export function recordStart(
 	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", prompt);
 	const attempt = store.startAttempt(lease, spec.id, runtime, model);
 	const agent = model ? { ...spec.agent, model } : spec.agent;
-	return start(files, run, task.index, runtime, { spec, agent, prompt, promptArtifact, attempt, epoch: lease.epoch });
+	return start(files, run, task.index, runtime, {
+		spec,
+		agent,
+		prompt,
+		promptArtifact,
+		attempt,
+		epoch: lease.epoch,
+		trusted: deps.trusted === true,
+	});
 }
 
 /**
@@ -39,7 +47,7 @@ export function recordStart(
  * `runtime`: its stored prompt and its own record, nothing new recorded.
  */
 export async function followedStart(
-	files: ArtifactFiles,
+	{ files, trusted }: { readonly files: ArtifactFiles; readonly trusted?: boolean },
 	run: RunRecord,
 	task: { readonly index: number; readonly spec: TaskSpec; readonly attempt: AttemptRecord; readonly runtime: string },
 ): Promise<Start> {
@@ -54,6 +62,7 @@ export async function followedStart(
 		promptArtifact,
 		attempt,
 		epoch: attempt.epoch,
+		trusted: trusted === true,
 	});
 }
 
@@ -70,6 +79,7 @@ function start(
 		readonly promptArtifact: ArtifactRecord;
 		readonly attempt: { readonly id: number; readonly number: number };
 		readonly epoch: number;
+		readonly trusted: boolean;
 	},
 ): Start {
 	const prefix = `tasks/${a.spec.id}`;
@@ -92,6 +102,7 @@ function start(
 			cwd: run.options.cwd,
 			artifactDir: files.path(run.id, prefix),
 			artifactPrefix: prefix,
+			projectTrusted: a.trusted,
 		},
 	};
 }

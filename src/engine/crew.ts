@@ -328,6 +328,7 @@ export class Crew {
 				options: this.#options,
 				worktrees: this.worktrees,
 				integration: this.integration,
+				trusted: this.#trusted(this.project.root),
 			},
 			lease,
 			options.signal,

@@ -38,6 +38,8 @@ export interface RunLoopDeps {
 	readonly integration: IntegrationBranch;
 	/** This machine's runtimes, where `runtimes` hands attempts to a queue. */
 	readonly localRuntimes?: RuntimeRegistry;
+	/** Whether the user trusts the project's own files to run, as decided when this runner started. */
+	readonly trusted?: boolean;
 }
 
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
@@ -229,7 +231,7 @@ export class RunLoop {
 			if (index === undefined) continue;
 			const spec = this.#tasks.specs[index] as TaskSpec;
 			const runtime = `${ATTACH}${attempt.runtime}`;
-			const start = await followedStart(this.#deps.files, this.#run, { index, spec, attempt, runtime });
+			const start = await followedStart(this.#deps, this.#run, { index, spec, attempt, runtime });
 			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens), attempt.usage);
 			this.#launch(start);
 		}

@@ -1,3 +1,4 @@
+import { agentRuns } from "../core/agent-runs.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { AgentSpec, RunOptions, TaskSpec } from "../core/types.js";
 
@@ -18,8 +19,6 @@ export interface Reachable {
 
 /** An agent whose file crew cannot name is counted as the project's: only the user's own files are exempt. */
 const UNRECORDED = "(its file was not recorded)";
-
-const FULL_PERMISSIONS = "permissions: full (Codex danger-full-access, Claude Code bypassPermissions)";
 
 /**
  * Everything a run can execute, read from its recorded specs and options: the agent of every
@@ -73,12 +72,16 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 }
 
 function agentReach(agent: AgentSpec, override: string | undefined): Reachable[] {
-	const what = `agent '${agent.name}'`;
-	const origin = agent.source?.layer ?? "project";
-	const file = agent.source?.file ?? UNRECORDED;
-	if ((override ?? agent.runtime) === "command")
-		return agent.command ? [{ what, runs: agent.command, origin, file }] : [];
-	return agent.permissions === "full" ? [{ what, runs: FULL_PERMISSIONS, origin, file }] : [];
+	const runs = agentRuns(agent, override ?? agent.runtime);
+	if (runs === undefined) return [];
+	return [
+		{
+			what: `agent '${agent.name}'`,
+			runs,
+			origin: agent.source?.layer ?? "project",
+			file: agent.source?.file ?? UNRECORDED,
+		},
+	];
 }
 
 /**

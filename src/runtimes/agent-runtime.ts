@@ -1,8 +1,9 @@
+import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { redact, redactDeep } from "../core/redact.js";
-import type { Usage } from "../core/types.js";
+import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
@@ -49,7 +50,15 @@ export interface AgentCli {
 	 */
 	credentials(request: TaskRequest, env: NodeJS.ProcessEnv): string[];
 	stream(): AgentStream;
+	/**
+	 * What the request's trust asks of the program before it starts: arguments to put before the
+	 * others, or why it must not run here. `version` is what the program says `--version` prints,
+	 * asked once per runtime and only when needed.
+	 */
+	admit?(request: TaskRequest, version: () => Promise<string>): Promise<Admission>;
 }
+
+export type Admission = { readonly args: readonly string[] } | { readonly refused: string };
 
 export interface AgentRuntimeOptions {
 	/** How to start the CLI: a program and its first arguments. Default: the CLI's own. */
@@ -81,6 +90,7 @@ export class AgentRuntime implements WorkerRuntime {
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
 	readonly #seal: AttemptSeal;
+	#version: Promise<string> | undefined;
 
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
 		this.name = cli.name;
@@ -107,7 +117,15 @@ export class AgentRuntime implements WorkerRuntime {
 			writeAttemptFile(systemFile, redact(request.agent.systemPrompt));
 			artifacts.push({ name: `${request.artifactPrefix}/${names.system}`, kind: "prompt" });
 		}
-		const args = [...lead, ...this.#cli.args(request, systemFile)];
+		const variables = crewVariables(request, source);
+		const env = agentEnvironment(source, variables, this.#cli.credentials(request, source));
+		const version = () => this.#programVersion(file as string, lead, env);
+		const admission = (await this.#cli.admit?.(request, version)) ?? { args: [] };
+		if ("refused" in admission) {
+			const error = { message: admission.refused, retryable: false };
+			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
+		}
+		const args = [...lead, ...admission.args, ...this.#cli.args(request, systemFile)];
 
 		const stream = this.#cli.stream();
 		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
@@ -132,14 +150,13 @@ export class AgentRuntime implements WorkerRuntime {
 				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
-		const variables = crewVariables(request, source);
 		let end: WorkerExit;
 		try {
 			end = await runWorkerProcess({
 				file: file as string,
 				args,
 				cwd: request.cwd,
-				env: agentEnvironment(source, variables, this.#cli.credentials(request, source)),
+				env,
 				token: this.#seal.token(variables),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile: join(request.artifactDir, names.log),
@@ -161,6 +178,16 @@ export class AgentRuntime implements WorkerRuntime {
 		const failure = this.#failure(file as string, end, stream, transcriptError);
 		if (failure) return { ...result, ok: false, exitCode: end.code, error: failure };
 		return { ...result, ok: true, exitCode: 0 };
+	}
+
+	/** What `<program> --version` prints, or why nothing could be asked. */
+	#programVersion(file: string, lead: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+		this.#version ??= new Promise((resolve) => {
+			execFile(file, [...lead, "--version"], { env, timeout: 15_000 }, (error, stdout, stderr) => {
+				resolve(error ? `unknown: ${error.message}` : `${stdout}${stderr}`.trim());
+			});
+		});
+		return this.#version;
 	}
 
 	#failure(

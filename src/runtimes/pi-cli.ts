@@ -5,6 +5,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { piCredentials } from "./credentials.js";
+import { parseVersion, piProjectResources } from "./pi-project.js";
 import { PiStream } from "./pi-stream.js";
 
 /** The pi that crew depends on: `node <its cli.js>`. */
@@ -51,4 +52,16 @@ export const piCli: AgentCli = {
 	},
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	stream: () => new PiStream(),
+	admit: async (request, version) => {
+		const found = piProjectResources(request.cwd);
+		if (found.length === 0) return { args: [] };
+		const said = await version();
+		const [major] = parseVersion(said) ?? [0];
+		// pi 1.x decides for itself whether to load a project's own files; headless, crew tells it.
+		if (major >= 1) return { args: [request.projectTrusted ? "--approve" : "--no-approve"] };
+		if (request.projectTrusted) return { args: [] };
+		return {
+			refused: `pi ${said} would load this repository's own ${found.join(", ")}, and cannot be told not to, but the repository is not trusted; if you trust it, run \`crew trust\` in it, else use pi 1.x, which leaves them out (\`runtimes.pi\` in your crew config.json, or CREW_PI)`,
+		};
+	},
 };

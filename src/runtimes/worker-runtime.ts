@@ -20,6 +20,11 @@ export interface TaskRequest {
 	/** Folder for the attempt's own files: absolute, and as an artifact name prefix. */
 	readonly artifactDir: string;
 	readonly artifactPrefix: string;
+	/**
+	 * Whether the repository's own files may run (pi's project extensions and settings, …):
+	 * decided by whoever runs the attempt, never carried from elsewhere. Absent means not trusted.
+	 */
+	readonly projectTrusted?: boolean;
 }
 
 /** crew's one event schema for what a worker does, whatever runs it. */

@@ -302,6 +302,13 @@ function program(setExit: (code: number) => void): Command {
 			count("lock duration", 500),
 			10_000,
 		)
+		.option(
+			"--trust <repository>",
+			"run the commands of this repository's jobs (its git URL or path, as runs give it with --repository); repeatable. Local paths you `crew trust` here count too",
+			(value: string, previous: string[]) => [...previous, value],
+			[] as string[],
+		)
+		.option("--trust-all", "run the commands of every job of the queue, whatever repository it comes from")
 		.action(async (options: WorkerOptions) => exit((await import("./worker-command.js")).workerCommand(options)));
 
 	cli

@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
+import { TrustStore } from "../../config/trust.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
@@ -13,6 +15,23 @@ export interface WorkerOptions {
 	readonly workdir?: string;
 	readonly name?: string;
 	readonly lockDuration: number;
+	readonly trust: readonly string[];
+	readonly trustAll?: boolean;
+}
+
+/**
+ * The repositories whose jobs this worker runs commands for: every one with `--trust-all`, else
+ * those named with `--trust`, and local paths in this host's trust records.
+ */
+function workerTrust(options: WorkerOptions): (repository: string | undefined) => boolean {
+	if (options.trustAll) return () => true;
+	const named = new Set(options.trust.map((repository) => withoutCredentials(repository)));
+	const records = new TrustStore();
+	return (repository) => {
+		if (repository === undefined) return false;
+		if (named.has(withoutCredentials(repository))) return true;
+		return isAbsolute(repository) && existsSync(repository) && records.isTrusted(repository);
+	};
 }
 
 /**
@@ -37,6 +56,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 		workdir,
 		concurrency: options.concurrency,
 		lockMs: options.lockDuration,
+		trusts: workerTrust(options),
 		log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 	});
 	await worker.start();

@@ -3,8 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { agentRuns } from "../../core/agent-runs.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
-import { ZERO_USAGE } from "../../core/types.js";
+import { type AgentSpec, ZERO_USAGE } from "../../core/types.js";
 import { withPartial } from "../../core/usage.js";
 import { isProcessAlive } from "../../store/process-identity.js";
 import { Checkouts, changesSince } from "../../workspace/checkouts.js";
@@ -32,6 +33,23 @@ export interface RemoteWorkerOptions {
 	/** Grace between SIGTERM and SIGKILL when an agent's group is ended, in ms. Default 3000. */
 	readonly graceMs?: number;
 	readonly log?: (line: string) => void;
+	/**
+	 * Whether this worker's operator trusts the jobs of a repository (a job's checkout source;
+	 * `undefined` for a job without one) to run what the user's own agent CLIs would not: command
+	 * agents, checks, setup hooks, `permissions: full`, and the repository's own pi files. A job
+	 * never carries trust with it. Default: no job is trusted.
+	 */
+	readonly trusts?: (repository: string | undefined) => boolean;
+}
+
+/** What a job would run beyond an agent CLI under crew's permissions: its agent's command or full permissions, its check, its setup hook. */
+function jobRuns(runtime: string, agent: AgentSpec, parts: AttemptParts): string[] {
+	const own = agentRuns(agent, runtime);
+	return [
+		...(own !== undefined ? [`agent '${agent.name}': ${own}`] : []),
+		...(parts.verify?.kind === "command" ? [`the check: ${parts.verify.command}`] : []),
+		...(parts.setup ? [`the setup hook: ${parts.setup.command}`] : []),
+	];
 }
 
 /** The result of an attempt its worker stopped: nothing done, nothing used beyond what its events said. */
@@ -130,9 +148,19 @@ export class RemoteWorker {
 		const id = job.id as string;
 		const cancelled = await this.#redis.get(cancelKey(id));
 		if (cancelled !== null) throw new UnrecoverableError(`cancelled: ${cancelled}`);
+		const trusted = this.#options.trusts?.(checkout?.repository) ?? false;
+		const runs = jobRuns(runtime, given.agent, parts);
+		if (!trusted && runs.length > 0) {
+			const source = checkout ? `the repository ${checkout.repository}` : "jobs without a repository";
+			const how = checkout ? `--trust ${checkout.repository} (or --trust-all)` : "--trust-all";
+			const message = `this worker does not trust ${source}, and the attempt would run: ${runs.join("; ")}; if you trust it, start the worker with ${how}, or run \`crew trust\` in that repository on this host`;
+			this.#options.log?.(`run ${given.runId} task ${given.taskId} attempt ${given.attempt}: refused: ${message}`);
+			return { result: { ...LEFT, error: { message, retryable: false } }, files: [] };
+		}
 		const folder = join(this.#attempts, `${given.runId}.${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
 		const request: TaskRequest = {
 			...given,
+			projectTrusted: trusted,
 			cwd: join(folder, "work"),
 			artifactDir: join(folder, "files"),
 			promptFile: join(folder, "files", "prompt.md"),

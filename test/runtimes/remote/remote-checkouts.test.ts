@@ -245,3 +245,34 @@ test("cancelling a queue run whose coordinator died ends its agents on a worker 
 	for (const start of repo.starts()) await waitFor(`agent ${start.task} ended`, () => !isAlive(start.pid), 10_000);
 	expect(repo.ends()).toEqual([]);
 });
+
+test("a worker runs no command of a repository its own host does not trust, whatever the coordinator trusts; trusted there, or named with --trust, it does", async () => {
+	const repo = repository({ wa: "echo from-a > a.txt" });
+	repo.workflow("one", [{ id: "a", role: "wa", extra: { verify: "test -f a.txt" } }]);
+	// The worker's host: a user of its own, who trusts nothing yet.
+	const host = { ...process.env, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "crew-host-")) };
+	const untrusting = await remote.worker("A", repo.dir, host, []);
+	const refused = await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url, "--json"], 60_000);
+	expect(refused.code).toBe(1);
+	const runId = JSON.parse(refused.stdout.trim().split("\n").at(-1) as string).runId as string;
+	const [task] = read(repo.dir, (r) => r.status(runId)).tasks;
+	expect(task?.status).toBe("failed");
+	expect(task?.error).toContain(`this worker does not trust the repository ${repo.dir}`);
+	expect(task?.error).toContain("agent 'wa': echo from-a > a.txt");
+	expect(task?.error).toContain("the check: test -f a.txt");
+	expect(task?.error).toContain(`--trust ${repo.dir}`);
+	expect(git(repo, "ls-tree", "--name-only", "-r", `crew-tasks/${runId}/a`)).not.toContain("a.txt");
+	untrusting.kill("SIGTERM");
+	await exitOf(untrusting);
+
+	const naming = await remote.worker("B", repo.dir, host, ["--trust", repo.dir]);
+	const named = await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url], 60_000);
+	expect(named.code, named.stdout + named.stderr).toBe(0);
+	naming.kill("SIGTERM");
+	await exitOf(naming);
+
+	new TrustStore(host).trust(repo.dir);
+	await remote.worker("C", repo.dir, host, []);
+	const recorded = await crew(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url], 60_000);
+	expect(recorded.code, recorded.stdout + recorded.stderr).toBe(0);
+});

@@ -13,9 +13,10 @@ export interface RemoteFixture {
 	 * A `crew worker` on the queue, standing in for a machine of its own: its own name and work
 	 * folder (`<dir>/work-<name>`), two attempts at a time, and a short lock so a dead one is
 	 * noticed within seconds. Stopped after the test; resolves once it takes attempts. `env` is
-	 * its environment (default: this process's).
+	 * its environment (default: this process's); `trust` its trust flags (default: every job's
+	 * commands run, as the tests' jobs without a repository are command agents).
 	 */
-	worker(name: string, dir: string, env?: NodeJS.ProcessEnv): Promise<ChildProcess>;
+	worker(name: string, dir: string, env?: NodeJS.ProcessEnv, trust?: readonly string[]): Promise<ChildProcess>;
 }
 
 /**
@@ -52,7 +53,7 @@ export function remoteFixture(options: { readonly password?: string } = {}): Rem
 			repos.push(repo);
 			return repo;
 		},
-		async worker(name, dir, env) {
+		async worker(name, dir, env, trust = ["--trust-all"]) {
 			const worker = crewProcess(
 				dir,
 				[
@@ -67,6 +68,7 @@ export function remoteFixture(options: { readonly password?: string } = {}): Rem
 					join(dir, `work-${name}`),
 					"--lock-duration",
 					"1500",
+					...trust,
 				],
 				env,
 			);
