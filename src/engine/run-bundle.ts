@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { CrewError, ErrorCode } from "../core/errors.js";
+import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { isTerminalRun, type RunStatus } from "../core/status.js";
+import { storedOptions } from "../core/stored-options.js";
+import type { RunOptions } from "../core/types.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import { type RowValue, RUN_TABLES, type RunArchive, type RunRows } from "../store/run-archive.js";
 
@@ -83,9 +85,25 @@ export function bundleGoal(input: unknown): { goal: string; workflow: string; te
 	return { goal: run.goal, workflow: run.workflow, team: typeof run.team === "string" ? run.team : null };
 }
 
+/** A run row's options as this store keeps them (see `storedOptions`), from their JSON text. */
+function optionsAsStored(text: RowValue | undefined): string {
+	let options: unknown;
+	try {
+		options = JSON.parse(String(text));
+	} catch (error) {
+		throw new CrewError(ErrorCode.InvalidInput, `the run's options are not JSON: ${errorMessage(error)}`);
+	}
+	if (typeof options !== "object" || options === null || Array.isArray(options)) {
+		throw new CrewError(ErrorCode.InvalidInput, `the run's options are not an object: ${String(text).slice(0, 80)}`);
+	}
+	return JSON.stringify(storedOptions(options as RunOptions));
+}
+
 /** An ended run as a bundle: its rows as stored, and its indexed files with their hashes. */
 export function exportRun(archive: RunArchive, files: ArtifactFiles, runId: string): RunBundle {
-	const run = archive.rows(runId);
+	const rows = archive.rows(runId);
+	// A store written before URLs were stored without credentials may still hold some.
+	const run: RunRows = { ...rows, runs: rows.runs.map((r) => ({ ...r, options: optionsAsStored(r.options) })) };
 	const row = run.runs[0];
 	if (!row) throw new CrewError(ErrorCode.NotFound, `no run '${runId}' in this repository`);
 	if (!isTerminalRun(row.status as RunStatus)) {
@@ -139,6 +157,7 @@ export function importRun(
 		...bundle.rows,
 		runs: run.map((r) => ({
 			...r,
+			options: optionsAsStored(r.options),
 			...Object.fromEntries(RUNNER_COLUMNS.map((c) => [c, null])),
 			imported_at: importedAt,
 		})),

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, test } from "vitest";
 import type { RunBundle } from "../../../src/engine/run-bundle.js";
 import { crew, TestRepo } from "../../helpers.js";
@@ -128,4 +129,41 @@ test("a store copied from another repository keeps its runs as records: they are
 	// In the repository that made it, its run is still its own.
 	const retried = await crew(source.dir, ["retry", runId, "go"]);
 	expect(retried.stderr).not.toContain("was not made by this store here");
+});
+
+test("credentials in an older bundle's run options are stored nowhere on import, and an older store's are left out of its export", async () => {
+	const { runId, bundle } = await failedRunBundle();
+	const queue = "redis://crew:queue-secret-71@127.0.0.1:6399/0";
+	const repository = "https://x-access-token:repo-secret-72@git.example/org/app.git";
+	const runs = bundle.rows.runs.map((row) => ({
+		...row,
+		options: JSON.stringify({ ...JSON.parse(String(row.options)), queue, repository }),
+	}));
+	const target = new TestRepo();
+	const file = join(target.dir, "old.json");
+	writeFileSync(file, JSON.stringify({ ...bundle, rows: { ...bundle.rows, runs } }));
+	expect((await crew(target.dir, ["import", file])).code).toBe(0);
+	rmSync(file);
+	const stored = () =>
+		["crew.db", "crew.db-wal"]
+			.map((name) => join(target.dir, ".crew", name))
+			.filter((path) => existsSync(path))
+			.map((path) => readFileSync(path).toString("latin1"))
+			.join("");
+	for (const secret of ["queue-secret-71", "repo-secret-72"]) expect(stored()).not.toContain(secret);
+	const status = JSON.parse((await crew(target.dir, ["status", runId, "--json"])).stdout);
+	expect(status.run.options?.queue ?? JSON.stringify(status)).not.toContain("queue-secret-71");
+
+	// A store written before credentials were left out: its export leaves them out all the same.
+	const old = new TestRepo();
+	const again = join(old.dir, "again.json");
+	writeFileSync(again, JSON.stringify(bundle));
+	expect((await crew(old.dir, ["import", again])).code).toBe(0);
+	const db = new Database(join(old.dir, ".crew", "crew.db"));
+	db.prepare("UPDATE runs SET options = json_set(options, '$.queue', ?)").run(queue);
+	db.close();
+	const out = join(old.dir, "out.json");
+	expect((await crew(old.dir, ["export", runId, "-o", out])).code).toBe(0);
+	expect(readFileSync(out, "utf8")).not.toContain("queue-secret-71");
+	expect(readFileSync(out, "utf8")).toContain("redis://127.0.0.1:6399/0");
 });
