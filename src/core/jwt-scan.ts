@@ -15,7 +15,8 @@ export function replaceJwts(text: string, marker: string): string {
 	while (at >= 0) {
 		const end = at > 0 && isSegmentChar(text.charCodeAt(at - 1)) ? -1 : jwtEnd(text, at);
 		if (end < 0) {
-			at = text.indexOf(PREFIX, at + PREFIX.length);
+			// No JWT starts anywhere else in this run of base64url characters either: each is inside it.
+			at = text.indexOf(PREFIX, Math.max(segmentEnd(text, at), at + PREFIX.length));
 			continue;
 		}
 		parts.push(text.slice(from, at), marker);
@@ -42,9 +43,11 @@ function jwtEnd(text: string, at: number): number {
 
 /** Where the run of base64url characters from `from` ends. */
 function segmentEnd(text: string, from: number): number {
-	let end = from;
-	while (end < text.length && isSegmentChar(text.charCodeAt(end))) end++;
-	return end;
+	// A sticky pattern of its own per call (no shared `lastIndex`); irregexp scans far faster than a loop here.
+	const run = /[A-Za-z0-9_-]*/y;
+	run.lastIndex = from;
+	run.test(text);
+	return run.lastIndex;
 }
 
 function isSegmentChar(code: number): boolean {
