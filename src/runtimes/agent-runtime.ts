@@ -35,8 +35,8 @@ export interface AgentStream {
 /** How one agent CLI is started and read. */
 export interface AgentCli {
 	readonly name: string;
-	/** The program and its first arguments when none is configured. */
-	defaultCommand(): readonly string[];
+	/** The program and its first arguments when none is configured; `env` holds the `PATH` to look in. */
+	defaultCommand(env: NodeJS.ProcessEnv): readonly string[];
 	/** The arguments after those; `systemFile` holds the agent's system prompt when it has one. */
 	args(request: TaskRequest, systemFile: string | undefined): string[];
 	/**
@@ -102,8 +102,8 @@ export class AgentRuntime implements WorkerRuntime {
 
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
 		signal.throwIfAborted();
-		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand();
 		const source = this.#options.env ?? process.env;
+		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand(source);
 		mkdirSync(request.artifactDir, { recursive: true });
 		const base = `attempt-${request.attempt}`;
 		const names = { log: `${base}.stderr.log`, transcript: `${base}.transcript.jsonl`, system: `${base}.system.md` };

@@ -89,3 +89,39 @@ describe("a repository's own pi extensions", () => {
 		expect(run.error).toContain("crew trust");
 	});
 });
+
+describe("which pi a worker runs", () => {
+	test("the user's own pi on PATH, before the one crew bundles", async () => {
+		const server = await ScriptedModelServer.start(
+			actThenReport(() => ({ kind: "write", path: "a.txt", content: "a\n" }), "done"),
+		);
+		servers.push(server);
+		const repo = new TestRepo();
+		const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+		repo.writeFile(
+			".crew/agents/scribe.md",
+			`---\nname: scribe\nruntime: pi\nmodel: ${scripted.model}\n---\nYou write.\n`,
+		);
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "write a.txt" }]);
+		const bin = mkdtempSync(join(tmpdir(), "crew-bin-"));
+		const used = join(bin, "used");
+		writeFileSync(join(bin, "pi"), `#!/bin/sh\necho "$@" > ${used}\nexec ${PI_1.join(" ")} "$@"\n`, { mode: 0o755 });
+		const run = async (path: string) => {
+			const crew = new Crew({
+				project: projectAt(repo.dir),
+				runtimes: RuntimeRegistry.standard({ graceMs: 500, pi: { env: { PATH: path, ...scripted.env } } }),
+				pollMs: 20,
+			});
+			try {
+				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+				return await crew.execute(runId);
+			} finally {
+				crew.close();
+			}
+		};
+		expect(await run(process.env.PATH ?? "")).toBe("completed");
+		expect(existsSync(used)).toBe(false);
+		expect(await run(`${bin}:${process.env.PATH}`)).toBe("completed");
+		expect(readFileSync(used, "utf8")).toContain("--mode json");
+	});
+});

@@ -4,7 +4,7 @@ import { findProject } from "../../config/project.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
 import { claudeCredentials, codexCredentials, piCredentials } from "../../runtimes/credentials.js";
-import { bundledPi } from "../../runtimes/pi-cli.js";
+import { piProgram } from "../../runtimes/pi-cli.js";
 import { Exit } from "./exit-codes.js";
 
 interface Check {
@@ -70,7 +70,7 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
 	const checks: Check[] = [];
 	let pi: { ok: boolean; detail: string };
 	try {
-		const [file, ...args] = process.env.CREW_PI ? [process.env.CREW_PI] : bundledPi();
+		const [file, ...args] = process.env.CREW_PI ? [process.env.CREW_PI] : piProgram(process.env);
 		pi = await version(file as string, args);
 	} catch (error) {
 		pi = { ok: false, detail: error instanceof Error ? error.message : String(error) };
