@@ -34,7 +34,7 @@ const CLIS: readonly {
 	{
 		name: "pi",
 		serverError: /500 the model fell over/,
-		unreachable: /^Connection error\.$/,
+		unreachable: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\)$/,
 		reportsCost: true,
 		cutUsage: "whole",
 	},
