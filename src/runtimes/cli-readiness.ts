@@ -66,7 +66,7 @@ function whyFailed(runtime: string, out: ProgramOutput): string {
 /** "model (agent a, agent b)", or the CLI's default for agents that name none. */
 function described(model: string | undefined, agents: readonly string[], fallback: string): string {
 	const who = agents.length > 3 ? `${agents.length} agents` : agents.map((a) => `agent ${a}`).join(", ");
-	return `${model ?? fallback} (${who})`;
+	return who === "" ? (model ?? fallback) : `${model ?? fallback} (${who})`;
 }
 
 /** The models each agent CLI would run for these agents, as a check: every CLI has a default. */

@@ -81,7 +81,7 @@ function cliCommand(name: AgentCliName, settings: Settings | undefined, env: Nod
 
 /**
  * The agent CLIs this repository's agents (builtin, the user's, the project's) use, with the
- * models they name; outside a repository, pi with its default model.
+ * models they name (fallbacks too); outside a repository, pi with its default model.
  */
 function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string | undefined, string[]>> {
 	const uses = new Map<AgentCliName, Map<string | undefined, string[]>>();
@@ -93,12 +93,13 @@ function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string
 		uses.set(cli, models);
 	};
 	if (!project) {
-		add(DEFAULT_AGENT_RUNTIME, undefined, "(any)");
+		uses.set(DEFAULT_AGENT_RUNTIME, new Map([[undefined, []]]));
 		return uses;
 	}
 	const loader = new ResourceLoader({ layers: resourceLayers(project, userResourceDirs()), cwd: project.root });
 	for (const { name, item } of loader.list("agent").items) {
-		if (item) add(item.runtime, item.model, name);
+		if (!item) continue;
+		for (const model of [item.model, ...(item.fallbackModels ?? [])]) add(item.runtime, model, name);
 	}
 	return uses;
 }
