@@ -8,8 +8,9 @@ import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
 import { crewVariables } from "./command-runtime.js";
+import { failureLine } from "./failure-lines.js";
 import { JsonLines } from "./json-lines.js";
-import { LiveGroups, lastLine, runWorkerProcess, type WorkerExit } from "./worker-process.js";
+import { LiveGroups, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
 	RunControl,
 	TaskRequest,
@@ -111,6 +112,7 @@ export class AgentRuntime implements WorkerRuntime {
 			{ name: `${request.artifactPrefix}/${names.log}`, kind: "log" },
 			{ name: `${request.artifactPrefix}/${names.transcript}`, kind: "transcript" },
 		];
+		const logFile = join(request.artifactDir, names.log);
 		let systemFile: string | undefined;
 		if (request.agent.systemPrompt.trim() !== "") {
 			systemFile = join(request.artifactDir, names.system);
@@ -159,7 +161,7 @@ export class AgentRuntime implements WorkerRuntime {
 				env,
 				token: this.#seal.token(variables),
 				stdin: this.#cli.stdin?.(request) ?? null,
-				logFile: join(request.artifactDir, names.log),
+				logFile,
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
 				graceMs: this.#options.graceMs ?? 3000,
 				live: this.#live,
@@ -176,8 +178,11 @@ export class AgentRuntime implements WorkerRuntime {
 		}
 		const result = { text: stream.text, usage: stream.usage, artifacts };
 		const failure = this.#failure(file as string, end, stream, transcriptError);
-		if (failure) return { ...result, ok: false, exitCode: end.code, error: failure };
-		return { ...result, ok: true, exitCode: 0 };
+		if (!failure) return { ...result, ok: true, exitCode: 0 };
+		// Where the CLI's own account is: its stderr, redacted, whatever the failure says.
+		const { logged, ...reported } = failure;
+		const error = logged ? { ...reported, message: `${reported.message} (log: ${logFile})` } : reported;
+		return { ...result, ok: false, exitCode: end.code, error };
 	}
 
 	/** What `<program> --version` prints, or why nothing could be asked. */
@@ -190,22 +195,29 @@ export class AgentRuntime implements WorkerRuntime {
 		return this.#version;
 	}
 
+	/**
+	 * Why the attempt failed, if it did: what the CLI reported in its output, else the line of its
+	 * stderr that says why (`FAILURE_LINES`). `logged` when the CLI ran and its log may say more.
+	 */
 	#failure(
 		file: string,
 		end: WorkerExit,
 		stream: AgentStream,
 		transcriptError: Error | undefined,
-	): WorkerFailure | undefined {
+	): (WorkerFailure & { logged: boolean }) | undefined {
 		const name = this.#cli.name;
 		if (end.spawnError)
-			return { message: `cannot start ${name} (${file}): ${end.spawnError.message}`, retryable: false };
+			return { message: `cannot start ${name} (${file}): ${end.spawnError.message}`, retryable: false, logged: false };
 		const writeError = end.logError ?? transcriptError;
-		if (writeError) return { message: `cannot write the attempt's files: ${writeError.message}`, retryable: false };
-		if (stream.error) return stream.error;
-		const tail = lastLine(end.stderrTail);
-		if (end.signal) return { message: `${name} was killed by ${end.signal}${tail}`, retryable: true };
-		if (end.code !== 0) return { message: `${name} exited with code ${end.code}${tail}`, retryable: false };
-		if (!stream.answered) return { message: `${name} ended without an answer${tail}`, retryable: false };
+		if (writeError)
+			return { message: `cannot write the attempt's files: ${writeError.message}`, retryable: false, logged: false };
+		if (stream.error) return { ...stream.error, logged: true };
+		const line = failureLine(name, { head: end.stderrHead, tail: end.stderrTail });
+		const said = line ? `: ${line}` : "";
+		if (end.signal) return { message: `${name} was killed by ${end.signal}${said}`, retryable: true, logged: true };
+		if (end.code !== 0)
+			return { message: `${name} exited with code ${end.code}${said}`, retryable: false, logged: true };
+		if (!stream.answered) return { message: `${name} ended without an answer${said}`, retryable: false, logged: true };
 		return undefined;
 	}
 }

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { nestingDepth } from "../core/nesting.js";
 import { ZERO_USAGE } from "../core/types.js";
 import { AttemptSeal } from "./attempt-seal.js";
-import { BoundedBuffer } from "./bounded-buffer.js";
+import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
+import { tailLines } from "./failure-lines.js";
 import { OutputEvents } from "./output-events.js";
-import { LiveGroups, lastLine, runWorkerProcess } from "./worker-process.js";
+import { LiveGroups, runWorkerProcess } from "./worker-process.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Exit status a command uses to say "temporary failure, try again" (EX_TEMPFAIL). */
@@ -28,7 +29,8 @@ export interface CommandRuntimeOptions {
 
 /**
  * Runs an agent's own command line with `/bin/sh -c`, in its own process group, with the prompt
- * on stdin; stdout is the result, stderr goes to the attempt's log.
+ * on stdin; stdout is the result, stderr goes to the attempt's log. A failure's error ends with
+ * the last lines the command wrote to stderr, or to stdout when stderr was empty.
  */
 export class CommandRuntime implements WorkerRuntime {
 	readonly name = "command";
@@ -58,6 +60,7 @@ export class CommandRuntime implements WorkerRuntime {
 		const logFile = `attempt-${request.attempt}.stderr.log`;
 		const artifacts = [{ name: `${request.artifactPrefix}/${logFile}`, kind: "log" }];
 		const stdout = new BoundedBuffer(this.#maxResult);
+		const stdoutTail = new TailBuffer(2048);
 		const output = new OutputEvents(onEvent);
 		const variables = crewVariables(request, this.#env);
 		const end = await runWorkerProcess({
@@ -75,6 +78,7 @@ export class CommandRuntime implements WorkerRuntime {
 			onEvent,
 			onStdout: (chunk) => {
 				stdout.push(chunk);
+				stdoutTail.push(chunk);
 				output.push(chunk);
 			},
 		});
@@ -88,7 +92,9 @@ export class CommandRuntime implements WorkerRuntime {
 		let text = stdout.text();
 		if (stdout.truncated) text += `\n[crew: output truncated after ${this.#maxResult} of ${stdout.total} bytes]\n`;
 		if (end.code === 0) return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts };
-		const detail = lastLine(end.stderrTail);
+		// What the command said last: on stderr, else on stdout.
+		const said = tailLines(end.stderrTail) ?? tailLines(stdoutTail.text());
+		const detail = said ? `: ${said}` : "";
 		if (end.signal) return failed(`killed by ${end.signal}${detail}`, true, null, artifacts, text);
 		return failed(`exit code ${end.code}${detail}`, end.code === RETRYABLE_EXIT_CODE, end.code, artifacts, text);
 	}

@@ -50,7 +50,7 @@ export function piCredentials(model: string | undefined, env: NodeJS.ProcessEnv)
 
 /** Variables named by pi's custom providers (`models.json`): of `provider`, or of all of them. */
 function piCustomKeys(provider: string | undefined, env: NodeJS.ProcessEnv): string[] {
-	const dir = env.PI_CODING_AGENT_DIR || (env.HOME ? join(env.HOME, ".pi", "agent") : undefined);
+	const dir = piAgentDir(env);
 	const file = dir ? join(dir, "models.json") : undefined;
 	if (!file || !existsSync(file)) return [];
 	let providers: Record<string, { apiKey?: unknown }>;
@@ -64,6 +64,11 @@ function piCustomKeys(provider: string | undefined, env: NodeJS.ProcessEnv): str
 		.filter(([name]) => provider === undefined || name === provider)
 		.map(([, p]) => p.apiKey)
 		.filter((key): key is string => typeof key === "string" && VARIABLE_NAME.test(key));
+}
+
+/** pi's configuration folder: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function piAgentDir(env: NodeJS.ProcessEnv): string | undefined {
+	return env.PI_CODING_AGENT_DIR || (env.HOME ? join(env.HOME, ".pi", "agent") : undefined);
 }
 
 /** Claude Code reads Anthropic's variables and its own. */
@@ -83,4 +88,15 @@ export function codexCredentials(env: NodeJS.ProcessEnv): string[] {
 			? [...readFileSync(file, "utf8").matchAll(/^\s*env_key\s*=\s*"([A-Z][A-Z0-9_]*)"/gm)].map((m) => m[1] as string)
 			: [];
 	return ["OPENAI_*", "CODEX_*", ...named];
+}
+
+/**
+ * The variable that holds a pi provider's API key, as pi's providers guide names it
+ * (`<PREFIX>_API_KEY`); undefined for providers whose credentials are not one key (AWS, Vertex).
+ */
+export function piProviderKey(provider: string): string | undefined {
+	if (provider === "amazon-bedrock" || provider === "google-vertex") return undefined;
+	const first = PROVIDER_VARIABLES[provider]?.[0];
+	if (!first) return undefined;
+	return first.endsWith("_*") ? `${first.slice(0, -2)}_API_KEY` : first;
 }

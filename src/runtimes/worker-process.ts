@@ -4,7 +4,7 @@ import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { attemptFileStream } from "./attempt-files.js";
 import { ATTEMPT_TOKEN } from "./attempt-seal.js";
-import { TailBuffer } from "./bounded-buffer.js";
+import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
 import { groupsCarrying, handleOf, signallable, terminateGroup } from "./process-group.js";
 import { RedactingLines } from "./redacting-lines.js";
 import type { WorkerEvent } from "./worker-runtime.js";
@@ -70,7 +70,8 @@ export interface WorkerExit {
 	readonly spawnError?: Error;
 	/** Set when the stderr log could not be written (a full disk, say). */
 	readonly logError?: Error;
-	/** The last lines of stderr, for error messages. */
+	/** The first and the last bytes of stderr (2 KiB each), for error messages. */
+	readonly stderrHead: string;
 	readonly stderrTail: string;
 }
 
@@ -101,7 +102,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		log.end();
 		// The log is empty: whether it closes cleanly changes nothing about the result.
 		await finished(log).catch(() => undefined);
-		return { code: null, signal: null, stderrTail: "", spawnError: error as Error };
+		return { code: null, signal: null, stderrHead: "", stderrTail: "", spawnError: error as Error };
 	}
 	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
 		child.once("error", (error) => resolve({ code: null, signal: null, error }));
@@ -111,13 +112,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	if (child.pid === undefined) {
 		const { error } = await exited;
 		log.end();
-		return { code: null, signal: null, stderrTail: "", ...(error ? { spawnError: error } : {}) };
+		return { code: null, signal: null, stderrHead: "", stderrTail: "", ...(error ? { spawnError: error } : {}) };
 	}
 	const pgid = child.pid;
 	const { stdout, stderr } = child as typeof child & { stdout: Readable; stderr: Readable };
 	options.live.add(pgid);
 	onEvent({ type: "spawned", process: handleOf(child) });
 
+	const stderrHead = new BoundedBuffer(2048);
 	const stderrTail = new TailBuffer(2048);
 	const redacting = new RedactingLines();
 	let logged = 0;
@@ -126,6 +128,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		onEvent({ type: "activity" });
 	});
 	stderr.on("data", (chunk: Buffer) => {
+		stderrHead.push(chunk);
 		stderrTail.push(chunk);
 		if (logged < options.maxLogBytes) log.write(redacting.push(chunk.subarray(0, options.maxLogBytes - logged)));
 		logged += chunk.length;
@@ -167,15 +170,15 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 			logError ??= error;
 		});
 		signal.throwIfAborted();
-		return { code: end.code, signal: end.signal, stderrTail: stderrTail.text(), ...(logError ? { logError } : {}) };
+		return {
+			code: end.code,
+			signal: end.signal,
+			stderrHead: stderrHead.text(),
+			stderrTail: stderrTail.text(),
+			...(logError ? { logError } : {}),
+		};
 	} finally {
 		signal.removeEventListener("abort", onAbort);
 		options.live.delete(pgid);
 	}
-}
-
-/** ": <last stderr line>", or nothing: detail for an error message. */
-export function lastLine(text: string): string {
-	const line = text.trimEnd().split("\n").pop()?.trim();
-	return line ? `: ${line.slice(0, 500)}` : "";
 }

@@ -134,3 +134,24 @@ test("a helper a worker started outside its process group ends with the worker",
 	expect(start?.escaped).toBeGreaterThan(0);
 	expect(isAlive(start?.escaped ?? 0)).toBe(false);
 });
+
+/** A command agent `name` whose command line is `command`, and a workflow of one step it runs. */
+function commandRepo(command: string): TestRepo {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/cmd.md", `---\nname: cmd\nruntime: command\ncommand: ${command}\n---\n`);
+	return repo.workflow("one", [{ id: "a", role: "cmd" }]);
+}
+
+test("a failed command with nothing on stderr shows the tail of its stdout", async () => {
+	const repo = commandRepo(`printf 'step one\\nstep two\\nthe widget is broken\\n'; exit 4`);
+	const outcome = await runWorkflow(repo, { workflow: "one", retries: 0 });
+	expect(outcome.tasks.get("a")?.error).toBe("exit code 4: step one | step two | the widget is broken");
+});
+
+test("a failed command shows the tail of its stderr, not only its last line", async () => {
+	const repo = commandRepo(
+		`printf 'ignored on stdout\\n'; printf 'E: disk full writing out.bin\\n  at step 3\\n' >&2; exit 2`,
+	);
+	const outcome = await runWorkflow(repo, { workflow: "one", retries: 0 });
+	expect(outcome.tasks.get("a")?.error).toBe("exit code 2: E: disk full writing out.bin | at step 3");
+});

@@ -146,7 +146,11 @@ const FAULTY: readonly {
 		agent: (repo) =>
 			repo.writeFile(".crew/agents/worker.md", "---\nname: worker\nruntime: pi\nmodel: any/model\n---\nYou work.\n"),
 		env: (repo) => ({ ...process.env, CREW_PI: fakePi(repo, "silent") }),
-		expect: (s) => expect(s.tasks[0]).toMatchObject({ status: "failed", error: "pi ended without an answer" }),
+		expect: (s) =>
+			expect(s.tasks[0]).toMatchObject({
+				status: "failed",
+				error: expect.stringMatching(/^pi ended without an answer \(log: \/.*\/tasks\/a\/attempt-1\.stderr\.log\)$/),
+			}),
 	},
 ];
 

@@ -36,7 +36,7 @@ const CLIS: readonly {
 		label: "pi 0.73 (bundled)",
 		name: "pi",
 		serverError: /500 the model fell over/,
-		unreachable: /^Connection error\.$/,
+		unreachable: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\)$/,
 		reportsCost: true,
 		cutUsage: "whole",
 	},

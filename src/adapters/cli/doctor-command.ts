@@ -1,22 +1,26 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { findProject } from "../../config/project.js";
+import { findProject, type Project } from "../../config/project.js";
+import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
+import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
+import { errorMessage } from "../../core/errors.js";
 import { RunReader } from "../../engine/run-reader.js";
+import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
+import { ResourceLoader } from "../../resources/resource-loader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
+import { type Check, type RuntimeUse, readiness } from "../../runtimes/cli-readiness.js";
 import { claudeCredentials, codexCredentials, piCredentials } from "../../runtimes/credentials.js";
 import { piProgram } from "../../runtimes/pi-cli.js";
+import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { configuredRuntimes } from "../configured-runtimes.js";
+import { smokeCheck } from "./doctor-smoke.js";
 import { Exit } from "./exit-codes.js";
 
-interface Check {
-	readonly name: string;
-	readonly ok: boolean;
-	readonly detail: string;
-}
-
 /** Runs `<program> --version`; the first line of its answer, or why there is none. */
-function version(file: string, args: readonly string[]): Promise<{ ok: boolean; detail: string }> {
+function version(command: readonly string[]): Promise<{ ok: boolean; detail: string }> {
+	const [file, ...args] = command;
 	return new Promise((resolve) => {
-		execFile(file, [...args, "--version"], { timeout: 20_000 }, (error, stdout, stderr) => {
+		execFile(file as string, [...args, "--version"], { timeout: 20_000 }, (error, stdout, stderr) => {
 			if (error) {
 				const code = (error as NodeJS.ErrnoException).code;
 				resolve({ ok: false, detail: code === "ENOENT" ? "not found on PATH" : (error.message.split("\n")[0] ?? "") });
@@ -44,12 +48,13 @@ function credentialNames(): { runtime: string; names: string[] }[] {
 	}));
 }
 
-function storeCheck(): Check {
+function storeCheck(project: Project | undefined, notFound: string): Check {
+	if (!project) return { name: "store", ok: false, detail: notFound };
 	let reader: RunReader;
 	try {
-		reader = new RunReader(findProject(process.cwd()));
+		reader = new RunReader(project);
 	} catch (error) {
-		return { name: "store", ok: false, detail: error instanceof Error ? error.message : String(error) };
+		return { name: "store", ok: false, detail: errorMessage(error) };
 	}
 	try {
 		const health = reader.health();
@@ -62,23 +67,90 @@ function storeCheck(): Check {
 	}
 }
 
+const AGENT_CLIS: readonly AgentCliName[] = ["pi", "claude", "codex"];
+
+/**
+ * How crew starts each agent CLI, as its runtimes do: the program in the settings, else
+ * `CREW_PI` / `CREW_CLAUDE` / `CREW_CODEX`, else `pi` on PATH or crew's own, `claude` and `codex` on PATH.
+ */
+function cliCommand(name: AgentCliName, settings: Settings | undefined, env: NodeJS.ProcessEnv): readonly string[] {
+	const program = settings?.programs?.[name] ?? env[`CREW_${name.toUpperCase()}`];
+	if (program) return [program];
+	return name === "pi" ? piProgram(env) : [name];
+}
+
+/**
+ * The agent CLIs this repository's agents (builtin, the user's, the project's) use, with the
+ * models they name (fallbacks too); outside a repository, pi with its default model.
+ */
+function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string | undefined, string[]>> {
+	const uses = new Map<AgentCliName, Map<string | undefined, string[]>>();
+	const add = (runtime: string, model: string | undefined, agent: string) => {
+		const cli = AGENT_CLIS.find((c) => c === runtime);
+		if (!cli) return;
+		const models = uses.get(cli) ?? new Map<string | undefined, string[]>();
+		models.set(model, [...(models.get(model) ?? []), agent]);
+		uses.set(cli, models);
+	};
+	if (!project) {
+		uses.set(DEFAULT_AGENT_RUNTIME, new Map([[undefined, []]]));
+		return uses;
+	}
+	const loader = new ResourceLoader({ layers: resourceLayers(project, userResourceDirs()), cwd: project.root });
+	for (const { name, item } of loader.list("agent").items) {
+		if (!item) continue;
+		for (const model of [item.model, ...(item.fallbackModels ?? [])]) add(item.runtime, model, name);
+	}
+	return uses;
+}
+
 /**
  * What this machine offers crew: the runtimes and their versions, the credentials agents would
- * see (names only), and the store's health. Fails when the default runtime, pi, cannot run.
+ * see (names only), and the store's health; then, for each agent CLI the repository's agents use,
+ * whether it runs, which models it would use and whether it has credentials for them (no model is
+ * called), each failure with its fix. `smoke` adds one small real call per such CLI. Fails when a
+ * used CLI is not ready, a smoke call fails, or the store is damaged.
  */
-export async function doctorCommand(options: { json?: boolean }): Promise<number> {
-	const checks: Check[] = [];
-	let pi: { ok: boolean; detail: string };
+export async function doctorCommand(options: { json?: boolean; smoke?: boolean }): Promise<number> {
+	const env = process.env;
+	let project: Project | undefined;
+	let notFound = "";
 	try {
-		const [file, ...args] = process.env.CREW_PI ? [process.env.CREW_PI] : piProgram(process.env);
-		pi = await version(file as string, args);
+		project = findProject(process.cwd());
 	} catch (error) {
-		pi = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+		notFound = errorMessage(error);
 	}
-	checks.push({ name: "runtime pi (default)", ...pi });
-	for (const name of ["claude", "codex"]) {
-		const program = process.env[`CREW_${name.toUpperCase()}`] || name;
-		checks.push({ name: `runtime ${name}`, ...(await version(program, [])) });
+	const checks: Check[] = [];
+	const required = new Set<Check>();
+	let settings: Settings | undefined;
+	try {
+		settings = project ? loadSettings(project, env) : undefined;
+	} catch (error) {
+		const check = { name: "settings", ok: false, detail: errorMessage(error) };
+		checks.push(check);
+		required.add(check);
+	}
+	const uses = runtimeUses(project);
+	const ready: RuntimeUse[] = [];
+	for (const name of AGENT_CLIS) {
+		const used = uses.get(name);
+		let command: readonly string[] | undefined;
+		let program: { ok: boolean; detail: string };
+		try {
+			command = cliCommand(name, settings, env);
+			program = await version(command);
+		} catch (error) {
+			program = { ok: false, detail: errorMessage(error) };
+		}
+		const fix = `install ${name}, or name its program in CREW_${name.toUpperCase()} or crew's settings (programs.${name})`;
+		const check = {
+			name: `runtime ${name}${name === DEFAULT_AGENT_RUNTIME ? " (default)" : ""}`,
+			...program,
+			...(program.ok || !used ? {} : { fix }),
+		};
+		checks.push(check);
+		if (used) required.add(check);
+		if (used && command && program.ok) ready.push({ runtime: name, command, models: used });
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });
@@ -86,9 +158,36 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
 		const detail = names.length > 0 ? names.join(", ") : "none visible";
 		checks.push({ name: `credentials for ${runtime}`, ok: true, detail });
 	}
-	checks.push(storeCheck());
+	const store = storeCheck(project, notFound);
+	checks.push(store);
+	required.add(store);
+	const runnable: RuntimeUse[] = [];
+	for (const use of ready) {
+		const found = await readiness(use, env);
+		for (const check of found) {
+			checks.push(check);
+			required.add(check);
+		}
+		if (found.every((c) => c.ok)) runnable.push(use);
+	}
+	if (options.smoke) {
+		const runtimes = settings ? configuredRuntimes(settings, env) : RuntimeRegistry.standard({ env });
+		for (const name of AGENT_CLIS) {
+			if (!uses.has(name)) continue;
+			const use = runnable.find((u) => u.runtime === name);
+			const check = use
+				? await smokeCheck(runtimes.get(name), use)
+				: { name: `${name} smoke`, ok: false, detail: `not tried: ${name} is not ready (see above)` };
+			checks.push(check);
+			required.add(check);
+		}
+	}
 	if (options.json) process.stdout.write(`${JSON.stringify({ checks })}\n`);
-	else for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "--  "}${c.name}: ${c.detail}\n`);
-	const healthy = pi.ok && checks.find((c) => c.name === "store")?.ok === true;
-	return healthy ? Exit.Ok : Exit.Failed;
+	else {
+		for (const c of checks) {
+			process.stdout.write(`${c.ok ? "ok  " : "--  "}${c.name}: ${c.detail}\n`);
+			if (c.fix) process.stdout.write(`    fix: ${c.fix}\n`);
+		}
+	}
+	return [...required].every((c) => c.ok) ? Exit.Ok : Exit.Failed;
 }

@@ -413,9 +413,14 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("doctor")
-		.description("which runtimes can run, which credentials agents would see (names only), the store's health")
+		.description(
+			"which runtimes can run, whether the agent CLIs the agents use have a model and credentials, the store's health",
+		)
+		.option("--smoke", "also make one small real model call per agent CLI the agents use")
 		.option("--json", "machine-readable output")
-		.action(async (options: JsonOption) => exit((await import("./doctor-command.js")).doctorCommand(options)));
+		.action(async (options: JsonOption & { smoke?: boolean }) =>
+			exit((await import("./doctor-command.js")).doctorCommand(options)),
+		);
 
 	return cli;
 }

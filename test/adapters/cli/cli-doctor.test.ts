@@ -1,20 +1,51 @@
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test } from "vitest";
-import { CLI, TestRepo } from "../../helpers.js";
+import { afterEach, expect, test } from "vitest";
+import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
+import { CLI, ROOT, TestRepo } from "../../helpers.js";
+
+interface Check {
+	readonly name: string;
+	readonly ok: boolean;
+	readonly detail: string;
+	readonly fix?: string;
+}
 
 function doctor(
 	cwd: string,
 	env: NodeJS.ProcessEnv,
-): Promise<{ code: number; checks: { name: string; ok: boolean; detail: string }[] }> {
+	flags: readonly string[] = [],
+): Promise<{ code: number; checks: Check[]; text: string }> {
 	return new Promise((resolve) => {
-		execFile(process.execPath, [CLI, "doctor", "--json"], { cwd, env, timeout: 60_000 }, (error, stdout) => {
+		execFile(process.execPath, [CLI, "doctor", "--json", ...flags], { cwd, env, timeout: 120_000 }, (error, stdout) => {
 			const code = error ? Number(error.code ?? 1) : 0;
-			resolve({ code, checks: stdout.trim() ? JSON.parse(stdout).checks : [] });
+			resolve({ code, checks: stdout.trim() ? JSON.parse(stdout).checks : [], text: stdout });
 		});
 	});
 }
+
+/** The doctor's text output, as a user reads it. */
+function doctorText(cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string }> {
+	return new Promise((resolve) => {
+		execFile(process.execPath, [CLI, "doctor"], { cwd, env, timeout: 120_000 }, (error, stdout) => {
+			resolve({ code: error ? Number(error.code ?? 1) : 0, stdout });
+		});
+	});
+}
+
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+/** Claude Code and Codex from crew's own node_modules. */
+const PROGRAMS = {
+	CREW_CLAUDE: join(ROOT, "node_modules", ".bin", "claude"),
+	CREW_CODEX: join(ROOT, "node_modules", ".bin", "codex"),
+};
 
 test("doctor reports pi's version, credential names without values, and the store", async () => {
 	const repo = new TestRepo();
@@ -44,4 +75,118 @@ test("doctor fails on a damaged store and names its file", async () => {
 	const store = checks.find((c) => c.name === "store");
 	expect(store?.ok).toBe(false);
 	expect(store?.detail).toMatch(/crew\.db/);
+});
+
+test("doctor fails when pi has no credentials, naming what is missing and how to fix it", async () => {
+	const repo = new TestRepo();
+	const home = mkdtempSync(join(tmpdir(), "crew-empty-home-"));
+	const env = { PATH: process.env.PATH, HOME: home, PI_CODING_AGENT_DIR: home };
+	const { code, checks } = await doctor(repo.dir, env);
+	expect(code).toBe(1);
+	const credentials = checks.find((c) => c.name === "pi credentials");
+	expect(credentials?.ok).toBe(false);
+	// The builtin agents leave the model to pi, which has none it could use.
+	expect(credentials?.detail).toMatch(/^pi has credentials for no model/);
+	expect(credentials?.fix).toMatch(/ANTHROPIC_API_KEY/);
+	expect(credentials?.fix).toMatch(/\/login/);
+	expect(credentials?.fix).toMatch(/models\.json/);
+	const text = await doctorText(repo.dir, env);
+	expect(text.code).toBe(1);
+	expect(text.stdout).toMatch(
+		/^-- {2}pi credentials: pi has credentials for no model.*\n {4}fix: .*ANTHROPIC_API_KEY/m,
+	);
+});
+
+test("doctor checks a model an agent names against the models pi has credentials for", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/scribe.md", "---\nname: scribe\nmodel: anthropic/claude-sonnet-4-5\n---\nYou write.\n");
+	const home = mkdtempSync(join(tmpdir(), "crew-empty-home-"));
+	const base = { PATH: process.env.PATH, HOME: home, PI_CODING_AGENT_DIR: home };
+	const missing = await doctor(repo.dir, { ...base, OPENAI_API_KEY: "sk-test" });
+	expect(missing.code).toBe(1);
+	const check = missing.checks.find((c) => c.name === "pi credentials");
+	expect(check).toMatchObject({
+		ok: false,
+		detail: expect.stringMatching(/anthropic\/claude-sonnet-4-5 \(agent scribe\)/),
+	});
+	expect(check?.fix).toMatch(/ANTHROPIC_API_KEY/);
+	const found = await doctor(repo.dir, { ...base, ANTHROPIC_API_KEY: "sk-ant-test" });
+	expect(found.checks.find((c) => c.name === "pi credentials")?.ok).toBe(true);
+	expect(found.code).toBe(0);
+});
+
+test("doctor checks each runtime the agents use: Claude Code not logged in, Codex's provider variable unset", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/c.md", "---\nname: c\nruntime: claude\nmodel: claude-sonnet-4-5\n---\nYou work.\n");
+	repo.writeFile(".crew/agents/x.md", "---\nname: x\nruntime: codex\nmodel: gpt-5.5\n---\nYou work.\n");
+	const dir = mkdtempSync(join(tmpdir(), "crew-doctor-"));
+	const pi = scriptedCliSetup("pi", "http://127.0.0.1:9", dir).env;
+	const codex = scriptedCliSetup("codex", "http://127.0.0.1:9", dir).env;
+	const { code, checks } = await doctor(repo.dir, {
+		PATH: process.env.PATH,
+		...PROGRAMS,
+		...pi,
+		CODEX_HOME: codex.CODEX_HOME,
+		CLAUDE_CONFIG_DIR: join(dir, "claude"),
+	});
+	expect(code).toBe(1);
+	const byName = new Map(checks.map((c) => [c.name, c]));
+	expect(byName.get("pi credentials")?.ok).toBe(true);
+	expect(byName.get("claude credentials")).toMatchObject({ ok: false, detail: "Claude Code is not logged in" });
+	expect(byName.get("claude credentials")?.fix).toMatch(/ANTHROPIC_API_KEY/);
+	expect(byName.get("codex credentials")).toMatchObject({
+		ok: false,
+		detail: expect.stringMatching(/SCRIPTED_API_KEY is not set/),
+	});
+	expect(byName.get("codex credentials")?.fix).toMatch(/set SCRIPTED_API_KEY.*config\.toml/);
+	expect(byName.get("codex model")).toMatchObject({ ok: true, detail: "gpt-5.5 (agent x)" });
+});
+
+test("doctor --smoke makes one small real call per runtime the agents use", async () => {
+	const server = await ScriptedModelServer.start(() => ({ kind: "text", text: "OK" }));
+	servers.push(server);
+	const repo = new TestRepo();
+	const dir = mkdtempSync(join(tmpdir(), "crew-doctor-"));
+	const setups = {
+		pi: scriptedCliSetup("pi", server.url, dir),
+		claude: scriptedCliSetup("claude", server.url, dir),
+		codex: scriptedCliSetup("codex", server.url, dir),
+	};
+	for (const [runtime, setup] of Object.entries(setups)) {
+		repo.writeFile(
+			`.crew/agents/${runtime}-agent.md`,
+			`---\nname: ${runtime}-agent\nruntime: ${runtime}\nmodel: ${setup.model}\n---\nYou work.\n`,
+		);
+	}
+	const env = { PATH: process.env.PATH, ...PROGRAMS, ...setups.pi.env, ...setups.claude.env, ...setups.codex.env };
+	const plain = await doctor(repo.dir, env);
+	expect(plain.code).toBe(0);
+	expect(server.requests).toHaveLength(0);
+	const { code, checks } = await doctor(repo.dir, env, ["--smoke"]);
+	expect(code, JSON.stringify(checks)).toBe(0);
+	for (const runtime of ["pi", "claude", "codex"]) {
+		expect(checks.find((c) => c.name === `${runtime} smoke`)).toMatchObject({
+			ok: true,
+			detail: expect.stringMatching(/^answered "OK"/),
+		});
+	}
+	const models = server.requests
+		.filter((r) => r.messages.some((m) => m.text.includes("Reply with OK")))
+		.map((r) => r.model);
+	expect(models.sort()).toEqual(["claude-sonnet-4-5", "gpt-5.5", "scripted-1"]);
+});
+
+test("doctor --smoke fails and names the error when a runtime's call fails", async () => {
+	const server = await ScriptedModelServer.start(() => ({ kind: "error", status: 401, message: "invalid x-api-key" }));
+	servers.push(server);
+	const repo = new TestRepo();
+	const dir = mkdtempSync(join(tmpdir(), "crew-doctor-"));
+	const pi = scriptedCliSetup("pi", server.url, dir);
+	repo.writeFile(".crew/agents/scribe.md", `---\nname: scribe\nmodel: ${pi.model}\n---\nYou work.\n`);
+	const { code, checks } = await doctor(repo.dir, { PATH: process.env.PATH, ...pi.env }, ["--smoke"]);
+	expect(code).toBe(1);
+	expect(checks.find((c) => c.name === "pi smoke")).toMatchObject({
+		ok: false,
+		detail: expect.stringMatching(/invalid x-api-key/),
+	});
 });
