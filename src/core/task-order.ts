@@ -19,42 +19,56 @@ export interface Orderable {
  * of a partial or damaged record still lists every task once.
  */
 export function taskOrder<T extends Orderable>(tasks: readonly T[]): T[] {
+	const n = tasks.length;
 	const indexOf = new Map<string, number>();
-	for (const [i, t] of tasks.entries()) if (!indexOf.has(t.id)) indexOf.set(t.id, i);
-	const group: number[] = [];
+	for (let i = 0; i < n; i++) {
+		const id = (tasks[i] as T).id;
+		if (!indexOf.has(id)) indexOf.set(id, i);
+	}
+	const group = new Array<number>(n);
 	const phaseStart = new Map<string, number>();
-	for (const [i, t] of tasks.entries()) {
-		const phase = t.phase ?? null;
-		if (phase === null) group.push(i);
-		else {
-			if (!phaseStart.has(phase)) phaseStart.set(phase, i);
-			group.push(phaseStart.get(phase) as number);
+	// The order tasks joined in is the answer when each waits only for earlier ones and phases never interleave.
+	let asJoined = true;
+	for (let i = 0; i < n; i++) {
+		const phase = (tasks[i] as T).phase ?? null;
+		let start = i;
+		if (phase !== null) {
+			start = phaseStart.get(phase) ?? i;
+			if (start === i) phaseStart.set(phase, i);
 		}
+		group[i] = start;
+		if (i > 0 && start < (group[i - 1] as number)) asJoined = false;
 	}
-	const pending = new Array<number>(tasks.length).fill(0);
-	const dependents: number[][] = tasks.map(() => []);
-	for (const [i, t] of tasks.entries()) {
-		for (const dep of new Set(t.dependsOn)) {
+	const pending = new Array<number>(n).fill(0);
+	const dependents: number[][] = [];
+	for (let i = 0; i < n; i++) dependents.push([]);
+	// The task that last counted each task as a dependency: a dependency named twice counts once.
+	const countedBy = new Array<number>(n).fill(-1);
+	for (let i = 0; i < n; i++) {
+		for (const dep of (tasks[i] as T).dependsOn) {
 			const d = indexOf.get(dep);
-			if (d === undefined || d === i) continue;
-			pending[i] = (pending[i] ?? 0) + 1;
-			dependents[d]?.push(i);
+			if (d === undefined || d === i || countedBy[d] === i) continue;
+			countedBy[d] = i;
+			if (d > i) asJoined = false;
+			pending[i] = (pending[i] as number) + 1;
+			(dependents[d] as number[]).push(i);
 		}
 	}
+	if (asJoined) return [...tasks];
 	const ready = new Heap<number>((a, b) =>
 		group[a] !== group[b] ? (group[a] as number) < (group[b] as number) : a < b,
 	);
-	for (let i = 0; i < tasks.length; i++) if (pending[i] === 0) ready.push(i);
-	const placed = new Array<boolean>(tasks.length).fill(false);
+	for (let i = 0; i < n; i++) if (pending[i] === 0) ready.push(i);
+	const placed = new Array<boolean>(n).fill(false);
 	const order: T[] = [];
 	for (let i = ready.pop(); i !== undefined; i = ready.pop()) {
 		placed[i] = true;
 		order.push(tasks[i] as T);
-		for (const d of dependents[i] ?? []) {
-			pending[d] = (pending[d] ?? 0) - 1;
+		for (const d of dependents[i] as number[]) {
+			pending[d] = (pending[d] as number) - 1;
 			if (pending[d] === 0) ready.push(d);
 		}
 	}
-	for (const [i, t] of tasks.entries()) if (!placed[i]) order.push(t);
+	for (let i = 0; i < n; i++) if (!placed[i]) order.push(tasks[i] as T);
 	return order;
 }

@@ -133,7 +133,7 @@ export class RunQueries {
 			string
 		>;
 		this.#tasksJsonInOrder = tasksJson(
-			"SELECT t.* FROM json_each(@order) o JOIN tasks t ON t.run_id = @runId AND t.id = o.value ORDER BY o.key",
+			"SELECT t.* FROM json_each(@order) o CROSS JOIN tasks t ON t.run_id = @runId AND t.id = o.value ORDER BY o.key",
 		) as Statement<[{ runId: string; gone: number; order: string }], string>;
 	}
 

@@ -48,3 +48,8 @@ test("dependencies outside the list are ignored and a cycle leaves its tasks in 
 	expect(ids(taskOrder(cyclic))).toEqual(["free", "x", "y", "z"]);
 	expect(taskOrder([])).toEqual([]);
 });
+
+test("a dependency named twice counts once", () => {
+	const tasks = [task("late", ["early", "early"]), task("early")];
+	expect(ids(taskOrder(tasks))).toEqual(["early", "late"]);
+});
