@@ -1,4 +1,5 @@
 import { buildDag, criticalPath, levels } from "../core/dag.js";
+import { taskOrder } from "../core/task-order.js";
 import type { Plan } from "../engine/planner.js";
 
 /** A plan as `crew plan --json`, the MCP server and the pi extension give it. */
@@ -67,7 +68,7 @@ export function planSummary(plan: Plan): PlanSummary {
 		team: plan.team,
 		workflow: plan.workflow,
 		tasks,
-		order: dag.order.map(id),
+		order: taskOrder(plan.tasks).map((t) => t.id),
 		parallelGroups: Array.from({ length: depth }, (_, l) => dag.order.filter((i) => level[i] === l).map(id)),
 		criticalPath: criticalPath(dag).map(id),
 		diagnostics: plan.diagnostics,

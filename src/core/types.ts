@@ -287,14 +287,19 @@ export interface TaskRecord {
 	readonly usage: Usage;
 }
 
-/** A task as live views show it: its record, who runs it, what it waits for and what it did last. */
-export interface TaskView extends TaskRecord {
-	readonly agent: string;
-	readonly runtime: string;
-	readonly model: string | null;
+/** A task as task lists show it: its record, what it waits for and the script phase it belongs to. */
+export interface ListedTask extends TaskRecord {
+	/** What it waits for; for a script's task, the tasks the script had awaited before making it. */
 	readonly dependsOn: readonly string[];
 	/** The workflow script's phase when it made the task; null outside scripts. */
 	readonly phase: string | null;
+}
+
+/** A task as live views show it: listed, with who runs it and what it did last. */
+export interface TaskView extends ListedTask {
+	readonly agent: string;
+	readonly runtime: string;
+	readonly model: string | null;
 	/** Its latest worker event as one line; null before it has one. */
 	readonly activity: string | null;
 }

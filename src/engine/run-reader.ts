@@ -1,14 +1,15 @@
 import type { Project } from "../config/project.js";
-import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { activityLine, logEntry } from "../core/log-line.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
+import { taskOrder } from "../core/task-order.js";
 import {
 	type ArtifactRecord,
 	type AttemptRecord,
 	type EventRecord,
 	type IntegrationRecord,
+	type ListedTask,
 	type RunRecord,
 	type TaskRecord,
 	type TaskView,
@@ -19,8 +20,8 @@ import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { MetricQueries, type StoredCounts } from "../store/metric-queries.js";
-import { RUNNER_GONE, RunQueries, type RunSnapshot } from "../store/run-queries.js";
-import { ViewQueries } from "../store/view-queries.js";
+import { RUNNER_GONE, RunQueries } from "../store/run-queries.js";
+import { type TaskLinks, ViewQueries } from "../store/view-queries.js";
 
 /**
  * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it
@@ -49,11 +50,13 @@ export interface RunView {
 	readonly tasks: readonly TaskView[];
 }
 
-/** Tasks sorted so each comes after its dependencies, ties in declaration order. */
-function dagOrder(tasks: readonly TaskView[]): TaskView[] {
-	if (tasks.length === 0) return [];
-	return buildDag(tasks, "run").order.map((i) => tasks[i] as TaskView);
+/** A run with its tasks as task lists show them, in the order of `taskOrder`. */
+export interface RunListing {
+	readonly run: RunRecord;
+	readonly tasks: readonly ListedTask[];
 }
+
+const NO_LINKS: TaskLinks = { dependsOn: [], phase: null };
 
 /** Usage as `crew status --json` gives it. */
 export interface UsageJson {
@@ -161,15 +164,23 @@ export class RunReader {
 		return id;
 	}
 
-	/** A run (default: the most recently created) with its tasks, as of one committed state. */
-	status(runId?: string): RunSnapshot {
+	/**
+	 * A run (default: the most recently created) with its tasks in the order every view lists them
+	 * (see `taskOrder`), as of one committed state.
+	 */
+	status(runId?: string): RunListing {
 		const id = this.#runId(runId);
-		return presentRun(this.#q().snapshot(id), this.#now());
+		const q = this.#q();
+		return q.consistent(() => {
+			const { run, tasks } = presentRun(q.snapshot(id), this.#now());
+			const links = (this.#views as ViewQueries).links(id);
+			return { run, tasks: taskOrder(tasks.map((t): ListedTask => ({ ...t, ...(links.get(t.id) ?? NO_LINKS) }))) };
+		});
 	}
 
 	/**
-	 * A run with its tasks as live views show them, in DAG order (dependencies first, then
-	 * declaration order), as of one committed state.
+	 * A run with its tasks as live views show them, in the order every view lists them (see
+	 * `taskOrder`), as of one committed state.
 	 */
 	view(runId?: string): RunView {
 		const id = this.#runId(runId);
@@ -188,7 +199,7 @@ export class RunReader {
 					activity: line ? activityLine(line) : null,
 				};
 			});
-			return { run, tasks: dagOrder(withDetails) };
+			return { run, tasks: taskOrder(withDetails) };
 		});
 	}
 
@@ -215,7 +226,8 @@ export class RunReader {
 	 * role, status, attempts, startedAt, finishedAt, error, usage}]}` with each usage as
 	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, partial?} (by role and
 	 * by model: an object of those by name; `partial: true` when a lower bound), counting every
-	 * attempt however it ended, as of one committed state. Scripts and the MCP server rely on it.
+	 * attempt however it ended, as of one committed state; tasks in the order every view lists them
+	 * (see `taskOrder`). Scripts and the MCP server rely on it.
 	 */
 	statusJson(runId?: string): string {
 		const id = this.#runId(runId);
@@ -223,7 +235,13 @@ export class RunReader {
 		return q.consistent(() => {
 			const stored = q.getRun(id);
 			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
-			const tasks = q.tasksJson(id, run.status !== stored.status);
+			const links = (this.#views as ViewQueries).links(id);
+			const joined = [...links].map(([task, link]) => ({ id: task, ...link }));
+			const ordered = taskOrder(joined);
+			// A run that never gained a task out of order (most runs) is listed as it joined, which SQLite does fastest.
+			const asJoined = ordered.every((t, i) => t === joined[i]);
+			const order = asJoined ? undefined : ordered.map((t) => t.id);
+			const tasks = q.tasksJson(id, run.status !== stored.status, order);
 			const usage = usageJson(q.usage(id));
 			const by = q.usageBy(id);
 			const usageByRole = mapValues(by.role, usageJson);

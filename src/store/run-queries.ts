@@ -61,6 +61,7 @@ export class RunQueries {
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
 	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
+	readonly #tasksJsonInOrder: Statement<[{ runId: string; gone: number; order: string }], string>;
 	readonly #usage: Statement<[string], UsageRow>;
 	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
 	readonly #approvedAt: Statement<[string, string], { approved_at: string | null }>;
@@ -110,11 +111,12 @@ export class RunQueries {
 		this.#usageByModel = db.prepare(
 			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost, max(coalesce(usage ->> '$.partial', 0)) AS partial FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
 		);
-		// The subquery hands rows to the aggregate in primary-key order, which is task order; an
-		// ORDER BY inside the aggregate would sort the built objects again.
-		this.#tasksJson = db
-			.prepare(
-				`SELECT json_group_array(json_object(
+		// The subquery hands rows to the aggregate in the order it sorts them; an ORDER BY inside the
+		// aggregate would sort the built objects again.
+		const tasksJson = (rows: string) =>
+			db
+				.prepare(
+					`SELECT json_group_array(json_object(
 					'id', id, 'stepId', step_id, 'role', role,
 					'status', CASE WHEN @gone AND status = 'running' THEN 'interrupted' ELSE status END,
 					'attempts', attempts, 'startedAt', started_at, 'finishedAt', finished_at,
@@ -123,9 +125,16 @@ export class RunQueries {
 							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost, 'partial', json('true'))
 						ELSE json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
 							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost) END
-				)) FROM (SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx)`,
-			)
-			.pluck() as Statement<[{ runId: string; gone: number }], string>;
+				)) FROM (${rows})`,
+				)
+				.pluck();
+		this.#tasksJson = tasksJson("SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx") as Statement<
+			[{ runId: string; gone: number }],
+			string
+		>;
+		this.#tasksJsonInOrder = tasksJson(
+			"SELECT t.* FROM json_each(@order) o CROSS JOIN tasks t ON t.run_id = @runId AND t.id = o.value ORDER BY o.key",
+		) as Statement<[{ runId: string; gone: number; order: string }], string>;
 	}
 
 	findRun(runId: string): RunRecord | undefined {
@@ -164,10 +173,16 @@ export class RunQueries {
 	/**
 	 * A run's tasks as the JSON array of `crew status --json` (id, stepId, role, status, attempts,
 	 * startedAt, finishedAt, error), built by SQLite: on a large run this is several times cheaper
-	 * than making an object per row. With `runnerGone`, running tasks read as interrupted.
+	 * than making an object per row. With `runnerGone`, running tasks read as interrupted. Tasks
+	 * come in the order they joined the run, or as `order` lists their ids (those it leaves out
+	 * are left out).
 	 */
-	tasksJson(runId: string, runnerGone: boolean): string {
-		return this.#tasksJson.get({ runId, gone: runnerGone ? 1 : 0 }) ?? "[]";
+	tasksJson(runId: string, runnerGone: boolean, order?: readonly string[]): string {
+		const gone = runnerGone ? 1 : 0;
+		const json = order
+			? this.#tasksJsonInOrder.get({ runId, gone, order: JSON.stringify(order) })
+			: this.#tasksJson.get({ runId, gone });
+		return json ?? "[]";
 	}
 
 	/** Tokens and cost of all the run's attempts, whatever their end, running ones' reports so far included. */

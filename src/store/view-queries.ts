@@ -14,6 +14,15 @@ export interface TaskDetails {
 	readonly phase: string | null;
 }
 
+/** What places a task in a list, as `TaskDetails` gives it. */
+export type TaskLinks = Pick<TaskDetails, "dependsOn" | "phase">;
+
+interface LinksRow {
+	id: string;
+	depends_on: string | null;
+	phase: string | null;
+}
+
 interface DetailsRow {
 	id: string;
 	agent: string | null;
@@ -26,6 +35,7 @@ interface DetailsRow {
 /** Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows. */
 export class ViewQueries {
 	readonly #details: Statement<[{ runId: string }], DetailsRow>;
+	readonly #links: Statement<[{ runId: string }], LinksRow>;
 	readonly #lastActivity: Statement<[{ runId: string }], EventRow>;
 	readonly #taskEvents: Statement<[string, string, number, number], EventRow>;
 
@@ -39,6 +49,12 @@ export class ViewQueries {
 			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			LEFT JOIN (SELECT task_id, runtime, model, max(number) FROM attempts WHERE run_id = @runId GROUP BY task_id) a
 				ON a.task_id = t.id
+			WHERE t.run_id = @runId ORDER BY t.idx`,
+		);
+		this.#links = db.prepare(
+			`SELECT t.id, coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on,
+				d.spec ->> '$.call.phase' AS phase
+			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			WHERE t.run_id = @runId ORDER BY t.idx`,
 		);
 		this.#lastActivity = db.prepare(
@@ -60,6 +76,18 @@ export class ViewQueries {
 				agent: row.agent ?? "",
 				runtime: row.runtime ?? "",
 				model: row.model,
+				dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
+				phase: row.phase,
+			});
+		}
+		return byId;
+	}
+
+	/** Each task's dependencies and phase, by task id in the order the tasks joined the run. */
+	links(runId: string): Map<string, TaskLinks> {
+		const byId = new Map<string, TaskLinks>();
+		for (const row of this.#links.all({ runId })) {
+			byId.set(row.id, {
 				dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
 				phase: row.phase,
 			});

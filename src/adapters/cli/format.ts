@@ -4,13 +4,13 @@ import { statusCounts } from "../../core/status.js";
 import {
 	addUsage,
 	type EventRecord,
+	type ListedTask,
 	type RunRecord,
 	type TaskRecord,
 	type Usage,
 	ZERO_USAGE,
 } from "../../core/types.js";
 import { isZeroUsage } from "../../core/usage.js";
-import type { RunSnapshot } from "../../store/run-queries.js";
 import { integrationLines } from "../integration-text.js";
 
 export function elapsed(from: string | null, to: string | null, now: number): string {
@@ -61,8 +61,12 @@ function usageByText(by: Readonly<Record<string, Usage>>): string {
 		.join("; ");
 }
 
+/**
+ * `crew status` as text: the run, its usage, and a line per task in the order given, with a
+ * script's phase heading its tasks.
+ */
 export function statusText(
-	{ run, tasks }: RunSnapshot,
+	{ run, tasks }: { readonly run: RunRecord; readonly tasks: readonly ListedTask[] },
 	now: number,
 	usageBy?: { readonly role: Readonly<Record<string, Usage>>; readonly model: Readonly<Record<string, Usage>> },
 ): string {
@@ -83,7 +87,12 @@ export function statusText(
 		if (byModel) lines.push(`    by model: ${byModel}`);
 	}
 	const widths = widthsOf(tasks);
-	for (const t of tasks) lines.push(taskLine(t, now, widths));
+	let phase: string | null = null;
+	for (const t of tasks) {
+		if (t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
+		phase = t.phase;
+		lines.push(taskLine(t, now, widths));
+	}
 	return `${lines.join("\n")}\n`;
 }
 

@@ -6,7 +6,7 @@ import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
-import { presentRun } from "../../engine/run-reader.js";
+import { RunReader } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { Exit } from "./exit-codes.js";
@@ -214,20 +214,28 @@ async function foreground(
 		controller.abort(new Error(`cancelled by ${signal}`));
 	};
 	for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-	if (!quiet) view.start(crew.snapshot(runId).tasks);
-	let status: RunStatus;
+	// The view reads the task list as people see it, so it lists tasks the run gains as they join.
+	const reader = new RunReader(crew.project);
 	try {
-		const options = { signal: controller.signal, onlyIfQueued: how.onlyIfQueued === true };
-		status = how.retryTask ? await crew.retry(runId, how.retryTask, options) : await crew.execute(runId, options);
+		let status: RunStatus;
+		try {
+			if (!quiet) view.start(() => reader.status(runId).tasks);
+			const options = { signal: controller.signal, onlyIfQueued: how.onlyIfQueued === true };
+			status = how.retryTask ? await crew.retry(runId, how.retryTask, options) : await crew.execute(runId, options);
+		} finally {
+			view.stop();
+			for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+		}
+		if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
+		else {
+			const files = crew.files.display(runId, "tasks", crew.project.root);
+			process.stdout.write(summaryText(reader.status(runId), files, Date.now()));
+		}
+		if (status === RunStatus.Completed) return Exit.Ok;
+		return interrupted ? Exit.Interrupted : Exit.Failed;
 	} finally {
-		view.stop();
-		for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+		reader.close();
 	}
-	const snapshot = presentRun(crew.snapshot(runId), Date.now());
-	if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
-	else process.stdout.write(summaryText(snapshot, crew.files.display(runId, "tasks", crew.project.root), Date.now()));
-	if (status === RunStatus.Completed) return Exit.Ok;
-	return interrupted ? Exit.Interrupted : Exit.Failed;
 }
 
 /** Hands the run to a background runner and says so. */

@@ -1,20 +1,23 @@
 import { statusCounts } from "../../core/status.js";
-import type { RunSnapshot } from "../../store/run-queries.js";
+import type { RunListing } from "../../engine/run-reader.js";
 import { integrationLines } from "../integration-text.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */
 const SHOWN = 40;
 
-/** The final summary of a foreground run: outcome, counts, and the tasks that need a look first. */
-export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, now: number): string {
+/**
+ * The final summary of a foreground run: outcome, counts, and its tasks in the order given, those
+ * that need a look first.
+ */
+export function summaryText({ run, tasks }: RunListing, artifactsDir: string, now: number): string {
 	const lines = [
 		"",
 		`run ${run.id} ${run.status} in ${elapsed(run.createdAt, run.finishedAt, now)}: ${statusCounts(tasks)}`,
 	];
 	if (run.error && run.status !== "completed") lines.push(`  ${run.error}`);
 	const order = (s: string) => (s === "completed" ? 1 : 0);
-	const sorted = [...tasks].sort((a, b) => order(a.status) - order(b.status) || a.index - b.index);
+	const sorted = [...tasks].sort((a, b) => order(a.status) - order(b.status));
 	const widths = widthsOf(tasks);
 	for (const t of sorted.slice(0, SHOWN)) lines.push(taskLine(t, now, widths));
 	if (tasks.length > SHOWN) lines.push(`  … and ${tasks.length - SHOWN} more (crew status ${run.id})`);

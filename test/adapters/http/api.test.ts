@@ -4,6 +4,7 @@ import { afterEach, expect, test } from "vitest";
 import { createApp } from "../../../src/adapters/http/app.js";
 import { projectAt } from "../../../src/config/project.js";
 import { cancelLiveRuns, crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
+import { PLANNER_ORDER, plannerRepo, scriptRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
 const TOKEN = "test-token-123";
 const closers: (() => void)[] = [];
@@ -307,4 +308,20 @@ test("/metrics counts ready tasks of a live run, and a server started before any
 	expect(text).toContain('crew_tasks{status="running"} 1');
 	expect(text).toContain("crew_ready_tasks 2");
 	for (const step of ["a", "b", "c"]) writeFileSync(join(gates, step), "");
+});
+
+test("a run's tasks come in DAG order with the tasks it gained: --until passes, a plan, a script's phases", async () => {
+	const cases = [
+		{ grown: untilRepo(), order: UNTIL_ORDER },
+		{ grown: plannerRepo(), order: PLANNER_ORDER },
+		{ grown: scriptRepo(), order: ["inspector-1.0.1", "inspector-1.1.1", "tester-2"] },
+	];
+	for (const { grown, order } of cases) {
+		const run = await crew(grown.repo.dir, ["run", "grow the run", ...grown.args, "--json"]);
+		expect(run.code, run.stderr).toBe(0);
+		const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+		const { status, body } = await json(appFor(grown.repo).request(`/api/runs/${runId}`));
+		expect(status).toBe(200);
+		expect(body.tasks.map((t) => t.id)).toEqual(order);
+	}
 });

@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, expect, test } from "vitest";
 import { CLI, cancelLiveRuns, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { PLANNER_ORDER, plannerRepo } from "../growing-runs.js";
 
 const clients: Client[] = [];
 const dirs: string[] = [];
@@ -193,4 +194,14 @@ test("crew_run takes the run's limits on each attempt", async () => {
 	await untilEnded(client, runId);
 	const options = read(repo.dir, (reader) => reader.run(runId).options);
 	expect([options.timeoutMs, options.stallTimeoutMs]).toEqual([45 * 60_000, 0]);
+});
+
+test("crew_status lists the tasks a planner added before the planner's dependents", async () => {
+	const { repo, args } = plannerRepo();
+	const client = await connect(repo.dir);
+	const started = await call(client, "crew_run", { goal: "grow the run", workflow: args[1] });
+	expect(started.isError, started.text).toBe(false);
+	const ended = await untilEnded(client, started.data.runId as string);
+	expect(ended.run.status).toBe("completed");
+	expect((ended.tasks as { id: string }[]).map((t) => t.id)).toEqual(PLANNER_ORDER);
 });

@@ -1,0 +1,28 @@
+import { expect, test } from "vitest";
+import { runReport } from "../../../src/adapters/pi/run-report.js";
+import { TeamActions } from "../../../src/adapters/team-actions.js";
+import { projectAt } from "../../../src/config/project.js";
+import { crew } from "../../helpers.js";
+import { PLANNER_ORDER, plannerRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
+
+test("the report a pi session gets lists the tasks a run gained, in DAG order", async () => {
+	for (const { grown, order } of [
+		{ grown: plannerRepo(), order: PLANNER_ORDER },
+		{ grown: untilRepo(), order: UNTIL_ORDER },
+	]) {
+		const run = await crew(grown.repo.dir, ["run", "grow the run", ...grown.args, "--json"]);
+		expect(run.code, run.stderr).toBe(0);
+		const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+		const { text } = runReport(new TeamActions(projectAt(grown.repo.dir)), runId);
+		const listed = text
+			.split("\n")
+			.filter((line) => line.startsWith("- "))
+			.map((line) => line.slice(2).split(" ")[0]);
+		expect(listed).toEqual(order);
+		const results = text
+			.split("\n")
+			.filter((line) => line.startsWith("## "))
+			.map((line) => line.slice(3));
+		expect(results).toEqual(order.filter((id) => !id.startsWith("until.1")));
+	}
+});
