@@ -6,8 +6,11 @@ import { elapsed, taskLine, widthsOf } from "./format.js";
 /** Most task lines a summary shows; the rest are counted. */
 const SHOWN = 40;
 
-/** The final summary of a foreground run: outcome, counts, and the tasks that need a look first. */
-export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, now: number): string {
+/**
+ * The final summary of a foreground run: outcome, counts, the tasks that need a look first, and
+ * last the command to type next when there is one.
+ */
+export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, now: number, next?: string): string {
 	const lines = [
 		"",
 		`run ${run.id} ${run.status} in ${elapsed(run.createdAt, run.finishedAt, now)}: ${statusCounts(tasks)}`,
@@ -21,5 +24,6 @@ export function summaryText({ run, tasks }: RunSnapshot, artifactsDir: string, n
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
 	if (run.options.script && run.status === "completed") lines.push(`result: crew result ${run.id}`);
 	lines.push(`results: ${artifactsDir}/<task>/result.md  (crew result ${run.id} <task>)`);
+	if (next) lines.push(`next: ${next}`);
 	return `${lines.join("\n")}\n`;
 }
