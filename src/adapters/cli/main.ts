@@ -423,13 +423,17 @@ function program(setExit: (code: number) => void): Command {
 	return cli;
 }
 
-/** Errors that say what the command was given is wrong: they exit as bad input, not as a failure. */
+/**
+ * Errors that say what the command was given is wrong (HTTP answers them 400 or 404): they exit
+ * as bad input, not as a failure.
+ */
 const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
 	ErrorCode.InvalidId,
 	ErrorCode.InvalidInput,
 	ErrorCode.InvalidWorkflow,
 	ErrorCode.InvalidResource,
 	ErrorCode.NotFound,
+	ErrorCode.ArtifactPath,
 ]);
 
 /** Runs the CLI on `argv`; returns the exit code. Errors become one line naming the bad value. */

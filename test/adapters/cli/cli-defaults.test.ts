@@ -68,7 +68,9 @@ test("without --workflow, crew run and crew plan use the team's defaultWorkflow"
 	repo.writeFile(".crew/teams/loose.team.md", "---\nname: loose\n---\n\n- worker: agent=worker\n");
 	const none = await crew(repo.dir, ["run", "ship it", "--team", "loose"]);
 	expect(none.code).toBe(2);
-	expect(none.stderr).toMatch(/team 'loose' \(.*loose\.team\.md\) has no defaultWorkflow, and the run names no workflow/);
+	expect(none.stderr).toMatch(
+		/team 'loose' \(.*loose\.team\.md\) has no defaultWorkflow, and the run names no workflow/,
+	);
 });
 
 test('crew run "<goal>" alone runs the default team with its default workflow', async () => {

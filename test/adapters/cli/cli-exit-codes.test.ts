@@ -82,7 +82,16 @@ test("SIGINT on a foreground run exits 130, the summary says crew resume, and th
 
 test("a run whose tasks completed but whose integration is incomplete exits 3 and says crew resume", async () => {
 	const repo = conflictingWorktrees();
-	const run = await crew(repo.dir, ["run", "g", "--workflow", "pair", "--workspace", "worktree", "--integration", "manual"]);
+	const run = await crew(repo.dir, [
+		"run",
+		"g",
+		"--workflow",
+		"pair",
+		"--workspace",
+		"worktree",
+		"--integration",
+		"manual",
+	]);
 	expect(run.code, run.stderr).toBe(3);
 	const runId = /run (\S+):/.exec(run.stdout)?.[1] as string;
 	expect(run.stdout).toMatch(/integration incomplete/);
