@@ -15,7 +15,7 @@ export const Exit = {
 	Usage: 2,
 	/** The run's tasks completed, but their work is not all on its integration branch. */
 	IntegrationIncomplete: 3,
-	/** The run stopped for a person: its budget is spent, or it waits for an approval. */
+	/** The run stopped for a person: only an approval lets it go on, or its budget is spent. */
 	NeedsPerson: 4,
 	/** A foreground run was interrupted by SIGINT, SIGTERM or SIGHUP; `crew resume` continues it. */
 	Interrupted: 130,

@@ -149,6 +149,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-d, --detach", "resume in a background runner")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.addOption(new Option("--if-queued", "start the run only if it never started").hideHelp())
+		.addOption(new Option("--background", "run as a background runner, which waits for approvals").hideHelp())
 		.action(async (runId: string, options: OutputFlags) => exit((await runs()).resumeCommand(runId, options)));
 
 	cli

@@ -49,6 +49,8 @@ export interface OutputFlags {
 	readonly json?: boolean;
 	/** Set on the background runner `crew run --detach` starts: it must not revive a cancelled run. */
 	readonly ifQueued?: boolean;
+	/** Set on every background runner: it waits for approvals, where a foreground run stops. */
+	readonly background?: boolean;
 }
 
 /** Signals that end a foreground run cleanly: Ctrl-C, `kill`, and a closed terminal. */
@@ -147,7 +149,10 @@ export async function resumeCommand(runId: string, flags: OutputFlags): Promise<
 			return Exit.Ok;
 		}
 		if (flags.detach) return await detach(crew, runId, flags.json === true, []);
-		return await foreground(crew, runId, view, flags.json === true, quiet, { onlyIfQueued: flags.ifQueued === true });
+		return await foreground(crew, runId, view, flags.json === true, quiet, {
+			onlyIfQueued: flags.ifQueued === true,
+			background: flags.background === true,
+		});
 	} finally {
 		crew.close();
 	}
@@ -218,7 +223,7 @@ async function foreground(
 	view: ProgressView,
 	json: boolean,
 	quiet: boolean,
-	how: { retryTask?: string; onlyIfQueued?: boolean } = {},
+	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
 ): Promise<number> {
 	const controller = new AbortController();
 	let interrupted = false;
@@ -230,7 +235,12 @@ async function foreground(
 	if (!quiet) view.start(crew.snapshot(runId).tasks);
 	let status: RunStatus;
 	try {
-		const options = { signal: controller.signal, onlyIfQueued: how.onlyIfQueued === true };
+		// A foreground run that only a person can let go on stops, so a script is not held up.
+		const options = {
+			signal: controller.signal,
+			onlyIfQueued: how.onlyIfQueued === true,
+			releaseWhenWaiting: !how.background,
+		};
 		status = how.retryTask ? await crew.retry(runId, how.retryTask, options) : await crew.execute(runId, options);
 	} finally {
 		view.stop();

@@ -123,3 +123,30 @@ test("a run stopped by its budget needs a person: it exits 4", async () => {
 	expect(json.code).toBe(4);
 	expect(lastJson(json.stdout).status).toBe("failed");
 });
+
+test("a foreground run left waiting only for approval stops: it exits 4, says crew approve, and approve finishes it", async () => {
+	const repo = new TestRepo().agent("worker");
+	repos.push(repo);
+	repo.workflow("gated", [
+		{ id: "a" },
+		{ id: "side" },
+		{ id: "gate", dependsOn: ["a"], extra: { approval: "true" } },
+	]);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "gated"]);
+	expect(run.code, run.stdout + run.stderr).toBe(4);
+	const runId = /run (\S+):/.exec(run.stdout)?.[1] as string;
+	expect(run.stdout.trim().split("\n").at(-1)).toBe(`next: crew approve ${runId}`);
+	const waiting = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
+	expect(waiting.run.status).toBe("waiting");
+	expect(waiting.tasks.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)).toEqual([
+		"a:completed",
+		"side:completed",
+		"gate:waiting",
+	]);
+	const approved = await crew(repo.dir, ["approve", runId]);
+	expect(approved.code, approved.stderr).toBe(0);
+	expect(approved.stdout).toMatch(/in the background/);
+	expect((await crew(repo.dir, ["watch", runId])).code).toBe(0);
+	expect(repo.starts("gate")).toHaveLength(1);
+	expect(repo.starts("a")).toHaveLength(1);
+});
