@@ -127,11 +127,7 @@ test("a run stopped by its budget needs a person: it exits 4", async () => {
 test("a foreground run left waiting only for approval stops: it exits 4, says crew approve, and approve finishes it", async () => {
 	const repo = new TestRepo().agent("worker");
 	repos.push(repo);
-	repo.workflow("gated", [
-		{ id: "a" },
-		{ id: "side" },
-		{ id: "gate", dependsOn: ["a"], extra: { approval: "true" } },
-	]);
+	repo.workflow("gated", [{ id: "a" }, { id: "side" }, { id: "gate", dependsOn: ["a"], extra: { approval: "true" } }]);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "gated"]);
 	expect(run.code, run.stdout + run.stderr).toBe(4);
 	const runId = /run (\S+):/.exec(run.stdout)?.[1] as string;
