@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
+import { createApp } from "../../../src/adapters/http/app.js";
+import { projectAt } from "../../../src/config/project.js";
 import {
 	cancelLiveRuns,
 	conflictingWorktrees,
@@ -145,4 +147,26 @@ test("a foreground run left waiting only for approval stops: it exits 4, says cr
 	expect((await crew(repo.dir, ["watch", runId])).code).toBe(0);
 	expect(repo.starts("gate")).toHaveLength(1);
 	expect(repo.starts("a")).toHaveLength(1);
+});
+
+test("the CLI's JSON and the HTTP API's show a run alike: crew runs --json as GET /api/runs, crew status --json as GET /api/runs/<id>", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("one", [{ id: "a" }]);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--json"]);
+	const { runId } = lastJson(run.stdout);
+	const cliRuns = JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout) as Record<string, unknown>[];
+	const cliStatus = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout) as {
+		run: Record<string, unknown>;
+	};
+	const made = createApp({ project: projectAt(repo.dir), token: "t" });
+	try {
+		const httpRuns = (await (await made.app.request("/api/runs")).json()) as { runs: Record<string, unknown>[] };
+		expect(httpRuns.runs).toEqual(cliRuns);
+		const httpRun = ((await (await made.app.request(`/api/runs/${runId}`)).json()) as { run: Record<string, unknown> })
+			.run;
+		for (const key of Object.keys(httpRun)) expect(cliStatus.run[key], key).toEqual(httpRun[key]);
+		expect(cliStatus.run.finishedAt).toEqual(expect.any(String));
+	} finally {
+		made.close();
+	}
 });
