@@ -19,7 +19,7 @@ export interface BackgroundRunner {
 }
 
 /**
- * Starts `crew resume <runId>` as a detached process and waits until it holds the run's lease,
+ * Starts `crew resume <runId> --background` as a detached process and waits until it holds the run's lease,
  * so the caller can report the run as taken care of. `extra` is passed on to `crew resume`. A
  * run this store may not execute is refused here, before a process starts (the runner checks again).
  */
@@ -36,7 +36,7 @@ export async function startBackgroundRunner(
 	const log = openSync(logFile, "a");
 	let child: ChildProcess;
 	try {
-		child = spawn(process.execPath, [bin, "resume", runId, ...extra], {
+		child = spawn(process.execPath, [bin, "resume", runId, "--background", ...extra], {
 			cwd: crew.project.root,
 			detached: true,
 			stdio: ["ignore", log, log],

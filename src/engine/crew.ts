@@ -57,6 +57,12 @@ export interface ExecuteOptions {
 	readonly signal?: AbortSignal;
 	/** Start the run only if it never started (e.g. it was cancelled meanwhile). Default false. */
 	readonly onlyIfQueued?: boolean;
+	/**
+	 * Once only a person can let the run go on (its ready tasks wait for approval, nothing else
+	 * runs), return `waiting` and leave the run waiting without a runner; `approve` then reports no
+	 * live runner, so its caller starts one. Default false: the runner waits for the approval.
+	 */
+	readonly releaseWhenWaiting?: boolean;
 }
 
 /**
@@ -334,6 +340,7 @@ export class Crew {
 			options.signal,
 			driver,
 			adopted,
+			options.releaseWhenWaiting === true,
 		);
 		try {
 			return await loop.execute();

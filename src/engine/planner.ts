@@ -16,12 +16,19 @@ import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { hasCommit } from "../workspace/worktrees.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
+import { chooseWorkflow } from "./workflow-choice.js";
 
 export interface PlanInput {
 	readonly goal: string;
-	/** A workflow name in `.crew/workflows/`, or a path. */
-	readonly workflow: string;
-	/** A team name in `.crew/teams/`, or a path; without one, each role is run by the agent of that name. */
+	/**
+	 * A workflow name in `.crew/workflows/`, or a path. Default: the team's `defaultWorkflow`, and
+	 * without a team, that of the `default` team, which then runs it.
+	 */
+	readonly workflow?: string;
+	/**
+	 * A team name in `.crew/teams/`, or a path; without one (and with a workflow), each role is run
+	 * by the agent of that name.
+	 */
 	readonly team?: string;
 	/** Overrides every agent's runtime, e.g. `dry-run`. */
 	readonly runtime?: string;
@@ -134,6 +141,16 @@ export function planRun(
 		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
 	}
 	checkIntegration(input.integration);
+	const { loader } = context;
+	const choice = chooseWorkflow(input, loader);
+	return planChosen({ ...input, workflow: choice.workflow, ...(choice.team ? { team: choice.team } : {}) }, context);
+}
+
+/** Plans a run once its workflow is known. */
+function planChosen(
+	input: PlanInput & { readonly workflow: string },
+	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
+): Plan {
 	const { loader } = context;
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);

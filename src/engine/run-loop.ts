@@ -3,7 +3,7 @@ import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { retryNote } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
-import { isTerminalTask, type RunStatus, TaskStatus } from "../core/status.js";
+import { isTerminalTask, RunStatus, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -82,6 +82,8 @@ export class RunLoop {
 	#ended: { taskId: string; status: TaskStatus; error: string | null }[] = [];
 	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
 	readonly #followed: readonly AttemptRecord[];
+	/** Return `waiting`, leaving the run waiting without a runner, once only a person can let it go on. */
+	readonly #releaseWhenWaiting: boolean;
 	readonly #integration: RunIntegration;
 	readonly #growth: RunGrowth;
 
@@ -91,8 +93,10 @@ export class RunLoop {
 		signal?: AbortSignal,
 		driver?: RunDriver,
 		followed: readonly AttemptRecord[] = [],
+		releaseWhenWaiting = false,
 	) {
 		this.#deps = deps;
+		this.#releaseWhenWaiting = releaseWhenWaiting;
 		this.#lease = lease;
 		this.#signal = signal;
 		this.#driver = driver;
@@ -147,6 +151,7 @@ export class RunLoop {
 
 	/** Runs until every task has settled or the run stops; returns the run's final status. */
 	async execute(): Promise<RunStatus> {
+		let released = false;
 		const onAbort = () => this.#cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
 		this.#signal?.addEventListener("abort", onAbort, { once: true });
 		const stopTicker = startTicker(this.#deps.store, this.#writes, this.#lease, this.#deps.options, {
@@ -192,6 +197,12 @@ export class RunLoop {
 					if (this.#stopping || !(await this.#resolveConflict())) break;
 					continue;
 				}
+				// Only a person can let the run go on: a runner asked to leave then lets go of it.
+				const personOnly = idle && !this.#stopping && this.#slots.ready === 0 && this.#admission.awaiting > 0;
+				if (this.#releaseWhenWaiting && personOnly && !this.#driver) {
+					released = true;
+					break;
+				}
 				await this.#sleep();
 			}
 		} catch (error) {
@@ -200,6 +211,10 @@ export class RunLoop {
 		} finally {
 			stopTicker();
 			this.#signal?.removeEventListener("abort", onAbort);
+		}
+		if (released) {
+			await this.#writes.batch(() => this.#deps.store.releaseWaitingRun(this.#lease));
+			return RunStatus.Waiting;
 		}
 		if (this.#stopping === "lease-lost") {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);

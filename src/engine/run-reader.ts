@@ -79,6 +79,8 @@ export interface StatusJson {
 		readonly workflow: string;
 		readonly createdAt: string;
 		readonly updatedAt: string;
+		/** When the run ended; null while it has not. */
+		readonly finishedAt: string | null;
 		readonly usage: UsageJson;
 		readonly usageByRole: Readonly<Record<string, UsageJson>>;
 		readonly usageByModel: Readonly<Record<string, UsageJson>>;
@@ -103,10 +105,10 @@ export function eventJson(event: EventRecord): object {
 	};
 }
 
-/** The run part of `crew status --json`. */
+/** The run part of `crew status --json`, and each run of `crew runs --json` and `GET /api/runs`. */
 export function runSummary(run: RunRecord): object {
-	const { id, status, goal, team, workflow, createdAt, updatedAt, error, integration } = run;
-	return { id, status, goal, team, workflow, createdAt, updatedAt, error, integration };
+	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration } = run;
+	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration };
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {

@@ -336,6 +336,17 @@ export class RunStore {
 		});
 	}
 
+	/**
+	 * Lets go of a run that waits for a person, leaving it `waiting`: whoever approves starts a
+	 * runner for it, as for a run whose runner is gone.
+	 */
+	releaseWaitingRun(lease: Lease): void {
+		this.#tx.write(() => {
+			this.#fence(lease);
+			this.#s.releaseLease.run(lease.runId);
+		});
+	}
+
 	finishRun(lease: Lease, to: RunStatus, cause: Cause, error: string | null = null): void {
 		this.#tx.write(() => {
 			this.#fence(lease);

@@ -118,7 +118,7 @@ test("with --integration manual a conflict is shown everywhere, the run does not
 		"manual",
 	]);
 	const runId = /^run (\S+):/m.exec(run.stdout)?.[1] as string;
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(3);
 	expect(run.stdout).toContain(`integration: conflict: b conflicts with the work merged before it in notes.txt`);
 	expect(run.stdout).toContain(`crew/${runId} holds a, c; missing: b (on crew-tasks/${runId}/b)`);
 	expect(run.stdout).toContain(`crew merge ${runId} --partial`);

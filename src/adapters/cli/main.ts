@@ -80,15 +80,22 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("init")
-		.description("create .crew/ here, with crew's state ignored by git and resources tracked")
-		.action(async () => exit((await runs()).init()));
+		.description(
+			"create .crew/ here, with crew's state ignored by git and resources tracked, and a starter team that runs as it is",
+		)
+		.option("--bare", "only the empty agents/, teams/ and workflows/ folders, no starter team")
+		.action(async (options: { bare?: boolean }) => exit((await runs()).init(options)));
 
 	cli
 		.command("run")
 		.description("run a workflow on a goal; foreground with live progress unless --detach")
-		.argument("<goal>", "what the run is for")
-		.requiredOption("-w, --workflow <name|path>", "workflow name in .crew/workflows/, or a file")
-		.option("-t, --team <name|path>", "team name in .crew/teams/, or a file")
+		.argument("[goal]", "what the run is for; - reads it from standard input")
+		.option("--goal-file <path>", "read the goal from this file; - for standard input")
+		.option(
+			"-w, --workflow <name|path>",
+			"workflow name in .crew/workflows/, or a file (default: the team's defaultWorkflow; without --team, the default team's)",
+		)
+		.option("-t, --team <name|path>", "team name in .crew/teams/, or a file (default with no --workflow: default)")
 		.option("--runtime <name>", "runtime for every agent: pi, claude, codex, command or dry-run")
 		.option("-m, --model <model>", "model for every agent (its fallbackModels still follow)")
 		.option(
@@ -133,7 +140,7 @@ function program(setExit: (code: number) => void): Command {
 		)
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
-		.action(async (goal: string, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
+		.action(async (goal: string | undefined, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
 
 	cli
 		.command("resume")
@@ -142,6 +149,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-d, --detach", "resume in a background runner")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.addOption(new Option("--if-queued", "start the run only if it never started").hideHelp())
+		.addOption(new Option("--background", "run as a background runner, which waits for approvals").hideHelp())
 		.action(async (runId: string, options: OutputFlags) => exit((await runs()).resumeCommand(runId, options)));
 
 	cli
@@ -364,13 +372,16 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("plan")
 		.description("the task DAG a run would have: order, parallel groups, critical path; nothing runs")
-		.argument("<goal>", "what the run would be for")
-		.requiredOption("-w, --workflow <name|path>", "workflow name, or a file")
-		.option("-t, --team <name|path>", "team name, or a file")
+		.argument("[goal]", "what the run would be for; - reads it from standard input")
+		.option("--goal-file <path>", "read the goal from this file; - for standard input")
+		.option("-w, --workflow <name|path>", "workflow name, or a file (default: the team's defaultWorkflow)")
+		.option("-t, --team <name|path>", "team name, or a file (default with no --workflow: default)")
 		.option("--runtime <name>", "runtime for every agent")
 		.option("-m, --model <model>", "model for every agent")
 		.option("--json", "machine-readable output")
-		.action(async (goal: string, options: PlanFlags) => exit((await resources()).planCommand(goal, options)));
+		.action(async (goal: string | undefined, options: PlanFlags) =>
+			exit((await resources()).planCommand(goal, options)),
+		);
 
 	cli
 		.command("list")
@@ -425,6 +436,19 @@ function program(setExit: (code: number) => void): Command {
 	return cli;
 }
 
+/**
+ * Errors that say what the command was given is wrong (HTTP answers them 400 or 404): they exit
+ * as bad input, not as a failure.
+ */
+const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
+	ErrorCode.InvalidId,
+	ErrorCode.InvalidInput,
+	ErrorCode.InvalidWorkflow,
+	ErrorCode.InvalidResource,
+	ErrorCode.NotFound,
+	ErrorCode.ArtifactPath,
+]);
+
 /** Runs the CLI on `argv`; returns the exit code. Errors become one line naming the bad value. */
 export async function main(argv: readonly string[]): Promise<number> {
 	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -446,6 +470,6 @@ export async function main(argv: readonly string[]): Promise<number> {
 		const message = error instanceof Error ? error.message : String(error);
 		process.stderr.write(`crew: ${message}\n`);
 		if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-		return Exit.Failed;
+		return error instanceof CrewError && BAD_INPUT.has(error.code) ? Exit.Usage : Exit.Failed;
 	}
 }

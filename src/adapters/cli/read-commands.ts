@@ -3,7 +3,8 @@ import { findProject } from "../../config/project.js";
 import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask } from "../../core/status.js";
 import { eventJson, RunReader, runSummary } from "../../engine/run-reader.js";
-import { Exit } from "./exit-codes.js";
+import { runStanding } from "../run-ending.js";
+import { exitOfRun } from "./exit-codes.js";
 import { eventText, logText, runsText, statusText } from "./format.js";
 import { WatchView } from "./watch-view.js";
 
@@ -50,7 +51,11 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 			const state = reader.view(id);
 			id = state.run.id;
 			view.show(state, now);
-			if (isTerminalRun(state.run.status)) return state.run.status === "completed" ? Exit.Ok : Exit.Failed;
+			if (isTerminalRun(state.run.status)) {
+				const { run, tasks } = reader.status(id);
+				const budgetSpent = reader.events(id).some((e) => e.type === "budget.exhausted");
+				return exitOfRun(runStanding(run, tasks, { budgetSpent }).ending);
+			}
 			await sleep(options.interval);
 		}
 	} finally {

@@ -12,6 +12,7 @@ import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { planSummary } from "../plan-summary.js";
 import { resourceKind, resourceRows } from "../team-actions.js";
 import { Exit } from "./exit-codes.js";
+import { readGoal } from "./goal-input.js";
 
 export interface TrustFlags {
 	readonly list?: boolean;
@@ -19,7 +20,8 @@ export interface TrustFlags {
 }
 
 export interface PlanFlags {
-	readonly workflow: string;
+	readonly workflow?: string;
+	readonly goalFile?: string;
 	readonly team?: string;
 	readonly runtime?: string;
 	readonly model?: string;
@@ -106,12 +108,13 @@ export async function validateCommand(options: { json?: boolean }): Promise<numb
 	return errors === 0 ? Exit.Ok : Exit.Failed;
 }
 
-export async function planCommand(goal: string, flags: PlanFlags): Promise<number> {
+export async function planCommand(argument: string | undefined, flags: PlanFlags): Promise<number> {
+	const goal = readGoal(argument, flags.goalFile);
 	const project = findProject(process.cwd());
 	const plan = planRun(
 		{
 			goal,
-			workflow: flags.workflow,
+			...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
 			...(flags.team !== undefined ? { team: flags.team } : {}),
 			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
 			...(flags.model !== undefined ? { model: flags.model } : {}),

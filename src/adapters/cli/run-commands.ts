@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";
 import { loadSettings, runLimits, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
@@ -9,12 +9,16 @@ import { Crew } from "../../engine/crew.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
-import { Exit } from "./exit-codes.js";
+import { runStanding } from "../run-ending.js";
+import { Exit, exitOfRun } from "./exit-codes.js";
+import { readGoal } from "./goal-input.js";
 import { ProgressView } from "./progress-view.js";
+import { writeStarter } from "./starter.js";
 import { summaryText } from "./summary.js";
 
 export interface RunFlags {
-	readonly workflow: string;
+	readonly workflow?: string;
+	readonly goalFile?: string;
 	readonly team?: string;
 	readonly runtime?: string;
 	readonly model?: string;
@@ -45,6 +49,8 @@ export interface OutputFlags {
 	readonly json?: boolean;
 	/** Set on the background runner `crew run --detach` starts: it must not revive a cancelled run. */
 	readonly ifQueued?: boolean;
+	/** Set on every background runner: it waits for approvals, where a foreground run stops. */
+	readonly background?: boolean;
 }
 
 /** Signals that end a foreground run cleanly: Ctrl-C, `kill`, and a closed terminal. */
@@ -68,20 +74,29 @@ function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: bool
 	return { crew, view, quiet, settings };
 }
 
-export async function init(): Promise<number> {
+/** `crew init`: `.crew/` with a starter team that runs as it is, or with `bare`, empty folders. */
+export async function init(flags: { bare?: boolean }): Promise<number> {
 	const project = findProject(process.cwd());
 	const created = ensureCrewDir(project);
 	for (const folder of ["agents", "teams", "workflows"]) mkdirSync(join(project.crewDir, folder), { recursive: true });
 	process.stdout.write(`${created ? "created" : "already set up:"} ${project.crewDir}\n`);
+	if (flags.bare) return Exit.Ok;
+	const { written, kept } = writeStarter(project.crewDir);
+	for (const file of written) process.stdout.write(`  wrote ${relative(project.root, file)}\n`);
+	for (const file of kept) process.stdout.write(`  kept ${relative(project.root, file)} (it exists)\n`);
+	process.stdout.write(
+		`the starter team scouts, builds and checks with pi agents on pi's own model (or --model <provider/model>)\nnext: crew run "<goal>" --team starter\n`,
+	);
 	return Exit.Ok;
 }
 
-export async function runCommand(goal: string, flags: RunFlags): Promise<number> {
+export async function runCommand(argument: string | undefined, flags: RunFlags): Promise<number> {
+	const goal = readGoal(argument, flags.goalFile);
 	const { crew, view, quiet, settings } = open(flags);
 	try {
 		const plan = await crew.plan({
 			goal,
-			workflow: flags.workflow,
+			...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
 			...(flags.team !== undefined ? { team: flags.team } : {}),
 			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
 			...(flags.model !== undefined ? { model: flags.model } : {}),
@@ -134,7 +149,10 @@ export async function resumeCommand(runId: string, flags: OutputFlags): Promise<
 			return Exit.Ok;
 		}
 		if (flags.detach) return await detach(crew, runId, flags.json === true, []);
-		return await foreground(crew, runId, view, flags.json === true, quiet, { onlyIfQueued: flags.ifQueued === true });
+		return await foreground(crew, runId, view, flags.json === true, quiet, {
+			onlyIfQueued: flags.ifQueued === true,
+			background: flags.background === true,
+		});
 	} finally {
 		crew.close();
 	}
@@ -205,7 +223,7 @@ async function foreground(
 	view: ProgressView,
 	json: boolean,
 	quiet: boolean,
-	how: { retryTask?: string; onlyIfQueued?: boolean } = {},
+	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
 ): Promise<number> {
 	const controller = new AbortController();
 	let interrupted = false;
@@ -220,19 +238,26 @@ async function foreground(
 		let status: RunStatus;
 		try {
 			if (!quiet) view.start(() => reader.status(runId).tasks);
-			const options = { signal: controller.signal, onlyIfQueued: how.onlyIfQueued === true };
+			// A foreground run that only a person can let go on stops, so a script is not held up.
+			const options = {
+				signal: controller.signal,
+				onlyIfQueued: how.onlyIfQueued === true,
+				releaseWhenWaiting: !how.background,
+			};
 			status = how.retryTask ? await crew.retry(runId, how.retryTask, options) : await crew.execute(runId, options);
 		} finally {
 			view.stop();
 			for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
 		}
+		const listing = reader.status(runId);
+		const budgetSpent = crew.events(runId).some((e) => e.type === "budget.exhausted");
+		const { ending, next } = runStanding(listing.run, listing.tasks, { budgetSpent, interrupted });
 		if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
 		else {
 			const files = crew.files.display(runId, "tasks", crew.project.root);
-			process.stdout.write(summaryText(reader.status(runId), files, Date.now()));
+			process.stdout.write(summaryText(listing, files, Date.now(), next));
 		}
-		if (status === RunStatus.Completed) return Exit.Ok;
-		return interrupted ? Exit.Interrupted : Exit.Failed;
+		return exitOfRun(ending);
 	} finally {
 		reader.close();
 	}

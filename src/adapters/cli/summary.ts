@@ -7,10 +7,10 @@ import { elapsed, taskLine, widthsOf } from "./format.js";
 const SHOWN = 40;
 
 /**
- * The final summary of a foreground run: outcome, counts, and its tasks in the order given, those
- * that need a look first.
+ * The final summary of a foreground run: outcome, counts, its tasks in the order given, those
+ * that need a look first, and last the command to type next when there is one.
  */
-export function summaryText({ run, tasks }: RunListing, artifactsDir: string, now: number): string {
+export function summaryText({ run, tasks }: RunListing, artifactsDir: string, now: number, next?: string): string {
 	const lines = [
 		"",
 		`run ${run.id} ${run.status} in ${elapsed(run.createdAt, run.finishedAt, now)}: ${statusCounts(tasks)}`,
@@ -24,5 +24,6 @@ export function summaryText({ run, tasks }: RunListing, artifactsDir: string, no
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
 	if (run.options.script && run.status === "completed") lines.push(`result: crew result ${run.id}`);
 	lines.push(`results: ${artifactsDir}/<task>/result.md  (crew result ${run.id} <task>)`);
+	if (next) lines.push(`next: ${next}`);
 	return `${lines.join("\n")}\n`;
 }

@@ -8,7 +8,7 @@ export function taskJson(task: TaskView): object {
 
 /** A run as the API gives it: `crew status --json`'s run fields, with its end, error and usage. */
 export function runJson(run: RunRecord, tasks?: readonly TaskView[]): object {
-	const summary = { ...runSummary(run), finishedAt: run.finishedAt, error: run.error };
+	const summary = runSummary(run);
 	if (!tasks) return summary;
 	return { ...summary, usage: usageJson(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE)) };
 }

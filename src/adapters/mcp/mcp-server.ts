@@ -8,8 +8,20 @@ import type { TeamActions } from "../team-actions.js";
 
 const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
 const goal = z.string().min(1).describe("what the run is for, in words");
-const workflow = z.string().min(1).describe("a workflow name (see crew_list) or a path to a workflow file");
-const team = z.string().min(1).optional().describe("a team name or path; default: the workflow's or crew's own");
+const workflow = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a workflow name (see crew_list) or a path to a workflow file; default: the team's defaultWorkflow, and without a team the default team's",
+	);
+const team = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
+	);
 /** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
 const limit = z.string().min(1).optional();
 

@@ -18,7 +18,12 @@ const DEFAULT_WAIT_S = 600;
 const Params = Type.Object({
 	action: Type.Unsafe<Action>({ type: "string", enum: [...ACTIONS], description: "what to do" }),
 	goal: Type.Optional(Type.String({ description: "run, plan: what the team should achieve" })),
-	workflow: Type.Optional(Type.String({ description: "run, plan: a workflow name (see action list) or path" })),
+	workflow: Type.Optional(
+		Type.String({
+			description:
+				"run, plan: a workflow name (see action list) or path; default: the team's defaultWorkflow, without a team the default team's",
+		}),
+	),
 	team: Type.Optional(Type.String({ description: "run, plan: a team name or path" })),
 	runtime: Type.Optional(Type.String({ description: "run: one runtime for every agent (pi, claude, codex, command)" })),
 	concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: "run: most tasks at once" })),
@@ -186,7 +191,7 @@ export default function teamExtension(pi: ExtensionAPI): void {
 function runRequest(params: Params, action: string) {
 	return {
 		goal: need(params.goal, "goal", action),
-		workflow: need(params.workflow, "workflow", action),
+		...(params.workflow !== undefined && params.workflow !== "" ? { workflow: params.workflow } : {}),
 		...(params.team !== undefined ? { team: params.team } : {}),
 		...(params.runtime !== undefined ? { runtime: params.runtime } : {}),
 		...(params.concurrency !== undefined ? { concurrency: params.concurrency } : {}),

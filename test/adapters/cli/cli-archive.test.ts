@@ -93,7 +93,7 @@ test("a bundle that tries to escape, lies or is not a bundle is refused, naming 
 		const bad = join(target.dir, "bad.json");
 		writeFileSync(bad, JSON.stringify(change(structuredClone(good))));
 		const result = await crew(target.dir, ["import", bad]);
-		expect({ what, code: result.code }).toEqual({ what, code: 1 });
+		expect({ what, code: result.code }).toEqual({ what, code: 2 });
 		expect(result.stderr).toMatch(message);
 		expect(result.stderr.trim().split("\n")).toHaveLength(1);
 		expect((await crew(target.dir, ["runs", "--json"])).stdout.trim()).toBe("[]");
@@ -149,7 +149,7 @@ test("crew forget asks first, refuses a live run, and deletes an ended run's rec
 	const repo = pairRepo();
 	const runId = await finishedRun(repo);
 	const unasked = await crew(repo.dir, ["forget", runId]);
-	expect(unasked.code).toBe(1);
+	expect(unasked.code).toBe(2);
 	expect(unasked.stderr).toBe("crew: crew forget asks before it deletes: run it in a terminal, or pass --yes\n");
 	expect(existsSync(join(repo.dir, ".crew", "runs", runId))).toBe(true);
 
@@ -172,7 +172,7 @@ test("crew prune --keep N forgets the ended runs beyond the newest N, after aski
 	const repo = pairRepo();
 	const ids: string[] = [];
 	for (const goal of ["one", "two", "three"]) ids.push(await finishedRun(repo, goal));
-	expect((await crew(repo.dir, ["prune", "--keep", "1"])).code).toBe(1);
+	expect((await crew(repo.dir, ["prune", "--keep", "1"])).code).toBe(2);
 	const pruned = await crew(repo.dir, ["prune", "--keep", "1", "--yes"]);
 	expect(pruned).toMatchObject({ code: 0, stdout: "forgot 2 runs\n" });
 	const left = JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout) as { id: string }[];

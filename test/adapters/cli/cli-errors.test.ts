@@ -131,7 +131,7 @@ test.each(cases)(
 test("--debug adds the stack trace", async () => {
 	const repo = repoWith("## a\nrole: ghost\n\nx\n");
 	const result = await crew(repo.dir, ["run", "g", "--workflow", "bad", "--debug"]);
-	expect(result.code).toBe(1);
+	expect(result.code).toBe(2);
 	expect(result.stderr).toMatch(/\n\s+at /);
 });
 

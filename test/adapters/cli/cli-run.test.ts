@@ -29,6 +29,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 	expect(Object.keys(parsed.run).sort()).toEqual([
 		"createdAt",
 		"error",
+		"finishedAt",
 		"goal",
 		"id",
 		"integration",

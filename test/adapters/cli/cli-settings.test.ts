@@ -33,11 +33,11 @@ test("a bad config.json is refused with the file named, and nothing runs", async
 	repo.workflow("one", [{ id: "a" }]);
 	repo.writeFile(".crew/config.json", '{"budget": {"tokens": "lots"}}');
 	const bad = await crew(repo.dir, ["run", "g", "--workflow", "one"]);
-	expect(bad.code).toBe(1);
+	expect(bad.code).toBe(2);
 	expect(bad.stderr).toMatch(/config\.json: budget tokens "lots": expected a number > 0/);
 	repo.writeFile(".crew/config.json", '{"budget": {"usd": 0}}');
 	const zero = await crew(repo.dir, ["run", "g", "--workflow", "one"]);
-	expect(zero.code).toBe(1);
+	expect(zero.code).toBe(2);
 	expect(zero.stderr).toMatch(/config\.json: budget usd 0: expected a number > 0/);
 	repo.writeFile(".crew/config.json", '{"budget": {"tokens": 1000, "reserveTokens": -1}}');
 	expect((await crew(repo.dir, ["run", "g", "--workflow", "one"])).stderr).toMatch(
@@ -68,7 +68,7 @@ test("limits come from the user's config.json, the project's on top, and flags o
 
 	repo.writeFile(".crew/config.json", '{"limits": {"timeout": "soon"}}');
 	const bad = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);
-	expect(bad.code).toBe(1);
+	expect(bad.code).toBe(2);
 	expect(bad.stderr).toMatch(/config\.json: limits\.timeout "soon": expected 0 \(no limit\) or a duration/);
 	repo.writeFile(".crew/config.json", '{"limits": {"wall": "1h"}}');
 	const unknown = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);

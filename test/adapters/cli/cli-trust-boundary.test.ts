@@ -106,7 +106,7 @@ test("a bad user-only setting is refused with the file and value named", async (
 	] as const) {
 		const env = userConfig(config);
 		const run = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, env);
-		expect(run.code).toBe(1);
+		expect(run.code).toBe(2);
 		expect(run.stderr).toMatch(message);
 	}
 	expect(repo.starts()).toHaveLength(0);

@@ -36,7 +36,7 @@ test("an agent that reports usage and then hangs: each attempt's tokens count, a
 	const { repo, env } = spenderRepo("pi");
 	const args = ["--budget-tokens", "1000", "--timeout", "2s", "--retries", "3", "--json"];
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", ...args], 60_000, env);
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(4);
 	const { runId } = lastJson(run.stdout);
 
 	// The first timed-out attempt's 600 tokens count: the second one's reach the cap, no third starts.
@@ -90,7 +90,7 @@ test("kill -9 of the runner keeps the tokens its attempt reported: status shows 
 
 	// The resumed run starts from the 600 on record: its attempt's 600 more reach the cap.
 	const resumed = await crew(repo.dir, ["resume", runId], 60_000, env);
-	expect(resumed.code).toBe(1);
+	expect(resumed.code).toBe(4);
 	const status = await statusJson(repo.dir, runId);
 	expect(status.tasks[0]).toMatchObject({ attempts: 2, usage: { inputTokens: 1000, outputTokens: 200 } });
 	expect((await crew(repo.dir, ["status", runId])).stdout).toContain("error: budget: 1200 of 1000 tokens");

@@ -85,7 +85,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 		"crew_status",
 	]);
 	const runTool = tools.find((t) => t.name === "crew_run");
-	expect(runTool?.inputSchema.required).toEqual(["goal", "workflow"]);
+	expect(runTool?.inputSchema.required).toEqual(["goal"]);
 
 	const listed = await call(client, "crew_list", { kind: "workflows" });
 	expect((listed.data.resources as { name: string; layer: string }[]).filter((r) => r.layer === "project")).toEqual([
@@ -204,4 +204,22 @@ test("crew_status lists the tasks a planner added before the planner's dependent
 	const ended = await untilEnded(client, started.data.runId as string);
 	expect(ended.run.status).toBe("completed");
 	expect((ended.tasks as { id: string }[]).map((t) => t.id)).toEqual(PLANNER_ORDER);
+});
+
+test("crew_plan and crew_run without a workflow use the team's defaultWorkflow, as crew run does", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("mine", [{ id: "only" }]);
+	repo.writeFile(
+		".crew/teams/mates.team.md",
+		"---\nname: mates\ndefaultWorkflow: mine\n---\n\n- worker: agent=worker\n",
+	);
+	const client = await connect(repo.dir);
+	const plan = await call(client, "crew_plan", { goal: "g", team: "mates" });
+	expect(plan.isError, plan.text).toBe(false);
+	expect(plan.data).toMatchObject({ team: "mates", workflow: "mine", order: ["only"] });
+	const run = await call(client, "crew_run", { goal: "g", team: "mates" });
+	expect(run.isError, run.text).toBe(false);
+	expect(run.data).toMatchObject({ workflow: "mine", tasks: 1 });
+	const final = await untilEnded(client, run.data.runId as string);
+	expect(final.run).toMatchObject({ status: "completed", workflow: "mine" });
 });

@@ -1,0 +1,70 @@
+import { RunStatus, TaskStatus } from "../core/status.js";
+import type { RunRecord, TaskRecord } from "../core/types.js";
+
+/**
+ * How a run stands for the person or script that started it: what it needs next. A run whose
+ * tasks all completed but whose work is not all on its integration branch, and a run that stopped
+ * for a person's decision, are told apart from a run that failed.
+ */
+export const RunEnding = {
+	Completed: "completed",
+	Failed: "failed",
+	Cancelled: "cancelled",
+	/** Every task completed; the work of some is missing from the run's integration branch. */
+	IntegrationIncomplete: "integration-incomplete",
+	/** Waits for an approval, or stopped because its budget is spent. */
+	NeedsPerson: "needs-person",
+	/** Its runner stopped before it ended (a signal, a kill); `crew resume` continues it. */
+	Interrupted: "interrupted",
+	/** Still going. */
+	Running: "running",
+} as const;
+export type RunEnding = (typeof RunEnding)[keyof typeof RunEnding];
+
+export interface RunStanding {
+	readonly ending: RunEnding;
+	/** The command a person would type next, when there is one. */
+	readonly next: string | undefined;
+}
+
+/**
+ * `budgetSpent`: the run has a `budget.exhausted` event. `interrupted`: this process's runner
+ * was stopped by a signal, which cancels the run's tasks but leaves it resumable.
+ */
+export function runStanding(
+	run: RunRecord,
+	tasks: readonly TaskRecord[],
+	facts: { readonly budgetSpent: boolean; readonly interrupted?: boolean },
+): RunStanding {
+	const id = run.id;
+	const integration = run.integration;
+	switch (run.status) {
+		case RunStatus.Completed:
+			return {
+				ending: RunEnding.Completed,
+				next:
+					integration && (integration.status === "merged" || integration.status === "resolved")
+						? `crew merge ${id}`
+						: undefined,
+			};
+		case RunStatus.Waiting:
+			return { ending: RunEnding.NeedsPerson, next: `crew approve ${id}` };
+		case RunStatus.Interrupted:
+			return { ending: RunEnding.Interrupted, next: `crew resume ${id}` };
+		case RunStatus.Cancelled:
+			return facts.interrupted
+				? { ending: RunEnding.Interrupted, next: `crew resume ${id}` }
+				: { ending: RunEnding.Cancelled, next: undefined };
+		case RunStatus.Failed: {
+			if (facts.budgetSpent) return { ending: RunEnding.NeedsPerson, next: undefined };
+			const counted = tasks.filter((t) => t.status !== TaskStatus.Superseded);
+			const allDone = counted.length > 0 && counted.every((t) => t.status === TaskStatus.Completed);
+			if (allDone && integration && integration.missing.length > 0) {
+				return { ending: RunEnding.IntegrationIncomplete, next: `crew resume ${id}` };
+			}
+			return { ending: RunEnding.Failed, next: undefined };
+		}
+		default:
+			return { ending: RunEnding.Running, next: undefined };
+	}
+}
