@@ -1,13 +1,13 @@
 import { type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
-import { MAX_DURATION_MS, parseLimit } from "../core/duration.js";
-import { CrewError, ErrorCode } from "../core/errors.js";
-import { checkId } from "../core/ids.js";
+import { MAX_DURATION_MS } from "../core/duration.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
+import { didYouMean } from "../core/near-names.js";
 import { fillGoal } from "../core/prompt.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
-import { parseVerify } from "../core/verdict.js";
-import { type Diagnostic, list } from "../resources/frontmatter.js";
+import type { AgentResource } from "../resources/agent-file.js";
+import type { Diagnostic } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
@@ -15,6 +15,7 @@ import { redisAddress } from "../runtimes/remote/redis-url.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { hasCommit } from "../workspace/worktrees.js";
 import { untilId, untilTask } from "./run-growth.js";
+import { runtimeProblem } from "./runtime-check.js";
 import { planScript } from "./script/script-plan.js";
 
 export interface PlanInput {
@@ -105,14 +106,45 @@ function checkLimit(what: string, ms: number | undefined): void {
 	}
 }
 
+/** A problem that keeps a plan from running: the file (and line) it is in, and its error code. */
+export interface PlanProblem {
+	readonly code: ErrorCode;
+	readonly diagnostic: Diagnostic;
+}
+
+/** A plan, and every problem found making it; a plan with problems must not run. */
+export interface Draft {
+	readonly plan: Plan;
+	readonly problems: readonly PlanProblem[];
+}
+
 /**
  * Turns a goal, a workflow and a team into the tasks of a run. Everything the run needs later is
- * resolved here and recorded, so a resumed run does not depend on files that changed since.
+ * resolved here and recorded, so a resumed run does not depend on files that changed since. Every
+ * problem of the workflow's files, roles and agents is refused at once, one per line.
  */
 export function planRun(
 	input: PlanInput,
 	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
 ): Plan {
+	const { plan, problems } = draftPlan(input, context);
+	const [first] = problems;
+	if (!first) return plan;
+	const lines = problems.map(({ diagnostic: d }) =>
+		d.line === undefined ? d.message : `${d.file}:${d.line}: ${d.message}`,
+	);
+	throw new CrewError(first.code, lines.join("\n"));
+}
+
+/**
+ * The plan `planRun` makes, with the problems of the workflow's steps, the team's roles and the
+ * agents they name collected rather than thrown: `crew validate` reports them as `crew run` refuses
+ * them. Bad flags and files that do not load are still thrown.
+ */
+export function draftPlan(
+	input: PlanInput,
+	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
+): Draft {
 	if (typeof input.goal !== "string" || input.goal.trim() === "")
 		throw invalid("the goal is empty: say what the run is for");
 	checkCount("concurrency", input.concurrency, 1);
@@ -134,85 +166,94 @@ export function planRun(
 		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
 	}
 	checkIntegration(input.integration);
+	checkCount("max iterations", input.maxIterations, 1);
+	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
 	const { loader } = context;
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
-	const agents = new Map<string, AgentSpec>();
+	const problems: PlanProblem[] = [];
+	const resolver: Resolver = {
+		team: team?.item,
+		input,
+		loader,
+		runtimes: context.runtimes,
+		cache: new Map(),
+		diagnostics,
+		problems,
+		file: workflow.item.file,
+	};
 	if (workflow.item.script) {
-		return planScript(input, {
+		const plan = planScript(input, {
 			workflow,
 			team,
 			loader,
 			options: {
 				...runOptions(input, workflow, team, context.cwd, diagnostics),
-				integration: integrationOf(input, team, loader, agents, diagnostics),
+				integration: integrationOf(input, team, resolver),
 			},
 			diagnostics,
-			resolve: (role) => {
-				const step = { id: role, role, dependsOn: [], text: "", fields: {} };
-				return resolveAgent(step, team?.item, input, loader, agents, diagnostics);
-			},
+			resolve: (role) => resolveAgent({ id: role, role, dependsOn: [], text: "", fields: {} }, resolver, false),
+		});
+		return { plan, problems };
+	}
+	const file = workflow.item.file;
+	if (workflow.item.steps.length === 0) {
+		problems.push({
+			code: ErrorCode.InvalidWorkflow,
+			diagnostic: { level: "error", file, message: `workflow ${file} has no steps` },
 		});
 	}
-	if (workflow.item.steps.length === 0) {
-		throw new CrewError(ErrorCode.InvalidWorkflow, `workflow ${workflow.item.file} has no steps`);
+	try {
+		buildDag(workflow.item.steps, `workflow ${file}`);
+	} catch (error) {
+		problems.push({
+			code: isCrewError(error) ? error.code : ErrorCode.InvalidWorkflow,
+			diagnostic: { level: "error", file, message: errorMessage(error) },
+		});
 	}
-	for (const step of workflow.item.steps) checkId("step", step.id);
-	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
 
 	const mode = input.workspace ?? team?.item.workspaceMode;
 	// A worker elsewhere can only bring a task's changes back as its branch.
 	const remoteRepository = input.queue !== undefined && hasCommit(context.cwd);
-	const tasks = workflow.item.steps.map((step): TaskSpec => {
-		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
-		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
-		return {
+	const tasks = workflow.item.steps.map(
+		(step): TaskSpec => ({
 			id: step.id,
 			stepId: step.id,
 			role: step.role,
-			agent,
+			agent: resolveAgent(step, resolver),
 			text: fillGoal(step.text, input.goal),
 			dependsOn: step.dependsOn,
-			...stepLimits(step),
-			...verifyOf(step),
+			...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
+			...(step.stallTimeoutMs !== undefined ? { stallTimeoutMs: step.stallTimeoutMs } : {}),
+			...(step.retries !== undefined ? { retries: step.retries } : {}),
+			...(step.verify ? { verify: step.verify } : {}),
 			...(remoteRepository || usesWorktree(step, mode) ? { worktree: true } : {}),
-			...(step.fields.approval === "true" ? { approval: true } : {}),
-			...(list(step.fields.writes).length > 0 ? { writes: list(step.fields.writes).map(normalizeScope) } : {}),
-		};
-	});
+			...(step.approval ? { approval: true } : {}),
+			...(step.writes && step.writes.length > 0 ? { writes: step.writes } : {}),
+		}),
+	);
 
 	const expanded = tasks.map((task, k) => {
 		const step = workflow.item.steps[k] as WorkflowStep;
-		if (step.fields.expand !== "plan" && step.fields.output !== ADAPTIVE_PLAN_OUTPUT) return task;
+		if (!step.expand && step.fields.output !== ADAPTIVE_PLAN_OUTPUT) return task;
 		const roles: Record<string, AgentSpec> = {};
 		if (team) {
 			for (const role of team.item.roles) {
-				roles[role.name] = resolveAgent(
-					{ ...step, role: role.name, fields: {} },
-					team.item,
-					input,
-					loader,
-					agents,
-					diagnostics,
-				);
+				roles[role.name] = resolveAgent({ ...step, role: role.name, model: undefined, fields: {} }, resolver);
 			}
 		} else for (const t of tasks) roles[t.role] = t.agent;
 		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
 	});
 
-	checkCount("max iterations", input.maxIterations, 1);
-	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
 	if (input.until !== undefined && expanded.some((t) => t.id === untilId(1))) {
 		throw invalid(`the workflow has a step '${untilId(1)}', the id of the --until check`);
 	}
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
-	const integration = expanded.some((t) => t.worktree)
-		? integrationOf(input, team, loader, agents, diagnostics)
-		: undefined;
+	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
 
-	return {
+	const plan: Plan = {
 		goal: input.goal,
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
@@ -224,6 +265,7 @@ export function planRun(
 		tasks: [...expanded, ...untilTasks],
 		diagnostics,
 	};
+	return { plan, problems };
 }
 
 /** The run's options from the command's flags, the team's and the workflow's settings. */
@@ -273,10 +315,9 @@ function checkIntegration(mode: unknown): void {
 function integrationOf(
 	input: PlanInput,
 	team: Loaded<TeamResource> | undefined,
-	loader: ResourceLoader,
-	agents: Map<string, AgentSpec>,
-	diagnostics: Diagnostic[],
+	resolver: Resolver,
 ): NonNullable<RunOptions["integration"]> {
+	const { loader, diagnostics } = resolver;
 	const mode = input.integration ?? team?.item.integration ?? IntegrationMode.Auto;
 	if (mode === IntegrationMode.Manual) return { mode };
 	const role = team?.item.roles.some((r) => r.name === "integrator");
@@ -289,7 +330,7 @@ function integrationOf(
 		return { mode: IntegrationMode.Manual };
 	}
 	const step = { id: "integrate", role: "integrator", dependsOn: [], text: "", fields: {} };
-	return { mode, agent: resolveAgent(step, role ? team?.item : undefined, input, loader, agents, diagnostics) };
+	return { mode, agent: resolveAgent(step, { ...resolver, team: role ? team?.item : undefined }, false) };
 }
 
 /** Where a queue's workers fetch the repository from, once it is one; only a run with a queue has workers. */
@@ -307,31 +348,75 @@ function checkQueue(url: string): string {
 	return url;
 }
 
-function resolveAgent(
-	step: WorkflowStep,
-	team: TeamResource | undefined,
-	overrides: Pick<PlanInput, "runtime" | "model">,
-	loader: ResourceLoader,
-	cache: Map<string, AgentSpec>,
-	diagnostics: Diagnostic[],
-): AgentSpec {
+/** What resolving a step's agent needs, and where it records what it finds wrong. */
+interface Resolver {
+	readonly team: TeamResource | undefined;
+	readonly input: Pick<PlanInput, "runtime" | "model">;
+	readonly loader: ResourceLoader;
+	readonly runtimes: RuntimeRegistry;
+	readonly cache: Map<string, AgentSpec>;
+	readonly diagnostics: Diagnostic[];
+	readonly problems: PlanProblem[];
+	/** The workflow's file. */
+	readonly file: string;
+}
+
+/**
+ * The agent that runs a step: the team's role's agent, else the agent named as the role. A role the
+ * team lacks, an agent that is missing or does not load, or one that cannot run is a problem; the
+ * step then gets a stand-in, so the plan's other problems are found too.
+ */
+function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntime = true): AgentSpec {
+	const { team, input, loader, cache, diagnostics, problems } = resolver;
+	const where = (file: string, line = step.line): Diagnostic => ({
+		level: "error",
+		file,
+		...(line !== undefined ? { line } : {}),
+		message: "",
+	});
+	const stand = (name: string): AgentSpec => ({ name, runtime: "dry-run", systemPrompt: "" });
 	const role = team?.roles.find((r) => r.name === step.role);
 	if (team && !role) {
-		throw invalid(
-			`step '${step.id}' needs role '${step.role}', which team '${team.name}' does not have (roles: ${team.roles.map((r) => r.name).join(", ")})`,
-		);
+		problems.push({
+			code: ErrorCode.InvalidInput,
+			diagnostic: {
+				...where(team.file),
+				message: `step '${step.id}' needs role '${step.role}', which team '${team.name}' does not have (roles: ${team.roles.map((r) => r.name).join(", ")})${didYouMean(
+					step.role,
+					team.roles.map((r) => r.name),
+				)}`,
+			},
+		});
+		return stand(step.role);
 	}
 	const name = role?.agent ?? step.role;
-	const model = overrides.model || step.fields.model || role?.model;
+	const model = input.model || step.model || role?.model;
 	const key = [name, model ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
 	const cached = cache.get(key);
-	if (cached) return cached;
-	const found = loader.findAgent(name);
-	if (!found && overrides.runtime !== "dry-run") {
-		throw new CrewError(
-			ErrorCode.NotFound,
-			`no agent '${name}' for role '${step.role}' of step '${step.id}' (add .crew/agents/${name}.md${team ? "" : " or pass --team"})`,
-		);
+	if (cached) {
+		if (checkRuntime) checkAgentRuntime(cached, resolver);
+		return cached;
+	}
+	let found: Loaded<AgentResource> | undefined;
+	try {
+		found = loader.findAgent(name);
+	} catch (error) {
+		problems.push({
+			code: isCrewError(error) ? error.code : ErrorCode.InvalidResource,
+			diagnostic: { ...where(loader.fileOf("agent", name) ?? "", undefined), message: errorMessage(error) },
+		});
+		return stand(name);
+	}
+	if (!found && input.runtime !== "dry-run") {
+		const names = loader.list("agent").items.map((a) => a.name);
+		problems.push({
+			code: ErrorCode.NotFound,
+			diagnostic: {
+				...(role && team ? where(team.file, role.line) : where(resolver.file)),
+				message: `no agent '${name}' for role '${step.role}' of step '${step.id}' (add .crew/agents/${name}.md${team ? "" : " or pass --team"})${didYouMean(name, names)}`,
+			},
+		});
+		return stand(name);
 	}
 	if (found) diagnostics.push(...found.diagnostics);
 	const base = found?.item;
@@ -351,60 +436,25 @@ function resolveAgent(
 		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
+	if (checkRuntime) checkAgentRuntime(agent, resolver);
 	cache.set(key, agent);
 	return agent;
 }
 
 /** An agent must name a runtime this crew has, and a command agent its command line. */
-function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: RuntimeRegistry): void {
-	const file = () => loader.findAgent(agent.name)?.item.file ?? agent.name;
-	if (!runtimes.has(agent.runtime)) {
-		throw new CrewError(
-			ErrorCode.InvalidResource,
-			`agent '${agent.name}' (${file()}) uses runtime '${agent.runtime}', which is not available: available are ${runtimes.names().join(", ")} (set runtime: in the agent, or pass --runtime)`,
-		);
+function checkAgentRuntime(agent: AgentSpec, resolver: Resolver): void {
+	const file = agent.source?.file;
+	if (resolver.input.runtime !== undefined || file === undefined) return;
+	const message = runtimeProblem(agent, file, resolver.runtimes);
+	const known = resolver.problems.some((p) => p.diagnostic.message === message);
+	if (message && !known) {
+		resolver.problems.push({ code: ErrorCode.InvalidResource, diagnostic: { level: "error", file, message } });
 	}
-	if (agent.runtime === "command" && !agent.command?.trim()) {
-		throw new CrewError(
-			ErrorCode.InvalidResource,
-			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
-		);
-	}
-}
-
-/** A write scope as a relative path without `./`, a trailing `/` or `..`; `.` means everything. */
-function normalizeScope(path: string): string {
-	const parts = path.split("/").filter((p) => p !== "" && p !== ".");
-	if (parts.includes("..") || path.startsWith("/")) {
-		throw invalid(`invalid write scope '${path}': expected a path inside the repository`);
-	}
-	return parts.join("/") || ".";
 }
 
 /** A step works in a worktree when it says so, or the run does and the step does not say no. */
 function usesWorktree(step: WorkflowStep, mode: "shared" | "worktree" | undefined): boolean {
-	const own = step.fields.worktree;
-	return own === "true" || (mode === "worktree" && own !== "false");
-}
-
-function verifyOf(step: WorkflowStep): Pick<TaskSpec, "verify"> {
-	const verify = parseVerify(step.fields.verify);
-	return verify ? { verify } : {};
-}
-
-function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {
-	const { timeout, stallTimeout, retries } = step.fields;
-	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
-	if (timeout) limits.timeoutMs = parseLimit(`timeout of step '${step.id}'`, timeout);
-	if (stallTimeout) limits.stallTimeoutMs = parseLimit(`stallTimeout of step '${step.id}'`, stallTimeout);
-	if (retries !== undefined && retries !== "") {
-		const n = Number(retries);
-		if (!(Number.isInteger(n) && n >= 0)) {
-			throw invalid(`invalid retries '${retries}' of step '${step.id}': expected an integer >= 0`);
-		}
-		limits.retries = n;
-	}
-	return limits;
+	return step.worktree === true || (mode === "worktree" && step.worktree !== false);
 }
 
 /**
