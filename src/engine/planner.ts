@@ -380,7 +380,7 @@ function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntime = tru
 		problems.push({
 			code: ErrorCode.InvalidInput,
 			diagnostic: {
-				...where(team.file),
+				...where(resolver.file),
 				message: `step '${step.id}' needs role '${step.role}', which team '${team.name}' does not have (roles: ${team.roles.map((r) => r.name).join(", ")})${didYouMean(
 					step.role,
 					team.roles.map((r) => r.name),

@@ -86,7 +86,11 @@ export function validateResources(context: ValidateContext): Validation {
 		seen.add(key);
 		return true;
 	});
-	return { agents: agents.items, teams: teams.items, workflows: workflows.items, diagnostics: unique };
+	const ordered = unique
+		.map((d, i) => ({ d, i }))
+		.sort((a, b) => a.d.file.localeCompare(b.d.file) || (a.d.line ?? 0) - (b.d.line ?? 0) || a.i - b.i)
+		.map(({ d }) => d);
+	return { agents: agents.items, teams: teams.items, workflows: workflows.items, diagnostics: ordered };
 }
 
 /**

@@ -4,7 +4,7 @@ import { errorMessage } from "../core/errors.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
-import { type Diagnostic, parseDocument } from "./frontmatter.js";
+import { byLine, type Diagnostic, parseDocument } from "./frontmatter.js";
 
 export interface AgentResource {
 	readonly name: string;
@@ -99,7 +99,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			systemPrompt: body.trim(),
 			file,
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
 	};
 }
 

@@ -119,7 +119,8 @@ function entryValue(entry: Entry, file: string, diagnostics: Diagnostic[]): Fiel
 	if (doc.errors.length > 0) {
 		if (single) return flat;
 		const error = doc.errors[0];
-		const line = entry.line + (error?.linePos?.[0].line ?? 1) - 1;
+		const last = entry.lines.findLastIndex((l) => l.trim() !== "");
+		const line = entry.line + Math.min((error?.linePos?.[0].line ?? 1) - 1, Math.max(last, 0));
 		const why = (error?.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
 		diagnostics.push({ level: "error", file, line, message: `'${entry.key}' does not read as YAML: ${why}` });
 		return undefined;
@@ -174,4 +175,12 @@ export function list(value: FieldValue | undefined): string[] {
 /** How a diagnostic is shown: `level: file:line: message`. */
 export function diagnosticText(d: Diagnostic): string {
 	return `${d.level}: ${d.file}${d.line === undefined ? "" : `:${d.line}`}: ${d.message}`;
+}
+
+/** Diagnostics in the order of their lines; those of no line first, in the order found. */
+export function byLine(diagnostics: Diagnostic[]): Diagnostic[] {
+	return diagnostics
+		.map((d, i) => ({ d, i }))
+		.sort((a, b) => (a.d.line ?? 0) - (b.d.line ?? 0) || a.i - b.i)
+		.map(({ d }) => d);
 }

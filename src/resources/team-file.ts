@@ -3,7 +3,7 @@ import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";
 import { IntegrationMode } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
-import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
+import { byLine, type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface TeamRole {
 	readonly name: string;
@@ -105,7 +105,7 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			},
 			file,
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
 	};
 }
 

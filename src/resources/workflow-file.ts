@@ -5,7 +5,7 @@ import { checkId } from "../core/ids.js";
 import { FailurePolicy } from "../core/types.js";
 import { parseVerify, type VerifySpec } from "../core/verdict.js";
 import { FieldReader } from "./field-reader.js";
-import { type Diagnostic, keyLine, list, parseDocument, readFields } from "./frontmatter.js";
+import { byLine, type Diagnostic, keyLine, list, parseDocument, readFields } from "./frontmatter.js";
 
 export interface WorkflowStep {
 	readonly id: string;
@@ -111,7 +111,7 @@ export function parseWorkflow(text: string, file: string): { workflow: WorkflowR
 			steps,
 			file,
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
 	};
 }
 
