@@ -72,7 +72,11 @@ export function readFields(
 ): Record<string, Field> {
 	const entries: Entry[] = [];
 	let current: Entry | undefined;
-	for (const [i, line] of lines.entries()) {
+	// pi-crew reads each line trimmed, so a frontmatter indented as a whole is read as if it were not.
+	const indent = (l: string) => /^[ \t]*/.exec(l)?.[0].length ?? 0;
+	const common = Math.min(...lines.filter((l) => l.trim() !== "").map(indent));
+	const dedented = Number.isFinite(common) ? lines.map((l) => l.slice(Math.min(common, indent(l)))) : lines;
+	for (const [i, line] of dedented.entries()) {
 		const key = KEY_LINE.exec(line)?.[1];
 		if (key !== undefined) {
 			current = { key, line: firstLine + i, lines: [line] };

@@ -53,6 +53,8 @@ test("pi-crew's flat lines read as pi-crew means them, YAML or not", () => {
 	expect(agent.model).toBeUndefined();
 	expect(agent.maxTokens).toBe(64000);
 	expect(parseAgent("---\ntools: *\n---\n", "star.md").agent.tools).toEqual(["*"]);
+	const indented = parseAgent("---\n  name: spaced\n  tools: read\n---\n", "spaced.md");
+	expect([indented.agent.name, indented.agent.tools, messages(indented.diagnostics)]).toEqual(["spaced", ["read"], []]);
 });
 
 test("a key one edit from a known key is an error naming it; other unknown keys are kept with a warning", () => {
