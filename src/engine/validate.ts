@@ -44,7 +44,8 @@ export function validateResources(context: ValidateContext): Validation {
 
 	for (const { item: agent, file } of agents.items) {
 		const problem = agent && runtimeProblem(agent, file, runtimes);
-		if (problem) diagnostics.push({ level: "error", file, message: problem });
+		const line = agent?.lines?.[runtimes.has(agent.runtime) ? "command" : "runtime"] ?? agent?.lines?.runtime;
+		if (problem) diagnostics.push({ level: "error", file, ...(line !== undefined ? { line } : {}), message: problem });
 	}
 
 	const teamsByWorkflow = new Map<string, Listed<TeamResource>[]>();
@@ -64,9 +65,11 @@ export function validateResources(context: ValidateContext): Validation {
 		const wanted = item.defaultWorkflow;
 		if (wanted === undefined) continue;
 		if (!workflowNames.includes(wanted)) {
+			const line = item.lines?.defaultWorkflow;
 			diagnostics.push({
 				level: "error",
 				file,
+				...(line !== undefined ? { line } : {}),
 				message: `defaultWorkflow '${wanted}' does not exist${didYouMean(wanted, workflowNames)}`,
 			});
 		} else teamsByWorkflow.set(wanted, [...(teamsByWorkflow.get(wanted) ?? []), team]);
@@ -79,14 +82,14 @@ export function validateResources(context: ValidateContext): Validation {
 			diagnostics.push(...planned(context, name, team?.name, broken));
 		}
 	}
-	const seen = new Set<string>();
-	const unique = diagnostics.filter((d) => {
-		const key = `${d.level}\u0000${d.file}\u0000${d.line}\u0000${d.message}`;
-		if (seen.has(key)) return false;
-		seen.add(key);
-		return true;
-	});
-	const ordered = unique
+	// The planner finds some problems validate also looks for; one report each, with its line if either has it.
+	const unique = new Map<string, Diagnostic>();
+	for (const d of diagnostics) {
+		const key = `${d.level}\u0000${d.file}\u0000${d.message}`;
+		const kept = unique.get(key);
+		if (!kept || (kept.line === undefined && d.line !== undefined)) unique.set(key, d);
+	}
+	const ordered = [...unique.values()]
 		.map((d, i) => ({ d, i }))
 		.sort((a, b) => a.d.file.localeCompare(b.d.file) || (a.d.line ?? 0) - (b.d.line ?? 0) || a.i - b.i)
 		.map(({ d }) => d);

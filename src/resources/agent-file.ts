@@ -22,6 +22,8 @@ export interface AgentResource {
 	readonly stallTimeoutMs?: number;
 	readonly systemPrompt: string;
 	readonly file: string;
+	/** The file's line of each frontmatter key. */
+	readonly lines?: Readonly<Record<string, number>>;
 }
 
 /** Agents without `runtime:` are pi agents, as in pi-crew. */
@@ -98,6 +100,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...agentLimits(read),
 			systemPrompt: body.trim(),
 			file,
+			lines: read.lines(),
 		},
 		diagnostics: byLine(diagnostics),
 	};

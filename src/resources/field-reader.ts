@@ -23,6 +23,11 @@ export class FieldReader {
 		return Object.keys(this.#fields);
 	}
 
+	/** The file's line of each key. */
+	lines(): Record<string, number> {
+		return Object.fromEntries(Object.entries(this.#fields).map(([key, field]) => [key, field.line]));
+	}
+
 	line(key: string): number | undefined {
 		return this.#fields[key]?.line;
 	}

@@ -29,6 +29,8 @@ export interface TeamResource {
 	readonly roles: readonly TeamRole[];
 	readonly hints: RoutingHints;
 	readonly file: string;
+	/** The file's line of each frontmatter key. */
+	readonly lines?: Readonly<Record<string, number>>;
 }
 
 const ROLE_LINE = /^\s*[-*]\s*([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:\s*(.*)$/;
@@ -104,6 +106,7 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 				avoidWhen: read.text("avoidWhen") ?? "",
 			},
 			file,
+			lines: read.lines(),
 		},
 		diagnostics: byLine(diagnostics),
 	};

@@ -83,7 +83,7 @@ test("a name that does not exist gets the nearest one that does", async () => {
 	expect(agent.stderr).toMatch(/no agent 'workr' for role 'workr' of step 'a' .*; did you mean `worker`\?/);
 	const validate = await crew(repo.dir, ["validate"]);
 	expect(linesAbout(validate.stdout, "crew.team.md")).toEqual([
-		"error: .crew/teams/crew.team.md: defaultWorkflow 'sol' does not exist; did you mean `solo`?",
+		"error: .crew/teams/crew.team.md:2: defaultWorkflow 'sol' does not exist; did you mean `solo`?",
 		"error: .crew/teams/crew.team.md:4: role 'doer' names agent 'wroker', which does not exist; did you mean `worker`?",
 	]);
 });
@@ -99,7 +99,7 @@ test("validate reports what run refuses about a team's roles and an agent's runt
 	const validate = await crew(repo.dir, ["validate"]);
 	expect(validate.code).toBe(1);
 	expect(validate.stdout).toMatch(
-		/^error: \S*typist\.md: agent 'typist' \(\S*typist\.md\) uses runtime 'claud', which is not available: .*; did you mean `claude`\?/m,
+		/^error: \S*typist\.md:3: agent 'typist' \(\S*typist\.md\) uses runtime 'claud', which is not available: .*; did you mean `claude`\?/m,
 	);
 	expect(validate.stdout).toMatch(
 		/^error: \S*pair\.workflow\.md:9: step 'b' needs role 'reviewer', which team 'duo' does not have \(roles: worker, writer\)$/m,
