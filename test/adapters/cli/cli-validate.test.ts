@@ -74,6 +74,7 @@ test("a typo of a known key is an error naming the key meant, in validate and in
 test("a name that does not exist gets the nearest one that does", async () => {
 	const repo = new TestRepo().agent("worker");
 	repo.workflow("solo", [{ id: "a", role: "workr" }]);
+	repo.workflow("pair", [{ id: "build" }, { id: "ship", dependsOn: ["biuld"] }]);
 	repo.writeFile(".crew/teams/crew.team.md", "---\ndefaultWorkflow: sol\n---\n- doer: agent=wroker\n");
 	const workflow = await crew(repo.dir, ["run", "g", "--workflow", "revew"]);
 	expect(workflow.stderr).toMatch(/no workflow 'revew': .*; did you mean `review`\?/);
@@ -82,6 +83,7 @@ test("a name that does not exist gets the nearest one that does", async () => {
 	const agent = await crew(repo.dir, ["run", "g", "--workflow", "solo"]);
 	expect(agent.stderr).toMatch(/no agent 'workr' for role 'workr' of step 'a' .*; did you mean `worker`\?/);
 	const validate = await crew(repo.dir, ["validate"]);
+	expect(validate.stdout).toMatch(/step 'ship' depends on unknown step 'biuld'; did you mean `build`\?/);
 	expect(linesAbout(validate.stdout, "crew.team.md")).toEqual([
 		"error: .crew/teams/crew.team.md:2: defaultWorkflow 'sol' does not exist; did you mean `solo`?",
 		"error: .crew/teams/crew.team.md:4: role 'doer' names agent 'wroker', which does not exist; did you mean `worker`?",
