@@ -102,8 +102,9 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			roles,
 			hints: {
 				triggers: read.list("triggers") ?? [],
-				useWhen: read.text("useWhen") ?? "",
-				avoidWhen: read.text("avoidWhen") ?? "",
+				// pi-crew documents these as lists; matching reads their words either way.
+				useWhen: (read.list("useWhen") ?? []).join(", "),
+				avoidWhen: (read.list("avoidWhen") ?? []).join(", "),
 			},
 			file,
 			lines: read.lines(),
