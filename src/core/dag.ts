@@ -1,4 +1,5 @@
 import { CrewError, ErrorCode } from "./errors.js";
+import { didYouMean } from "./near-names.js";
 
 export interface DagInput {
 	readonly id: string;
@@ -35,7 +36,9 @@ export function buildDag(nodes: readonly DagInput[], what = "workflow"): Dag {
 		const seen = new Set<number>();
 		for (const dep of node.dependsOn) {
 			const d = indexOf.get(dep);
-			if (d === undefined) throw invalid(`${what}: step '${node.id}' depends on unknown step '${dep}'`);
+			if (d === undefined) {
+				throw invalid(`${what}: step '${node.id}' depends on unknown step '${dep}'${didYouMean(dep, indexOf.keys())}`);
+			}
 			if (d === i) throw invalid(`${what}: step '${node.id}' depends on itself`);
 			if (seen.has(d)) continue;
 			seen.add(d);

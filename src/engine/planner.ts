@@ -1,19 +1,18 @@
 import { type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
-import { MAX_DURATION_MS, parseLimit } from "../core/duration.js";
-import { CrewError, ErrorCode } from "../core/errors.js";
-import { checkId } from "../core/ids.js";
+import { MAX_DURATION_MS } from "../core/duration.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { fillGoal } from "../core/prompt.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
-import { parseVerify } from "../core/verdict.js";
-import { type Diagnostic, list } from "../resources/frontmatter.js";
+import type { Diagnostic } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
 import { redisAddress } from "../runtimes/remote/redis-url.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { hasCommit } from "../workspace/worktrees.js";
+import { type PlanProblem, type Resolver, resolveAgent } from "./agent-resolver.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
 import { chooseWorkflow } from "./workflow-choice.js";
@@ -112,14 +111,39 @@ function checkLimit(what: string, ms: number | undefined): void {
 	}
 }
 
+/** A plan, and every problem found making it; a plan with problems must not run. */
+export interface Draft {
+	readonly plan: Plan;
+	readonly problems: readonly PlanProblem[];
+}
+
 /**
  * Turns a goal, a workflow and a team into the tasks of a run. Everything the run needs later is
- * resolved here and recorded, so a resumed run does not depend on files that changed since.
+ * resolved here and recorded, so a resumed run does not depend on files that changed since. Every
+ * problem of the workflow's files, roles and agents is refused at once, one per line.
  */
 export function planRun(
 	input: PlanInput,
 	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
 ): Plan {
+	const { plan, problems } = draftPlan(input, context);
+	const [first] = problems;
+	if (!first) return plan;
+	const lines = problems.map(({ diagnostic: d }) =>
+		d.line === undefined ? d.message : `${d.file}:${d.line}: ${d.message}`,
+	);
+	throw new CrewError(first.code, lines.join("\n"));
+}
+
+/**
+ * The plan `planRun` makes, with the problems of the workflow's steps, the team's roles and the
+ * agents they name collected rather than thrown: `crew validate` reports them as `crew run` refuses
+ * them. Bad flags and files that do not load are still thrown.
+ */
+export function draftPlan(
+	input: PlanInput,
+	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
+): Draft {
 	if (typeof input.goal !== "string" || input.goal.trim() === "")
 		throw invalid("the goal is empty: say what the run is for");
 	checkCount("concurrency", input.concurrency, 1);
@@ -141,6 +165,8 @@ export function planRun(
 		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
 	}
 	checkIntegration(input.integration);
+	checkCount("max iterations", input.maxIterations, 1);
+	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
 	const { loader } = context;
 	const choice = chooseWorkflow(input, loader);
 	return planChosen({ ...input, workflow: choice.workflow, ...(choice.team ? { team: choice.team } : {}) }, context);
@@ -155,81 +181,88 @@ function planChosen(
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
-	const agents = new Map<string, AgentSpec>();
+	const problems: PlanProblem[] = [];
+	const resolver: Resolver = {
+		team: team?.item,
+		input,
+		loader,
+		runtimes: context.runtimes,
+		cache: new Map(),
+		diagnostics,
+		problems,
+		file: workflow.item.file,
+	};
 	if (workflow.item.script) {
-		return planScript(input, {
+		const plan = planScript(input, {
 			workflow,
 			team,
 			loader,
 			options: {
 				...runOptions(input, workflow, team, context.cwd, diagnostics),
-				integration: integrationOf(input, team, loader, agents, diagnostics),
+				integration: integrationOf(input, team, resolver),
 			},
 			diagnostics,
-			resolve: (role) => {
-				const step = { id: role, role, dependsOn: [], text: "", fields: {} };
-				return resolveAgent(step, team?.item, input, loader, agents, diagnostics);
-			},
+			resolve: (role) => resolveAgent({ id: role, role, dependsOn: [], text: "", fields: {} }, resolver, false),
+		});
+		return { plan, problems };
+	}
+	const file = workflow.item.file;
+	if (workflow.item.steps.length === 0) {
+		problems.push({
+			code: ErrorCode.InvalidWorkflow,
+			diagnostic: { level: "error", file, message: `workflow ${file} has no steps` },
 		});
 	}
-	if (workflow.item.steps.length === 0) {
-		throw new CrewError(ErrorCode.InvalidWorkflow, `workflow ${workflow.item.file} has no steps`);
+	try {
+		buildDag(workflow.item.steps, `workflow ${file}`);
+	} catch (error) {
+		problems.push({
+			code: isCrewError(error) ? error.code : ErrorCode.InvalidWorkflow,
+			diagnostic: { level: "error", file, message: errorMessage(error) },
+		});
 	}
-	for (const step of workflow.item.steps) checkId("step", step.id);
-	buildDag(workflow.item.steps, `workflow ${workflow.item.file}`);
 
 	const mode = input.workspace ?? team?.item.workspaceMode;
 	// A worker elsewhere can only bring a task's changes back as its branch.
 	const remoteRepository = input.queue !== undefined && hasCommit(context.cwd);
-	const tasks = workflow.item.steps.map((step): TaskSpec => {
-		const agent = resolveAgent(step, team?.item, input, loader, agents, diagnostics);
-		if (input.runtime === undefined) checkAgentRuntime(agent, loader, context.runtimes);
-		return {
+	const tasks = workflow.item.steps.map(
+		(step): TaskSpec => ({
 			id: step.id,
 			stepId: step.id,
 			role: step.role,
-			agent,
+			agent: resolveAgent(step, resolver),
 			text: fillGoal(step.text, input.goal),
 			dependsOn: step.dependsOn,
-			...stepLimits(step),
-			...verifyOf(step),
+			...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
+			...(step.stallTimeoutMs !== undefined ? { stallTimeoutMs: step.stallTimeoutMs } : {}),
+			...(step.retries !== undefined ? { retries: step.retries } : {}),
+			...(step.verify ? { verify: step.verify } : {}),
 			...(remoteRepository || usesWorktree(step, mode) ? { worktree: true } : {}),
-			...(step.fields.approval === "true" ? { approval: true } : {}),
-			...(list(step.fields.writes).length > 0 ? { writes: list(step.fields.writes).map(normalizeScope) } : {}),
-		};
-	});
+			...(step.approval ? { approval: true } : {}),
+			...(step.writes && step.writes.length > 0 ? { writes: step.writes } : {}),
+		}),
+	);
 
 	const expanded = tasks.map((task, k) => {
 		const step = workflow.item.steps[k] as WorkflowStep;
-		if (step.fields.expand !== "plan" && step.fields.output !== ADAPTIVE_PLAN_OUTPUT) return task;
+		if (!step.expand && step.fields.output !== ADAPTIVE_PLAN_OUTPUT) return task;
 		const roles: Record<string, AgentSpec> = {};
 		if (team) {
 			for (const role of team.item.roles) {
-				roles[role.name] = resolveAgent(
-					{ ...step, role: role.name, fields: {} },
-					team.item,
-					input,
-					loader,
-					agents,
-					diagnostics,
-				);
+				roles[role.name] = resolveAgent({ ...step, role: role.name, model: undefined, fields: {} }, resolver);
 			}
 		} else for (const t of tasks) roles[t.role] = t.agent;
 		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
 	});
 
-	checkCount("max iterations", input.maxIterations, 1);
-	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
 	if (input.until !== undefined && expanded.some((t) => t.id === untilId(1))) {
 		throw invalid(`the workflow has a step '${untilId(1)}', the id of the --until check`);
 	}
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
-	const integration = expanded.some((t) => t.worktree)
-		? integrationOf(input, team, loader, agents, diagnostics)
-		: undefined;
+	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
 
-	return {
+	const plan: Plan = {
 		goal: input.goal,
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
@@ -241,6 +274,7 @@ function planChosen(
 		tasks: [...expanded, ...untilTasks],
 		diagnostics,
 	};
+	return { plan, problems };
 }
 
 /** The run's options from the command's flags, the team's and the workflow's settings. */
@@ -290,10 +324,9 @@ function checkIntegration(mode: unknown): void {
 function integrationOf(
 	input: PlanInput,
 	team: Loaded<TeamResource> | undefined,
-	loader: ResourceLoader,
-	agents: Map<string, AgentSpec>,
-	diagnostics: Diagnostic[],
+	resolver: Resolver,
 ): NonNullable<RunOptions["integration"]> {
+	const { loader, diagnostics } = resolver;
 	const mode = input.integration ?? team?.item.integration ?? IntegrationMode.Auto;
 	if (mode === IntegrationMode.Manual) return { mode };
 	const role = team?.item.roles.some((r) => r.name === "integrator");
@@ -306,7 +339,7 @@ function integrationOf(
 		return { mode: IntegrationMode.Manual };
 	}
 	const step = { id: "integrate", role: "integrator", dependsOn: [], text: "", fields: {} };
-	return { mode, agent: resolveAgent(step, role ? team?.item : undefined, input, loader, agents, diagnostics) };
+	return { mode, agent: resolveAgent(step, { ...resolver, team: role ? team?.item : undefined }, false) };
 }
 
 /** Where a queue's workers fetch the repository from, once it is one; only a run with a queue has workers. */
@@ -324,104 +357,9 @@ function checkQueue(url: string): string {
 	return url;
 }
 
-function resolveAgent(
-	step: WorkflowStep,
-	team: TeamResource | undefined,
-	overrides: Pick<PlanInput, "runtime" | "model">,
-	loader: ResourceLoader,
-	cache: Map<string, AgentSpec>,
-	diagnostics: Diagnostic[],
-): AgentSpec {
-	const role = team?.roles.find((r) => r.name === step.role);
-	if (team && !role) {
-		throw invalid(
-			`step '${step.id}' needs role '${step.role}', which team '${team.name}' does not have (roles: ${team.roles.map((r) => r.name).join(", ")})`,
-		);
-	}
-	const name = role?.agent ?? step.role;
-	const model = overrides.model || step.fields.model || role?.model;
-	const key = [name, model ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
-	const cached = cache.get(key);
-	if (cached) return cached;
-	const found = loader.findAgent(name);
-	if (!found && overrides.runtime !== "dry-run") {
-		throw new CrewError(
-			ErrorCode.NotFound,
-			`no agent '${name}' for role '${step.role}' of step '${step.id}' (add .crew/agents/${name}.md${team ? "" : " or pass --team"})`,
-		);
-	}
-	if (found) diagnostics.push(...found.diagnostics);
-	const base = found?.item;
-	const agent: AgentSpec = {
-		name,
-		...(found ? { source: { layer: found.layer, file: found.item.file } } : {}),
-		runtime: base?.runtime ?? "dry-run",
-		...(base?.command ? { command: base.command } : {}),
-		...(model || base?.model ? { model: model || base?.model } : {}),
-		...((role?.fallbackModels ?? base?.fallbackModels)?.length
-			? { fallbackModels: role?.fallbackModels ?? base?.fallbackModels }
-			: {}),
-		...(base?.tools ? { tools: base.tools } : {}),
-		...(base?.permissions ? { permissions: base.permissions } : {}),
-		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
-		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
-		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
-		systemPrompt: base?.systemPrompt ?? "",
-	};
-	cache.set(key, agent);
-	return agent;
-}
-
-/** An agent must name a runtime this crew has, and a command agent its command line. */
-function checkAgentRuntime(agent: AgentSpec, loader: ResourceLoader, runtimes: RuntimeRegistry): void {
-	const file = () => loader.findAgent(agent.name)?.item.file ?? agent.name;
-	if (!runtimes.has(agent.runtime)) {
-		throw new CrewError(
-			ErrorCode.InvalidResource,
-			`agent '${agent.name}' (${file()}) uses runtime '${agent.runtime}', which is not available: available are ${runtimes.names().join(", ")} (set runtime: in the agent, or pass --runtime)`,
-		);
-	}
-	if (agent.runtime === "command" && !agent.command?.trim()) {
-		throw new CrewError(
-			ErrorCode.InvalidResource,
-			`agent '${agent.name}' (${file()}) has runtime 'command' but no command: line`,
-		);
-	}
-}
-
-/** A write scope as a relative path without `./`, a trailing `/` or `..`; `.` means everything. */
-function normalizeScope(path: string): string {
-	const parts = path.split("/").filter((p) => p !== "" && p !== ".");
-	if (parts.includes("..") || path.startsWith("/")) {
-		throw invalid(`invalid write scope '${path}': expected a path inside the repository`);
-	}
-	return parts.join("/") || ".";
-}
-
 /** A step works in a worktree when it says so, or the run does and the step does not say no. */
 function usesWorktree(step: WorkflowStep, mode: "shared" | "worktree" | undefined): boolean {
-	const own = step.fields.worktree;
-	return own === "true" || (mode === "worktree" && own !== "false");
-}
-
-function verifyOf(step: WorkflowStep): Pick<TaskSpec, "verify"> {
-	const verify = parseVerify(step.fields.verify);
-	return verify ? { verify } : {};
-}
-
-function stepLimits(step: WorkflowStep): Pick<TaskSpec, "timeoutMs" | "stallTimeoutMs" | "retries"> {
-	const { timeout, stallTimeout, retries } = step.fields;
-	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
-	if (timeout) limits.timeoutMs = parseLimit(`timeout of step '${step.id}'`, timeout);
-	if (stallTimeout) limits.stallTimeoutMs = parseLimit(`stallTimeout of step '${step.id}'`, stallTimeout);
-	if (retries !== undefined && retries !== "") {
-		const n = Number(retries);
-		if (!(Number.isInteger(n) && n >= 0)) {
-			throw invalid(`invalid retries '${retries}' of step '${step.id}': expected an integer >= 0`);
-		}
-		limits.retries = n;
-	}
-	return limits;
+	return step.worktree === true || (mode === "worktree" && step.worktree !== false);
 }
 
 /**

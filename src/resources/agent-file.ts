@@ -3,7 +3,8 @@ import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
-import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
+import { FieldReader } from "./field-reader.js";
+import { byLine, type Diagnostic, parseDocument } from "./frontmatter.js";
 
 export interface AgentResource {
 	readonly name: string;
@@ -21,6 +22,8 @@ export interface AgentResource {
 	readonly stallTimeoutMs?: number;
 	readonly systemPrompt: string;
 	readonly file: string;
+	/** The file's line of each frontmatter key. */
+	readonly lines?: Readonly<Record<string, number>>;
 }
 
 /** Agents without `runtime:` are pi agents, as in pi-crew. */
@@ -57,74 +60,65 @@ const KNOWN: ReadonlySet<string> = new Set([
 ]);
 
 export function parseAgent(text: string, file: string): { agent: AgentResource; diagnostics: Diagnostic[] } {
-	const { fields, body } = parseDocument(text);
 	const diagnostics: Diagnostic[] = [];
-	for (const key of Object.keys(fields)) {
-		if (!KNOWN.has(key)) diagnostics.push({ level: "warning", file, message: `unknown agent field '${key}' kept` });
-	}
-	const model = fields.model && fields.model !== "false" ? fields.model : undefined;
-	const tools = fields.tools === undefined ? undefined : list(fields.tools);
+	const { fields, body } = parseDocument(text, file, diagnostics);
+	const read = new FieldReader(fields, file, diagnostics);
+	read.checkKeys(KNOWN, "agent field");
+	const name = read.text("name");
+	const modelField = read.text("model");
+	const model = modelField && modelField !== "false" ? modelField : undefined;
+	const tools = read.list("tools");
 	for (const tool of tools ?? []) {
-		if (!isKnownTool(tool)) {
-			diagnostics.push({
-				level: "warning",
-				file,
-				message: `tool '${tool}' is not one crew's runtimes have; it is left out`,
-			});
-		}
+		if (!isKnownTool(tool)) read.warning("tools", `tool '${tool}' is not one crew's runtimes have; it is left out`);
 	}
-	const fallbackModels = fields.fallbackModels ? list(fields.fallbackModels) : [];
-	const maxTokens = fields.maxTokens ? Number(fields.maxTokens) : undefined;
-	if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
-		diagnostics.push({ level: "error", file, message: `maxTokens '${fields.maxTokens}': expected an integer > 0` });
+	const fallbackModels = read.list("fallbackModels") ?? [];
+	const maxTokensField = read.text("maxTokens");
+	const maxTokens = maxTokensField ? Number(maxTokensField) : undefined;
+	const maxTokensOk = maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0;
+	if (maxTokens !== undefined && !maxTokensOk) {
+		read.error("maxTokens", `maxTokens '${maxTokensField}': expected an integer > 0`);
 	}
-	const permissions = fields.permissions || undefined;
-	if (permissions !== undefined && !(PERMISSIONS as readonly string[]).includes(permissions)) {
-		diagnostics.push({
-			level: "error",
-			file,
-			message: `permissions '${permissions}': expected one of ${PERMISSIONS.join(", ")}`,
-		});
+	const permissions = read.text("permissions") || undefined;
+	const permitted = permissions !== undefined && (PERMISSIONS as readonly string[]).includes(permissions);
+	if (permissions !== undefined && !permitted) {
+		read.error("permissions", `permissions '${permissions}': expected one of ${PERMISSIONS.join(", ")}`);
 	}
-	const limits = agentLimits(fields, file, diagnostics);
+	const runtime = read.text("runtime");
+	const command = read.text("command");
+	const description = read.text("description");
 	return {
 		agent: {
-			name: fields.name || basename(file).replace(/\.md$/, ""),
-			description: fields.description ?? "",
-			runtime: fields.runtime || DEFAULT_AGENT_RUNTIME,
-			...(fields.command ? { command: fields.command } : {}),
+			name: name || basename(file).replace(/\.md$/, ""),
+			description: description ?? "",
+			runtime: runtime || DEFAULT_AGENT_RUNTIME,
+			...(command ? { command } : {}),
 			...(model ? { model } : {}),
 			...(fallbackModels.length > 0 ? { fallbackModels } : {}),
-			...(maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0 ? { maxTokens } : {}),
+			...(maxTokensOk ? { maxTokens } : {}),
 			...(tools ? { tools } : {}),
-			...(permissions && (PERMISSIONS as readonly string[]).includes(permissions)
-				? { permissions: permissions as Permissions }
-				: {}),
-			...limits,
+			...(permitted ? { permissions: permissions as Permissions } : {}),
+			...agentLimits(read),
 			systemPrompt: body.trim(),
 			file,
+			lines: read.lines(),
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
 	};
 }
 
 /** The agent's `timeout:` and `stallTimeout:`; a value that is not 0 or a duration is an error naming it. */
-function agentLimits(
-	fields: Readonly<Record<string, string>>,
-	file: string,
-	diagnostics: Diagnostic[],
-): Pick<AgentResource, "timeoutMs" | "stallTimeoutMs"> {
+function agentLimits(read: FieldReader): Pick<AgentResource, "timeoutMs" | "stallTimeoutMs"> {
 	const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
 	for (const [key, field] of [
 		["timeout", "timeoutMs"],
 		["stallTimeout", "stallTimeoutMs"],
 	] as const) {
-		const value = fields[key];
+		const value = read.text(key);
 		if (value === undefined || value === "") continue;
 		try {
 			limits[field] = parseLimit(key, value);
 		} catch (error) {
-			diagnostics.push({ level: "error", file, message: errorMessage(error) });
+			read.error(key, errorMessage(error));
 		}
 	}
 	return limits;

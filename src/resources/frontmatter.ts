@@ -1,28 +1,45 @@
+import { LineCounter, parseDocument as parseYaml } from "yaml";
 import { CrewError, ErrorCode } from "../core/errors.js";
 
 export interface Diagnostic {
 	readonly level: "error" | "warning";
 	readonly file: string;
+	/** The file's line the problem is on, 1-based, when it is on one. */
+	readonly line?: number;
 	readonly message: string;
 }
 
-export interface Document {
-	/** Frontmatter fields as written; values are trimmed strings. */
-	readonly fields: Readonly<Record<string, string>>;
-	readonly body: string;
+/** A field's value: one text (trimmed) or a list of texts. */
+export type FieldValue = string | readonly string[];
+
+export interface Field {
+	readonly value: FieldValue;
+	/** The file's line the key is on, 1-based. */
+	readonly line: number;
 }
 
-const FIELD = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/;
+export interface Document {
+	readonly fields: Readonly<Record<string, Field>>;
+	readonly body: string;
+	/** The file's line the body starts on, 1-based. */
+	readonly bodyLine: number;
+}
+
+/** A key line starts at column 0; its value may go on over indented lines or `- ` items. */
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)$/;
+/** `|`, `>-`, `|2+`…: the value is the indented lines that follow, blank ones included. */
+const BLOCK_SCALAR = /^\s*[|>][-+0-9]*\s*(#.*)?$/;
 
 /**
- * Reads pi-crew's frontmatter: flat `key: value` lines between `---` lines, not YAML. Lists stay
- * comma-separated strings here; `list()` splits them. A frontmatter that is opened and never
- * closed is an error, not a body.
+ * Reads a markdown file's frontmatter (between `---` lines) as YAML, key by key, so one bad value
+ * is reported on its line and the others still read. A value on its key's line that YAML refuses
+ * (pi-crew writes `tools: *`, `description: Fix: the bug`) is taken as written, as pi-crew's
+ * flat parser does. A frontmatter that is opened and never closed is an error, not a body.
  */
-export function parseDocument(text: string): Document {
+export function parseDocument(text: string, file: string, diagnostics: Diagnostic[]): Document {
 	const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 	const lines = normalized.split("\n");
-	if (lines[0]?.trim() !== "---") return { fields: {}, body: normalized };
+	if (lines[0]?.trim() !== "---") return { fields: {}, body: normalized, bodyLine: 1 };
 	const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
 	if (end < 0) {
 		throw new CrewError(
@@ -30,22 +47,110 @@ export function parseDocument(text: string): Document {
 			"its frontmatter, opened by '---' on line 1, is never closed by another '---' line",
 		);
 	}
-	return { fields: parseFields(lines.slice(1, end)), body: lines.slice(end + 1).join("\n") };
+	return {
+		fields: readFields(lines.slice(1, end), 2, file, diagnostics),
+		body: lines.slice(end + 1).join("\n"),
+		bodyLine: end + 2,
+	};
 }
 
-export function parseFields(lines: readonly string[]): Record<string, string> {
-	const fields: Record<string, string> = {};
-	for (const line of lines) {
-		const trimmed = line.trim();
-		if (trimmed === "" || trimmed.startsWith("#")) continue;
-		const match = FIELD.exec(trimmed);
-		if (match?.[1]) fields[match[1]] = unquote(match[2] ?? "");
+interface Entry {
+	readonly key: string;
+	readonly line: number;
+	readonly lines: string[];
+}
+
+/**
+ * Reads `key: value` entries from `lines`, the first of which is the file's line `firstLine`.
+ * A key given twice is an error (the last counts); a line that belongs to no key is a warning.
+ */
+export function readFields(
+	lines: readonly string[],
+	firstLine: number,
+	file: string,
+	diagnostics: Diagnostic[],
+): Record<string, Field> {
+	const entries: Entry[] = [];
+	let current: Entry | undefined;
+	// pi-crew reads each line trimmed, so a frontmatter indented as a whole is read as if it were not.
+	const indent = (l: string) => /^[ \t]*/.exec(l)?.[0].length ?? 0;
+	const common = Math.min(...lines.filter((l) => l.trim() !== "").map(indent));
+	const dedented = Number.isFinite(common) ? lines.map((l) => l.slice(Math.min(common, indent(l)))) : lines;
+	for (const [i, line] of dedented.entries()) {
+		const key = KEY_LINE.exec(line)?.[1];
+		if (key !== undefined) {
+			current = { key, line: firstLine + i, lines: [line] };
+			entries.push(current);
+		} else if (current && (line.trim() === "" || /^[\s#-]/.test(line))) {
+			current.lines.push(line);
+		} else if (line.trim() !== "" && !line.startsWith("#")) {
+			diagnostics.push({
+				level: "warning",
+				file,
+				line: firstLine + i,
+				message: `'${line.trim()}' is not a 'key: value' line; it is ignored`,
+			});
+		}
+	}
+	const fields: Record<string, Field> = {};
+	for (const entry of entries) {
+		const before = fields[entry.key];
+		if (before) {
+			diagnostics.push({
+				level: "error",
+				file,
+				line: entry.line,
+				message: `'${entry.key}' is given twice (lines ${before.line} and ${entry.line})`,
+			});
+		}
+		const value = entryValue(entry, file, diagnostics);
+		if (value !== undefined) fields[entry.key] = { value, line: entry.line };
 	}
 	return fields;
 }
 
-export function isFieldLine(line: string): boolean {
-	return FIELD.test(line.trim());
+function entryValue(entry: Entry, file: string, diagnostics: Diagnostic[]): FieldValue | undefined {
+	const meaningful = entry.lines.filter((l) => l.trim() !== "" && !/^\s*#/.test(l));
+	const flat = unquote((KEY_LINE.exec(entry.lines[0] ?? "")?.[2] ?? "").trim());
+	const counter = new LineCounter();
+	const doc = parseYaml(entry.lines.join("\n"), {
+		schema: "failsafe",
+		lineCounter: counter,
+		prettyErrors: true,
+		uniqueKeys: false,
+	});
+	const single = meaningful.length <= 1;
+	if (doc.errors.length > 0) {
+		if (single) return flat;
+		const error = doc.errors[0];
+		const last = entry.lines.findLastIndex((l) => l.trim() !== "");
+		const line = entry.line + Math.min((error?.linePos?.[0].line ?? 1) - 1, Math.max(last, 0));
+		const why = (error?.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+		diagnostics.push({ level: "error", file, line, message: `'${entry.key}' does not read as YAML: ${why}` });
+		return undefined;
+	}
+	const read: unknown = doc.toJS({ maxAliasCount: 0 });
+	const value = read !== null && typeof read === "object" ? (read as Record<string, unknown>)[entry.key] : undefined;
+	if (value === null || value === undefined) return single ? flat : "";
+	if (typeof value === "string") return value.trim();
+	if (Array.isArray(value) && value.every((item) => typeof item === "string" || item === null)) {
+		return value.map((item) => (item ?? "").trim()).filter((item) => item !== "");
+	}
+	if (single) return flat;
+	diagnostics.push({
+		level: "error",
+		file,
+		line: entry.line,
+		message: `'${entry.key}' is a ${Array.isArray(value) ? "list of lists or mappings" : "mapping"}; expected a value or a list of values`,
+	});
+	return undefined;
+}
+
+/** Whether `line` opens a `key: value` entry, and whether its value is a block scalar. */
+export function keyLine(line: string): { key: string; block: boolean } | undefined {
+	const match = KEY_LINE.exec(line);
+	if (!match?.[1]) return undefined;
+	return { key: match[1], block: BLOCK_SCALAR.test(match[2] ?? "") };
 }
 
 function unquote(value: string): string {
@@ -56,13 +161,30 @@ function unquote(value: string): string {
 	return v;
 }
 
-/** A comma list: `read, grep` → ["read", "grep"]; `false`, `none` and empty → []. */
-export function list(value: string | undefined): string[] {
+/**
+ * A list: a YAML list as it is, or pi-crew's comma list (`read, grep`, `[a, b]`); `false`, `none`
+ * and empty are no items.
+ */
+export function list(value: FieldValue | undefined): string[] {
 	if (value === undefined) return [];
+	if (typeof value !== "string") return [...value];
 	const v = value.trim().replace(/^\[(.*)\]$/, "$1");
 	if (v === "" || v === "false" || v === "none") return [];
 	return v
 		.split(",")
 		.map((item) => unquote(item.trim()))
 		.filter((item) => item !== "");
+}
+
+/** How a diagnostic is shown: `level: file:line: message`. */
+export function diagnosticText(d: Diagnostic): string {
+	return `${d.level}: ${d.file}${d.line === undefined ? "" : `:${d.line}`}: ${d.message}`;
+}
+
+/** Diagnostics in the order of their lines; those of no line first, in the order found. */
+export function byLine(diagnostics: Diagnostic[]): Diagnostic[] {
+	return diagnostics
+		.map((d, i) => ({ d, i }))
+		.sort((a, b) => (a.d.line ?? 0) - (b.d.line ?? 0) || a.i - b.i)
+		.map(({ d }) => d);
 }

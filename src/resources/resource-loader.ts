@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
+import { didYouMean } from "../core/near-names.js";
 import { type AgentResource, parseAgent } from "./agent-file.js";
 import type { Diagnostic } from "./frontmatter.js";
 import { parseTeam, type TeamResource } from "./team-file.js";
@@ -107,18 +108,26 @@ export class ResourceLoader {
 		return this.agent(name);
 	}
 
+	/** The file that defines `ref`, or undefined when none does. */
+	fileOf(kind: ResourceKind, ref: string): string | undefined {
+		return this.#resolve(kind, ref)[0]?.file;
+	}
+
 	load<K extends ResourceKind>(kind: K, ref: string): Loaded<Resource<K>> {
 		const [winner, ...shadowed] = this.#resolve(kind, ref);
 		if (!winner) {
 			const where = this.#layers.map((l) => join(l.dir, FOLDERS[kind])).join(", ");
-			throw new CrewError(ErrorCode.NotFound, `no ${kind} '${ref}': not a file, and not a name found in ${where}`);
+			throw new CrewError(
+				ErrorCode.NotFound,
+				`no ${kind} '${ref}': not a file, and not a name found in ${where}${didYouMean(ref, this.#names(kind))}`,
+			);
 		}
 		const loaded = this.#parse(kind, winner.file);
 		const errors = loaded.diagnostics.filter((d) => d.level === "error");
 		if (errors.length > 0) {
 			throw new CrewError(
 				ErrorCode.InvalidResource,
-				`invalid ${kind} ${winner.file}: ${errors.map((d) => d.message).join("; ")}`,
+				`invalid ${kind} ${winner.file}: ${errors.map((d) => (d.line === undefined ? d.message : `line ${d.line}: ${d.message}`)).join("; ")}`,
 			);
 		}
 		return {
@@ -130,13 +139,7 @@ export class ResourceLoader {
 
 	/** Every resource of a kind, by name, from the layer that wins it; bad files come back as diagnostics. */
 	list<K extends ResourceKind>(kind: K): { items: Listed<Resource<K>>[]; diagnostics: Diagnostic[] } {
-		const names = new Set<string>();
-		for (const { dir } of this.#layers) {
-			for (const file of filesIn(join(dir, FOLDERS[kind]))) {
-				const name = nameOf(kind, file);
-				if (name !== undefined) names.add(name);
-			}
-		}
+		const names = this.#names(kind);
 		const items: Listed<Resource<K>>[] = [];
 		const diagnostics: Diagnostic[] = [];
 		for (const name of [...names].sort()) {
@@ -153,6 +156,18 @@ export class ResourceLoader {
 			}
 		}
 		return { items, diagnostics };
+	}
+
+	/** The names of a kind that any layer has a file for. */
+	#names(kind: ResourceKind): Set<string> {
+		const names = new Set<string>();
+		for (const { dir } of this.#layers) {
+			for (const file of filesIn(join(dir, FOLDERS[kind]))) {
+				const name = nameOf(kind, file);
+				if (name !== undefined) names.add(name);
+			}
+		}
+		return names;
 	}
 
 	/** The files that could define `ref`: the one that counts first, then the project files it shadows. */

@@ -1,7 +1,9 @@
 import { basename } from "node:path";
+import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";
 import { IntegrationMode } from "../core/types.js";
-import { type Diagnostic, list, parseDocument } from "./frontmatter.js";
+import { FieldReader } from "./field-reader.js";
+import { byLine, type Diagnostic, list, parseDocument } from "./frontmatter.js";
 
 export interface TeamRole {
 	readonly name: string;
@@ -10,6 +12,8 @@ export interface TeamRole {
 	readonly fallbackModels?: readonly string[];
 	readonly maxConcurrency?: number;
 	readonly description: string;
+	/** The file's line the role is on. */
+	readonly line?: number;
 	/** Every `key=value` written on the role line. */
 	readonly overrides: Readonly<Record<string, string>>;
 }
@@ -25,76 +29,121 @@ export interface TeamResource {
 	readonly roles: readonly TeamRole[];
 	readonly hints: RoutingHints;
 	readonly file: string;
+	/** The file's line of each frontmatter key. */
+	readonly lines?: Readonly<Record<string, number>>;
 }
 
 const ROLE_LINE = /^\s*[-*]\s*([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:\s*(.*)$/;
 const OVERRIDE = /^([A-Za-z][A-Za-z0-9_]*)=(\S*)$/;
 
+const KNOWN: ReadonlySet<string> = new Set([
+	"name",
+	"description",
+	"defaultWorkflow",
+	"workspaceMode",
+	"maxConcurrency",
+	"integration",
+	"triggers",
+	"useWhen",
+	"avoidWhen",
+	"cost",
+	"category",
+]);
+
+/** The `key=` words of a role line. */
+const ROLE_KEYS: ReadonlySet<string> = new Set([
+	"agent",
+	"model",
+	"fallbackModels",
+	"thinking",
+	"skills",
+	"tools",
+	"maxConcurrency",
+]);
+
 export function parseTeam(text: string, file: string): { team: TeamResource; diagnostics: Diagnostic[] } {
-	const { fields, body } = parseDocument(text);
 	const diagnostics: Diagnostic[] = [];
+	const { fields, body, bodyLine } = parseDocument(text, file, diagnostics);
+	const read = new FieldReader(fields, file, diagnostics);
+	read.checkKeys(KNOWN, "team field");
 	const roles: TeamRole[] = [];
-	for (const line of body.split("\n")) {
+	for (const [i, line] of body.split("\n").entries()) {
 		const match = ROLE_LINE.exec(line);
 		if (!match?.[1]) continue;
-		const overrides: Record<string, string> = {};
-		const words: string[] = [];
-		for (const token of (match[2] ?? "").split(/\s+/).filter(Boolean)) {
-			const kv = OVERRIDE.exec(token);
-			if (kv?.[1]) overrides[kv[1]] = kv[2] ?? "";
-			else words.push(token);
+		const role = roleOf(match[1], match[2] ?? "", file, bodyLine + i, diagnostics);
+		if (roles.some((r) => r.name === role.name)) {
+			diagnostics.push({ level: "error", file, line: bodyLine + i, message: `role '${role.name}' is given twice` });
 		}
-		const limit = overrides.maxConcurrency === undefined ? undefined : Number(overrides.maxConcurrency);
-		if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
-			diagnostics.push({
-				level: "error",
-				file,
-				message: `role '${match[1]}' has maxConcurrency=${overrides.maxConcurrency}; expected an integer >= 1`,
-			});
-		}
-		roles.push({
-			name: match[1],
-			agent: overrides.agent || match[1],
-			...(overrides.model && overrides.model !== "false" ? { model: overrides.model } : {}),
-			...(overrides.fallbackModels ? { fallbackModels: list(overrides.fallbackModels) } : {}),
-			...(limit !== undefined && Number.isInteger(limit) && limit >= 1 ? { maxConcurrency: limit } : {}),
-			description: words.join(" "),
-			overrides,
-		});
+		roles.push(role);
 	}
-	const mode = fields.workspaceMode ?? "single";
+	const mode = read.text("workspaceMode") ?? "single";
 	if (!["single", "shared", "worktree"].includes(mode)) {
-		diagnostics.push({ level: "error", file, message: `workspaceMode '${mode}': expected single, shared or worktree` });
+		read.error("workspaceMode", `workspaceMode '${mode}': expected single, shared or worktree`);
 	}
-	const max = fields.maxConcurrency === undefined ? undefined : Number(fields.maxConcurrency);
-	if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
-		diagnostics.push({
-			level: "error",
-			file,
-			message: `maxConcurrency '${fields.maxConcurrency}': expected an integer >= 1`,
-		});
-	}
-	const integration = fields.integration;
+	const max = read.integer("maxConcurrency", 1);
+	const integration = read.text("integration");
 	const modes: readonly string[] = Object.values(IntegrationMode);
 	if (integration !== undefined && !modes.includes(integration)) {
-		diagnostics.push({ level: "error", file, message: `integration '${integration}': expected ${modes.join(" or ")}` });
+		read.error("integration", `integration '${integration}': expected ${modes.join(" or ")}`);
 	}
 	if (roles.length === 0)
 		diagnostics.push({ level: "error", file, message: "team has no role lines ('- role: agent=...')" });
+	const defaultWorkflow = read.text("defaultWorkflow");
 	return {
 		team: {
-			name: fields.name || basename(file).replace(/(\.team)?\.md$/, ""),
-			description: fields.description ?? "",
-			...(fields.defaultWorkflow ? { defaultWorkflow: fields.defaultWorkflow } : {}),
+			name: read.text("name") || basename(file).replace(/(\.team)?\.md$/, ""),
+			description: read.text("description") ?? "",
+			...(defaultWorkflow ? { defaultWorkflow } : {}),
 			workspaceMode: mode === "worktree" ? "worktree" : "shared",
-			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
+			...(max !== undefined ? { maxConcurrency: max } : {}),
 			...(integration !== undefined && modes.includes(integration)
 				? { integration: integration as IntegrationMode }
 				: {}),
 			roles,
-			hints: { triggers: list(fields.triggers), useWhen: fields.useWhen ?? "", avoidWhen: fields.avoidWhen ?? "" },
+			hints: {
+				triggers: read.list("triggers") ?? [],
+				// pi-crew documents these as lists; matching reads their words either way.
+				useWhen: (read.list("useWhen") ?? []).join(", "),
+				avoidWhen: (read.list("avoidWhen") ?? []).join(", "),
+			},
 			file,
+			lines: read.lines(),
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
+	};
+}
+
+/** One `- <role>: agent=<agent> key=value… description` line. */
+function roleOf(name: string, rest: string, file: string, line: number, diagnostics: Diagnostic[]): TeamRole {
+	const overrides: Record<string, string> = {};
+	const words: string[] = [];
+	const problem = (level: Diagnostic["level"], message: string) =>
+		diagnostics.push({ level, file, line, message: `role '${name}': ${message}` });
+	for (const token of rest.split(/\s+/).filter(Boolean)) {
+		const kv = OVERRIDE.exec(token);
+		if (!kv?.[1]) {
+			words.push(token);
+			continue;
+		}
+		overrides[kv[1]] = kv[2] ?? "";
+		if (ROLE_KEYS.has(kv[1])) continue;
+		const meant = typoOf(kv[1], ROLE_KEYS);
+		if (meant !== undefined) problem("error", `unknown key '${kv[1]}='; did you mean \`${meant}=\`?`);
+		else problem("warning", `unknown key '${kv[1]}=' kept`);
+	}
+	const limit = overrides.maxConcurrency === undefined ? undefined : Number(overrides.maxConcurrency);
+	const limitOk = limit !== undefined && Number.isInteger(limit) && limit >= 1;
+	if (limit !== undefined && !limitOk) {
+		problem("error", `maxConcurrency=${overrides.maxConcurrency}: expected an integer >= 1`);
+	}
+	return {
+		name,
+		agent: overrides.agent || name,
+		...(overrides.model && overrides.model !== "false" ? { model: overrides.model } : {}),
+		...(overrides.fallbackModels ? { fallbackModels: list(overrides.fallbackModels) } : {}),
+		...(limitOk ? { maxConcurrency: limit } : {}),
+		description: words.join(" "),
+		line,
+		overrides,
 	};
 }

@@ -1,14 +1,35 @@
 import { basename, isAbsolute } from "node:path";
+import { parseLimit } from "../core/duration.js";
+import { errorMessage } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
 import { FailurePolicy } from "../core/types.js";
-import { type Diagnostic, isFieldLine, list, parseDocument, parseFields } from "./frontmatter.js";
+import { parseVerify, type VerifySpec } from "../core/verdict.js";
+import { FieldReader } from "./field-reader.js";
+import { byLine, type Diagnostic, keyLine, list, parseDocument, readFields } from "./frontmatter.js";
 
 export interface WorkflowStep {
 	readonly id: string;
 	readonly role: string;
 	readonly dependsOn: readonly string[];
 	readonly text: string;
-	/** Every `key: value` line of the step as written. */
+	/** Every key of the step as written; a list as its items joined by `, `. */
 	readonly fields: Readonly<Record<string, string>>;
+	/** The file's line of the step's `##` heading. */
+	readonly line?: number;
+	/** Limits on each attempt, in ms (0: none), and extra attempts after a retryable failure. */
+	readonly timeoutMs?: number;
+	readonly stallTimeoutMs?: number;
+	readonly retries?: number;
+	readonly model?: string;
+	readonly verify?: VerifySpec;
+	/** The step's task waits for a person's approval before it starts. */
+	readonly approval?: boolean;
+	/** Whether the step works in a worktree of its own; absent: as the run says. */
+	readonly worktree?: boolean;
+	/** The step's result is a plan whose tasks join the run. */
+	readonly expand?: true;
+	/** Where the step may write, as relative paths; `.` is everything. */
+	readonly writes?: readonly string[];
 }
 
 export interface WorkflowResource {
@@ -44,67 +65,152 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"writes",
 ]);
 
+const KNOWN: ReadonlySet<string> = new Set([
+	"name",
+	"description",
+	"maxConcurrency",
+	"topology",
+	"failure",
+	"triggers",
+	"useWhen",
+	"avoidWhen",
+]);
+
 /**
- * Reads a workflow: frontmatter, then one `## <step-id>` section per step with `key: value` lines,
- * a blank line and the task text. Anything before the first `##` is prose and ignored.
+ * Reads a workflow: frontmatter, then one `## <step-id>` section per step with `key: value` lines
+ * (a key with nothing after its colon may go on over indented lines or `- ` items, as YAML reads
+ * them; `key: |` takes the indented block), a blank line and the task text. Anything before the
+ * first `##` is prose and ignored. Every step value the planner uses is read and checked here, so
+ * `crew validate` and `crew run` refuse the same files.
  */
 export function parseWorkflow(text: string, file: string): { workflow: WorkflowResource; diagnostics: Diagnostic[] } {
-	const { fields, body } = parseDocument(text);
 	const diagnostics: Diagnostic[] = [];
+	const { fields, body, bodyLine } = parseDocument(text, file, diagnostics);
+	const read = new FieldReader(fields, file, diagnostics);
+	read.checkKeys(KNOWN, "workflow field");
+	const lines = body.replace(/<!--[\s\S]*?-->/g, (comment) => comment.replace(/[^\n]/g, "")).split("\n");
 	const steps: WorkflowStep[] = [];
-	const sections = body
-		.replace(/<!--[\s\S]*?-->/g, "")
-		.split(/^##[ \t]+/m)
-		.slice(1);
-	for (const section of sections) {
-		const lines = section.split("\n");
-		const id = (lines[0] ?? "").trim();
-		let k = 1;
-		const keyLines: string[] = [];
-		while (k < lines.length && (lines[k] ?? "").trim() !== "" && isFieldLine(lines[k] ?? "")) {
-			keyLines.push(lines[k] ?? "");
-			k++;
-		}
-		const stepFields = parseFields(keyLines);
-		for (const key of Object.keys(stepFields)) {
-			if (!STEP_KEYS.has(key))
-				diagnostics.push({ level: "warning", file, message: `step '${id}': unknown key '${key}' kept` });
-		}
-		const taskText = stepFields.task ?? lines.slice(k).join("\n").trim();
-		if (taskText === "") diagnostics.push({ level: "error", file, message: `step '${id}' has no task text` });
-		steps.push({
-			id,
-			role: stepFields.role || id,
-			dependsOn: list(stepFields.dependsOn),
-			text: taskText,
-			fields: stepFields,
-		});
+	const starts = lines.flatMap((line, i) => (/^##[ \t]+/.test(line) ? [i] : []));
+	for (const [n, start] of starts.entries()) {
+		const section = lines.slice(start, starts[n + 1] ?? lines.length);
+		steps.push(parseStep(section, bodyLine + start, file, diagnostics));
 	}
 	diagnostics.push(...checkOutputs(steps, file));
 	const policies: readonly string[] = Object.values(FailurePolicy);
-	const failure = fields.failure || undefined;
+	const failure = read.text("failure") || undefined;
 	if (failure !== undefined && !policies.includes(failure)) {
-		diagnostics.push({ level: "error", file, message: `failure '${failure}': expected ${policies.join(", ")}` });
+		read.error("failure", `failure '${failure}': expected ${policies.join(", ")}`);
 	}
-	const max = fields.maxConcurrency === undefined ? undefined : Number(fields.maxConcurrency);
-	if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
-		diagnostics.push({
-			level: "error",
-			file,
-			message: `maxConcurrency '${fields.maxConcurrency}': expected an integer >= 1`,
-		});
-	}
+	const max = read.integer("maxConcurrency", 1);
 	return {
 		workflow: {
-			name: fields.name || basename(file).replace(/(\.workflow)?\.md$/, ""),
-			description: fields.description ?? "",
-			...(max !== undefined && Number.isInteger(max) && max >= 1 ? { maxConcurrency: max } : {}),
+			name: read.text("name") || basename(file).replace(/(\.workflow)?\.md$/, ""),
+			description: read.text("description") ?? "",
+			...(max !== undefined ? { maxConcurrency: max } : {}),
 			...(failure !== undefined && policies.includes(failure) ? { failure: failure as FailurePolicy } : {}),
 			steps,
 			file,
 		},
-		diagnostics,
+		diagnostics: byLine(diagnostics),
 	};
+}
+
+/** One `## id` section, whose heading is the file's line `line`. */
+function parseStep(section: readonly string[], line: number, file: string, diagnostics: Diagnostic[]): WorkflowStep {
+	const id = (section[0] ?? "").replace(/^##[ \t]+/, "").trim();
+	const keys = keyBlock(section);
+	const read = new FieldReader(
+		readFields(section.slice(1, keys), line + 1, file, diagnostics),
+		file,
+		diagnostics,
+		`step '${id}': `,
+	);
+	try {
+		checkId("step", id);
+	} catch (error) {
+		diagnostics.push({ level: "error", file, line, message: errorMessage(error) });
+	}
+	read.checkKeys(STEP_KEYS, "key");
+	const text = read.text("task") ?? section.slice(keys).join("\n").trim();
+	if (text === "") diagnostics.push({ level: "error", file, line, message: `step '${id}' has no task text` });
+	const verify = parseVerify(read.text("verify"));
+	const approval = read.flag("approval");
+	const worktree = read.flag("worktree");
+	const expand = read.text("expand");
+	if (expand !== undefined && expand !== "plan" && expand !== "")
+		read.error("expand", `expand '${expand}': expected plan`);
+	const writes = (read.list("writes") ?? []).flatMap((scope) => {
+		const normalized = normalizeScope(scope);
+		if (normalized !== undefined) return [normalized];
+		read.error("writes", `invalid write scope '${scope}': expected a path inside the repository`);
+		return [];
+	});
+	const model = read.text("model");
+	return {
+		id,
+		role: read.text("role") || id,
+		dependsOn: read.list("dependsOn") ?? [],
+		text,
+		fields: read.flat(),
+		line,
+		...stepLimits(read),
+		...(model ? { model } : {}),
+		...(verify ? { verify } : {}),
+		...(approval !== undefined ? { approval } : {}),
+		...(worktree !== undefined ? { worktree } : {}),
+		...(expand === "plan" ? { expand: true } : {}),
+		...(writes.length > 0 ? { writes } : {}),
+	};
+}
+
+/**
+ * How many of a section's lines, its heading first, are the step's key lines: they start right
+ * after the heading and end at a blank line or text. A key with nothing after its colon goes on over
+ * indented lines and `- ` items; a block scalar (`key: |`) over indented lines, blank ones included.
+ */
+function keyBlock(section: readonly string[]): number {
+	let k = 1;
+	let open: "none" | "value" | "block" = "none";
+	for (; k < section.length; k++) {
+		const line = section[k] ?? "";
+		const key = keyLine(line);
+		if (key) {
+			const rest = line.slice(line.indexOf(":") + 1).trim();
+			open = key.block ? "block" : rest === "" ? "value" : "none";
+			continue;
+		}
+		const goesOn = line.trim() !== "" && (/^\s/.test(line) || (open === "value" && line.startsWith("-")));
+		const nextText = section.slice(k).find((l) => l.trim() !== "") ?? "";
+		const blankInBlock = open === "block" && line.trim() === "" && /^\s+\S/.test(nextText);
+		if (!(open !== "none" && goesOn) && !blankInBlock) break;
+	}
+	return k;
+}
+
+/** A write scope as a relative path without `./`, a trailing `/` or `..`; `.` means everything. */
+function normalizeScope(path: string): string | undefined {
+	const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+	if (parts.includes("..") || path.startsWith("/")) return undefined;
+	return parts.join("/") || ".";
+}
+
+function stepLimits(read: FieldReader): Pick<WorkflowStep, "timeoutMs" | "stallTimeoutMs" | "retries"> {
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
+	for (const [key, field] of [
+		["timeout", "timeoutMs"],
+		["stallTimeout", "stallTimeoutMs"],
+	] as const) {
+		const value = read.text(key);
+		if (value === undefined || value === "") continue;
+		try {
+			limits[field] = parseLimit(key, value);
+		} catch (error) {
+			read.error(key, errorMessage(error));
+		}
+	}
+	const retries = read.integer("retries", 0);
+	if (retries !== undefined) limits.retries = retries;
+	return limits;
 }
 
 /**
@@ -121,6 +227,7 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 			diagnostics.push({
 				level: "error",
 				file,
+				...(step.line !== undefined ? { line: step.line } : {}),
 				message: `step '${step.id}': output '${output}' must be a relative path inside the run's artifacts`,
 			});
 		} else outputs.add(output);
@@ -131,6 +238,7 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 				diagnostics.push({
 					level: "warning",
 					file,
+					...(step.line !== undefined ? { line: step.line } : {}),
 					message: `step '${step.id}' reads '${read}', which no step writes`,
 				});
 			}

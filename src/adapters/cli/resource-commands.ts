@@ -6,7 +6,7 @@ import { matchHints } from "../../core/routing.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { planRun } from "../../engine/planner.js";
 import { validateResources } from "../../engine/validate.js";
-import type { Diagnostic } from "../../resources/frontmatter.js";
+import { type Diagnostic, diagnosticText } from "../../resources/frontmatter.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { planSummary } from "../plan-summary.js";
@@ -36,7 +36,7 @@ function loader(): ResourceLoader {
 }
 
 function diagnosticLine(d: Diagnostic): string {
-	return `${d.level}: ${d.file}: ${d.message}`;
+	return diagnosticText(d);
 }
 
 export async function listCommand(kind: string | undefined, options: { json?: boolean }): Promise<number> {
@@ -93,7 +93,13 @@ export async function showCommand(kind: string, name: string, options: { json?: 
 }
 
 export async function validateCommand(options: { json?: boolean }): Promise<number> {
-	const result = validateResources(loader(), RuntimeRegistry.standard());
+	const { root } = findProject(process.cwd());
+	const result = validateResources({
+		loader: loader(),
+		runtimes: RuntimeRegistry.standard(),
+		cwd: root,
+		trusted: new TrustStore().isTrusted(root),
+	});
 	const errors = result.diagnostics.filter((d) => d.level === "error").length;
 	const warnings = result.diagnostics.length - errors;
 	if (options.json) {

@@ -48,7 +48,7 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 	{
 		name: "a bad step timeout",
 		workflow: "## a\nrole: worker\ntimeout: soon\n\nx\n",
-		message: /invalid timeout of step 'a' "soon"/,
+		message: /bad\.workflow\.md: line 3: step 'a': invalid timeout "soon"/,
 	},
 	{
 		name: "an agent of a runtime crew does not have",

@@ -1,0 +1,108 @@
+import { typoOf } from "../core/near-names.js";
+import { type Diagnostic, type Field, list } from "./frontmatter.js";
+
+/**
+ * Typed reads of a resource's fields that report what is wrong on the field's line into the
+ * file's diagnostics, so a parser reads on and reports every problem of a file at once.
+ */
+export class FieldReader {
+	readonly #fields: Readonly<Record<string, Field>>;
+	readonly #file: string;
+	readonly #diagnostics: Diagnostic[];
+	readonly #prefix: string;
+
+	/** `prefix` starts each message, e.g. `step 'fix': `. */
+	constructor(fields: Readonly<Record<string, Field>>, file: string, diagnostics: Diagnostic[], prefix = "") {
+		this.#fields = fields;
+		this.#file = file;
+		this.#diagnostics = diagnostics;
+		this.#prefix = prefix;
+	}
+
+	keys(): string[] {
+		return Object.keys(this.#fields);
+	}
+
+	/** The file's line of each key. */
+	lines(): Record<string, number> {
+		return Object.fromEntries(Object.entries(this.#fields).map(([key, field]) => [key, field.line]));
+	}
+
+	line(key: string): number | undefined {
+		return this.#fields[key]?.line;
+	}
+
+	/** One value; a list where one value is expected is an error. */
+	text(key: string): string | undefined {
+		const value = this.#fields[key]?.value;
+		if (value === undefined || typeof value === "string") return value;
+		this.error(key, `${key}: expected one value, not a list`);
+		return undefined;
+	}
+
+	/** A list, or undefined when the key is absent. */
+	list(key: string): string[] | undefined {
+		const value = this.#fields[key]?.value;
+		return value === undefined ? undefined : list(value);
+	}
+
+	/** `true` or `false`; anything else is an error naming it. */
+	flag(key: string): boolean | undefined {
+		const value = this.text(key);
+		if (value === undefined || value === "") return undefined;
+		if (value === "true" || value === "false") return value === "true";
+		this.error(key, `${key} '${value}': expected true or false`);
+		return undefined;
+	}
+
+	/** An integer of at least `min`; anything else is an error naming it. */
+	integer(key: string, min: number): number | undefined {
+		const value = this.text(key);
+		if (value === undefined || value === "") return undefined;
+		const n = Number(value);
+		if (/^\s*-?\d+\s*$/.test(value) && Number.isInteger(n) && n >= min) return n;
+		this.error(key, `${key} '${value}': expected an integer >= ${min}`);
+		return undefined;
+	}
+
+	/** Every field as written, a list as its items joined by `, `. */
+	flat(): Record<string, string> {
+		const flat: Record<string, string> = {};
+		for (const [key, { value }] of Object.entries(this.#fields)) {
+			flat[key] = typeof value === "string" ? value : value.join(", ");
+		}
+		return flat;
+	}
+
+	/**
+	 * Unknown keys: one edit from a known key is a typo and an error naming the key meant (a typo
+	 * silently changes what runs); any other is kept with a warning, since pi-crew files carry
+	 * fields of their own.
+	 */
+	checkKeys(known: ReadonlySet<string>, what: string): void {
+		for (const key of this.keys()) {
+			if (known.has(key)) continue;
+			const meant = typoOf(key, known);
+			if (meant !== undefined) this.error(key, `unknown ${what} '${key}'; did you mean \`${meant}\`?`);
+			else this.warning(key, `unknown ${what} '${key}' kept`);
+		}
+	}
+
+	error(key: string, message: string): void {
+		this.#push("error", key, message);
+	}
+
+	warning(key: string, message: string): void {
+		this.#push("warning", key, message);
+	}
+
+	#push(level: Diagnostic["level"], key: string, message: string): void {
+		const line = this.line(key);
+		this.#diagnostics.push({
+			level,
+			file: this.#file,
+			...(line !== undefined ? { line } : {}),
+			message: `${this.#prefix}${message}`,
+		});
+	}
+}

@@ -1,0 +1,122 @@
+import { expect, test } from "vitest";
+import { parseAgent } from "../../src/resources/agent-file.js";
+import { parseTeam } from "../../src/resources/team-file.js";
+import { parseWorkflow } from "../../src/resources/workflow-file.js";
+
+const messages = (diagnostics: readonly { level: string; line?: number; message: string }[]) =>
+	diagnostics.map((d) => `${d.level} ${d.line ?? "-"}: ${d.message}`);
+
+test("a block scalar, a YAML list, a quoted string and comments read as YAML means them", () => {
+	const { agent, diagnostics } = parseAgent(
+		[
+			"---",
+			"# who this is",
+			'name: "tester"',
+			"description: 'Runs: the tests' # not part of it",
+			"runtime: command",
+			"command: |",
+			"  npm test",
+			"",
+			"  echo done",
+			"tools:",
+			"  - read",
+			"  - bash",
+			"fallbackModels: [a/one, b/two]",
+			"---",
+			"Body.",
+		].join("\n"),
+		"tester.md",
+	);
+	expect(messages(diagnostics)).toEqual([]);
+	expect(agent).toMatchObject({
+		name: "tester",
+		description: "Runs: the tests",
+		runtime: "command",
+		command: "npm test\n\necho done",
+		tools: ["read", "bash"],
+		fallbackModels: ["a/one", "b/two"],
+		systemPrompt: "Body.",
+	});
+});
+
+test("pi-crew's flat lines read as pi-crew means them, YAML or not", () => {
+	const { agent, diagnostics } = parseAgent(
+		"---\nname: flat\ndescription: Fix: the bug\nmodel: false\ntools: read, grep,bash\nfallbackModels: a,b\nmaxTokens: 64000\n---\n",
+		"flat.md",
+	);
+	expect(messages(diagnostics)).toEqual([]);
+	expect(agent).toMatchObject({
+		description: "Fix: the bug",
+		tools: ["read", "grep", "bash"],
+		fallbackModels: ["a", "b"],
+	});
+	expect(agent.model).toBeUndefined();
+	expect(agent.maxTokens).toBe(64000);
+	expect(parseAgent("---\ntools: *\n---\n", "star.md").agent.tools).toEqual(["*"]);
+	const indented = parseAgent("---\n  name: spaced\n  tools: read\n---\n", "spaced.md");
+	expect([indented.agent.name, indented.agent.tools, messages(indented.diagnostics)]).toEqual(["spaced", ["read"], []]);
+});
+
+test("a key one edit from a known key is an error naming it; other unknown keys are kept with a warning", () => {
+	const { agent, diagnostics } = parseAgent("---\nname: a\nruntim: command\nspecRefs: SPEC.md\n---\n", "a.md");
+	expect(messages(diagnostics)).toEqual([
+		"error 3: unknown agent field 'runtim'; did you mean `runtime`?",
+		"warning 4: unknown agent field 'specRefs' kept",
+	]);
+	expect(agent.runtime).toBe("pi");
+	const team = parseTeam("---\ndefaultWorkflow: x\n---\n- doer: agnet=worker maxConcurency=2\n", "t.team.md");
+	expect(messages(team.diagnostics)).toEqual([
+		"error 4: role 'doer': unknown key 'agnet='; did you mean `agent=`?",
+		"error 4: role 'doer': unknown key 'maxConcurency='; did you mean `maxConcurrency=`?",
+	]);
+});
+
+test("a workflow step's keys read block scalars and lists, and every bad value is reported on its line", () => {
+	const text = [
+		"---",
+		"name: w",
+		"---",
+		"## build",
+		"verify: |",
+		"  npm run build",
+		"",
+		"  npm test",
+		"writes:",
+		"  - src/",
+		"  - ./test",
+		"",
+		"Build it.",
+		"",
+		"## ship",
+		"dependOn: build",
+		"timeout: 5 minutes",
+		"retries: many",
+		"approval: maybe",
+		"",
+		"Ship it.",
+	].join("\n");
+	const { workflow, diagnostics } = parseWorkflow(text, "w.workflow.md");
+	expect(messages(diagnostics)).toEqual([
+		"error 16: step 'ship': unknown key 'dependOn'; did you mean `dependsOn`?",
+		"error 17: step 'ship': invalid timeout \"5 minutes\": expected 0 (no limit) or a duration from 1ms to 168h, such as 500ms, 30s, 5m or 1h",
+		"error 18: step 'ship': retries 'many': expected an integer >= 0",
+		"error 19: step 'ship': approval 'maybe': expected true or false",
+	]);
+	const [build, ship] = workflow.steps;
+	expect(build).toMatchObject({
+		id: "build",
+		line: 4,
+		verify: { kind: "command", command: "npm run build\n\nnpm test" },
+		writes: ["src", "test"],
+		text: "Build it.",
+	});
+	expect(ship).toMatchObject({ id: "ship", line: 15, dependsOn: [], text: "Ship it." });
+});
+
+test("a key given twice and a value YAML cannot read are errors on their lines", () => {
+	const { diagnostics } = parseAgent("---\nname: a\ntools: [read,\n  bash\nname: b\n---\n", "a.md");
+	expect(messages(diagnostics)).toEqual([
+		"error 4: 'tools' does not read as YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
+		"error 5: 'name' is given twice (lines 2 and 5)",
+	]);
+});
