@@ -172,11 +172,11 @@ export function draftPlan(
 	return planChosen({ ...input, workflow: choice.workflow, ...(choice.team ? { team: choice.team } : {}) }, context);
 }
 
-/** Plans a run once its workflow is known. */
+/** Drafts a run's plan once its workflow is known. */
 function planChosen(
 	input: PlanInput & { readonly workflow: string },
 	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
-): Plan {
+): Draft {
 	const { loader } = context;
 	const workflow = loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
