@@ -186,7 +186,7 @@ test("listing goes on past a bad file and names it; asking for it names every er
 		"permissions 'root': expected one of workspace, read-only, full",
 	);
 	const validate = await crew(repo.dir, ["validate"], 60_000, env);
-	expect(validate.code).toBe(1);
+	expect(validate.code).toBe(2);
 	expect(validate.stdout).toMatch(/error: .*broken\.md:3: permissions 'root'/);
 	expect(validate.stdout).toMatch(/error: .*loop\.workflow\.md: .*cycle/);
 	expect(validate.stdout).toMatch(/invalid: 13 agents, 6 teams, 9 workflows; 2 errors/);

@@ -111,7 +111,7 @@ export async function validateCommand(options: { json?: boolean }): Promise<numb
 			`${errors === 0 ? "valid" : "invalid"}: ${result.agents.length} agents, ${result.teams.length} teams, ${result.workflows.length} workflows; ${errors} errors, ${warnings} warnings\n`,
 		);
 	}
-	return errors === 0 ? Exit.Ok : Exit.Failed;
+	return errors === 0 ? Exit.Ok : Exit.Usage;
 }
 
 export async function planCommand(argument: string | undefined, flags: PlanFlags): Promise<number> {

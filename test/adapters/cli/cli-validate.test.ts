@@ -36,7 +36,7 @@ test("validate refuses every step value run refuses, all at once, each with its 
 		].join("\n"),
 	);
 	const validate = await crew(repo.dir, ["validate"]);
-	expect(validate.code).toBe(1);
+	expect(validate.code).toBe(2);
 	expect(linesAbout(validate.stdout, "bad.workflow.md")).toEqual([
 		"error: .crew/workflows/bad.workflow.md:6: step 'a': invalid timeout \"5 minutes\": expected 0 (no limit) or a duration from 1ms to 168h, such as 500ms, 30s, 5m or 1h",
 		"error: .crew/workflows/bad.workflow.md:10: invalid step id \"b c\": expected 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'",
@@ -45,7 +45,7 @@ test("validate refuses every step value run refuses, all at once, each with its 
 		"error: .crew/workflows/bad.workflow.md:15: step 'b c': approval 'maybe': expected true or false",
 	]);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "bad"]);
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(2);
 	for (const problem of [/line 6: .*"5 minutes"/, /line 10: .*"b c"/, /line 13: .*'many'/, /line 14: .*elsewhere/]) {
 		expect(run.stderr).toMatch(problem);
 	}
@@ -56,7 +56,7 @@ test("a typo of a known key is an error naming the key meant, in validate and in
 	repo.writeFile(".crew/agents/tester.md", "---\nname: tester\nruntim: command\ncommand: echo ok\n---\n");
 	repo.workflow("typo", [{ id: "a" }, { id: "b", extra: { dependOn: "a" } }]);
 	const validate = await crew(repo.dir, ["validate"]);
-	expect(validate.code).toBe(1);
+	expect(validate.code).toBe(2);
 	expect(linesAbout(validate.stdout, "tester.md")).toEqual([
 		"error: .crew/agents/tester.md:3: unknown agent field 'runtim'; did you mean `runtime`?",
 	]);
@@ -64,7 +64,7 @@ test("a typo of a known key is an error naming the key meant, in validate and in
 		"error: .crew/workflows/typo.workflow.md:11: step 'b': unknown key 'dependOn'; did you mean `dependsOn`?",
 	]);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "typo"]);
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(2);
 	expect(run.stderr).toMatch(
 		/typo\.workflow\.md: line 11: step 'b': unknown key 'dependOn'; did you mean `dependsOn`\?/,
 	);
@@ -99,7 +99,7 @@ test("validate reports what run refuses about a team's roles and an agent's runt
 		"---\ndefaultWorkflow: pair\n---\n- worker: agent=worker\n- writer: agent=typist\n",
 	);
 	const validate = await crew(repo.dir, ["validate"]);
-	expect(validate.code).toBe(1);
+	expect(validate.code).toBe(2);
 	expect(validate.stdout).toMatch(
 		/^error: \S*typist\.md:3: agent 'typist' \(\S*typist\.md\) uses runtime 'claud', which is not available: .*; did you mean `claude`\?/m,
 	);
@@ -107,7 +107,7 @@ test("validate reports what run refuses about a team's roles and an agent's runt
 		/^error: \S*pair\.workflow\.md:9: step 'b' needs role 'reviewer', which team 'duo' does not have \(roles: worker, writer\)$/m,
 	);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "pair", "--team", "duo"]);
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(2);
 	expect(run.stderr).toMatch(/step 'b' needs role 'reviewer', which team 'duo' does not have/);
 });
 
