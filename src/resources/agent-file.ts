@@ -1,6 +1,4 @@
 import { basename } from "node:path";
-import { parseLimit } from "../core/duration.js";
-import { errorMessage } from "../core/errors.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
@@ -97,29 +95,11 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(maxTokensOk ? { maxTokens } : {}),
 			...(tools ? { tools } : {}),
 			...(permitted ? { permissions: permissions as Permissions } : {}),
-			...agentLimits(read),
+			...read.limits(),
 			systemPrompt: body.trim(),
 			file,
 			lines: read.lines(),
 		},
 		diagnostics: byLine(diagnostics),
 	};
-}
-
-/** The agent's `timeout:` and `stallTimeout:`; a value that is not 0 or a duration is an error naming it. */
-function agentLimits(read: FieldReader): Pick<AgentResource, "timeoutMs" | "stallTimeoutMs"> {
-	const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
-	for (const [key, field] of [
-		["timeout", "timeoutMs"],
-		["stallTimeout", "stallTimeoutMs"],
-	] as const) {
-		const value = read.text(key);
-		if (value === undefined || value === "") continue;
-		try {
-			limits[field] = parseLimit(key, value);
-		} catch (error) {
-			read.error(key, errorMessage(error));
-		}
-	}
-	return limits;
 }

@@ -1,3 +1,5 @@
+import { parseLimit } from "../core/duration.js";
+import { errorMessage } from "../core/errors.js";
 import { typoOf } from "../core/near-names.js";
 import { type Diagnostic, type Field, list } from "./frontmatter.js";
 
@@ -66,6 +68,24 @@ export class FieldReader {
 	}
 
 	/** Every field as written, a list as its items joined by `, `. */
+	/** `timeout:` and `stallTimeout:` in ms; a value that is not 0 or a duration is an error naming it. */
+	limits(): { timeoutMs?: number; stallTimeoutMs?: number } {
+		const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
+		for (const [key, field] of [
+			["timeout", "timeoutMs"],
+			["stallTimeout", "stallTimeoutMs"],
+		] as const) {
+			const value = this.text(key);
+			if (value === undefined || value === "") continue;
+			try {
+				limits[field] = parseLimit(key, value);
+			} catch (error) {
+				this.error(key, errorMessage(error));
+			}
+		}
+		return limits;
+	}
+
 	flat(): Record<string, string> {
 		const flat: Record<string, string> = {};
 		for (const [key, { value }] of Object.entries(this.#fields)) {

@@ -1,5 +1,4 @@
 import { basename, isAbsolute } from "node:path";
-import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { FailurePolicy } from "../core/types.js";
@@ -195,19 +194,7 @@ function normalizeScope(path: string): string | undefined {
 }
 
 function stepLimits(read: FieldReader): Pick<WorkflowStep, "timeoutMs" | "stallTimeoutMs" | "retries"> {
-	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = {};
-	for (const [key, field] of [
-		["timeout", "timeoutMs"],
-		["stallTimeout", "stallTimeoutMs"],
-	] as const) {
-		const value = read.text(key);
-		if (value === undefined || value === "") continue;
-		try {
-			limits[field] = parseLimit(key, value);
-		} catch (error) {
-			read.error(key, errorMessage(error));
-		}
-	}
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = read.limits();
 	const retries = read.integer("retries", 0);
 	if (retries !== undefined) limits.retries = retries;
 	return limits;
