@@ -143,7 +143,7 @@ test("the run page says when a worktree run's integration left a conflict, and w
 		"manual",
 		"--json",
 	]);
-	expect(run.code).toBe(1);
+	expect(run.code).toBe(3);
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 	const page = await browser.newPage();
 	const url = new URL(await serve(repo.dir));

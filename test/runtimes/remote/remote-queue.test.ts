@@ -160,7 +160,7 @@ test("a remote agent's usage is on record as its worker reports it, and a timed-
 	await remote.worker("A", repo.dir, { ...process.env, CREW_PI: spenderProgram("pi", 600, 1) });
 	const args = ["--queue", remote.url, "--budget-tokens", "1000", "--timeout", "3s", "--retries", "3", "--json"];
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", ...args]);
-	expect(run.code, run.stderr).toBe(1);
+	expect(run.code, run.stderr).toBe(4);
 	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 
 	const { run: ended, tasks } = read(repo.dir, (r) => r.status(runId));
