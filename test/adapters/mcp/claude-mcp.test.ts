@@ -25,7 +25,9 @@ const script: Script = (request) => {
 	}
 	const last = request.messages.at(-1)?.text ?? "";
 	const runId = /"runId":"([^"]+)"/.exec(request.messages.map((m) => m.text).join("\n"))?.[1] ?? "?";
-	if (last.includes('"result":')) return { kind: "text", text: `crew's result: ${JSON.parse(last).result}` };
+	// Claude Code may add its own text blocks after a tool's answer in the same message.
+	const result = /"result":("(?:[^"\\]|\\.)*")/.exec(last)?.[1];
+	if (result) return { kind: "text", text: `crew's result: ${JSON.parse(result)}` };
 	if (/"run":\{[^}]*"status":"completed"/.test(last)) {
 		return { kind: "call", tool: "crew_result", args: { runId, task: "polish" } };
 	}
@@ -69,7 +71,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		// The prompt is an argument: Claude Code must not wait for more on stdin.
 		child.stdin?.end();
 	});
-	expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+	expect({ code, stderr, stdout: code === 0 ? "" : stdout }).toEqual({ code: 0, stderr: "", stdout: "" });
 	const answer = JSON.parse(stdout) as { result: string; is_error: boolean };
 	expect(answer.is_error).toBe(false);
 	expect(answer.result).toBe("crew's result: done polish\n");
