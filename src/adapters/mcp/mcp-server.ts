@@ -1,29 +1,11 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type { ZodRawShape } from "zod";
 import { loadSettings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import type { TeamActions } from "../team-actions.js";
-
-const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
-const goal = z.string().min(1).describe("what the run is for, in words");
-const workflow = z
-	.string()
-	.min(1)
-	.optional()
-	.describe(
-		"a workflow name (see crew_list) or a path to a workflow file; default: the team's defaultWorkflow, and without a team the default team's",
-	);
-const team = z
-	.string()
-	.min(1)
-	.optional()
-	.describe(
-		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
-	);
-/** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
-const limit = z.string().min(1).optional();
+import { TOOL_SPECS, type ToolName } from "./tool-specs.js";
 
 /**
  * crew as an MCP server: one tool per action over the runs of the project it serves. Every answer
@@ -52,112 +34,29 @@ export function createMcpServer(
 	env: NodeJS.ProcessEnv = process.env,
 ): McpServer {
 	const server = new McpServer({ name: "crew", version });
-	const tool = server.registerTool.bind(server);
-	tool(
-		"crew_list",
-		{
-			description: "List the agents, teams and workflows this repository can use, with where each comes from.",
-			inputSchema: { kind: z.enum(["agents", "teams", "workflows"]).optional().describe("only this kind") },
-		},
-		({ kind }) => reply({ resources: actions.list(kind) }),
-	);
-	tool(
-		"crew_plan",
-		{
-			description:
-				"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path); nothing runs.",
-			inputSchema: { goal, workflow, team },
-		},
-		(args) => reply(actions.plan(args)),
-	);
-	tool(
-		"crew_run",
-		{
-			description:
-				"Start a team run in the background and return {runId, status} at once; follow it with crew_status or crew_events.",
-			inputSchema: {
-				goal,
-				workflow,
-				team,
-				runtime: z
-					.string()
-					.min(1)
-					.optional()
-					.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
-				concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
-				timeout: limit.describe(
-					"wall-clock limit of each task attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
-				),
-				stallTimeout: limit.describe(
-					"limit on time an attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m for agent CLIs",
-				),
-				args: z
-					.record(z.string(), z.unknown())
-					.optional()
-					.describe("a workflow script's arguments, checked against its args schema"),
-			},
-		},
-		async (args) => {
-			checkNesting(actions, env, "crew_run");
-			return reply(await actions.run(args));
-		},
-	);
-	tool(
-		"crew_status",
-		{
-			description: "A run (default: the latest) and all its tasks: {run, tasks}, as `crew status --json` gives them.",
-			inputSchema: { runId: runId.optional() },
-		},
-		({ runId }) => reply(actions.status(runId)),
-	);
-	tool(
-		"crew_events",
-		{
-			description: "A run's events after seq `since` (up to 200); ask again with `since` = the returned `next`.",
-			inputSchema: { runId, since: z.number().int().min(0).optional().describe("the last seq already seen") },
-		},
-		({ runId, since }) => reply(actions.events(runId, since)),
-	);
-	tool(
-		"crew_result",
-		{
-			description: "A task's result text, by task id or step id.",
-			inputSchema: { runId, task: z.string().min(1).describe("a task id or step id") },
-		},
-		({ runId, task }) => reply(actions.result(runId, task)),
-	);
-	tool(
-		"crew_cancel",
-		{ description: "Cancel a run: its workers end and unfinished tasks are marked cancelled.", inputSchema: { runId } },
-		async ({ runId }) => reply(await actions.cancel(runId, "cancelled through MCP")),
-	);
-	tool(
-		"crew_resume",
-		{
-			description: "Continue an unfinished run in the background; finished tasks are never run again.",
-			inputSchema: { runId },
-		},
-		async ({ runId }) => {
-			checkNesting(actions, env, "crew_resume");
-			return reply(await actions.resume(runId));
-		},
-	);
-	tool(
-		"crew_approve",
-		{ description: "Approve what a run waits for (its approval gates), so those tasks start.", inputSchema: { runId } },
-		async ({ runId }) => {
-			// Approving starts a runner when the run's is gone.
-			checkNesting(actions, env, "crew_approve");
-			return reply(await actions.approve(runId));
-		},
-	);
-	tool(
-		"crew_reject",
-		{
-			description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",
-			inputSchema: { runId, reason: z.string().min(1).describe("why") },
-		},
-		async ({ runId, reason }) => reply(await actions.reject(runId, reason)),
-	);
+	const tool = <N extends ToolName>(name: N, handler: ToolCallback<(typeof TOOL_SPECS)[N]["input"]>) => {
+		const { description, input } = TOOL_SPECS[name];
+		server.registerTool(name, { description, inputSchema: input }, handler as ToolCallback<ZodRawShape>);
+	};
+	tool("crew_list", ({ kind }) => reply({ resources: actions.list(kind) }));
+	tool("crew_plan", (args) => reply(actions.plan(args)));
+	tool("crew_run", async (args) => {
+		checkNesting(actions, env, "crew_run");
+		return reply(await actions.run(args));
+	});
+	tool("crew_status", ({ runId }) => reply(actions.status(runId)));
+	tool("crew_events", ({ runId, since }) => reply(actions.events(runId, since)));
+	tool("crew_result", ({ runId, task }) => reply(actions.result(runId, task)));
+	tool("crew_cancel", async ({ runId }) => reply(await actions.cancel(runId, "cancelled through MCP")));
+	tool("crew_resume", async ({ runId }) => {
+		checkNesting(actions, env, "crew_resume");
+		return reply(await actions.resume(runId));
+	});
+	tool("crew_approve", async ({ runId }) => {
+		// Approving starts a runner when the run's is gone.
+		checkNesting(actions, env, "crew_approve");
+		return reply(await actions.approve(runId));
+	});
+	tool("crew_reject", async ({ runId, reason }) => reply(await actions.reject(runId, reason)));
 	return server;
 }

@@ -7,11 +7,15 @@ import { projectAt } from "../../../src/config/project.js";
 import { RunReader } from "../../../src/engine/run-reader.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../../src/scripted-model/turns.js";
-import { ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";
 import { serverStarter } from "../../scripted-model/servers.js";
 
 const startServer = serverStarter();
-const PI = join(ROOT, "node_modules", ".bin", "pi");
+/** pi 0.73, and pi 1.x on the Node 22 it needs. */
+const PIS: readonly (readonly [string, readonly string[]])[] = [
+	["pi 0.73", [join(ROOT, "node_modules", ".bin", "pi")]],
+	["pi 1.x", PI_1],
+];
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -38,7 +42,7 @@ const script: Script = (request) => {
 	};
 };
 
-test("pi with crew's extension starts a team of pi workers through the team tool, and the run's report comes back into the session", async () => {
+test.each(PIS)("%s with crew's extension starts a team of pi workers through the team tool, and the run's report comes back into the session", async (_name, [program, ...first]) => {
 	const server = await startServer(script);
 	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-ext-")));
 	const repo = new TestRepo();
@@ -53,9 +57,9 @@ test("pi with crew's extension starts a team of pi workers through the team tool
 
 	const env = { PATH: process.env.PATH, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, ...scripted.env };
 	// Installed as a user would: the package's `pi.extensions` names the extension.
-	const installed = execFileSync(PI, ["install", ROOT], { env, encoding: "utf8" });
+	const installed = execFileSync(program as string, [...first, "install", ROOT], { env, encoding: "utf8" });
 	expect(installed).toContain(`Installed ${ROOT}`);
-	const pi = spawn(PI, ["--mode", "rpc", "--no-session", "--offline", "--model", scripted.model], {
+	const pi = spawn(program as string, [...first, "--mode", "rpc", "--no-session", "--offline", "--model", scripted.model], {
 		cwd: repo.dir,
 		env,
 		stdio: ["pipe", "pipe", "pipe"],

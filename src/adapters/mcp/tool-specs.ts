@@ -1,0 +1,97 @@
+import { type ZodRawShape, z } from "zod";
+
+/**
+ * What each of crew's agent-facing tools is called, says and takes: the MCP server serves them,
+ * and the pi extension offers the same parameters through its `team` and `agent` tools. Nothing
+ * here touches a run, so a host on another Node can read it.
+ */
+export interface ToolSpec {
+	readonly description: string;
+	readonly input: ZodRawShape;
+}
+
+const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
+const goal = z.string().min(1).describe("what the run is for, in words");
+const workflow = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a workflow name (see crew_list) or a path to a workflow file; default: the team's defaultWorkflow, and without a team the default team's",
+	);
+const team = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
+	);
+/** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
+const limit = z.string().min(1).optional();
+
+export const TOOL_SPECS = {
+	crew_list: {
+		description: "List the agents, teams and workflows this repository can use, with where each comes from.",
+		input: { kind: z.enum(["agents", "teams", "workflows"]).optional().describe("only this kind") },
+	},
+	crew_plan: {
+		description:
+			"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path); nothing runs.",
+		input: { goal, workflow, team },
+	},
+	crew_run: {
+		description:
+			"Start a team run in the background and return {runId, status} at once; follow it with crew_status or crew_events.",
+		input: {
+			goal,
+			workflow,
+			team,
+			runtime: z
+				.string()
+				.min(1)
+				.optional()
+				.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
+			concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
+			timeout: limit.describe(
+				"wall-clock limit of each task attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
+			),
+			stallTimeout: limit.describe(
+				"limit on time an attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m for agent CLIs",
+			),
+			args: z
+				.record(z.string(), z.unknown())
+				.optional()
+				.describe("a workflow script's arguments, checked against its args schema"),
+		},
+	},
+	crew_status: {
+		description: "A run (default: the latest) and all its tasks: {run, tasks}, as `crew status --json` gives them.",
+		input: { runId: runId.optional() },
+	},
+	crew_events: {
+		description: "A run's events after seq `since` (up to 200); ask again with `since` = the returned `next`.",
+		input: { runId, since: z.number().int().min(0).optional().describe("the last seq already seen") },
+	},
+	crew_result: {
+		description: "A task's result text, by task id or step id.",
+		input: { runId, task: z.string().min(1).describe("a task id or step id") },
+	},
+	crew_cancel: {
+		description: "Cancel a run: its workers end and unfinished tasks are marked cancelled.",
+		input: { runId },
+	},
+	crew_resume: {
+		description: "Continue an unfinished run in the background; finished tasks are never run again.",
+		input: { runId },
+	},
+	crew_approve: {
+		description: "Approve what a run waits for (its approval gates), so those tasks start.",
+		input: { runId },
+	},
+	crew_reject: {
+		description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",
+		input: { runId, reason: z.string().min(1).describe("why") },
+	},
+} satisfies Record<string, ToolSpec>;
+
+export type ToolName = keyof typeof TOOL_SPECS;
