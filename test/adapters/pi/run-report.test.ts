@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { runReport } from "../../../src/adapters/pi/run-report.js";
 import { CrewClient } from "../../../src/adapters/pi/crew-client.js";
+import { runReport } from "../../../src/adapters/pi/run-report.js";
 import { crew } from "../../helpers.js";
 import { PLANNER_ORDER, plannerRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
