@@ -1,0 +1,140 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, expect, test } from "vitest";
+import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
+import { actThenReport } from "../../src/scripted-model/turns.js";
+import { CLI, crew, PI_1, TestRepo } from "../helpers.js";
+import { serverStarter } from "../scripted-model/servers.js";
+
+const startServer = serverStarter();
+const clients: Client[] = [];
+afterEach(async () => {
+	for (const client of clients.splice(0)) await client.close();
+});
+
+interface EstimateJson {
+	tasks: number;
+	tokens: number;
+	costUsd: number;
+	durationMs: number;
+	atLeast: boolean;
+	pastRuns: number;
+	basis: string;
+	line: string;
+	perTask: { id: string; from: string; samples: number }[];
+}
+
+interface StatusJson {
+	run: { status: string; createdAt: string; finishedAt: string; usage: Record<string, number> };
+}
+
+function totalTokens(usage: Record<string, number>): number {
+	return (
+		(usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+	);
+}
+
+/** A program that runs pi 1.x from the npm registry on Node 22, to give as `CREW_PI`. */
+function pi1Program(): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-pi1-")), "pi");
+	writeFileSync(program, `#!/bin/sh\nexec ${PI_1.map((p) => `"${p}"`).join(" ")} "$@"\n`, { mode: 0o755 });
+	return program;
+}
+
+test("a plan in a repository without runs is estimated from the builtin defaults, and says so", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("pair", [{ id: "draft" }, { id: "polish", dependsOn: ["draft"] }]);
+	const text = await crew(repo.dir, ["plan", "write it", "--workflow", "pair"]);
+	expect(text.code, text.stderr).toBe(0);
+	expect(text.stdout).toContain(
+		"estimate: about 2 tasks, ~16k tokens (~$0.10), ~2 min; a direct call to one agent ~8k tokens (builtin defaults, no history here)",
+	);
+	const json = await crew(repo.dir, ["plan", "write it", "--workflow", "pair", "--json"]);
+	const estimate = (JSON.parse(json.stdout) as { estimate: EstimateJson }).estimate;
+	expect(estimate).toMatchObject({ tasks: 2, tokens: 16_000, pastRuns: 0, basis: "builtin defaults, no history here" });
+	expect(estimate.perTask.map((t) => t.from)).toEqual(["default", "default"]);
+});
+
+test("after five runs of a workflow by real pi 1.x, crew plan estimates the sixth run's tokens within 25%", async () => {
+	const server = await startServer(
+		actThenReport(() => ({ kind: "shell", command: "ls README.md" }), "README.md is there"),
+	);
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const env = { ...process.env, ...scripted.env, CREW_PI: pi1Program() };
+	const repo = new TestRepo();
+	repo.writeFile("README.md", "# here\n");
+	repo.writeFile(
+		".crew/agents/scout.md",
+		`---\nname: scout\nruntime: pi\nmodel: ${scripted.model}\n---\nYou look around and say what you find.\n`,
+	);
+	repo.writeFile(
+		".crew/agents/writer.md",
+		`---\nname: writer\nruntime: pi\nmodel: ${scripted.fallbackModel}\n---\nYou write a short report of what the scouts found, in a few plain sentences.\n`,
+	);
+	repo.workflow("survey", [
+		{ id: "files", role: "scout", text: "List the files of {goal}" },
+		{ id: "docs", role: "scout", text: "Read the documentation of {goal}" },
+		{ id: "report", role: "writer", dependsOn: ["files", "docs"], text: "Report on {goal}" },
+	]);
+	// Goals of different lengths, so runs differ as real ones do.
+	const survey = (n: number, ...more: string[]) =>
+		crew(repo.dir, [...more, `the project, pass ${n}${", with care".repeat(n)}`, "--workflow", "survey"], 180_000, env);
+
+	for (let n = 1; n <= 5; n++) {
+		const run = await survey(n, "run");
+		expect(run.code, run.stdout + run.stderr).toBe(0);
+	}
+
+	const plan = await survey(6, "plan", "--json");
+	expect(plan.code, plan.stderr).toBe(0);
+	const estimate = (JSON.parse(plan.stdout) as { estimate: EstimateJson }).estimate;
+	expect(estimate).toMatchObject({ tasks: 3, pastRuns: 5, basis: "from 5 past runs", atLeast: false });
+	expect(estimate.perTask.map((t) => [t.id, t.from, t.samples])).toEqual([
+		["files", "step", 5],
+		["docs", "step", 5],
+		["report", "step", 5],
+	]);
+	const text = await survey(6, "plan");
+	expect(text.stdout).toContain(`estimate: ${estimate.line}`);
+
+	const sixth = await survey(6, "run");
+	expect(sixth.code, sixth.stdout + sixth.stderr).toBe(0);
+	// The line before the run starts is the plan's.
+	expect(sixth.stdout.split("\n").slice(0, 2)).toEqual([
+		expect.stringMatching(/^run \S+: 3 tasks, workflow survey$/),
+		`estimate: ${estimate.line}`,
+	]);
+	const status = await crew(repo.dir, ["status", "--json"], 60_000, env);
+	const { run } = JSON.parse(status.stdout) as StatusJson;
+	const actual = totalTokens(run.usage);
+	expect(actual).toBeGreaterThan(0);
+	const off = Math.abs(estimate.tokens - actual) / actual;
+	const took = Date.parse(run.finishedAt) - Date.parse(run.createdAt);
+	process.stdout.write(
+		`estimate ${estimate.tokens} tokens vs actual ${actual} (${(off * 100).toFixed(1)}% off); ${estimate.durationMs} ms vs ${took} ms\n`,
+	);
+	expect(off).toBeLessThanOrEqual(0.25);
+
+	// The agent-facing plan carries the same estimate, from the history as it now is.
+	const transport = new StdioClientTransport({
+		command: process.execPath,
+		args: [CLI, "mcp"],
+		cwd: repo.dir,
+		env: env as Record<string, string>,
+		stderr: "pipe",
+	});
+	const client = new Client({ name: "crew-test", version: "1.0.0" });
+	await client.connect(transport);
+	clients.push(client);
+	const answer = await client.callTool({
+		name: "crew_plan",
+		arguments: { goal: "the project, pass 7", workflow: "survey" },
+	});
+	const viaMcp = (answer.structuredContent as { estimate: EstimateJson }).estimate;
+	const viaCli = (JSON.parse((await survey(7, "plan", "--json")).stdout) as { estimate: EstimateJson }).estimate;
+	expect(viaMcp).toEqual(viaCli);
+	expect(viaMcp.basis).toBe("from 6 past runs");
+}, 600_000);
