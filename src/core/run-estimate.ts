@@ -8,6 +8,8 @@ export interface TaskSample {
 	readonly taskId: string;
 	readonly stepId: string;
 	readonly agent: string;
+	/** The runtime its last attempt ran on: pi, claude, codex, command, dry-run. */
+	readonly runtime: string;
 	/** The model its plan named; null when its agent ran on its runtime's default. */
 	readonly model: string | null;
 	/** The planner whose plan added the task; null for a step of the workflow itself. */
@@ -26,6 +28,7 @@ export interface EstimateTask {
 	readonly id: string;
 	readonly stepId: string;
 	readonly agent: string;
+	readonly runtime: string;
 	readonly model: string | null;
 	readonly dependsOn: readonly string[];
 	/** A planner: its plan adds tasks, unknown until it runs. */
@@ -37,26 +40,40 @@ export interface EstimatePlan {
 	readonly tasks: readonly EstimateTask[];
 	/** Tasks running at once. */
 	readonly concurrency: number;
+	/** Passes of the workflow an `--until` loop may make after the first; 0 or absent without one. */
+	readonly morePasses?: number;
 }
 
 /** Where a task's figures come from, most specific first. */
 export const EstimateSource = {
-	/** Past runs of the same workflow step, agent and model. */
+	/** Past runs of the same workflow step, agent, runtime and model. */
 	Step: "step",
-	/** Past tasks of the same agent on the same model, in any workflow. */
+	/** Past tasks of the same agent on the same runtime and model, in any workflow. */
 	AgentModel: "agent-model",
-	/** Past tasks of the same agent, on any model. */
+	/** Past tasks of the same agent on the same runtime, on any model. */
 	Agent: "agent",
 	/** `BUILTIN_TASK_ESTIMATE`: nothing in the history fits. */
 	Default: "default",
 } as const;
 export type EstimateSource = (typeof EstimateSource)[keyof typeof EstimateSource];
 
+interface Figures {
+	readonly tokens: number;
+	readonly costUsd: number;
+	readonly durationMs: number;
+}
+
 /**
- * What one task is taken to cost when the history has nothing for it: a few rounds of a coding
- * agent reading files and answering, in tokens, dollars and ms.
+ * What one agent CLI's task is taken to cost when the history has nothing for it: a few rounds of
+ * a coding agent reading files and answering, in tokens, dollars and ms.
  */
-export const BUILTIN_TASK_ESTIMATE = { tokens: 8000, costUsd: 0.05, durationMs: 60_000 } as const;
+export const BUILTIN_TASK_ESTIMATE: Figures = { tokens: 8000, costUsd: 0.05, durationMs: 60_000 };
+
+/** A command's tokens are never counted (it reports none); a dry run runs nothing. */
+const BUILTIN_BY_RUNTIME: Readonly<Record<string, Figures>> = {
+	command: { tokens: 0, costUsd: 0, durationMs: BUILTIN_TASK_ESTIMATE.durationMs },
+	"dry-run": { tokens: 0, costUsd: 0, durationMs: 0 },
+};
 
 export interface TaskEstimate {
 	readonly id: string;
@@ -75,8 +92,10 @@ export interface RunEstimate {
 	readonly costUsd: number;
 	/** Wall time along the graph with the concurrency limit, in ms. */
 	readonly durationMs: number;
-	/** A planner's tasks are unknown and no past run of the workflow shows them: the run costs at least this. */
+	/** The run may cost more (see `openEnds`): the figures are a lower bound. */
 	readonly atLeast: boolean;
+	/** What the figures leave out: a planner's tasks no past run shows, further `--until` passes. */
+	readonly openEnds: readonly string[];
 	/** One task of one agent: the median of the plan's tasks. */
 	readonly directCallTokens: number;
 	/** Past runs the figures come from. */
@@ -114,11 +133,11 @@ function fitting(
 	workflow: string,
 	index: { step: Map<string, TaskSample[]>; agentModel: Map<string, TaskSample[]>; agent: Map<string, TaskSample[]> },
 ): { from: EstimateSource; samples: readonly TaskSample[] } {
-	const step = index.step.get(keyOf(workflow, task.stepId, task.agent, task.model));
+	const step = index.step.get(keyOf(workflow, task.stepId, task.agent, task.runtime, task.model));
 	if (step) return { from: EstimateSource.Step, samples: step };
-	const agentModel = index.agentModel.get(keyOf(task.agent, task.model));
+	const agentModel = index.agentModel.get(keyOf(task.agent, task.runtime, task.model));
 	if (agentModel) return { from: EstimateSource.AgentModel, samples: agentModel };
-	const agent = index.agent.get(keyOf(task.agent));
+	const agent = index.agent.get(keyOf(task.agent, task.runtime));
 	if (agent) return { from: EstimateSource.Agent, samples: agent };
 	return { from: EstimateSource.Default, samples: [] };
 }
@@ -196,12 +215,12 @@ function scheduledTime(plan: EstimatePlan, durations: readonly number[]): number
 export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]): RunEstimate {
 	const own = samples.filter((s) => s.plannedBy === null);
 	const index = {
-		step: groupBy(own, (s) => keyOf(s.workflow, s.stepId, s.agent, s.model)),
-		agentModel: groupBy(samples, (s) => keyOf(s.agent, s.model)),
-		agent: groupBy(samples, (s) => keyOf(s.agent)),
+		step: groupBy(own, (s) => keyOf(s.workflow, s.stepId, s.agent, s.runtime, s.model)),
+		agentModel: groupBy(samples, (s) => keyOf(s.agent, s.runtime, s.model)),
+		agent: groupBy(samples, (s) => keyOf(s.agent, s.runtime)),
 	};
 	const runs = new Set<string>();
-	let atLeast = false;
+	let plannerUnknown = false;
 	let extraTasks = 0;
 	let extraTokens = 0;
 	let extraCost = 0;
@@ -211,7 +230,7 @@ export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]):
 		for (const s of fit) runs.add(s.runId);
 		const figures =
 			fit.length === 0
-				? BUILTIN_TASK_ESTIMATE
+				? (BUILTIN_BY_RUNTIME[task.runtime] ?? BUILTIN_TASK_ESTIMATE)
 				: {
 						tokens: Math.round(median(fit.map((s) => s.tokens))),
 						costUsd: median(fit.map((s) => s.costUsd)),
@@ -227,18 +246,24 @@ export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]):
 				extraCost += added.costUsd;
 				// The planner's dependents wait for what it added.
 				durationMs += added.spanMs;
-			} else atLeast = true;
+			} else plannerUnknown = true;
 		}
 		durations.push(durationMs);
 		return { id: task.id, ...figures, from, samples: fit.length };
 	});
 	const defaultTasks = perTask.filter((t) => t.from === EstimateSource.Default).length;
+	const morePasses = plan.morePasses ?? 0;
+	const openEnds = [
+		...(plannerUnknown ? ["what its planner adds"] : []),
+		...(morePasses > 0 ? [`up to ${morePasses} more pass${morePasses === 1 ? "" : "es"} of the --until check`] : []),
+	];
 	return {
 		tasks: plan.tasks.length + extraTasks,
 		tokens: Math.round(perTask.reduce((sum, t) => sum + t.tokens, extraTokens)),
 		costUsd: perTask.reduce((sum, t) => sum + t.costUsd, extraCost),
 		durationMs: plan.tasks.length === 0 ? 0 : Math.round(scheduledTime(plan, durations)),
-		atLeast,
+		atLeast: openEnds.length > 0,
+		openEnds,
 		directCallTokens: perTask.length === 0 ? 0 : Math.round(median(perTask.map((t) => t.tokens))),
 		pastRuns: runs.size,
 		defaultTasks,
@@ -271,6 +296,8 @@ function approxTime(ms: number): string {
 export function estimateLine(e: RunEstimate): string {
 	const cost = e.costUsd === 0 ? "" : e.costUsd < 0.01 ? " (<$0.01)" : ` (~$${e.costUsd.toFixed(2)})`;
 	const head = `${e.atLeast ? "at least" : "about"} ${e.tasks} task${e.tasks === 1 ? "" : "s"}`;
-	const more = e.atLeast ? ", and what its planner adds" : "";
+	const more = e.openEnds.length > 0 ? `, and ${e.openEnds.join(", and ")}` : "";
+	// A plan of commands and dry runs: crew counts no tokens of theirs, so there is none to compare.
+	if (e.tokens === 0) return `${head}, no tokens counted, ${approxTime(e.durationMs)}${more} (${e.basis})`;
 	return `${head}, ~${approxCount(e.tokens)} tokens${cost}, ${approxTime(e.durationMs)}${more}; a direct call to one agent ~${approxCount(e.directCallTokens)} tokens (${e.basis})`;
 }

@@ -16,10 +16,12 @@ export function estimatePlan(plan: Plan, history: readonly TaskSample[]): PlanEs
 		{
 			workflow: plan.workflow,
 			concurrency: plan.options.concurrency,
+			morePasses: Math.max(0, (plan.tasks.find((t) => t.until)?.until?.maxIterations ?? 1) - 1),
 			tasks: plan.tasks.map((t) => ({
 				id: t.id,
 				stepId: t.stepId,
 				agent: t.agent.name,
+				runtime: plan.options.runtime ?? t.agent.runtime,
 				model: t.agent.model ?? null,
 				dependsOn: t.dependsOn,
 				...(t.expand ? { expands: true } : {}),

@@ -12,7 +12,8 @@ type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
  * (imported runs and runs of a copied store come from elsewhere). A task's tokens and cost are
  * those of all its attempts; its duration is its last attempt's, the one that completed. Tasks
  * whose usage is a lower bound say nothing reliable and are left out. Every read walks an index:
- * the latest runs by rowid, their tasks and task data by primary key.
+ * the latest runs by rowid, their tasks and task data by primary key (CROSS JOIN keeps that order,
+ * where the planner might otherwise scan every task of the store).
  */
 export class HistoryQueries {
 	readonly #samples: Statement<[number], SampleRow>;
@@ -22,12 +23,13 @@ export class HistoryQueries {
 			`WITH recent AS (SELECT id, workflow FROM runs WHERE imported_at IS NULL ORDER BY rowid DESC LIMIT ?)
 			SELECT r.id AS runId, r.workflow, t.id AS taskId, t.step_id AS stepId,
 				d.spec ->> '$.agent.name' AS agent, d.spec ->> '$.agent.model' AS model,
+				(SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1) AS runtime,
 				d.spec ->> '$.plannedBy' AS plannedBy,
 				t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens, t.cost AS costUsd,
 				(julianday(t.finished_at) - julianday(t.started_at)) * 86400000 AS durationMs, t.finished_at AS finishedAt
 			FROM recent r
-			JOIN tasks t ON t.run_id = r.id
-			JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
+			CROSS JOIN tasks t ON t.run_id = r.id
+			CROSS JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			WHERE t.status = 'completed' AND t.usage_partial = 0 AND t.started_at IS NOT NULL AND t.finished_at IS NOT NULL`,
 		);
 	}

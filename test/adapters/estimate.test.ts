@@ -45,7 +45,8 @@ function pi1Program(): string {
 }
 
 test("a plan in a repository without runs is estimated from the builtin defaults, and says so", async () => {
-	const repo = new TestRepo().agent("worker");
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/worker.md", "---\nname: worker\nruntime: pi\n---\nYou work.\n");
 	repo.workflow("pair", [{ id: "draft" }, { id: "polish", dependsOn: ["draft"] }]);
 	const text = await crew(repo.dir, ["plan", "write it", "--workflow", "pair"]);
 	expect(text.code, text.stderr).toBe(0);

@@ -16,6 +16,7 @@ const task = (
 	id,
 	stepId: id,
 	agent,
+	runtime: "pi",
 	model: null,
 	dependsOn,
 	...extra,
@@ -34,6 +35,7 @@ const sample = (
 	taskId: stepId,
 	stepId,
 	agent,
+	runtime: "pi",
 	model: null,
 	plannedBy: null,
 	tokens,
@@ -43,8 +45,8 @@ const sample = (
 	...extra,
 });
 
-const run = (tasks: EstimateTask[], samples: TaskSample[], concurrency = 4) =>
-	estimateRun({ workflow: "wf", tasks, concurrency }, samples);
+const run = (tasks: EstimateTask[], samples: TaskSample[], concurrency = 4, morePasses = 0) =>
+	estimateRun({ workflow: "wf", tasks, concurrency, morePasses }, samples);
 
 test("without history every task takes the builtin defaults, and the basis says so", () => {
 	const estimate = run([task("a", "x"), task("b", "x", ["a"])], []);
@@ -165,4 +167,27 @@ test("the line gives tasks, tokens, cost, time and a direct call (the plan's med
 	expect(estimateLine(estimate)).toBe(
 		"about 3 tasks, ~40k tokens (~$0.30), ~3 min; a direct call to one agent ~8k tokens (from 5 past runs)",
 	);
+});
+
+test("history counts only on the same runtime: a dry run of a plan is not priced as its pi runs were", () => {
+	const samples = [sample("r1", "a", "x", 5000), sample("r2", "a", "x", 5000)];
+	const estimate = run(
+		[task("a", "x", [], { runtime: "dry-run" }), task("b", "x", [], { runtime: "command" })],
+		samples,
+	);
+	expect(estimate.perTask.map((t) => [t.id, t.from, t.tokens, t.costUsd])).toEqual([
+		["a", "default", 0, 0],
+		// A command's tokens are never counted, so none are expected.
+		["b", "default", 0, 0],
+	]);
+	expect(run([task("a", "x")], samples).perTask[0]).toMatchObject({ from: "step", tokens: 5000 });
+	expect(estimateLine(run([task("b", "x", [], { runtime: "command" })], []))).toBe(
+		"about 1 task, no tokens counted, ~1 min (builtin defaults, no history here)",
+	);
+});
+
+test("an --until loop makes the estimate one pass of several: at least, with the passes that may follow", () => {
+	const estimate = run([task("a", "x")], [], 4, 2);
+	expect(estimate.atLeast).toBe(true);
+	expect(estimateLine(estimate)).toMatch(/^at least 1 task, .*, and up to 2 more passes of the --until check; /);
 });
