@@ -8,6 +8,7 @@ import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
 import { CLI, crew, PI_1, TestRepo } from "../helpers.js";
 import { serverStarter } from "../scripted-model/servers.js";
+import { plannerRepo, untilRepo } from "./growing-runs.js";
 
 const startServer = serverStarter();
 const clients: Client[] = [];
@@ -21,6 +22,7 @@ interface EstimateJson {
 	costUsd: number;
 	durationMs: number;
 	atLeast: boolean;
+	openEnds: string[];
 	pastRuns: number;
 	basis: string;
 	line: string;
@@ -57,6 +59,34 @@ test("a plan in a repository without runs is estimated from the builtin defaults
 	const estimate = (JSON.parse(json.stdout) as { estimate: EstimateJson }).estimate;
 	expect(estimate).toMatchObject({ tasks: 2, tokens: 16_000, pastRuns: 0, basis: "builtin defaults, no history here" });
 	expect(estimate.perTask.map((t) => t.from)).toEqual(["default", "default"]);
+});
+
+test("a planner's tasks make the first estimate a lower bound; past runs of its workflow count what it added", async () => {
+	const { repo, args } = plannerRepo();
+	const planOf = async () => {
+		const plan = await crew(repo.dir, ["plan", "look", ...args, "--json"]);
+		expect(plan.code, plan.stderr).toBe(0);
+		return (JSON.parse(plan.stdout) as { estimate: EstimateJson }).estimate;
+	};
+	const before = await planOf();
+	expect(before).toMatchObject({ tasks: 2, atLeast: true, openEnds: ["what its planner adds"] });
+	expect(before.line).toMatch(
+		/^at least 2 tasks, .*, and what its planner adds \(builtin defaults, no history here\)$/,
+	);
+	const run = await crew(repo.dir, ["run", "look", ...args]);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const after = await planOf();
+	// assess and report, and the three tasks assess's plan added.
+	expect(after).toMatchObject({ tasks: 5, atLeast: false, openEnds: [], basis: "from 1 past run" });
+});
+
+test("the line before an --until run says that more passes may follow", async () => {
+	const { repo, args } = untilRepo();
+	const run = await crew(repo.dir, ["run", "loop it", ...args]);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	expect(run.stdout.split("\n")[1]).toBe(
+		"estimate: at least 3 tasks, no tokens counted, ~3 min, and up to 2 more passes of the --until check (builtin defaults, no history here)",
+	);
 });
 
 test("after five runs of a workflow by real pi 1.x, crew plan estimates the sixth run's tokens within 25%", async () => {
