@@ -6,15 +6,33 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
-import { CLI, crew, PI_1, TestRepo } from "../helpers.js";
+import { CLI, cancelLiveRuns, crew, PI_1, read, TestRepo, waitFor } from "../helpers.js";
 import { serverStarter } from "../scripted-model/servers.js";
 import { plannerRepo, untilRepo } from "./growing-runs.js";
 
 const startServer = serverStarter();
 const clients: Client[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
 	for (const client of clients.splice(0)) await client.close();
+	for (const dir of dirs.splice(0)) await cancelLiveRuns(dir);
 });
+
+/** A client of a `crew mcp` started in `dir`. */
+async function mcpClient(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
+	dirs.push(dir);
+	const transport = new StdioClientTransport({
+		command: process.execPath,
+		args: [CLI, "mcp"],
+		cwd: dir,
+		env: env as Record<string, string>,
+		stderr: "pipe",
+	});
+	const client = new Client({ name: "crew-test", version: "1.0.0" });
+	await client.connect(transport);
+	clients.push(client);
+	return client;
+}
 
 interface EstimateJson {
 	tasks: number;
@@ -78,6 +96,13 @@ test("a planner's tasks make the first estimate a lower bound; past runs of its 
 	const after = await planOf();
 	// assess and report, and the three tasks assess's plan added.
 	expect(after).toMatchObject({ tasks: 5, atLeast: false, openEnds: [], basis: "from 1 past run" });
+
+	// An agent's run is answered with the same line, read before the run joins the history.
+	const client = await mcpClient(repo.dir);
+	const started = await client.callTool({ name: "crew_run", arguments: { goal: "look", workflow: "adaptive" } });
+	const answer = started.structuredContent as { runId: string; estimate: string };
+	expect(answer.estimate).toBe(after.line);
+	await waitFor("the run completed", () => read(repo.dir, (r) => r.status(answer.runId).run.status === "completed"));
 });
 
 test("the line before an --until run says that more passes may follow", async () => {
@@ -150,16 +175,7 @@ test("after five runs of a workflow by real pi 1.x, crew plan estimates the sixt
 	expect(off).toBeLessThanOrEqual(0.25);
 
 	// The agent-facing plan carries the same estimate, from the history as it now is.
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: repo.dir,
-		env: env as Record<string, string>,
-		stderr: "pipe",
-	});
-	const client = new Client({ name: "crew-test", version: "1.0.0" });
-	await client.connect(transport);
-	clients.push(client);
+	const client = await mcpClient(repo.dir, env);
 	const answer = await client.callTool({
 		name: "crew_plan",
 		arguments: { goal: "the project, pass 7", workflow: "survey" },
