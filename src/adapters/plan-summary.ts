@@ -29,7 +29,7 @@ export interface PlanSummary {
 	readonly diagnostics: Plan["diagnostics"];
 	/** A workflow script's run has no tasks before it runs: the script's file and the roles it may call. */
 	readonly script?: { readonly file: string; readonly roles: readonly string[] };
-	/** What the run should cost and take, from this repository's history; absent for a workflow script. */
+	/** What the run should cost and take, from this repository's history. */
 	readonly estimate?: PlanEstimate;
 }
 
@@ -48,6 +48,7 @@ export function planSummary(plan: Plan, estimate?: PlanEstimate | null): PlanSum
 			criticalPath: [],
 			diagnostics,
 			script: { file: script.file, roles },
+			...(estimate ? { estimate } : {}),
 		};
 	}
 	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);

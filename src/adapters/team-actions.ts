@@ -129,8 +129,8 @@ export class TeamActions {
 		tasks: number;
 		workflow: string;
 		warnings: string[];
-		/** What the run should cost and take (see `crew plan`); absent for a workflow script. */
-		estimate?: string;
+		/** What the run should cost and take, as `crew plan` says. */
+		estimate: string;
 	}> {
 		const settings = loadSettings(this.project);
 		const { timeout, stallTimeout, ...input } = request;
@@ -158,7 +158,7 @@ export class TeamActions {
 				tasks: plan.tasks.length,
 				workflow: plan.workflow,
 				warnings,
-				...(estimate ? { estimate: estimate.line } : {}),
+				estimate: estimate.line,
 			};
 		});
 	}

@@ -278,26 +278,35 @@ function basisText(pastRuns: number, defaultTasks: number, tasks: number): strin
 	return defaultTasks === 0 ? from : `${from}; builtin defaults for ${defaultTasks} of ${tasks} tasks`;
 }
 
-/** Two significant figures: 950, 8.2k, 40k, 1.2M. */
-function approxCount(n: number): string {
-	const v = Number(n.toPrecision(2));
-	if (v >= 1e6) return `${Number((v / 1e6).toPrecision(2))}M`;
-	if (v >= 1e3) return `${Number((v / 1e3).toPrecision(2))}k`;
-	return String(v);
-}
-
-function approxTime(ms: number): string {
-	if (ms < 60_000) return `~${Math.max(1, Math.round(ms / 1000))} s`;
-	if (ms < 90 * 60_000) return `~${Math.round(ms / 60_000)} min`;
-	return `~${(ms / 3_600_000).toFixed(1)} h`;
-}
-
-/** "about 6 tasks, ~40k tokens (~$0.30), ~3 min; a direct call to one agent ~8k tokens (from 5 past runs)". */
-export function estimateLine(e: RunEstimate): string {
-	const cost = e.costUsd === 0 ? "" : e.costUsd < 0.01 ? " (<$0.01)" : ` (~$${e.costUsd.toFixed(2)})`;
-	const head = `${e.atLeast ? "at least" : "about"} ${e.tasks} task${e.tasks === 1 ? "" : "s"}`;
-	const more = e.openEnds.length > 0 ? `, and ${e.openEnds.join(", and ")}` : "";
-	// A plan of commands and dry runs: crew counts no tokens of theirs, so there is none to compare.
-	if (e.tokens === 0) return `${head}, no tokens counted, ${approxTime(e.durationMs)}${more} (${e.basis})`;
-	return `${head}, ~${approxCount(e.tokens)} tokens${cost}, ${approxTime(e.durationMs)}${more}; a direct call to one agent ~${approxCount(e.directCallTokens)} tokens (${e.basis})`;
+/**
+ * What a run of workflow script `workflow` should cost and take: its tasks are made as it runs,
+ * so the figures are the medians of its past runs here as wholes (tasks, tokens, cost, and the
+ * time from the first task's start to the last one's end); without any, the estimate says so.
+ */
+export function estimateScriptRun(workflow: string, samples: readonly TaskSample[]): RunEstimate {
+	const runs = groupBy(
+		samples.filter((s) => s.workflow === workflow),
+		(s) => s.runId,
+	);
+	const perRun = [...runs.values()].map((tasks) => ({
+		tasks: tasks.length,
+		tokens: tasks.reduce((sum, t) => sum + t.tokens, 0),
+		costUsd: tasks.reduce((sum, t) => sum + t.costUsd, 0),
+		spanMs: Math.max(...tasks.map((t) => t.finishedAt)) - Math.min(...tasks.map((t) => t.finishedAt - t.durationMs)),
+	}));
+	const tokens = [...runs.values()].flat().map((t) => t.tokens);
+	const of = (pick: (r: (typeof perRun)[number]) => number) => (perRun.length === 0 ? 0 : median(perRun.map(pick)));
+	return {
+		tasks: Math.round(of((r) => r.tasks)),
+		tokens: Math.round(of((r) => r.tokens)),
+		costUsd: of((r) => r.costUsd),
+		durationMs: Math.round(of((r) => r.spanMs)),
+		atLeast: perRun.length === 0,
+		openEnds: perRun.length === 0 ? ["the tasks its script makes"] : [],
+		directCallTokens: tokens.length === 0 ? 0 : Math.round(median(tokens)),
+		pastRuns: perRun.length,
+		defaultTasks: 0,
+		basis: perRun.length === 0 ? "no past runs of this workflow here" : basisText(perRun.length, 0, 0),
+		perTask: [],
+	};
 }

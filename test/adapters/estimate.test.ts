@@ -8,7 +8,7 @@ import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
 import { CLI, cancelLiveRuns, crew, PI_1, read, TestRepo, waitFor } from "../helpers.js";
 import { serverStarter } from "../scripted-model/servers.js";
-import { plannerRepo, untilRepo } from "./growing-runs.js";
+import { plannerRepo, scriptRepo, untilRepo } from "./growing-runs.js";
 
 const startServer = serverStarter();
 const clients: Client[] = [];
@@ -103,6 +103,22 @@ test("a planner's tasks make the first estimate a lower bound; past runs of its 
 	const answer = started.structuredContent as { runId: string; estimate: string };
 	expect(answer.estimate).toBe(after.line);
 	await waitFor("the run completed", () => read(repo.dir, (r) => r.status(answer.runId).run.status === "completed"));
+});
+
+test("a workflow script's run is not known before its first run, then estimated from its past runs", async () => {
+	const { repo, args } = scriptRepo();
+	const before = await crew(repo.dir, ["plan", "check", ...args]);
+	expect(before.code, before.stderr).toBe(0);
+	expect(before.stdout).toContain(
+		"estimate: not known before it runs: the tasks its script makes (no past runs of this workflow here)\n",
+	);
+	const run = await crew(repo.dir, ["run", "check", ...args]);
+	expect(run.code, run.stdout + run.stderr).toBe(0);
+	const after = await crew(repo.dir, ["plan", "check", ...args, "--json"]);
+	const estimate = (JSON.parse(after.stdout) as { estimate: EstimateJson }).estimate;
+	// Two reviews and a test.
+	expect(estimate).toMatchObject({ tasks: 3, tokens: 0, atLeast: false, basis: "from 1 past run" });
+	expect(estimate.line).toMatch(/^about 3 tasks, no tokens counted, ~\d+ s \(from 1 past run\)$/);
 });
 
 test("the line before an --until run says that more passes may follow", async () => {

@@ -1,9 +1,10 @@
 import { expect, test } from "vitest";
+import { estimateLine } from "../../src/core/estimate-line.js";
 import {
 	BUILTIN_TASK_ESTIMATE,
 	type EstimateTask,
-	estimateLine,
 	estimateRun,
+	estimateScriptRun,
 	type TaskSample,
 } from "../../src/core/run-estimate.js";
 
@@ -190,4 +191,26 @@ test("an --until loop makes the estimate one pass of several: at least, with the
 	const estimate = run([task("a", "x")], [], 4, 2);
 	expect(estimate.atLeast).toBe(true);
 	expect(estimateLine(estimate)).toMatch(/^at least 1 task, .*, and up to 2 more passes of the --until check; /);
+});
+
+test("a workflow script's run is estimated from its past runs as wholes, or said to be unknown", () => {
+	const none = estimateScriptRun("wf", [sample("r1", "a", "x", 100, { workflow: "another" })]);
+	expect(none).toMatchObject({ tasks: 0, atLeast: true, pastRuns: 0 });
+	expect(estimateLine(none)).toBe(
+		"not known before it runs: the tasks its script makes (no past runs of this workflow here)",
+	);
+	const samples = [
+		// r1: two tasks, 1 s then 2 s, one after the other; r2: one task; r3: three tasks at once.
+		sample("r1", "a", "x", 1000, { finishedAt: 11_000, durationMs: 1000 }),
+		sample("r1", "b", "y", 3000, { finishedAt: 13_000, durationMs: 2000 }),
+		sample("r2", "a", "x", 2000, { finishedAt: 21_000, durationMs: 5000 }),
+		sample("r3", "a", "x", 1000, { finishedAt: 31_000, durationMs: 4000 }),
+		sample("r3", "b", "x", 1000, { finishedAt: 31_000, durationMs: 4000 }),
+		sample("r3", "c", "x", 1000, { finishedAt: 31_000, durationMs: 4000 }),
+	];
+	const estimate = estimateScriptRun("wf", samples);
+	// Per run: 2, 1 and 3 tasks; 4000, 2000 and 3000 tokens; 3, 5 and 4 s.
+	expect(estimate).toMatchObject({ tasks: 2, tokens: 3000, durationMs: 4000, atLeast: false, pastRuns: 3 });
+	expect(estimate.directCallTokens).toBe(1000);
+	expect(estimate.basis).toBe("from 3 past runs");
 });

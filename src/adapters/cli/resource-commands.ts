@@ -137,7 +137,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
 	if (summary.script) {
 		process.stdout.write(
-			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n`,
+			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n${summary.estimate ? `estimate: ${summary.estimate.line}\n` : ""}`,
 		);
 		return Exit.Ok;
 	}
