@@ -207,10 +207,12 @@ function scheduledTime(plan: EstimatePlan, durations: readonly number[]): number
 
 /**
  * What a run of `plan` should cost and take, from `samples` (completed tasks of this repository's
- * recent runs). Each task takes the median of the samples that fit it best: its workflow step's on
- * the same agent and model, else its agent's on that model, else its agent's, else the builtin
- * defaults. A planner's additions are the medians of what it added in past runs of the workflow;
- * without such runs the estimate is a lower bound. Time is along the graph, not a sum.
+ * recent runs). Each task takes the median of the samples that fit it best (`EstimateSource`): its
+ * workflow step's on the same agent, runtime and model, else its agent's on that runtime and
+ * model, else its agent's on that runtime, else the builtin defaults. A planner's additions are the
+ * medians of what it added in past runs of the workflow; without such runs the estimate is a lower
+ * bound. Time is along the graph with the concurrency limit, not a sum; per-role limits are not
+ * modelled.
  */
 export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]): RunEstimate {
 	const own = samples.filter((s) => s.plannedBy === null);
