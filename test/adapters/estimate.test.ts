@@ -186,7 +186,7 @@ test("after five runs of a workflow by real pi 1.x, crew plan estimates the sixt
 	const off = Math.abs(estimate.tokens - actual) / actual;
 	const took = Date.parse(run.finishedAt) - Date.parse(run.createdAt);
 	process.stdout.write(
-		`estimate ${estimate.tokens} tokens vs actual ${actual} (${(off * 100).toFixed(1)}% off); ${estimate.durationMs} ms vs ${took} ms\n`,
+		`${estimate.line}\nestimate ${estimate.tokens} tokens vs actual ${actual} (${(off * 100).toFixed(1)}% off); ${estimate.durationMs} ms vs ${took} ms\n`,
 	);
 	expect(off).toBeLessThanOrEqual(0.25);
 
