@@ -1,5 +1,6 @@
 import { buildDag, criticalPath, levels } from "../core/dag.js";
 import { taskOrder } from "../core/task-order.js";
+import type { PlanEstimate } from "../engine/plan-estimate.js";
 import type { Plan } from "../engine/planner.js";
 
 /** A plan as `crew plan --json`, the MCP server and the pi extension give it. */
@@ -28,9 +29,11 @@ export interface PlanSummary {
 	readonly diagnostics: Plan["diagnostics"];
 	/** A workflow script's run has no tasks before it runs: the script's file and the roles it may call. */
 	readonly script?: { readonly file: string; readonly roles: readonly string[] };
+	/** What the run should cost and take, from this repository's history. */
+	readonly estimate?: PlanEstimate;
 }
 
-export function planSummary(plan: Plan): PlanSummary {
+export function planSummary(plan: Plan, estimate?: PlanEstimate | null): PlanSummary {
 	const script = plan.options.script;
 	if (script) {
 		const { goal, team, workflow, diagnostics } = plan;
@@ -45,6 +48,7 @@ export function planSummary(plan: Plan): PlanSummary {
 			criticalPath: [],
 			diagnostics,
 			script: { file: script.file, roles },
+			...(estimate ? { estimate } : {}),
 		};
 	}
 	const dag = buildDag(plan.tasks, `workflow ${plan.workflow}`);
@@ -72,5 +76,6 @@ export function planSummary(plan: Plan): PlanSummary {
 		parallelGroups: Array.from({ length: depth }, (_, l) => dag.order.filter((i) => level[i] === l).map(id)),
 		criticalPath: criticalPath(dag).map(id),
 		diagnostics: plan.diagnostics,
+		...(estimate ? { estimate } : {}),
 	};
 }

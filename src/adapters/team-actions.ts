@@ -5,6 +5,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
 import { Crew } from "../engine/crew.js";
+import { estimateFromStore } from "../engine/plan-estimate.js";
 import { type PlanInput, planRun } from "../engine/planner.js";
 import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
@@ -118,13 +119,19 @@ export class TeamActions {
 				cwd: this.project.root,
 			},
 		);
-		return planSummary(plan);
+		return planSummary(plan, estimateFromStore(plan, this.project));
 	}
 
 	/** Plans and creates the run, and hands it to a background runner; returns once that holds it. */
-	async run(
-		request: RunRequest,
-	): Promise<{ runId: string; status: string; tasks: number; workflow: string; warnings: string[] }> {
+	async run(request: RunRequest): Promise<{
+		runId: string;
+		status: string;
+		tasks: number;
+		workflow: string;
+		warnings: string[];
+		/** What the run should cost and take, as `crew plan` says. */
+		estimate: string;
+	}> {
 		const settings = loadSettings(this.project);
 		const { timeout, stallTimeout, ...input } = request;
 		const limits = runLimits({ timeout, stallTimeout }, settings);
@@ -137,13 +144,22 @@ export class TeamActions {
 				concurrencyCap: settings.maxConcurrency,
 				budget: settings.budget,
 			});
+			// Read before the run joins the history it reads.
+			const estimate = estimateFromStore(plan, this.project);
 			const runId = crew.create(plan);
 			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 			const warnings = [
 				...settings.warnings,
 				...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
 			];
-			return { runId, status: runner.status, tasks: plan.tasks.length, workflow: plan.workflow, warnings };
+			return {
+				runId,
+				status: runner.status,
+				tasks: plan.tasks.length,
+				workflow: plan.workflow,
+				warnings,
+				estimate: estimate.line,
+			};
 		});
 	}
 

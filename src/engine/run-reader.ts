@@ -2,6 +2,7 @@ import type { Project } from "../config/project.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { activityLine, logEntry } from "../core/log-line.js";
+import type { TaskSample } from "../core/run-estimate.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import { taskOrder } from "../core/task-order.js";
 import {
@@ -18,6 +19,7 @@ import {
 } from "../core/types.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
+import { HistoryQueries } from "../store/history-queries.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { MetricQueries, type StoredCounts } from "../store/metric-queries.js";
 import { RUNNER_GONE, RunQueries } from "../store/run-queries.js";
@@ -282,6 +284,11 @@ export class RunReader {
 	/** A run's usage summed per role and per model. */
 	usageBy(runId?: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
 		return this.#q().usageBy(this.#runId(runId));
+	}
+
+	/** Completed tasks of this repository's latest runs, for estimates; none before its first run. */
+	taskHistory(): TaskSample[] {
+		return this.#db ? new HistoryQueries(this.#db).samples() : [];
 	}
 
 	runs(): RunRecord[] {

@@ -4,6 +4,7 @@ import { TrustStore } from "../../config/trust.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { matchHints } from "../../core/routing.js";
 import type { FailurePolicy } from "../../core/types.js";
+import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { planRun } from "../../engine/planner.js";
 import { validateResources } from "../../engine/validate.js";
 import { type Diagnostic, diagnosticText } from "../../resources/frontmatter.js";
@@ -128,7 +129,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 		},
 		{ loader: loader(), runtimes: RuntimeRegistry.standard(), cwd: project.root },
 	);
-	const summary = planSummary(plan);
+	const summary = planSummary(plan, estimateFromStore(plan, project));
 	if (flags.json) {
 		process.stdout.write(`${JSON.stringify(summary)}\n`);
 		return Exit.Ok;
@@ -136,7 +137,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
 	if (summary.script) {
 		process.stdout.write(
-			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n`,
+			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n${summary.estimate ? `estimate: ${summary.estimate.line}\n` : ""}`,
 		);
 		return Exit.Ok;
 	}
@@ -161,6 +162,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 	}
 	const critical = summary.criticalPath;
 	lines.push(`critical path: ${critical.join(" → ")} (${critical.length} steps)`);
+	if (summary.estimate) lines.push(`estimate: ${summary.estimate.line}`);
 	process.stdout.write(`${lines.join("\n")}\n`);
 	return Exit.Ok;
 }

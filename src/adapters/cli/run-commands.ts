@@ -6,6 +6,7 @@ import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
+import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
@@ -124,13 +125,16 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 			},
 		});
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
+		// Read before the run joins the history it reads.
+		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
 		const runId = crew.create(plan);
+		if (estimate && flags.detach) process.stdout.write(`estimate: ${estimate.line}\n`);
 		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
 		if (!flags.json) {
 			const what = plan.options.script
 				? `workflow script ${plan.workflow}: its tasks appear as it runs`
 				: `${plan.tasks.length} tasks, workflow ${plan.workflow}`;
-			process.stdout.write(`run ${runId}: ${what}\n`);
+			process.stdout.write(`run ${runId}: ${what}\n${estimate ? `estimate: ${estimate.line}\n` : ""}`);
 		}
 		return await foreground(crew, runId, view, flags.json === true, quiet);
 	} finally {

@@ -36,7 +36,7 @@ export const TOOL_SPECS = {
 	},
 	crew_plan: {
 		description:
-			"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path); nothing runs.",
+			"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path) and an estimate of its tokens, cost and time from this repository's past runs; nothing runs.",
 		input: { goal, workflow, team },
 	},
 	crew_run: {

@@ -8,7 +8,7 @@ const MOST_SHOWN = 20_000;
 export function answerText(action: string, answer: Record<string, unknown>): string {
 	switch (action) {
 		case "run":
-			return `Started crew run ${answer.runId} (${answer.tasks} tasks of workflow ${answer.workflow}), now ${answer.status}, in the background. Its report comes back here when it ends; team action=status shows it any time.`;
+			return `Started crew run ${answer.runId} (${answer.tasks} tasks of workflow ${answer.workflow}), now ${answer.status}, in the background. Its report comes back here when it ends; team action=status shows it any time.${answer.estimate ? ` Estimate: ${answer.estimate}.` : ""}`;
 		case "status":
 			return statusText(answer as unknown as StatusJson);
 		case "result":

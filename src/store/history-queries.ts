@@ -1,0 +1,47 @@
+import type { Statement } from "better-sqlite3";
+import type { TaskSample } from "../core/run-estimate.js";
+import type { Db } from "./database.js";
+
+/** Past runs an estimate reads at most: the latest, so a changed team or model soon shows. */
+export const HISTORY_RUNS = 50;
+
+type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
+
+/**
+ * The history a run's estimate reads: completed tasks of the store's latest runs made here
+ * (imported runs and runs of a copied store come from elsewhere). A task's tokens and cost are
+ * those of all its attempts; its duration is its last attempt's, the one that completed. Tasks
+ * whose usage is a lower bound say nothing reliable and are left out. Every read walks an index:
+ * the latest runs by rowid, their tasks and task data by primary key (CROSS JOIN keeps that order,
+ * where the planner might otherwise scan every task of the store).
+ */
+export class HistoryQueries {
+	readonly #samples: Statement<[number], SampleRow>;
+
+	constructor(db: Db) {
+		this.#samples = db.prepare(
+			`WITH recent AS (SELECT id, workflow FROM runs WHERE imported_at IS NULL ORDER BY rowid DESC LIMIT ?)
+			SELECT r.id AS runId, r.workflow, t.id AS taskId, t.step_id AS stepId,
+				d.spec ->> '$.agent.name' AS agent, d.spec ->> '$.agent.model' AS model,
+				(SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1) AS runtime,
+				d.spec ->> '$.plannedBy' AS plannedBy,
+				t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens, t.cost AS costUsd,
+				(julianday(t.finished_at) - julianday(t.started_at)) * 86400000 AS durationMs, t.finished_at AS finishedAt
+			FROM recent r
+			CROSS JOIN tasks t ON t.run_id = r.id
+			CROSS JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
+			WHERE t.status = 'completed' AND t.usage_partial = 0 AND t.started_at IS NOT NULL AND t.finished_at IS NOT NULL`,
+		);
+	}
+
+	/** Completed tasks of the latest `runs` runs made here. */
+	samples(runs = HISTORY_RUNS): TaskSample[] {
+		return this.#samples.all(runs).map((row) => ({
+			...row,
+			model: row.model ?? null,
+			plannedBy: row.plannedBy ?? null,
+			durationMs: Math.max(0, Math.round(row.durationMs)),
+			finishedAt: Date.parse(row.finishedAt),
+		}));
+	}
+}
