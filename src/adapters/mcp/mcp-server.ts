@@ -1,9 +1,12 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { loadSettings } from "../../config/settings.js";
-import { CrewError, ErrorCode } from "../../core/errors.js";
+import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
+import { AGENT_WAIT_MS } from "../agent-request.js";
+import { MAX_WAITED_RUNS, type WaitOptions } from "../run-waiting.js";
 import type { TeamActions } from "../team-actions.js";
 
 const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
@@ -43,6 +46,38 @@ function reply(result: object): CallToolResult {
 function checkNesting(actions: TeamActions, env: NodeJS.ProcessEnv, tool: string): void {
 	const refusal = nestingRefusal(tool, nestingDepth(env), loadSettings(actions.project, env).nesting?.maxDepth);
 	if (refusal) throw new CrewError(ErrorCode.Conflict, refusal);
+}
+
+/** Time between progress notifications while a call waits for runs, in ms. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * A wait that ends when the client cancels the call, and tells a client that asked for progress
+ * that it goes on every 10 s, so a client whose timeout restarts on progress does not give up.
+ */
+function waitOptions(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): WaitOptions {
+	const token = extra._meta?.progressToken;
+	let next = PROGRESS_EVERY_MS;
+	return {
+		signal: extra.signal,
+		...(token !== undefined
+			? {
+					onProgress: (waitedMs: number) => {
+						if (waitedMs < next) return;
+						next = waitedMs + PROGRESS_EVERY_MS;
+						extra
+							.sendNotification({
+								method: "notifications/progress",
+								params: { progressToken: token, progress: Math.floor(waitedMs / 1000), message: "waiting for the run" },
+							})
+							.catch((error: unknown) => {
+								// The wait goes on: its answer reaches the client, or fails, as any answer does.
+								process.stderr.write(`crew mcp: a progress notice was not sent: ${errorMessage(error)}\n`);
+							});
+					},
+				}
+			: {}),
+	};
 }
 
 /** `env` is the server's environment: it says whether the server runs inside a crew worker. */
@@ -101,6 +136,72 @@ export function createMcpServer(
 			checkNesting(actions, env, "crew_run");
 			return reply(await actions.run(args));
 		},
+	);
+	tool(
+		"crew_agent",
+		{
+			description:
+				"Run one agent on one task (a one-task crew run: stored, budgeted, cancellable like any run). In the foreground (default) it waits for the end, at most waitSeconds, and answers {runId, taskId, agent, status, ended, result}; if it has not ended by then, join it with crew_wait. With background: true it answers {runId, taskId, agent, status} at once; several in the background and one crew_wait with all their runIds run them as a batch.",
+			inputSchema: {
+				task: z.string().min(1).describe("what the agent is to do, in words: its whole prompt"),
+				agent: z
+					.string()
+					.min(1)
+					.optional()
+					.describe("the agent's name (see crew_list agents); default: executor, crew's general implementer"),
+				model: z.string().min(1).optional().describe("the agent's model, e.g. anthropic/claude-sonnet-4-5"),
+				runtime: z.string().min(1).optional().describe("its runtime: pi, claude, codex, command or dry-run"),
+				workspace: z
+					.enum(["shared", "worktree"])
+					.optional()
+					.describe("worktree: it works in a git worktree of its own, its work on branch crew/<runId>"),
+				budgetTokens: z.number().int().min(1).optional().describe("cap on the run's tokens; the agent stops there"),
+				budgetUsd: z.number().positive().optional().describe("cap on the run's cost in US dollars"),
+				timeout: limit.describe(
+					"wall-clock limit of its attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
+				),
+				background: z.boolean().optional().describe("answer at once with the runId instead of waiting; default false"),
+				waitSeconds: z
+					.number()
+					.int()
+					.min(0)
+					.max(AGENT_WAIT_MS / 1000)
+					.optional()
+					.describe("in the foreground, the longest to wait for the end; default and most 600"),
+			},
+		},
+		async ({ background, waitSeconds, ...request }, extra) => {
+			checkNesting(actions, env, "crew_agent");
+			return reply(
+				await actions.agent(
+					{
+						...request,
+						wait: background !== true,
+						...(waitSeconds !== undefined ? { waitMs: waitSeconds * 1000 } : {}),
+					},
+					waitOptions(extra),
+				),
+			);
+		},
+	);
+	tool(
+		"crew_wait",
+		{
+			description:
+				"Wait until every listed run has ended (or waits for an approval), at most timeoutSeconds, and answer each run's {runId, status, ended, result}: a crew_agent run's result, a workflow script's result, or for other runs the results of their last tasks. timedOut: true when some had not ended; ask again.",
+			inputSchema: {
+				runIds: z.array(runId).min(1).max(MAX_WAITED_RUNS).describe("the runs to wait for, one or more"),
+				timeoutSeconds: z
+					.number()
+					.int()
+					.min(0)
+					.max(AGENT_WAIT_MS / 1000)
+					.optional()
+					.describe("the longest to wait; default and most 600"),
+			},
+		},
+		async ({ runIds, timeoutSeconds }, extra) =>
+			reply(await actions.wait(runIds, (timeoutSeconds ?? AGENT_WAIT_MS / 1000) * 1000, waitOptions(extra))),
 	);
 	tool(
 		"crew_status",
