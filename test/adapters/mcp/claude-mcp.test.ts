@@ -65,7 +65,12 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		const child = execFile(
 			CLAUDE,
 			args,
-			{ cwd: repo.dir, env: { PATH: process.env.PATH, ...scripted.env }, timeout: 120_000 },
+			// Without this Claude Code offers MCP tools through its tool search, not directly.
+			{
+				cwd: repo.dir,
+				env: { PATH: process.env.PATH, ...scripted.env, ENABLE_TOOL_SEARCH: "false" },
+				timeout: 120_000,
+			},
 			(error, out, err) => done({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
 		);
 		// The prompt is an argument: Claude Code must not wait for more on stdin.
