@@ -149,7 +149,7 @@ function program(setExit: (code: number) => void): Command {
 			"run one agent on one task, as a one-task run (workflow agent:<name>); prints its result, or with --background its run id",
 		)
 		.argument("<task>", "what the agent is to do; - reads it from standard input")
-		.option("-a, --agent <name>", "the agent (see crew list agents)", "executor")
+		.option("-a, --agent <name>", "the agent, see crew list agents (default: executor, crew's general implementer)")
 		.option("--runtime <name>", "its runtime: pi, claude, codex, command or dry-run")
 		.option("-m, --model <model>", "its model (its fallbackModels still follow)")
 		.addOption(

@@ -160,6 +160,9 @@ export function createMcpServer(
 				timeout: limit.describe(
 					"wall-clock limit of its attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
 				),
+				stallTimeout: limit.describe(
+					"limit on time its attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m",
+				),
 				background: z.boolean().optional().describe("answer at once with the runId instead of waiting; default false"),
 				waitSeconds: z
 					.number()
