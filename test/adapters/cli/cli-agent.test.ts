@@ -6,7 +6,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { actThenReport } from "../../../src/scripted-model/turns.js";
-import { cancelLiveRuns, crew, gitRepo, spenderProgram, TestRepo, waitFor } from "../../helpers.js";
+import {
+	cancelLiveRuns,
+	crew,
+	crewProcess,
+	exitOf,
+	gitRepo,
+	spenderProgram,
+	TestRepo,
+	waitFor,
+} from "../../helpers.js";
 import { serverStarter } from "../../scripted-model/servers.js";
 
 const startServer = serverStarter();
@@ -146,6 +155,36 @@ test("crew agent --background prints the run id at once; the run can be cancelle
 	expect(["queued", "running", "completed"]).toContain(answer.status);
 	await untilEnded(repo.dir, answer.runId);
 	expect((await crew(repo.dir, ["result", answer.runId])).stdout).toBe(
+		"waiting for gate waiter\ngate waiter opened\ndone waiter\n",
+	);
+});
+
+test("Ctrl-C stops a foreground crew agent: it exits 130 naming crew resume, which finishes the task", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	const gates = join(repo.dir, "gates");
+	mkdirSync(gates);
+	repo.agent("waiter", `--gate ${gates}`);
+	const child = crewProcess(repo.dir, ["agent", "wait for it", "--agent", "waiter"]);
+	let stdout = "";
+	let stderr = "";
+	child.stdout?.on("data", (chunk) => {
+		stdout += chunk;
+	});
+	child.stderr?.on("data", (chunk) => {
+		stderr += chunk;
+	});
+	await waitFor("the waiter started", () => repo.starts("waiter").length === 1);
+	child.kill("SIGINT");
+	await exitOf(child);
+	expect(child.exitCode, stderr).toBe(130);
+	expect(stdout).toBe("");
+	const runId = /next: crew resume (\S+)/.exec(stderr)?.[1] as string;
+	expect(runId, stderr).toBeDefined();
+	writeFileSync(join(gates, "waiter"), "");
+	const resumed = await crew(repo.dir, ["resume", runId]);
+	expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+	expect((await crew(repo.dir, ["result", runId])).stdout).toBe(
 		"waiting for gate waiter\ngate waiter opened\ndone waiter\n",
 	);
 });
