@@ -211,3 +211,21 @@ test("crew agent --workspace worktree works in a worktree of its own and leaves 
 	const shown = execFileSync("git", ["show", `crew/${runId}:made.txt`], { cwd: repo.dir, encoding: "utf8" });
 	expect(shown).toBe("made\n");
 });
+
+test("a crew agent run exported elsewhere reruns there as the same one-agent run, with that repository's agent", async () => {
+	const source = new TestRepo().agent("worker", "--answer");
+	const done = await crew(source.dir, ["agent", "write the notes", "--agent", "worker"]);
+	expect(done.code, done.stderr).toBe(0);
+	const runId = (JSON.parse((await crew(source.dir, ["runs", "--json"])).stdout) as { id: string }[])[0]?.id as string;
+	const file = join(source.dir, "agent-run.json");
+	expect((await crew(source.dir, ["export", runId, "--output", file])).code).toBe(0);
+
+	const target = new TestRepo().agent("worker", "--say elsewhere");
+	const rerun = await crew(target.dir, ["import", "--rerun", file, "--json"]);
+	expect(rerun.code, rerun.stderr).toBe(0);
+	const again = JSON.parse(rerun.stdout.trim().split("\n").at(-1) ?? "{}") as { runId: string; status: string };
+	expect(again.status).toBe("completed");
+	const status = await statusOf(target.dir, again.runId);
+	expect(status.run).toMatchObject({ goal: "write the notes", workflow: "agent:worker", team: null });
+	expect((await crew(target.dir, ["result", again.runId])).stdout).toBe("elsewhere\n");
+});
