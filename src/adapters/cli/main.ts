@@ -146,18 +146,13 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("agent")
 		.description(
-			"run one agent on one task, as a one-task run (workflow agent:<name>); prints its result, or with --background its run id",
+			"one agent on one task, as a run of workflow agent:<name>; prints its result (--background: its run id)",
 		)
 		.argument("<task>", "what the agent is to do; - reads it from standard input")
 		.option("-a, --agent <name>", "the agent, see crew list agents (default: executor, crew's general implementer)")
 		.option("--runtime <name>", "its runtime: pi, claude, codex, command or dry-run")
 		.option("-m, --model <model>", "its model (its fallbackModels still follow)")
-		.addOption(
-			new Option("--workspace <mode>", "worktree: it works in a git worktree of its own").choices([
-				"shared",
-				"worktree",
-			]),
-		)
+		.addOption(new Option("--workspace <mode>", "worktree: a worktree of its own").choices(["shared", "worktree"]))
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
 		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))
