@@ -103,6 +103,13 @@ test("crew agent refuses an unknown agent, naming it and the near names", async 
 	const path = await crew(repo.dir, ["agent", "x", "--agent", "../worker"]);
 	expect(path.code).toBe(2);
 	expect(path.stderr).toMatch(/invalid agent "..\/worker": expected an agent's name/);
+	// The workflow crew agent runs is one crew run and crew plan take by name too, without a team.
+	const plan = await crew(repo.dir, ["plan", "x", "--workflow", "agent:worker", "--json"]);
+	expect(plan.code, plan.stderr).toBe(0);
+	expect(JSON.parse(plan.stdout)).toMatchObject({ workflow: "agent:worker", order: ["worker"] });
+	const teamed = await crew(repo.dir, ["run", "x", "--workflow", "agent:worker", "--team", "default"]);
+	expect(teamed.code).toBe(2);
+	expect(teamed.stderr).toContain("workflow agent:worker runs that one agent: it takes no team (got 'default')");
 });
 
 test("crew agent without --agent runs crew's executor, on the model asked for", async () => {
