@@ -1,7 +1,8 @@
 /**
  * crew's overhead over calling an agent CLI directly, for the same one-step task: for pi, Claude
- * Code and Codex, against the scripted model server. Each round runs the task three ways, in
- * rotating order: through `crew run` (a process of its own, as a person runs it), through crew's
+ * Code and Codex, against the scripted model server. Each round runs the task four ways, in
+ * rotating order: through `crew run` of a one-step workflow and through `crew agent` (one agent on
+ * one task, no workflow file), each a process of its own as a person runs them, through crew's
  * engine in this process (as the MCP server and the pi extension run it), and as the CLI alone
  * with the same flags crew passes (taken from crew's own argument builders). Extra wall time and
  * extra prompt tokens (from the server's request log) are medians of the per-round differences.
@@ -38,15 +39,17 @@ const EXECUTOR_PROMPT = readFileSync(join(ROOT, "examples", "crew", "agents", "s
 
 const CLIS = { pi: piCli, claude: claudeCli, codex: codexCli };
 const PROGRAMS = {
-	pi: piCli.defaultCommand(),
+	pi: piCli.defaultCommand(process.env),
 	claude: [join(ROOT, "node_modules", ".bin", "claude")],
 	codex: [join(ROOT, "node_modules", ".bin", "codex")],
 };
 
-function timed(file, args, options) {
+/** Runs `file` to its end, with `input` on its stdin (closed at once without it). */
+function timed(file, args, options, input) {
 	return new Promise((resolve, reject) => {
 		const started = process.hrtime.bigint();
-		const child = spawn(file, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(file, args, { ...options, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+		if (input !== undefined) child.stdin.end(input);
 		let out = "";
 		let err = "";
 		child.stdout.on("data", (chunk) => {
@@ -127,11 +130,22 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 		if (status !== "completed") throw new Error(`crew run ended ${status}`);
 		return { ms, ...promptTokensSince(server, from) };
 	};
+	const viaAgent = async () => {
+		rmSync(join(project, "out.txt"), { force: true });
+		const from = server.requests.length;
+		const { ms, out } = await timed(process.execPath, [BIN, "agent", TASK, "--agent", "agent", "--json"], {
+			cwd: project,
+			env: crewEnv,
+		});
+		const status = JSON.parse(out.trim().split("\n").pop() ?? "{}").status;
+		if (status !== "completed") throw new Error(`crew agent ended ${status}`);
+		return { ms, ...promptTokensSince(server, from) };
+	};
 	const inProcess = async () => {
 		rmSync(join(project, "out.txt"), { force: true });
 		const from = server.requests.length;
 		const started = process.hrtime.bigint();
-		const runId = engine.create(engine.plan({ goal: TASK, workflow: "one", retries: 0 }));
+		const runId = engine.create(await engine.plan({ goal: TASK, workflow: "one", retries: 0 }));
 		const status = await engine.execute(runId);
 		const ms = Number(process.hrtime.bigint() - started) / 1e6;
 		if (status !== "completed") throw new Error(`in-process run ended ${status}`);
@@ -140,18 +154,18 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const alone = async () => {
 		rmSync(join(direct, "out.txt"), { force: true });
 		const from = server.requests.length;
-		const { ms } = await timed(program, directArgs, { cwd: direct, env });
+		const { ms } = await timed(program, directArgs, { cwd: direct, env }, CLIS[name].stdin?.(directRequest));
 		return { ms, ...promptTokensSince(server, from) };
 	};
 
-	const ways = { cli: viaCrew, engine: inProcess, direct: alone };
+	const ways = { cli: viaCrew, agent: viaAgent, engine: inProcess, direct: alone };
 	for (const way of Object.values(ways)) await way();
 	const rounds = [];
 	try {
 		for (let k = 0; k < ROUNDS; k++) {
 			// Rotating order, so a slow spell of the machine falls on every way alike.
 			const names = Object.keys(ways);
-			const order = [...names.slice(k % 3), ...names.slice(0, k % 3)];
+			const order = [...names.slice(k % names.length), ...names.slice(0, k % names.length)];
 			const round = {};
 			for (const way of order) round[way] = await ways[way]();
 			rounds.push(round);
@@ -168,12 +182,15 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 		rounds: rounds.length,
 		directMs: of((r) => r.direct.ms),
 		cliMs: of((r) => r.cli.ms),
+		agentMs: of((r) => r.agent.ms),
 		engineMs: of((r) => r.engine.ms),
 		cliExtraMs: of((r) => r.cli.ms - r.direct.ms),
+		agentExtraMs: of((r) => r.agent.ms - r.direct.ms),
 		engineExtraMs: of((r) => r.engine.ms - r.direct.ms),
 		directPromptTokens: of((r) => r.direct.tokens),
 		crewPromptTokens: of((r) => r.cli.tokens),
-		extraPromptPercent: Math.max(extraPercent("cli"), extraPercent("engine")),
+		agentPromptTokens: of((r) => r.agent.tokens),
+		extraPromptPercent: Math.max(extraPercent("cli"), extraPercent("agent"), extraPercent("engine")),
 		requestsPerRun: of((r) => r.cli.requests),
 	};
 }
@@ -199,11 +216,11 @@ try {
 const fmt = (v, d = 0) => v.toFixed(d);
 const lines = [
 	`a one-step task through crew vs the CLI alone, medians of ${ROUNDS} rounds (targets: < ${TARGET.extraMs} ms, < ${TARGET.extraPromptPercent}% prompt tokens)`,
-	"| agent | CLI alone | crew engine (extra) | crew run (extra) | prompt tokens crew / alone (extra) |",
-	"| --- | --- | --- | --- | --- |",
+	"| agent | CLI alone | crew engine (extra) | crew run (extra) | crew agent (extra) | prompt tokens crew / alone (extra) |",
+	"| --- | --- | --- | --- | --- | --- |",
 	...rows.map(
 		(r) =>
-			`| ${r.label} | ${fmt(r.directMs)} ms | ${fmt(r.engineMs)} ms (${fmt(r.engineExtraMs)} ms) | ${fmt(r.cliMs)} ms (${fmt(r.cliExtraMs)} ms) | ${r.crewPromptTokens} / ${r.directPromptTokens} (${fmt(r.extraPromptPercent, 2)}%) |`,
+			`| ${r.label} | ${fmt(r.directMs)} ms | ${fmt(r.engineMs)} ms (${fmt(r.engineExtraMs)} ms) | ${fmt(r.cliMs)} ms (${fmt(r.cliExtraMs)} ms) | ${fmt(r.agentMs)} ms (${fmt(r.agentExtraMs)} ms) | ${r.crewPromptTokens} / ${r.directPromptTokens} (${fmt(r.extraPromptPercent, 2)}%) |`,
 	),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);

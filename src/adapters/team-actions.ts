@@ -10,8 +10,10 @@ import { type PlanInput, planRun } from "../engine/planner.js";
 import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
 import { startBackgroundRunner } from "./background-runner.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
+import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
 
 /** Longest an agent-facing call waits for a runner to confirm a cancel, in ms: under clients' timeouts. */
 const CANCEL_WAIT_MS = 10_000;
@@ -74,7 +76,8 @@ export function resourceRows(
 
 /**
  * What agent-facing surfaces (the MCP server, the pi extension, the dashboard's buttons) can do
- * with one project's runs, as plain data. A run starts detached, so no call waits for a run.
+ * with one project's runs, as plain data. A run starts detached; only `agent` with `wait` and
+ * `wait` wait for runs, each for a bounded time.
  */
 export class TeamActions {
 	readonly project: Project;
@@ -161,6 +164,31 @@ export class TeamActions {
 				estimate: estimate.line,
 			};
 		});
+	}
+
+	/**
+	 * Starts one agent on one task as a detached one-task run; with `wait`, waits (at most
+	 * `waitMs`) for its end and answers its outcome too (`result` once it ended, `timedOut` if not).
+	 */
+	async agent(
+		request: AgentRequest,
+		options: WaitOptions = {},
+	): Promise<AgentStarted | (AgentStarted & RunOutcome & { timedOut: boolean })> {
+		const waitMs = agentWaitMs(request);
+		const settings = loadSettings(this.project);
+		const started = await this.#write((crew) => startAgentRun(crew, settings, request));
+		if (!request.wait) return started;
+		const { runs, timedOut } = await this.wait([started.runId], waitMs, options);
+		return { ...started, ...(runs[0] as RunOutcome), timedOut };
+	}
+
+	/** Waits until every run of `runIds` stopped or `timeoutMs` passed; answers each run's outcome. */
+	wait(
+		runIds: readonly string[],
+		timeoutMs: number,
+		options: WaitOptions = {},
+	): Promise<{ runs: RunOutcome[]; timedOut: boolean }> {
+		return waitForRuns(this.project, runIds, timeoutMs, options);
 	}
 
 	/** `crew status --json` of a run (default: the latest). */

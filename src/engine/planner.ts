@@ -13,6 +13,7 @@ import { redisAddress } from "../runtimes/remote/redis-url.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { hasCommit } from "../workspace/worktrees.js";
 import { type PlanProblem, type Resolver, resolveAgent } from "./agent-resolver.js";
+import { agentWorkflow } from "./agent-workflow.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
 import { chooseWorkflow } from "./workflow-choice.js";
@@ -178,7 +179,11 @@ function planChosen(
 	context: { loader: ResourceLoader; runtimes: RuntimeRegistry; cwd: string },
 ): Draft {
 	const { loader } = context;
-	const workflow = loader.workflow(input.workflow);
+	const oneAgent = agentWorkflow(input.workflow, loader);
+	if (oneAgent && input.team !== undefined) {
+		throw invalid(`workflow ${input.workflow} runs that one agent: it takes no team (got '${input.team}')`);
+	}
+	const workflow = oneAgent ?? loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
 	const problems: PlanProblem[] = [];

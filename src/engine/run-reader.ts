@@ -342,6 +342,19 @@ export class RunReader {
 		return { status: run.status, error: run.error, text: has ? this.files.read(runId, "result.json") : "" };
 	}
 
+	/**
+	 * The id of the only task of a run that has exactly one and is no workflow script (a one-agent
+	 * run), whose result is then the run's; undefined for any other run.
+	 */
+	soleTask(runId: string): string | undefined {
+		checkId("run", runId);
+		const q = this.#q();
+		return q.consistent(() => {
+			const { run, tasks } = q.snapshot(runId);
+			return !run.options.script && tasks.length === 1 ? tasks[0]?.id : undefined;
+		});
+	}
+
 	/** A task's full result text (empty when it has none yet). */
 	result(runId: string, ref: string): { task: TaskRecord; text: string } {
 		checkId("run", runId);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
 import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
@@ -141,6 +142,26 @@ function program(setExit: (code: number) => void): Command {
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string | undefined, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
+
+	cli
+		.command("agent")
+		.description(
+			"one agent on one task, as a run of workflow agent:<name>; prints its result (--background: its run id)",
+		)
+		.argument("<task>", "what the agent is to do; - reads it from standard input")
+		.option("-a, --agent <name>", "the agent, see crew list agents (default: executor, crew's general implementer)")
+		.option("--runtime <name>", "its runtime: pi, claude, codex, command or dry-run")
+		.option("-m, --model <model>", "its model (its fallbackModels still follow)")
+		.addOption(new Option("--workspace <mode>", "worktree: a worktree of its own").choices(["shared", "worktree"]))
+		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
+		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
+		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))
+		.option("--timeout <duration>", "wall-clock limit of each attempt, e.g. 10m; 0: none (default 2h)")
+		.option("-b, --background", "start a background runner and print the run id at once")
+		.option("--json", "print {runId, taskId, agent, status, ...} (with the result once it ended) as JSON")
+		.action(async (task: string, options: AgentFlags) =>
+			exit((await import("./agent-command.js")).agentCommand(task, options)),
+		);
 
 	cli
 		.command("resume")
@@ -360,7 +381,9 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("result")
-		.description("a task's result, or without a task the result a workflow script returned")
+		.description(
+			"a task's result; without a task, the result a workflow script returned, or a one-task run's (crew agent) result",
+		)
 		.argument("<runId>")
 		.argument("[task]", "task id or step id")
 		.option("--json", "machine-readable output")

@@ -93,7 +93,8 @@ export async function eventsCommand(runId: string, options: FollowOption): Promi
 	}
 }
 
-export async function resultCommand(runId: string, task: string | undefined, options: JsonOption): Promise<number> {
+export async function resultCommand(runId: string, ref: string | undefined, options: JsonOption): Promise<number> {
+	const task = ref ?? withReader((reader) => reader.soleTask(runId));
 	if (task === undefined) {
 		const { status, error, text } = withReader((reader) => reader.scriptResult(runId));
 		if (options.json) {

@@ -7,10 +7,11 @@ import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
-import { RunReader } from "../../engine/run-reader.js";
+import type { PlanInput } from "../../engine/planner.js";
+import { type RunListing, RunReader } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
-import { runStanding } from "../run-ending.js";
+import { type RunStanding, runStanding } from "../run-ending.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { ProgressView } from "./progress-view.js";
@@ -61,7 +62,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
  * A Crew for this repository, its agent CLIs and their extra environment as the user's config
  * says, with the foreground view attached unless output is JSON-only.
  */
-function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean; settings: Settings } {
+export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean; settings: Settings } {
 	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
 	const quiet = flags.detach === true || (flags.json === true && !process.stderr.isTTY);
 	const project = findProject(process.cwd());
@@ -91,39 +92,44 @@ export async function init(flags: { bare?: boolean }): Promise<number> {
 	return Exit.Ok;
 }
 
+/** What `crew run` (and `crew agent`) plans from its flags and the user's config. */
+export function runPlanInput(goal: string, flags: RunFlags, settings: Settings): PlanInput {
+	return {
+		goal,
+		...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
+		...(flags.team !== undefined ? { team: flags.team } : {}),
+		...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
+		...(flags.model !== undefined ? { model: flags.model } : {}),
+		...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+		...(flags.failure !== undefined ? { failure: flags.failure } : {}),
+		...runLimits(flags, settings),
+		...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+		...(flags.approvePlan ? { approvePlan: true } : {}),
+		...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
+		...(flags.allowDirty ? { allowDirty: true } : {}),
+		...(flags.integration !== undefined ? { integration: flags.integration } : {}),
+		...(flags.until !== undefined ? { until: flags.until } : {}),
+		...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
+		...(flags.args !== undefined ? { args: flags.args } : {}),
+		...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
+		...(flags.repository !== undefined ? { repository: flags.repository } : {}),
+		...(settings.setup ? { setup: settings.setup } : {}),
+		concurrencyCap: settings.maxConcurrency,
+		budget: {
+			...settings.budget,
+			...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
+			...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
+			...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
+			...(flags.reserveUsd !== undefined ? { reserveUsd: flags.reserveUsd } : {}),
+		},
+	};
+}
+
 export async function runCommand(argument: string | undefined, flags: RunFlags): Promise<number> {
 	const goal = readGoal(argument, flags.goalFile);
 	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const plan = await crew.plan({
-			goal,
-			...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
-			...(flags.team !== undefined ? { team: flags.team } : {}),
-			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
-			...(flags.model !== undefined ? { model: flags.model } : {}),
-			...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
-			...runLimits(flags, settings),
-			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-			...(flags.approvePlan ? { approvePlan: true } : {}),
-			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
-			...(flags.allowDirty ? { allowDirty: true } : {}),
-			...(flags.integration !== undefined ? { integration: flags.integration } : {}),
-			...(flags.until !== undefined ? { until: flags.until } : {}),
-			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
-			...(flags.args !== undefined ? { args: flags.args } : {}),
-			...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
-			...(flags.repository !== undefined ? { repository: flags.repository } : {}),
-			...(settings.setup ? { setup: settings.setup } : {}),
-			concurrencyCap: settings.maxConcurrency,
-			budget: {
-				...settings.budget,
-				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
-				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
-				...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
-				...(flags.reserveUsd !== undefined ? { reserveUsd: flags.reserveUsd } : {}),
-			},
-		});
+		const plan = await crew.plan(runPlanInput(goal, flags, settings));
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
@@ -220,15 +226,24 @@ export async function cancelCommand(runId: string): Promise<number> {
 	}
 }
 
-/** Runs in this process with live progress; a stop signal cancels the run cleanly. */
-async function foreground(
+/** How a run run in this process stopped, and how it stands for its caller. */
+export interface HereOutcome {
+	readonly status: RunStatus;
+	readonly standing: RunStanding;
+	readonly listing: RunListing;
+}
+
+/**
+ * Runs in this process, with live progress unless `quiet`; a stop signal cancels the run cleanly
+ * (left resumable). A foreground run that only a person can let go on stops.
+ */
+export async function runHere(
 	crew: Crew,
 	runId: string,
 	view: ProgressView,
-	json: boolean,
 	quiet: boolean,
 	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
-): Promise<number> {
+): Promise<HereOutcome> {
 	const controller = new AbortController();
 	let interrupted = false;
 	const onSignal = (signal: NodeJS.Signals) => {
@@ -242,7 +257,6 @@ async function foreground(
 		let status: RunStatus;
 		try {
 			if (!quiet) view.start(() => reader.status(runId).tasks);
-			// A foreground run that only a person can let go on stops, so a script is not held up.
 			const options = {
 				signal: controller.signal,
 				onlyIfQueued: how.onlyIfQueued === true,
@@ -255,16 +269,28 @@ async function foreground(
 		}
 		const listing = reader.status(runId);
 		const budgetSpent = crew.events(runId).some((e) => e.type === "budget.exhausted");
-		const { ending, next } = runStanding(listing.run, listing.tasks, { budgetSpent, interrupted });
-		if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
-		else {
-			const files = crew.files.display(runId, "tasks", crew.project.root);
-			process.stdout.write(summaryText(listing, files, Date.now(), next));
-		}
-		return exitOfRun(ending);
+		return { status, listing, standing: runStanding(listing.run, listing.tasks, { budgetSpent, interrupted }) };
 	} finally {
 		reader.close();
 	}
+}
+
+/** Runs in this process with live progress, then prints the run's summary. */
+async function foreground(
+	crew: Crew,
+	runId: string,
+	view: ProgressView,
+	json: boolean,
+	quiet: boolean,
+	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
+): Promise<number> {
+	const { status, listing, standing } = await runHere(crew, runId, view, quiet, how);
+	if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
+	else {
+		const files = crew.files.display(runId, "tasks", crew.project.root);
+		process.stdout.write(summaryText(listing, files, Date.now(), standing.next));
+	}
+	return exitOfRun(standing.ending);
 }
 
 /** Hands the run to a background runner and says so. */

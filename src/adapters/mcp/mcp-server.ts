@@ -1,11 +1,13 @@
 import { McpServer, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodRawShape } from "zod";
 import { loadSettings } from "../../config/settings.js";
-import { CrewError, ErrorCode } from "../../core/errors.js";
+import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
+import type { WaitOptions } from "../run-waiting.js";
 import type { TeamActions } from "../team-actions.js";
-import { TOOL_SPECS, type ToolName } from "./tool-specs.js";
+import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
 
 /**
  * crew as an MCP server: one tool per action over the runs of the project it serves. Every answer
@@ -27,6 +29,38 @@ function checkNesting(actions: TeamActions, env: NodeJS.ProcessEnv, tool: string
 	if (refusal) throw new CrewError(ErrorCode.Conflict, refusal);
 }
 
+/** Time between progress notifications while a call waits for runs, in ms. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * A wait that ends when the client cancels the call, and tells a client that asked for progress
+ * that it goes on every 10 s, so a client whose timeout restarts on progress does not give up.
+ */
+function waitOptions(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): WaitOptions {
+	const token = extra._meta?.progressToken;
+	let next = PROGRESS_EVERY_MS;
+	return {
+		signal: extra.signal,
+		...(token !== undefined
+			? {
+					onProgress: (waitedMs: number) => {
+						if (waitedMs < next) return;
+						next = waitedMs + PROGRESS_EVERY_MS;
+						extra
+							.sendNotification({
+								method: "notifications/progress",
+								params: { progressToken: token, progress: Math.floor(waitedMs / 1000), message: "waiting for the run" },
+							})
+							.catch((error: unknown) => {
+								// The wait goes on: its answer reaches the client, or fails, as any answer does.
+								process.stderr.write(`crew mcp: a progress notice was not sent: ${errorMessage(error)}\n`);
+							});
+					},
+				}
+			: {}),
+	};
+}
+
 /** `env` is the server's environment: it says whether the server runs inside a crew worker. */
 export function createMcpServer(
 	actions: TeamActions,
@@ -44,6 +78,14 @@ export function createMcpServer(
 		checkNesting(actions, env, "crew_run");
 		return reply(await actions.run(args));
 	});
+	tool("crew_agent", async ({ background, waitSeconds, ...request }, extra) => {
+		checkNesting(actions, env, "crew_agent");
+		const wait = { wait: background !== true, ...(waitSeconds !== undefined ? { waitMs: waitSeconds * 1000 } : {}) };
+		return reply(await actions.agent({ ...request, ...wait }, waitOptions(extra)));
+	});
+	tool("crew_wait", async ({ runIds, timeoutSeconds }, extra) =>
+		reply(await actions.wait(runIds, (timeoutSeconds ?? MOST_WAIT_SECONDS) * 1000, waitOptions(extra))),
+	);
 	tool("crew_status", ({ runId }) => reply(actions.status(runId)));
 	tool("crew_events", ({ runId, since }) => reply(actions.events(runId, since)));
 	tool("crew_result", ({ runId, task }) => reply(actions.result(runId, task)));

@@ -26,6 +26,10 @@ const team = z
 	.describe(
 		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
 	);
+/** Longest one call waits for runs, in seconds: under MCP clients' own timeouts. */
+export const MOST_WAIT_SECONDS = 600;
+/** Most runs one wait may name. */
+export const MOST_WAITED_RUNS = 50;
 /** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
 const limit = z.string().min(1).optional();
 
@@ -62,6 +66,54 @@ export const TOOL_SPECS = {
 				.record(z.string(), z.unknown())
 				.optional()
 				.describe("a workflow script's arguments, checked against its args schema"),
+		},
+	},
+	crew_agent: {
+		description:
+			"Run one agent on one task (a one-task crew run: stored, budgeted, cancellable like any run). In the foreground (default) it waits for the end, at most waitSeconds, and answers {runId, taskId, agent, status, ended, result}; if it has not ended by then, join it with crew_wait. With background: true it answers {runId, taskId, agent, status} at once; several in the background and one crew_wait with all their runIds run them as a batch.",
+		input: {
+			task: z.string().min(1).describe("what the agent is to do, in words: its whole prompt"),
+			agent: z
+				.string()
+				.min(1)
+				.optional()
+				.describe("the agent's name (see crew_list agents); default: executor, crew's general implementer"),
+			model: z.string().min(1).optional().describe("the agent's model, e.g. anthropic/claude-sonnet-4-5"),
+			runtime: z.string().min(1).optional().describe("its runtime: pi, claude, codex, command or dry-run"),
+			workspace: z
+				.enum(["shared", "worktree"])
+				.optional()
+				.describe("worktree: it works in a git worktree of its own, its work on branch crew/<runId>"),
+			budgetTokens: z.number().int().min(1).optional().describe("cap on the run's tokens; the agent stops there"),
+			budgetUsd: z.number().positive().optional().describe("cap on the run's cost in US dollars"),
+			timeout: limit.describe(
+				"wall-clock limit of its attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
+			),
+			stallTimeout: limit.describe(
+				"limit on time its attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m",
+			),
+			background: z.boolean().optional().describe("answer at once with the runId instead of waiting; default false"),
+			waitSeconds: z
+				.number()
+				.int()
+				.min(0)
+				.max(MOST_WAIT_SECONDS)
+				.optional()
+				.describe("in the foreground, the longest to wait for the end; default and most 600"),
+		},
+	},
+	crew_wait: {
+		description:
+			"Wait until every listed run has ended (or waits for an approval), at most timeoutSeconds, and answer each run's {runId, status, ended, result}: a crew_agent run's result, a workflow script's result, or for other runs the results of their last tasks. timedOut: true when some had not ended; ask again.",
+		input: {
+			runIds: z.array(runId).min(1).max(MOST_WAITED_RUNS).describe("the runs to wait for, one or more"),
+			timeoutSeconds: z
+				.number()
+				.int()
+				.min(0)
+				.max(MOST_WAIT_SECONDS)
+				.optional()
+				.describe("the longest to wait; default and most 600"),
 		},
 	},
 	crew_status: {

@@ -85,6 +85,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 	const asked = server.requests.filter((r) => r.tools.some((t) => t.endsWith("__crew_run")));
 	const offered = asked[0]?.tools.filter((t) => t.startsWith("mcp__crew__")).sort();
 	expect(offered).toEqual([
+		"mcp__crew__crew_agent",
 		"mcp__crew__crew_approve",
 		"mcp__crew__crew_cancel",
 		"mcp__crew__crew_events",
@@ -95,6 +96,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"mcp__crew__crew_resume",
 		"mcp__crew__crew_run",
 		"mcp__crew__crew_status",
+		"mcp__crew__crew_wait",
 	]);
 
 	const reader = new RunReader(projectAt(repo.dir));

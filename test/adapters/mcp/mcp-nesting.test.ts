@@ -61,6 +61,9 @@ test("crew mcp inside a crew worker refuses to start runs, saying why and how to
 	expect(run.text).toContain(
 		'crew_run starts no run inside a crew worker (CREW_RUN_ID is set, depth 1): a run inside a run needs your user config.json to allow it, e.g. {"nesting": {"maxDepth": 2}}',
 	);
+	const agent = await call(client, "crew_agent", { task: "g", agent: "depth" });
+	expect(agent.isError, agent.text).toBe(true);
+	expect(agent.text).toContain("crew_agent starts no run inside a crew worker");
 	for (const tool of ["crew_resume", "crew_approve"]) {
 		const refused = await call(client, tool, { runId: "20260101-000000-abcdef" });
 		expect(refused.isError, tool).toBe(true);

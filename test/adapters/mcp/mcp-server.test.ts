@@ -73,6 +73,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 
 	const { tools } = await client.listTools();
 	expect(tools.map((t) => t.name).sort()).toEqual([
+		"crew_agent",
 		"crew_approve",
 		"crew_cancel",
 		"crew_events",
@@ -83,6 +84,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 		"crew_resume",
 		"crew_run",
 		"crew_status",
+		"crew_wait",
 	]);
 	const runTool = tools.find((t) => t.name === "crew_run");
 	expect(runTool?.inputSchema.required).toEqual(["goal"]);

@@ -1,0 +1,80 @@
+import type { Project } from "../../config/project.js";
+import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/agent-workflow.js";
+import { RunReader } from "../../engine/run-reader.js";
+import { startBackgroundRunner } from "../background-runner.js";
+import { RunEnding } from "../run-ending.js";
+import { Exit, exitOfRun } from "./exit-codes.js";
+import { readGoal } from "./goal-input.js";
+import { open, runHere, runPlanInput } from "./run-commands.js";
+
+function resultOf(project: Project, runId: string, taskId: string): ReturnType<RunReader["result"]> {
+	const reader = new RunReader(project);
+	try {
+		return reader.result(runId, taskId);
+	} finally {
+		reader.close();
+	}
+}
+
+export interface AgentFlags {
+	/** The agent's name; default `executor`. */
+	readonly agent?: string;
+	readonly runtime?: string;
+	readonly model?: string;
+	readonly workspace?: "shared" | "worktree";
+	readonly allowDirty?: boolean;
+	readonly budgetTokens?: number;
+	readonly budgetUsd?: number;
+	readonly timeout?: string;
+	readonly stallTimeout?: string;
+	readonly background?: boolean;
+	readonly json?: boolean;
+}
+
+/**
+ * `crew agent "<task>"`: one agent on one task, as a run of the one-step workflow `agent:<name>`,
+ * so it is stored, viewed, budgeted, cancelled and resumed as any run. In the foreground stdout
+ * is the agent's result alone (progress goes to stderr on a terminal) and the exit code is the
+ * run's; `--background` prints the run id at once.
+ */
+export async function agentCommand(argument: string, flags: AgentFlags): Promise<number> {
+	const task = readGoal(argument, undefined);
+	const agent = flags.agent ?? DEFAULT_AGENT;
+	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
+	try {
+		const plan = await crew.plan(runPlanInput(task, { ...flags, workflow: agentWorkflowName(agent) }, settings));
+		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
+		const runId = crew.create(plan);
+		const taskId = plan.tasks[0]?.id ?? agent;
+		if (flags.background) {
+			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
+			if (flags.json) {
+				const started = { runId, status: runner.status, taskId, agent, workflow: plan.workflow };
+				process.stdout.write(`${JSON.stringify(started)}\n`);
+			} else {
+				process.stdout.write(`${runId}\n`);
+				process.stderr.write(
+					`crew: agent ${agent} works on it in the background (pid ${runner.pid}); its result: crew result ${runId}\n`,
+				);
+			}
+			return Exit.Ok;
+		}
+		const { listing, standing } = await runHere(crew, runId, view, quiet);
+		const { task: record, text } = resultOf(crew.project, runId, taskId);
+		const { run } = listing;
+		if (flags.json) {
+			const ended = { runId, taskId, agent, status: run.status, error: record.error ?? run.error, result: text };
+			process.stdout.write(`${JSON.stringify(ended)}\n`);
+		} else {
+			process.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+			if (standing.ending !== RunEnding.Completed) {
+				const why = run.error ?? record.error;
+				process.stderr.write(`crew: run ${runId} ${run.status}${why ? `: ${why}` : ""}\n`);
+				if (standing.next) process.stderr.write(`next: ${standing.next}\n`);
+			}
+		}
+		return exitOfRun(standing.ending);
+	} finally {
+		crew.close();
+	}
+}
