@@ -112,6 +112,11 @@ export class CrewSession {
 		if (going.length > 0) this.#remind(going);
 	}
 
+	/** Runs whose results the agent already has from a tool's answer: no report follows. */
+	answered(runIds: readonly string[]): void {
+		for (const runId of runIds) this.#unwatch(runId);
+	}
+
 	async close(): Promise<void> {
 		for (const runId of [...this.#watches.keys()]) this.#unwatch(runId);
 		const clients = [...this.#clients.values()];
@@ -157,10 +162,17 @@ export class CrewSession {
 	}
 }
 
-/** The runs whose end this session was already told of. */
+/**
+ * The runs whose end this session was already told of: by a report, or by a tool's answer that
+ * carried their results (its details list them as `reported`).
+ */
 function reportedRuns(ctx: ExtensionContext): Set<string> {
 	const ids = new Set<string>();
 	for (const entry of ctx.sessionManager.getEntries()) {
+		const answered = (entry as { message?: { role?: string; details?: { reported?: unknown } } }).message;
+		if (answered?.role === "toolResult" && Array.isArray(answered.details?.reported)) {
+			for (const id of answered.details.reported) if (typeof id === "string") ids.add(id);
+		}
 		const message = entry as { type: string; customType?: string; details?: { runId?: unknown; status?: unknown } };
 		if (message.type !== "custom_message" || message.customType !== REPORT_TYPE) continue;
 		if (typeof message.details?.runId === "string" && typeof message.details.status === "string") {

@@ -1,6 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { TOOL_SPECS } from "../mcp/tool-specs.js";
+import { agentTool } from "./agent-tool.js";
 import { answerText } from "./answer-text.js";
 import { crewCommand } from "./crew-command.js";
 import { CrewSession } from "./crew-session.js";
@@ -10,7 +11,9 @@ import { actionOf, actionParameters } from "./tool-parameters.js";
 /** The actions that start or restart a run: the session follows them and reports their end. */
 const FOLLOWED = new Set(["run", "resume", "approve", "retry"]);
 /** The actions that take the session's model as the agents' default, and record the session. */
-const IN_SESSION = new Set(["run", "plan", "agent"]);
+const IN_SESSION = new Set(["run", "plan"]);
+/** crew's tools that the `agent` tool offers rather than `team`. */
+const AGENT_TOOLS = new Set(["crew_agent", "crew_wait"]);
 
 /**
  * crew inside pi: a `team` tool with an action for each of crew's tools, run by a `crew mcp`
@@ -24,9 +27,8 @@ const IN_SESSION = new Set(["run", "plan", "agent"]);
 export default function teamExtension(pi: ExtensionAPI): void {
 	if (process.env.CREW_RUN_ID !== undefined) return;
 	const session = new CrewSession(pi);
-	const tools: Record<string, string> = Object.fromEntries(
-		Object.keys(TOOL_SPECS).map((tool) => [actionOf(tool), tool]),
-	);
+	const specs = Object.fromEntries(Object.entries(TOOL_SPECS).filter(([tool]) => !AGENT_TOOLS.has(tool)));
+	const tools: Record<string, string> = Object.fromEntries(Object.keys(specs).map((tool) => [actionOf(tool), tool]));
 
 	pi.on("session_start", async (_event, ctx) => {
 		await session.start(ctx).catch((error: unknown) => notifyFailure(ctx, error));
@@ -46,12 +48,12 @@ export default function teamExtension(pi: ExtensionAPI): void {
 		name: "team",
 		label: "Team",
 		description:
-			"Run a team of coding agents with crew, in this repository. Actions: list (agents, teams, workflows), plan (the tasks a run would have, with its estimated cost), run (start a run in the background; its report comes back into this session when it ends), status, events, result (a task's result), cancel, resume, approve, reject, and the rest of crew's actions. A team pays off for work that splits into parts or needs review; for one focused task a single agent is cheaper.",
+			"Run a team of coding agents with crew, in this repository. Actions: list (agents, teams, workflows), plan (the tasks a run would have, with its estimated cost), run (start a run in the background; its report comes back into this session when it ends), status, events, result (a task's result), cancel, resume, approve, reject, and the rest of crew's actions. A team pays off for work that splits into parts or needs review; for one focused task the agent tool is cheaper.",
 		promptSnippet: "Run a team of coding agents on a goal with crew: plan, run in the background, follow, read results",
 		promptGuidelines: [
 			"Use team with action list to see the workflows, then action plan to see the tasks and the estimated cost, then action run with a goal; its report arrives in this session when it ends.",
 		],
-		parameters: actionParameters(TOOL_SPECS) as never,
+		parameters: actionParameters(specs) as never,
 		async execute(_toolCallId, raw, _signal, _onUpdate, ctx) {
 			const { action, ...args } = raw as { action: string } & Record<string, unknown>;
 			const tool = tools[action];
@@ -71,6 +73,7 @@ export default function teamExtension(pi: ExtensionAPI): void {
 		},
 	});
 
+	pi.registerTool(agentTool(session));
 	pi.registerCommand("crew", crewCommand(session));
 }
 
