@@ -72,6 +72,8 @@ export const piCli: AgentCli = {
 		return args;
 	},
 	credentials: (request, env) => piCredentials(request.agent.model, env),
+	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
+	thinking: (level) => ({ args: ["--thinking", level] }),
 	stream: () => new PiStream(),
 	admit: async (request, version) => {
 		const found = piProjectResources(request.cwd);

@@ -7,8 +7,17 @@ interface MessagesBody {
 	readonly model?: string;
 	readonly stream?: boolean;
 	readonly system?: unknown;
+	readonly thinking?: { readonly type?: unknown };
+	readonly output_config?: { readonly effort?: unknown };
 	readonly messages?: readonly { readonly role?: string; readonly content?: unknown }[];
 	readonly tools?: readonly { readonly name?: string; readonly input_schema?: { readonly properties?: object } }[];
+}
+
+/** The effort the request asks for, or `off` when its thinking is disabled. */
+function reasoningOf(input: MessagesBody): string | undefined {
+	if (input.thinking?.type === "disabled") return "off";
+	const effort = input.output_config?.effort;
+	return typeof effort === "string" ? effort : undefined;
 }
 
 function hasToolResult(content: unknown): boolean {
@@ -33,6 +42,7 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 			index,
 			model: String(input.model ?? ""),
 			stream: input.stream === true,
+			reasoning: reasoningOf(input),
 			messages,
 			afterToolResult: last?.role === "user" && hasToolResult(last.content),
 			body,

@@ -6,6 +6,7 @@ import type { ModelRequest } from "./turns.js";
 interface ChatBody {
 	readonly model?: string;
 	readonly stream?: boolean;
+	readonly reasoning_effort?: unknown;
 	readonly messages?: readonly { readonly role?: string; readonly content?: unknown }[];
 	readonly tools?: readonly {
 		readonly function?: { readonly name?: string; readonly parameters?: { readonly properties?: object } };
@@ -26,6 +27,7 @@ function parseChatRequest(body: unknown, index: number): { request: ModelRequest
 			index,
 			model: String(chat.model ?? ""),
 			stream: chat.stream === true,
+			reasoning: typeof chat.reasoning_effort === "string" ? chat.reasoning_effort : undefined,
 			messages,
 			afterToolResult: messages[messages.length - 1]?.role === "tool",
 			body,

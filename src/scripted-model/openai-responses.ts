@@ -9,6 +9,7 @@ interface ResponsesBody {
 	readonly stream?: boolean;
 	readonly instructions?: unknown;
 	readonly input?: unknown;
+	readonly reasoning?: { readonly effort?: unknown };
 	readonly tools?: readonly {
 		readonly type?: string;
 		readonly name?: string;
@@ -51,6 +52,7 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 			index,
 			model: String(input.model ?? ""),
 			stream: input.stream === true,
+			reasoning: typeof input.reasoning?.effort === "string" ? input.reasoning.effort : undefined,
 			messages,
 			afterToolResult: items[items.length - 1]?.type?.endsWith("_output") === true,
 			body,
