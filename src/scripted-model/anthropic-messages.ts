@@ -1,5 +1,13 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	sendEvent,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
@@ -24,7 +32,7 @@ function hasToolResult(content: unknown): boolean {
 	return Array.isArray(content) && content.some((part) => part?.type === "tool_result");
 }
 
-function parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parse(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const input = (body ?? {}) as MessagesBody;
 	const system = textOf(input.system);
 	const messages = [

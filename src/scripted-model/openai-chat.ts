@@ -1,5 +1,12 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, modelRequest, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
@@ -14,7 +21,7 @@ interface ChatBody {
 }
 
 /** Reads an OpenAI chat-completions request body into the server's normalised request. */
-function parseChatRequest(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parseChatRequest(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const chat = (body ?? {}) as ChatBody;
 	const messages = (chat.messages ?? []).map((m) => ({ role: String(m.role ?? ""), text: textOf(m.content) }));
 	const tools = (chat.tools ?? []).map((t) => ({

@@ -1,6 +1,14 @@
 import type { ServerResponse } from "node:http";
 import { openAiError } from "./openai-chat.js";
-import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	sendEvent,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
@@ -24,7 +32,7 @@ interface InputItem {
 	readonly output?: unknown;
 }
 
-function parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parse(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const input = (body ?? {}) as ResponsesBody;
 	const items: readonly InputItem[] =
 		typeof input.input === "string"

@@ -42,6 +42,8 @@ export interface ModelRequest {
 	readonly reasoning: string | undefined;
 	/** An estimate of the prompt's tokens: its characters / 4, rounded up. */
 	readonly promptTokens: number;
+	/** The request's HTTP headers, by lower-case name. */
+	readonly headers: Readonly<Record<string, string>>;
 	/** The request body as sent. */
 	readonly body: unknown;
 }

@@ -79,3 +79,37 @@ test("a user's extension written for pi 1.x works inside a crew worker run by th
 		crew.close();
 	}
 });
+
+test("a custom provider of the user's pi 1.x whose key and header name variables gets them in a crew worker", async () => {
+	const server = await ScriptedModelServer.start(() => ({ kind: "text", text: "done" }));
+	servers.push(server);
+	const repo = new TestRepo();
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const models = join(scripted.env.PI_CODING_AGENT_DIR as string, "models.json");
+	const config = JSON.parse(readFileSync(models, "utf8"));
+	// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's own interpolation, as a user writes it
+	config.providers.scripted.apiKey = "${SCRIPTED_TOKEN}";
+	config.providers.scripted.headers = { "x-team": "$SCRIPTED_TEAM" };
+	writeFileSync(models, JSON.stringify(config));
+	repo.writeFile(".crew/agents/asker.md", `---\nname: asker\nruntime: pi\nmodel: ${scripted.model}\n---\nYou ask.\n`);
+	repo.workflow("one", [{ id: "a", role: "asker", text: "answer" }]);
+	const crew = new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({
+			graceMs: 500,
+			pi: {
+				command: PI_1,
+				env: { PATH: process.env.PATH, ...scripted.env, SCRIPTED_TOKEN: "token-7", SCRIPTED_TEAM: "team-3" },
+			},
+		}),
+		pollMs: 20,
+	});
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+		expect(await crew.execute(runId), crew.snapshot(runId).tasks[0]?.error ?? "").toBe("completed");
+		expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer token-7"]);
+		expect(server.requests.map((r) => r.headers["x-team"])).toEqual(["team-3"]);
+	} finally {
+		crew.close();
+	}
+});
