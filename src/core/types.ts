@@ -163,6 +163,8 @@ export interface ScriptSpec {
 	readonly args?: unknown;
 	/** The agent `ctx.agent({ role })` runs for each role, resolved when the run was planned. */
 	readonly roles: Readonly<Record<string, AgentSpec>>;
+	/** The run's own model (`--model`): it wins over a call's `model`, as over a step's. */
+	readonly model?: string;
 }
 
 export interface UntilSpec {

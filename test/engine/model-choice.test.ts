@@ -1,5 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { projectAt } from "../../src/config/project.js";
 import type { PlanInput } from "../../src/engine/planner.js";
+import { RunReader } from "../../src/engine/run-reader.js";
 import { TestRepo } from "../helpers.js";
 import { testCrew } from "./engine-helpers.js";
 
@@ -111,4 +113,29 @@ describe("an agent's model and thinking level", () => {
 			codex.close();
 		}
 	});
+});
+
+test("a workflow script's call that names a model runs on it, unless the run names one of its own", async () => {
+	const repo = repository();
+	repo.writeFile(
+		".crew/workflows/calls.workflow.ts",
+		`import type { WorkflowContext } from "crew/script";\nexport default async (ctx: WorkflowContext) => {\n\tawait ctx.agent({ role: "plain", prompt: "p", model: "call/model" });\n};\n`,
+	);
+	const modelOf = async (input: Partial<PlanInput>) => {
+		const crew = testCrew(repo);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "calls", runtime: "dry-run", ...input }));
+			expect(await crew.execute(runId)).toBe("completed");
+			const reader = new RunReader(projectAt(repo.dir));
+			try {
+				return reader.view(runId).tasks.map((t) => t.model);
+			} finally {
+				reader.close();
+			}
+		} finally {
+			crew.close();
+		}
+	};
+	expect(await modelOf({})).toEqual(["call/model"]);
+	expect(await modelOf({ model: "run/model" })).toEqual(["run/model"]);
 });
