@@ -25,6 +25,6 @@ export function thinkingWarnings(
 	return [...lost].map(([name, { levels, agents: names, file }]) => ({
 		level: "warning",
 		file,
-		message: `runtime ${name} has no thinking level ${[...levels].join(" or ")}: agent ${[...names].join(", ")} run${names.size === 1 ? "s" : ""} at ${name}'s default`,
+		message: `runtime ${name} has no thinking level ${[...levels].join(" or ")}: ${names.size === 1 ? "agent" : "agents"} ${[...names].join(", ")} run${names.size === 1 ? "s" : ""} at ${name}'s default`,
 	}));
 }

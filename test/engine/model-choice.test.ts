@@ -98,7 +98,7 @@ describe("an agent's model and thinking level", () => {
 			const plan = await crew.plan({ goal: "g", workflow: "w", team: "t", thinking: "minimal" });
 			const warnings = plan.diagnostics.filter((d) => d.level === "warning").map((d) => d.message);
 			expect(warnings).toEqual([
-				"runtime claude has no thinking level minimal: agent own, plain run at claude's default",
+				"runtime claude has no thinking level minimal: agents own, plain run at claude's default",
 			]);
 		} finally {
 			crew.close();
