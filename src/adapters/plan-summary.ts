@@ -14,6 +14,8 @@ export interface PlanSummary {
 		agent: string;
 		runtime: string;
 		model: string | null;
+		/** The agent's thinking level; absent: the CLI's default. */
+		thinking?: string;
 		dependsOn: readonly string[];
 		level: number;
 		expands?: true;
@@ -61,6 +63,7 @@ export function planSummary(plan: Plan, estimate?: PlanEstimate | null): PlanSum
 		agent: t.agent.name,
 		runtime: plan.options.runtime ?? t.agent.runtime,
 		model: t.agent.model ?? null,
+		...(t.agent.thinking ? { thinking: t.agent.thinking } : {}),
 		dependsOn: t.dependsOn,
 		level: level[i] ?? 0,
 		...(t.expand ? { expands: true as const } : {}),

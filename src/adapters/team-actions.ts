@@ -28,7 +28,16 @@ const MAX_RESULT = 100_000;
  */
 export type RunRequest = Pick<
 	PlanInput,
-	"goal" | "workflow" | "team" | "runtime" | "model" | "concurrency" | "args"
+	| "goal"
+	| "workflow"
+	| "team"
+	| "runtime"
+	| "model"
+	| "concurrency"
+	| "args"
+	| "thinking"
+	| "defaultModel"
+	| "defaultThinking"
 > & {
 	readonly timeout?: string;
 	readonly stallTimeout?: string;

@@ -1,5 +1,6 @@
 import type { BudgetLimits } from "./budget.js";
 import type { RunStatus, TaskStatus } from "./status.js";
+import type { ThinkingLevel } from "./thinking.js";
 import type { VerifySpec } from "./verdict.js";
 
 export const FailurePolicy = {
@@ -35,6 +36,8 @@ export interface AgentSpec {
 	readonly model?: string;
 	/** Models tried in order after `model` fails with a rate limit, overload or network error. */
 	readonly fallbackModels?: readonly string[];
+	/** How much the model reasons; absent: the CLI's own default. */
+	readonly thinking?: ThinkingLevel;
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
 	/** What one task of this agent is expected to spend at most, in tokens: its budget reservation. */
@@ -160,6 +163,8 @@ export interface ScriptSpec {
 	readonly args?: unknown;
 	/** The agent `ctx.agent({ role })` runs for each role, resolved when the run was planned. */
 	readonly roles: Readonly<Record<string, AgentSpec>>;
+	/** The run's own model (`--model`): it wins over a call's `model`, as over a step's. */
+	readonly model?: string;
 }
 
 export interface UntilSpec {

@@ -19,7 +19,7 @@ export interface PlanProblem {
 /** What resolving a step's agent needs, and where it records what it finds wrong. */
 export interface Resolver {
 	readonly team: TeamResource | undefined;
-	readonly input: Pick<PlanInput, "runtime" | "model">;
+	readonly input: Pick<PlanInput, "runtime" | "model" | "thinking" | "defaultModel" | "defaultThinking">;
 	readonly loader: ResourceLoader;
 	readonly runtimes: RuntimeRegistry;
 	readonly cache: Map<string, AgentSpec>;
@@ -32,7 +32,9 @@ export interface Resolver {
 /**
  * The agent that runs a step: the team's role's agent, else the agent named as the role. A role the
  * team lacks, an agent that is missing or does not load, or one that cannot run is a problem; the
- * step then gets a stand-in, so the plan's other problems are found too.
+ * step then gets a stand-in, so the plan's other problems are found too. Its model and its
+ * thinking level each come from the run's override, else the step, the team's role, the agent,
+ * the calling session's (`defaultModel`, `defaultThinking`), else the CLI's own default.
  */
 export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntime = true): AgentSpec {
 	const { team, input, loader, cache, diagnostics, problems } = resolver;
@@ -59,7 +61,8 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 	}
 	const name = role?.agent ?? step.role;
 	const model = input.model || step.model || role?.model;
-	const key = [name, model ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
+	const thinking = input.thinking ?? step.thinking ?? role?.thinking;
+	const key = [name, model ?? "", thinking ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
 	const cached = cache.get(key);
 	if (cached) {
 		if (checkRuntime) checkAgentRuntime(cached, resolver);
@@ -88,12 +91,18 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 	}
 	if (found) diagnostics.push(...found.diagnostics);
 	const base = found?.item;
+	const runtime = base?.runtime ?? "dry-run";
+	// The session's model is pi's `provider/id`: only a pi agent can take it.
+	const sessionModel = (input.runtime ?? runtime) === "pi" ? input.defaultModel : undefined;
+	const chosenModel = model || base?.model || sessionModel;
+	const chosenThinking = thinking ?? base?.thinking ?? input.defaultThinking;
 	const agent: AgentSpec = {
 		name,
 		...(found ? { source: { layer: found.layer, file: found.item.file } } : {}),
-		runtime: base?.runtime ?? "dry-run",
+		runtime,
 		...(base?.command ? { command: base.command } : {}),
-		...(model || base?.model ? { model: model || base?.model } : {}),
+		...(chosenModel ? { model: chosenModel } : {}),
+		...(chosenThinking ? { thinking: chosenThinking } : {}),
 		...((role?.fallbackModels ?? base?.fallbackModels)?.length
 			? { fallbackModels: role?.fallbackModels ?? base?.fallbackModels }
 			: {}),

@@ -3,6 +3,7 @@ import { buildDag } from "../core/dag.js";
 import { MAX_DURATION_MS } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { fillGoal } from "../core/prompt.js";
+import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
 import type { Diagnostic } from "../resources/frontmatter.js";
@@ -16,6 +17,7 @@ import { type PlanProblem, type Resolver, resolveAgent } from "./agent-resolver.
 import { agentWorkflow } from "./agent-workflow.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { planScript } from "./script/script-plan.js";
+import { thinkingWarnings } from "./thinking-check.js";
 import { chooseWorkflow } from "./workflow-choice.js";
 
 export interface PlanInput {
@@ -34,6 +36,16 @@ export interface PlanInput {
 	readonly runtime?: string;
 	/** Overrides every agent's model; their fallback models still follow it. */
 	readonly model?: string;
+	/** Overrides every agent's thinking level, as `model` does its model. */
+	readonly thinking?: ThinkingLevel;
+	/**
+	 * The calling session's model (pi's `provider/id`): the model of each pi agent that names none
+	 * (no `model:`, or `model: false`) and that neither `model`, its step nor its team role sets.
+	 * Agents of other runtimes keep their CLI's default, since each CLI names models its own way.
+	 */
+	readonly defaultModel?: string;
+	/** The calling session's thinking level: for every agent that, as for `defaultModel`, has none. */
+	readonly defaultThinking?: ThinkingLevel;
 	/** Tasks running at once; overrides the team's and the workflow's `maxConcurrency`. */
 	readonly concurrency?: number;
 	readonly failure?: FailurePolicy;
@@ -162,8 +174,20 @@ export function draftPlan(
 	if (input.workspace !== undefined && input.workspace !== "shared" && input.workspace !== "worktree") {
 		throw invalid(`invalid workspace ${JSON.stringify(input.workspace)}: expected shared or worktree`);
 	}
-	if (input.model !== undefined && (typeof input.model !== "string" || input.model.trim() === "")) {
-		throw invalid(`invalid model ${JSON.stringify(input.model)}: expected a model name`);
+	for (const [what, model] of [
+		["model", input.model],
+		["default model", input.defaultModel],
+	] as const) {
+		if (model !== undefined && (typeof model !== "string" || model.trim() === "")) {
+			throw invalid(`invalid ${what} ${JSON.stringify(model)}: expected a model name`);
+		}
+	}
+	for (const [what, level] of [
+		["", input.thinking],
+		["default ", input.defaultThinking],
+	] as const) {
+		const problem = level === undefined ? undefined : thinkingProblem(level);
+		if (problem) throw invalid(`invalid ${what}${problem}`);
 	}
 	checkIntegration(input.integration);
 	checkCount("max iterations", input.maxIterations, 1);
@@ -254,7 +278,10 @@ function planChosen(
 		const roles: Record<string, AgentSpec> = {};
 		if (team) {
 			for (const role of team.item.roles) {
-				roles[role.name] = resolveAgent({ ...step, role: role.name, model: undefined, fields: {} }, resolver);
+				roles[role.name] = resolveAgent(
+					{ ...step, role: role.name, model: undefined, thinking: undefined, fields: {} },
+					resolver,
+				);
 			}
 		} else for (const t of tasks) roles[t.role] = t.agent;
 		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
@@ -266,6 +293,8 @@ function planChosen(
 	const untilTasks: TaskSpec[] =
 		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
 	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
+	const agents = expanded.flatMap((t) => [t.agent, ...Object.values(t.expand?.roles ?? {})]);
+	diagnostics.push(...thinkingWarnings(agents, input.runtime, context.runtimes));
 
 	const plan: Plan = {
 		goal: input.goal,

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
@@ -12,6 +13,8 @@ export interface AgentResource {
 	/** Undefined means "inherit the caller's model" (`model: false`). */
 	readonly model?: string;
 	readonly fallbackModels?: readonly string[];
+	/** Undefined means "inherit the caller's thinking level" (`thinking: false`, or none). */
+	readonly thinking?: ThinkingLevel;
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
 	readonly maxTokens?: number;
@@ -70,6 +73,10 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 		if (!isKnownTool(tool)) read.warning("tools", `tool '${tool}' is not one crew's runtimes have; it is left out`);
 	}
 	const fallbackModels = read.list("fallbackModels") ?? [];
+	const thinkingField = read.text("thinking");
+	const thinking = thinkingField && thinkingField !== "false" ? thinkingField : undefined;
+	const thinkingError = thinking === undefined ? undefined : thinkingProblem(thinking);
+	if (thinkingError) read.error("thinking", thinkingError);
 	const maxTokensField = read.text("maxTokens");
 	const maxTokens = maxTokensField ? Number(maxTokensField) : undefined;
 	const maxTokensOk = maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0;
@@ -92,6 +99,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(command ? { command } : {}),
 			...(model ? { model } : {}),
 			...(fallbackModels.length > 0 ? { fallbackModels } : {}),
+			...(thinking !== undefined && !thinkingError ? { thinking: thinking as ThinkingLevel } : {}),
 			...(maxTokensOk ? { maxTokens } : {}),
 			...(tools ? { tools } : {}),
 			...(permitted ? { permissions: permissions as Permissions } : {}),

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";
+import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { IntegrationMode } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
 import { byLine, type Diagnostic, list, parseDocument } from "./frontmatter.js";
@@ -10,6 +11,7 @@ export interface TeamRole {
 	readonly agent: string;
 	readonly model?: string;
 	readonly fallbackModels?: readonly string[];
+	readonly thinking?: ThinkingLevel;
 	readonly maxConcurrency?: number;
 	readonly description: string;
 	/** The file's line the role is on. */
@@ -136,11 +138,15 @@ function roleOf(name: string, rest: string, file: string, line: number, diagnost
 	if (limit !== undefined && !limitOk) {
 		problem("error", `maxConcurrency=${overrides.maxConcurrency}: expected an integer >= 1`);
 	}
+	const thinking = overrides.thinking && overrides.thinking !== "false" ? overrides.thinking : undefined;
+	const thinkingError = thinking === undefined ? undefined : thinkingProblem(thinking);
+	if (thinkingError) problem("error", thinkingError);
 	return {
 		name,
 		agent: overrides.agent || name,
 		...(overrides.model && overrides.model !== "false" ? { model: overrides.model } : {}),
 		...(overrides.fallbackModels ? { fallbackModels: list(overrides.fallbackModels) } : {}),
+		...(thinking !== undefined && !thinkingError ? { thinking: thinking as ThinkingLevel } : {}),
 		...(limitOk ? { maxConcurrency: limit } : {}),
 		description: words.join(" "),
 		line,

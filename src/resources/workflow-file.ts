@@ -1,6 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { FailurePolicy } from "../core/types.js";
 import { parseVerify, type VerifySpec } from "../core/verdict.js";
 import { FieldReader } from "./field-reader.js";
@@ -20,6 +21,7 @@ export interface WorkflowStep {
 	readonly stallTimeoutMs?: number;
 	readonly retries?: number;
 	readonly model?: string;
+	readonly thinking?: ThinkingLevel;
 	readonly verify?: VerifySpec;
 	/** The step's task waits for a person's approval before it starts. */
 	readonly approval?: boolean;
@@ -50,6 +52,7 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"output",
 	"reads",
 	"model",
+	"thinking",
 	"skills",
 	"progress",
 	"worktree",
@@ -145,6 +148,9 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		return [];
 	});
 	const model = read.text("model");
+	const thinking = read.text("thinking") || undefined;
+	const thinkingError = thinking === undefined ? undefined : thinkingProblem(thinking);
+	if (thinkingError) read.error("thinking", thinkingError);
 	return {
 		id,
 		role: read.text("role") || id,
@@ -154,6 +160,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		line,
 		...stepLimits(read),
 		...(model ? { model } : {}),
+		...(thinking !== undefined && !thinkingError ? { thinking: thinking as ThinkingLevel } : {}),
 		...(verify ? { verify } : {}),
 		...(approval !== undefined ? { approval } : {}),
 		...(worktree !== undefined ? { worktree } : {}),

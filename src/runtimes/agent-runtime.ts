@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { redact, redactDeep } from "../core/redact.js";
+import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
@@ -50,6 +51,11 @@ export interface AgentCli {
 	 * names, or prefixes ending in `*`. No other provider's keys reach it.
 	 */
 	credentials(request: TaskRequest, env: NodeJS.ProcessEnv): string[];
+	/**
+	 * How the CLI is told thinking level `level`: arguments to add, and variables to set; undefined
+	 * when it has no equivalent, and the agent then runs at the CLI's default.
+	 */
+	thinking(level: ThinkingLevel): ThinkingSetting | undefined;
 	stream(): AgentStream;
 	/**
 	 * What the request's trust asks of the program before it starts: arguments to put before the
@@ -57,6 +63,11 @@ export interface AgentCli {
 	 * asked once per runtime and only when needed.
 	 */
 	admit?(request: TaskRequest, version: () => Promise<string>): Promise<Admission>;
+}
+
+export interface ThinkingSetting {
+	readonly args: readonly string[];
+	readonly env?: Readonly<Record<string, string>>;
 }
 
 export type Admission = { readonly args: readonly string[] } | { readonly refused: string };
@@ -120,14 +131,16 @@ export class AgentRuntime implements WorkerRuntime {
 			artifacts.push({ name: `${request.artifactPrefix}/${names.system}`, kind: "prompt" });
 		}
 		const variables = crewVariables(request, source);
-		const env = agentEnvironment(source, variables, this.#cli.credentials(request, source));
+		const level = request.agent.thinking;
+		const thinking = level === undefined ? undefined : this.#cli.thinking(level);
+		const env = agentEnvironment(source, { ...variables, ...thinking?.env }, this.#cli.credentials(request, source));
 		const version = () => this.#programVersion(file as string, lead, env);
 		const admission = (await this.#cli.admit?.(request, version)) ?? { args: [] };
 		if ("refused" in admission) {
 			const error = { message: admission.refused, retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
 		}
-		const args = [...lead, ...admission.args, ...this.#cli.args(request, systemFile)];
+		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...this.#cli.args(request, systemFile)];
 
 		const stream = this.#cli.stream();
 		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
@@ -183,6 +196,10 @@ export class AgentRuntime implements WorkerRuntime {
 		const { logged, ...reported } = failure;
 		const error = logged ? { ...reported, message: `${reported.message} (log: ${logFile})` } : reported;
 		return { ...result, ok: false, exitCode: end.code, error };
+	}
+
+	takesThinking(level: ThinkingLevel): boolean {
+		return this.#cli.thinking(level) !== undefined;
 	}
 
 	/** What `<program> --version` prints, or why nothing could be asked. */

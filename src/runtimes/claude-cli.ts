@@ -1,5 +1,6 @@
+import type { ThinkingLevel } from "../core/thinking.js";
 import { allTools } from "../core/tools.js";
-import type { AgentCli } from "./agent-runtime.js";
+import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { ClaudeStream } from "./claude-stream.js";
 import { claudeCredentials } from "./credentials.js";
 
@@ -20,6 +21,16 @@ const PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 	"read-only": ["--permission-mode", "default"],
 	full: ["--permission-mode", "bypassPermissions"],
 };
+
+/**
+ * Thinking levels as Claude Code takes them: `--effort` for the levels it has, and no thinking at
+ * all through its `MAX_THINKING_TOKENS`. It has nothing like `minimal`.
+ */
+function claudeThinking(level: ThinkingLevel): ThinkingSetting | undefined {
+	if (level === "off") return { args: [], env: { MAX_THINKING_TOKENS: "0" } };
+	if (level === "minimal") return undefined;
+	return { args: ["--effort", level] };
+}
 
 /**
  * Claude Code in print mode with stream-json output: the agent's model, tools, permissions and
@@ -48,5 +59,6 @@ export const claudeCli: AgentCli = {
 	},
 	stdin: (request) => request.prompt,
 	credentials: () => claudeCredentials(),
+	thinking: claudeThinking,
 	stream: () => new ClaudeStream(),
 };

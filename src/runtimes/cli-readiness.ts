@@ -30,17 +30,22 @@ interface ProgramOutput {
 	readonly error?: Error;
 }
 
-/** Runs a program with stdin closed and waits for it, for at most `timeoutMs` (default 30 s). */
+/**
+ * Runs a program with stdin closed and waits for it, for at most `timeoutMs` (default 30 s), in
+ * `cwd` (default: this process's).
+ */
 export function runProgram(
 	command: readonly string[],
 	args: readonly string[],
 	env: NodeJS.ProcessEnv,
 	timeoutMs = 30_000,
+	cwd?: string,
 ): Promise<ProgramOutput> {
 	const [file, ...lead] = command;
 	return new Promise((resolve) => {
 		const child = spawn(file as string, [...lead, ...args], {
 			env,
+			...(cwd !== undefined ? { cwd } : {}),
 			stdio: ["ignore", "pipe", "pipe"],
 			signal: AbortSignal.timeout(timeoutMs),
 		});
@@ -58,7 +63,7 @@ export function runProgram(
 }
 
 /** Why a program's run failed, in one line. */
-function whyFailed(runtime: string, out: ProgramOutput): string {
+export function whyFailed(runtime: string, out: ProgramOutput): string {
 	if (out.error) return out.error.message;
 	return failureLine(runtime, { head: out.stderr, tail: out.stderr }) ?? `exit code ${out.code}`;
 }

@@ -1,4 +1,5 @@
-import type { AgentCli } from "./agent-runtime.js";
+import type { ThinkingLevel } from "../core/thinking.js";
+import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { CodexStream } from "./codex-stream.js";
 import { codexCredentials } from "./credentials.js";
 
@@ -8,6 +9,16 @@ const SANDBOX: Readonly<Record<string, string>> = {
 	"read-only": "read-only",
 	full: "danger-full-access",
 };
+
+/**
+ * Thinking levels as Codex's reasoning efforts (`model_reasoning_effort`), `off` as `none`; it has
+ * nothing above `xhigh`.
+ */
+function codexThinking(level: ThinkingLevel): ThinkingSetting | undefined {
+	if (level === "max") return undefined;
+	const effort = level === "off" ? "none" : level;
+	return { args: ["--config", `model_reasoning_effort=${JSON.stringify(effort)}`] };
+}
 
 /**
  * Codex's `exec` mode with JSON output, keeping no session: the agent's model and sandbox, and its
@@ -31,5 +42,6 @@ export const codexCli: AgentCli = {
 	},
 	stdin: (request) => request.prompt,
 	credentials: (_request, env) => codexCredentials(env),
+	thinking: codexThinking,
 	stream: () => new CodexStream(),
 };

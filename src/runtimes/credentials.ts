@@ -48,12 +48,22 @@ export function piCredentials(model: string | undefined, env: NodeJS.ProcessEnv)
 	return ["PI_*", ...known, ...piCustomKeys(provider, env)];
 }
 
-/** Variables named by pi's custom providers (`models.json`): of `provider`, or of all of them. */
+/** A provider of pi's `models.json`, as far as it names variables. */
+interface CustomProvider {
+	readonly apiKey?: unknown;
+	readonly headers?: unknown;
+}
+
+/**
+ * Variables named by pi's custom providers (`models.json`): of `provider`, or of all of them. An
+ * `apiKey` may be a variable's name (pi 0.73); it and header values may hold `$NAME` or `${NAME}`
+ * (pi 1.x), where `$$` is a `$` written out.
+ */
 function piCustomKeys(provider: string | undefined, env: NodeJS.ProcessEnv): string[] {
 	const dir = piAgentDir(env);
 	const file = dir ? join(dir, "models.json") : undefined;
 	if (!file || !existsSync(file)) return [];
-	let providers: Record<string, { apiKey?: unknown }>;
+	let providers: Record<string, CustomProvider>;
 	try {
 		providers = (JSON.parse(readFileSync(file, "utf8")) as { providers?: typeof providers }).providers ?? {};
 	} catch {
@@ -62,8 +72,19 @@ function piCustomKeys(provider: string | undefined, env: NodeJS.ProcessEnv): str
 	}
 	return Object.entries(providers)
 		.filter(([name]) => provider === undefined || name === provider)
-		.map(([, p]) => p.apiKey)
-		.filter((key): key is string => typeof key === "string" && VARIABLE_NAME.test(key));
+		.flatMap(([, p]) => {
+			const headers = typeof p.headers === "object" && p.headers !== null ? Object.values(p.headers) : [];
+			const bare = typeof p.apiKey === "string" && VARIABLE_NAME.test(p.apiKey) ? [p.apiKey] : [];
+			return [...bare, ...[p.apiKey, ...headers].flatMap(interpolated)];
+		});
+}
+
+/** The variables `$NAME` and `${NAME}` in `value` names, past each `$$`. */
+function interpolated(value: unknown): string[] {
+	if (typeof value !== "string") return [];
+	return [...value.replaceAll("$$", "").matchAll(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g)].map(
+		(m) => (m[1] ?? m[2]) as string,
+	);
 }
 
 /** pi's configuration folder: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */

@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
@@ -7,6 +7,7 @@ import type { AgentCli } from "./agent-runtime.js";
 import { piCredentials } from "./credentials.js";
 import { parseVersion, piProjectResources } from "./pi-project.js";
 import { PiStream } from "./pi-stream.js";
+import { onPath } from "./program-path.js";
 
 /** The user's own `pi` on `PATH`, else the one crew bundles. */
 export function piProgram(env: NodeJS.ProcessEnv): readonly string[] {
@@ -22,21 +23,6 @@ export function bundledPi(): readonly string[] {
 		throw new CrewError(ErrorCode.Runtime, `crew's pi is not where expected (${cli}); reinstall crew or configure pi`);
 	}
 	return [process.execPath, cli];
-}
-
-/** The first executable file `name` in the absolute folders of `path`. */
-function onPath(name: string, path: string): string | undefined {
-	for (const dir of path.split(delimiter)) {
-		if (!isAbsolute(dir)) continue;
-		const file = join(dir, name);
-		try {
-			accessSync(file, constants.X_OK);
-			if (statSync(file).isFile()) return file;
-		} catch {
-			// Not there, or not executable: the next folder may have it.
-		}
-	}
-	return undefined;
 }
 
 /** Longest prompt passed as an argument, in bytes; Linux caps one argument at 128 KiB. */
@@ -72,6 +58,8 @@ export const piCli: AgentCli = {
 		return args;
 	},
 	credentials: (request, env) => piCredentials(request.agent.model, env),
+	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
+	thinking: (level) => ({ args: ["--thinking", level] }),
 	stream: () => new PiStream(),
 	admit: async (request, version) => {
 		const found = piProjectResources(request.cwd);

@@ -1,3 +1,4 @@
+import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
 import type { VerifySpec } from "../core/verdict.js";
 
@@ -101,4 +102,9 @@ export interface WorkerRuntime {
 	 * wrapped around it here.
 	 */
 	carry?(parts: AttemptParts): WorkerRuntime;
+	/**
+	 * Whether the runtime's agent CLI can be given thinking level `level`. Absent on runtimes that
+	 * start no model CLI (a command, a dry run), which have no thinking level to set.
+	 */
+	takesThinking?(level: ThinkingLevel): boolean;
 }

@@ -1,5 +1,13 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	sendEvent,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
@@ -7,15 +15,24 @@ interface MessagesBody {
 	readonly model?: string;
 	readonly stream?: boolean;
 	readonly system?: unknown;
+	readonly thinking?: { readonly type?: unknown };
+	readonly output_config?: { readonly effort?: unknown };
 	readonly messages?: readonly { readonly role?: string; readonly content?: unknown }[];
 	readonly tools?: readonly { readonly name?: string; readonly input_schema?: { readonly properties?: object } }[];
+}
+
+/** The effort the request asks for, or `off` when its thinking is disabled. */
+function reasoningOf(input: MessagesBody): string | undefined {
+	if (input.thinking?.type === "disabled") return "off";
+	const effort = input.output_config?.effort;
+	return typeof effort === "string" ? effort : undefined;
 }
 
 function hasToolResult(content: unknown): boolean {
 	return Array.isArray(content) && content.some((part) => part?.type === "tool_result");
 }
 
-function parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parse(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const input = (body ?? {}) as MessagesBody;
 	const system = textOf(input.system);
 	const messages = [
@@ -33,6 +50,7 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 			index,
 			model: String(input.model ?? ""),
 			stream: input.stream === true,
+			reasoning: reasoningOf(input),
 			messages,
 			afterToolResult: last?.role === "user" && hasToolResult(last.content),
 			body,

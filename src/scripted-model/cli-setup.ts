@@ -29,9 +29,11 @@ export function scriptedCliSetup(cli: ScriptedCliName, url: string, dir: string)
 			baseUrl: `${url}/v1`,
 			api: "openai-completions",
 			apiKey: API_KEY,
-			compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+			// Reasoning models that take an effort: a thinking level reaches the request.
+			compat: { supportsDeveloperRole: false, supportsReasoningEffort: true },
 			models: ["scripted-1", "scripted-2"].map((id) => ({
 				id,
+				reasoning: true,
 				contextWindow: 128000,
 				maxTokens: 4096,
 				cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },

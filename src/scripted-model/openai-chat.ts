@@ -1,11 +1,19 @@
 import type { ServerResponse } from "node:http";
-import { type AnswerTurn, type ModelProtocol, modelRequest, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
 interface ChatBody {
 	readonly model?: string;
 	readonly stream?: boolean;
+	readonly reasoning_effort?: unknown;
 	readonly messages?: readonly { readonly role?: string; readonly content?: unknown }[];
 	readonly tools?: readonly {
 		readonly function?: { readonly name?: string; readonly parameters?: { readonly properties?: object } };
@@ -13,7 +21,7 @@ interface ChatBody {
 }
 
 /** Reads an OpenAI chat-completions request body into the server's normalised request. */
-function parseChatRequest(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parseChatRequest(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const chat = (body ?? {}) as ChatBody;
 	const messages = (chat.messages ?? []).map((m) => ({ role: String(m.role ?? ""), text: textOf(m.content) }));
 	const tools = (chat.tools ?? []).map((t) => ({
@@ -26,6 +34,7 @@ function parseChatRequest(body: unknown, index: number): { request: ModelRequest
 			index,
 			model: String(chat.model ?? ""),
 			stream: chat.stream === true,
+			reasoning: typeof chat.reasoning_effort === "string" ? chat.reasoning_effort : undefined,
 			messages,
 			afterToolResult: messages[messages.length - 1]?.role === "tool",
 			body,

@@ -1,6 +1,14 @@
 import type { ServerResponse } from "node:http";
 import { openAiError } from "./openai-chat.js";
-import { type AnswerTurn, type ModelProtocol, modelRequest, sendEvent, startEvents, textOf } from "./protocol.js";
+import {
+	type AnswerTurn,
+	type BodyRequest,
+	type ModelProtocol,
+	modelRequest,
+	sendEvent,
+	startEvents,
+	textOf,
+} from "./protocol.js";
 import { answerOf, type OfferedTool } from "./tool-call.js";
 import type { ModelRequest } from "./turns.js";
 
@@ -9,6 +17,7 @@ interface ResponsesBody {
 	readonly stream?: boolean;
 	readonly instructions?: unknown;
 	readonly input?: unknown;
+	readonly reasoning?: { readonly effort?: unknown };
 	readonly tools?: readonly {
 		readonly type?: string;
 		readonly name?: string;
@@ -23,7 +32,7 @@ interface InputItem {
 	readonly output?: unknown;
 }
 
-function parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] } {
+function parse(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] } {
 	const input = (body ?? {}) as ResponsesBody;
 	const items: readonly InputItem[] =
 		typeof input.input === "string"
@@ -51,6 +60,7 @@ function parse(body: unknown, index: number): { request: ModelRequest; tools: Of
 			index,
 			model: String(input.model ?? ""),
 			stream: input.stream === true,
+			reasoning: typeof input.reasoning?.effort === "string" ? input.reasoning.effort : undefined,
 			messages,
 			afterToolResult: items[items.length - 1]?.type?.endsWith("_output") === true,
 			body,

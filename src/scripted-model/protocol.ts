@@ -10,17 +10,21 @@ export interface ModelProtocol {
 	readonly api: ModelApi;
 	/** The POST path, e.g. `/v1/chat/completions`. */
 	readonly path: string;
-	parse(body: unknown, index: number): { request: ModelRequest; tools: OfferedTool[] };
+	/** The request as its body says; the server adds its headers. */
+	parse(body: unknown, index: number): { request: BodyRequest; tools: OfferedTool[] };
 	respond(res: ServerResponse, request: ModelRequest, tools: readonly OfferedTool[], turn: AnswerTurn): void;
 	/** An error body in the provider's own shape. */
 	errorBody(status: number, message: string): string;
 }
 
+/** A request as its body says. */
+export type BodyRequest = Omit<ModelRequest, "headers">;
+
 /** The normalised request, with its prompt tokens estimated from every message's text. */
 export function modelRequest(
-	fields: Omit<ModelRequest, "tools" | "promptTokens">,
+	fields: Omit<BodyRequest, "tools" | "promptTokens">,
 	tools: OfferedTool[],
-): { request: ModelRequest; tools: OfferedTool[] } {
+): { request: BodyRequest; tools: OfferedTool[] } {
 	const promptTokens = estimateTokens(fields.messages.map((m) => m.text).join("\n"));
 	return { request: { ...fields, tools: tools.map((t) => t.name), promptTokens }, tools };
 }

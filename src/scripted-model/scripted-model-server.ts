@@ -79,7 +79,13 @@ export class ScriptedModelServer {
 			);
 			return;
 		}
-		const { request, tools } = protocol.parse(body, this.requests.length);
+		const parsed = protocol.parse(body, this.requests.length);
+		const { tools } = parsed;
+		const headers: Record<string, string> = {};
+		for (const [name, value] of Object.entries(req.headers)) {
+			if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+		}
+		const request: ModelRequest = { ...parsed.request, headers };
 		this.requests.push(request);
 		const turn = await this.#settle(this.#script(request));
 		if (!turn) return;

@@ -34,8 +34,16 @@ export interface ModelRequest {
 	readonly messages: readonly { readonly role: string; readonly text: string }[];
 	/** Whether the last message carries a tool's result (the agent is mid-turn). */
 	readonly afterToolResult: boolean;
+	/**
+	 * How much the request asks the model to reason, as the provider names it: OpenAI's
+	 * `reasoning_effort` (chat) or `reasoning.effort` (responses), Anthropic's `output_config.effort`,
+	 * or `off` when Anthropic's thinking is disabled; undefined when the request does not say.
+	 */
+	readonly reasoning: string | undefined;
 	/** An estimate of the prompt's tokens: its characters / 4, rounded up. */
 	readonly promptTokens: number;
+	/** The request's HTTP headers, by lower-case name. */
+	readonly headers: Readonly<Record<string, string>>;
 	/** The request body as sent. */
 	readonly body: unknown;
 }

@@ -120,3 +120,26 @@ test("a key given twice and a value YAML cannot read are errors on their lines",
 		"error 5: 'name' is given twice (lines 2 and 5)",
 	]);
 });
+
+test("a thinking level is one of pi's in an agent, on a role line and in a step; `false` inherits the caller's", () => {
+	const good = parseAgent("---\nname: a\nthinking: high\n---\n", "a.md");
+	expect([good.agent.thinking, messages(good.diagnostics)]).toEqual(["high", []]);
+	expect(parseAgent("---\nname: a\nthinking: false\n---\n", "a.md").agent.thinking).toBeUndefined();
+	const agent = parseAgent("---\nname: a\nthinking: deep\n---\n", "a.md");
+	expect(messages(agent.diagnostics)).toEqual([
+		'error 3: thinking "deep": expected one of off, minimal, low, medium, high, xhigh, max',
+	]);
+	const team = parseTeam("---\nname: t\n---\n- lead: agent=a thinking=lots\n- aide: agent=a thinking=low\n", "t.md");
+	expect(messages(team.diagnostics)).toEqual([
+		"error 4: role 'lead': thinking \"lots\": expected one of off, minimal, low, medium, high, xhigh, max",
+	]);
+	expect(team.team.roles.map((r) => r.thinking)).toEqual([undefined, "low"]);
+	const workflow = parseWorkflow(
+		"---\nname: w\n---\n## a\nrole: r\nthinking: some\n\nDo a.\n\n## b\nrole: r\nthinking: off\n\nDo b.\n",
+		"w.md",
+	);
+	expect(messages(workflow.diagnostics)).toEqual([
+		expect.stringMatching(/^error 6: .*thinking "some": expected one of off, minimal, low, medium, high, xhigh, max$/),
+	]);
+	expect(workflow.workflow.steps.map((s) => s.thinking)).toEqual([undefined, "off"]);
+});

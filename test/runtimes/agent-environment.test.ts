@@ -26,6 +26,8 @@ const source = {
 };
 
 const names = (env: Record<string, string>) => Object.keys(env).sort();
+/** `${name}` as pi 1.x reads it in models.json. */
+const braced = (name: string) => `\${${name}}`;
 const BASE = ["HOME", "IS_SANDBOX", "LC_ALL", "PATH"];
 
 test("each agent CLI sees the base allowlist, its own variables and its provider's keys, nothing else", () => {
@@ -75,6 +77,41 @@ test("the variables a CLI's own config names for a custom provider pass to it", 
 	expect(names(agentEnvironment(env, {}, piCredentials("mine/model-1", env)))).not.toContain("THEIRS_KEY");
 	expect(names(agentEnvironment(env, {}, codexCredentials(env)))).toContain("LOCAL_KEY");
 	expect(names(agentEnvironment(env, {}, claudeCredentials()))).not.toContain("LOCAL_KEY");
+});
+
+test("pi 1.x's $NAME and $-braced names in a custom provider's apiKey and headers pass those variables; $$ is a dollar", () => {
+	const dir = mkdtempSync(join(tmpdir(), "crew-credentials-"));
+	writeFileSync(
+		join(dir, "models.json"),
+		JSON.stringify({
+			providers: {
+				mine: {
+					apiKey: "$MINE_TOKEN",
+					headers: { "x-team": `team-${braced("MINE_TEAM")}`, "x-price": "$$NOT_A_VARIABLE" },
+				},
+				theirs: { apiKey: braced("THEIRS_TOKEN") },
+				run: { apiKey: "!print-key --for $MINE_TEAM" },
+			},
+		}),
+	);
+	const env = {
+		PATH: "/bin",
+		PI_CODING_AGENT_DIR: dir,
+		MINE_TOKEN: "m",
+		MINE_TEAM: "t",
+		THEIRS_TOKEN: "x",
+		NOT_A_VARIABLE: "n",
+	};
+	const mine = names(agentEnvironment(env, {}, piCredentials("mine/model-1", env)));
+	expect(mine).toEqual(["MINE_TEAM", "MINE_TOKEN", "PATH", "PI_CODING_AGENT_DIR"]);
+	expect(names(agentEnvironment(env, {}, piCredentials("theirs/model-1", env)))).toContain("THEIRS_TOKEN");
+	expect(names(agentEnvironment(env, {}, piCredentials(undefined, env)))).toEqual([
+		"MINE_TEAM",
+		"MINE_TOKEN",
+		"PATH",
+		"PI_CODING_AGENT_DIR",
+		"THEIRS_TOKEN",
+	]);
 });
 
 test("CREW_PASS_ENV adds names and prefixes; crew's own variables win", () => {

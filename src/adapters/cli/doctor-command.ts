@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { findProject, type Project } from "../../config/project.js";
-import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
+import { resourceLayers, userConfigDir, userResourceDirs } from "../../config/resource-layers.js";
 import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
 import { errorMessage } from "../../core/errors.js";
 import { RunReader } from "../../engine/run-reader.js";
@@ -10,7 +11,9 @@ import { ResourceLoader } from "../../resources/resource-loader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
 import { type Check, type RuntimeUse, readiness } from "../../runtimes/cli-readiness.js";
 import { claudeCredentials, codexCredentials, piCredentials } from "../../runtimes/credentials.js";
-import { piProgram } from "../../runtimes/pi-cli.js";
+import { bundledPi } from "../../runtimes/pi-cli.js";
+import { piExtensionsCheck } from "../../runtimes/pi-extensions-check.js";
+import { onPath } from "../../runtimes/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { smokeCheck } from "./doctor-smoke.js";
@@ -69,14 +72,31 @@ function storeCheck(project: Project | undefined, notFound: string): Check {
 
 const AGENT_CLIS: readonly AgentCliName[] = ["pi", "claude", "codex"];
 
+/** How crew starts an agent CLI: the program, the file that runs, and the rule that chose it. */
+interface CliProgram {
+	readonly command: readonly string[];
+	readonly file: string;
+	readonly rule: string;
+}
+
 /**
- * How crew starts each agent CLI, as its runtimes do: the program in the settings, else
- * `CREW_PI` / `CREW_CLAUDE` / `CREW_CODEX`, else `pi` on PATH or crew's own, `claude` and `codex` on PATH.
+ * How crew starts each agent CLI, as its runtimes do: the program in the user's config, else
+ * `CREW_PI` / `CREW_CLAUDE` / `CREW_CODEX`, else the CLI on PATH, else (pi only) crew's own.
  */
-function cliCommand(name: AgentCliName, settings: Settings | undefined, env: NodeJS.ProcessEnv): readonly string[] {
-	const program = settings?.programs?.[name] ?? env[`CREW_${name.toUpperCase()}`];
-	if (program) return [program];
-	return name === "pi" ? piProgram(env) : [name];
+function cliProgram(name: AgentCliName, settings: Settings | undefined, env: NodeJS.ProcessEnv): CliProgram {
+	const configured = settings?.programs?.[name];
+	if (configured) {
+		const rule = `runtimes.${name} in ${join(userConfigDir(env), "config.json")}`;
+		return { command: [configured], file: configured, rule };
+	}
+	const variable = `CREW_${name.toUpperCase()}`;
+	const given = env[variable];
+	if (given) return { command: [given], file: given, rule: variable };
+	const found = onPath(name, env.PATH ?? "");
+	if (found) return { command: [found], file: found, rule: `${name} on PATH` };
+	if (name !== "pi") return { command: [name], file: name, rule: `${name} on PATH` };
+	const bundled = bundledPi();
+	return { command: bundled, file: bundled[1] as string, rule: "crew's own pi, as none is on PATH" };
 }
 
 /**
@@ -137,12 +157,14 @@ export async function doctorCommand(options: { json?: boolean; smoke?: boolean }
 		let command: readonly string[] | undefined;
 		let program: { ok: boolean; detail: string };
 		try {
-			command = cliCommand(name, settings, env);
-			program = await version(command);
+			const chosen = cliProgram(name, settings, env);
+			command = chosen.command;
+			const said = await version(command);
+			program = { ok: said.ok, detail: `${said.detail}: ${chosen.file} (${chosen.rule})` };
 		} catch (error) {
 			program = { ok: false, detail: errorMessage(error) };
 		}
-		const fix = `install ${name}, or name its program in CREW_${name.toUpperCase()} or crew's settings (programs.${name})`;
+		const fix = `install ${name}, or name its program in CREW_${name.toUpperCase()} or your crew config.json (runtimes.${name})`;
 		const check = {
 			name: `runtime ${name}${name === DEFAULT_AGENT_RUNTIME ? " (default)" : ""}`,
 			...program,
@@ -150,6 +172,11 @@ export async function doctorCommand(options: { json?: boolean; smoke?: boolean }
 		};
 		checks.push(check);
 		if (used) required.add(check);
+		if (name === "pi" && command && program.ok) {
+			const extensions = await piExtensionsCheck(command, env);
+			checks.push(extensions);
+			if (used) required.add(extensions);
+		}
 		if (used && command && program.ok) ready.push({ runtime: name, command, models: used });
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
@@ -99,6 +100,9 @@ function program(setExit: (code: number) => void): Command {
 		.option("-t, --team <name|path>", "team name in .crew/teams/, or a file (default with no --workflow: default)")
 		.option("--runtime <name>", "runtime for every agent: pi, claude, codex, command or dry-run")
 		.option("-m, --model <model>", "model for every agent (its fallbackModels still follow)")
+		.addOption(
+			new Option("--thinking <level>", "thinking level for every agent (pi's levels)").choices(THINKING_LEVELS),
+		)
 		.option(
 			"-c, --concurrency <n>",
 			"tasks running at once (overrides the team's maxConcurrency)",
@@ -401,6 +405,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-t, --team <name|path>", "team name, or a file (default with no --workflow: default)")
 		.option("--runtime <name>", "runtime for every agent")
 		.option("-m, --model <model>", "model for every agent")
+		.addOption(new Option("--thinking <level>", "thinking level for every agent").choices(THINKING_LEVELS))
 		.option("--json", "machine-readable output")
 		.action(async (goal: string | undefined, options: PlanFlags) =>
 			exit((await resources()).planCommand(goal, options)),

@@ -3,6 +3,7 @@ import { resourceLayers, userResourceDirs } from "../../config/resource-layers.j
 import { TrustStore } from "../../config/trust.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { matchHints } from "../../core/routing.js";
+import type { ThinkingLevel } from "../../core/thinking.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { planRun } from "../../engine/planner.js";
@@ -26,6 +27,7 @@ export interface PlanFlags {
 	readonly team?: string;
 	readonly runtime?: string;
 	readonly model?: string;
+	readonly thinking?: ThinkingLevel;
 	readonly failure?: FailurePolicy;
 	readonly json?: boolean;
 }
@@ -125,6 +127,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 			...(flags.team !== undefined ? { team: flags.team } : {}),
 			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
 			...(flags.model !== undefined ? { model: flags.model } : {}),
+			...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
 			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
 		},
 		{ loader: loader(), runtimes: RuntimeRegistry.standard(), cwd: project.root },

@@ -4,6 +4,7 @@ import { ensureCrewDir, findProject } from "../../config/project.js";
 import { loadSettings, runLimits, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
+import type { ThinkingLevel } from "../../core/thinking.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
@@ -24,6 +25,7 @@ export interface RunFlags {
 	readonly team?: string;
 	readonly runtime?: string;
 	readonly model?: string;
+	readonly thinking?: ThinkingLevel;
 	readonly budgetTokens?: number;
 	readonly budgetUsd?: number;
 	readonly reserveTokens?: number;
@@ -100,6 +102,7 @@ export function runPlanInput(goal: string, flags: RunFlags, settings: Settings):
 		...(flags.team !== undefined ? { team: flags.team } : {}),
 		...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
 		...(flags.model !== undefined ? { model: flags.model } : {}),
+		...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
 		...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
 		...(flags.failure !== undefined ? { failure: flags.failure } : {}),
 		...runLimits(flags, settings),

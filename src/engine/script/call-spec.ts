@@ -34,6 +34,7 @@ export function parseCall(input: unknown, key: string): ParsedCall {
 /**
  * The task a call makes. Its id is its name (or role) and its place (`reviewer-2.1.1`); its
  * fingerprint hashes everything the call asked for, so a replay that asks differently is caught.
+ * The call's `model` overrides its role's agent's, unless the run has a model of its own (`runModel`).
  */
 export function callTask(
 	key: string,
@@ -42,6 +43,7 @@ export function callTask(
 	agent: AgentSpec,
 	schema: ValueSchema | undefined,
 	goal: string,
+	runModel?: string,
 ): TaskSpec {
 	const base = call.name ?? call.role;
 	const id = `${base.slice(0, Math.max(1, 63 - key.length))}-${key}`;
@@ -66,7 +68,7 @@ export function callTask(
 		id,
 		stepId: id,
 		role: call.role,
-		agent: call.model ? { ...agent, model: call.model } : agent,
+		agent: call.model && runModel === undefined ? { ...agent, model: call.model } : agent,
 		text: call.prompt.replaceAll("{goal}", goal) + (schema ? answerFormat(schema.jsonSchema) : ""),
 		dependsOn: [],
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),

@@ -221,7 +221,7 @@ export class ScriptDriver implements RunDriver {
 		}
 		const schema =
 			call.schema === undefined ? undefined : valueSchema(call.schema, `the schema of ctx.agent call ${key}`);
-		const spec = callTask(key, scope, call, agent, schema, run.goal);
+		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model);
 		const recorded = this.#recorded.get(key);
 		if (recorded && recorded.call?.fingerprint !== spec.call?.fingerprint) {
 			throw divergence(key, describeCall(recorded), describeCall(spec));

@@ -49,6 +49,7 @@ export function planScript(input: PlanInput, context: ScriptPlanContext): Plan {
 				sha256: createHash("sha256").update(bytes).digest("hex"),
 				...(input.args !== undefined ? { args: input.args } : {}),
 				roles,
+				...(input.model ? { model: input.model } : {}),
 			},
 		},
 		tasks: [],

@@ -41,6 +41,12 @@ afterEach(async () => {
 	for (const server of servers.splice(0)) await server.close();
 });
 
+/** This PATH without the folders of crew's own programs, where the pi crew bundles is `pi`. */
+const WITHOUT_PI = (process.env.PATH ?? "")
+	.split(":")
+	.filter((dir) => !dir.includes("node_modules"))
+	.join(":");
+
 /** Claude Code and Codex from crew's own node_modules. */
 const PROGRAMS = {
 	CREW_CLAUDE: join(ROOT, "node_modules", ".bin", "claude"),
@@ -50,7 +56,7 @@ const PROGRAMS = {
 test("doctor reports pi's version, credential names without values, and the store", async () => {
 	const repo = new TestRepo();
 	const { code, checks } = await doctor(repo.dir, {
-		PATH: process.env.PATH,
+		PATH: WITHOUT_PI,
 		HOME: repo.dir,
 		OPENAI_API_KEY: "sk-secret-value",
 		ANTHROPIC_API_KEY: "sk-ant-secret-value",
@@ -58,7 +64,13 @@ test("doctor reports pi's version, credential names without values, and the stor
 	});
 	expect(code).toBe(0);
 	const byName = new Map(checks.map((c) => [c.name, c]));
-	expect(byName.get("runtime pi (default)")).toEqual({ name: "runtime pi (default)", ok: true, detail: "0.73.1" });
+	// No pi on PATH: crew's own, which it says it is.
+	expect(byName.get("runtime pi (default)")).toMatchObject({
+		ok: true,
+		detail: expect.stringMatching(
+			/^0\.73\.1: \/.*\/@mariozechner\/pi-coding-agent\/dist\/cli\.js \(crew's own pi, as none is on PATH\)$/,
+		),
+	});
 	// Each runtime is shown what it would get: pi with no model of its own, every provider's keys.
 	expect(byName.get("credentials for pi")?.detail).toBe("ANTHROPIC_API_KEY, OPENAI_API_KEY");
 	expect(byName.get("credentials for claude")?.detail).toBe("ANTHROPIC_API_KEY");
