@@ -22,7 +22,7 @@ function plan(prompt, repo) {
 	}
 	if (prompt.startsWith("Run the tests before")) {
 		return {
-			act: { kind: "shell", command: "node --test test/ 2>&1 | grep -E '^# (pass|fail)'" },
+			act: { kind: "shell", command: "node --test test/*.test.js 2>&1 | grep -E '^# (pass|fail)'" },
 			report: (out) => `tests before the change:\n${testLines(out).join("\n")}\n`,
 		};
 	}
@@ -42,7 +42,7 @@ function plan(prompt, repo) {
 	}
 	if (prompt.startsWith("Verify that")) {
 		return {
-			act: { kind: "shell", command: "node --test test/ 2>&1 | grep -E '^# (pass|fail)'" },
+			act: { kind: "shell", command: "node --test test/*.test.js 2>&1 | grep -E '^# (pass|fail)'" },
 			report: (out) => {
 				const lines = testLines(out);
 				return `${lines.join("\n")}\n${lines.includes("# fail 0") ? "PASS" : "FAIL"}\n`;
