@@ -157,7 +157,9 @@ function program(setExit: (code: number) => void): Command {
 		.description("queue one failed, cancelled or skipped task again (with the dependents it skipped) and run")
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
+		.option("-d, --detach", "retry in a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
+		.addOption(new Option("--background", "run as a background runner, which waits for approvals").hideHelp())
 		.action(async (runId: string, task: string, options: OutputFlags) =>
 			exit((await runs()).retryCommand(runId, task, options)),
 		);

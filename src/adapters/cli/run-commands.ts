@@ -1,45 +1,23 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";
-import { loadSettings, runLimits, type Settings } from "../../config/settings.js";
+import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
-import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { RunReader } from "../../engine/run-reader.js";
-import { startBackgroundRunner } from "../background-runner.js";
+import { type BackgroundRunner, retryInBackground, startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { runStanding } from "../run-ending.js";
+import { type RunAsk, runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { ProgressView } from "./progress-view.js";
 import { writeStarter } from "./starter.js";
 import { summaryText } from "./summary.js";
 
-export interface RunFlags {
-	readonly workflow?: string;
+export interface RunFlags extends Omit<RunAsk, "goal"> {
 	readonly goalFile?: string;
-	readonly team?: string;
-	readonly runtime?: string;
-	readonly model?: string;
-	readonly budgetTokens?: number;
-	readonly budgetUsd?: number;
-	readonly reserveTokens?: number;
-	readonly reserveUsd?: number;
-	readonly approvePlan?: boolean;
-	readonly workspace?: "shared" | "worktree";
-	readonly allowDirty?: boolean;
-	readonly integration?: "auto" | "manual";
-	readonly until?: string;
-	readonly maxIterations?: number;
-	readonly args?: unknown;
-	readonly queue?: string;
-	readonly repository?: string;
-	readonly concurrency?: number;
-	readonly failure?: FailurePolicy;
-	readonly timeout?: string;
-	readonly stallTimeout?: string;
-	readonly retries?: number;
 	readonly detach?: boolean;
 	readonly json?: boolean;
 }
@@ -94,35 +72,7 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 	const goal = readGoal(argument, flags.goalFile);
 	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const plan = await crew.plan({
-			goal,
-			...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
-			...(flags.team !== undefined ? { team: flags.team } : {}),
-			...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
-			...(flags.model !== undefined ? { model: flags.model } : {}),
-			...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-			...(flags.failure !== undefined ? { failure: flags.failure } : {}),
-			...runLimits(flags, settings),
-			...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-			...(flags.approvePlan ? { approvePlan: true } : {}),
-			...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
-			...(flags.allowDirty ? { allowDirty: true } : {}),
-			...(flags.integration !== undefined ? { integration: flags.integration } : {}),
-			...(flags.until !== undefined ? { until: flags.until } : {}),
-			...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
-			...(flags.args !== undefined ? { args: flags.args } : {}),
-			...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
-			...(flags.repository !== undefined ? { repository: flags.repository } : {}),
-			...(settings.setup ? { setup: settings.setup } : {}),
-			concurrencyCap: settings.maxConcurrency,
-			budget: {
-				...settings.budget,
-				...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
-				...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
-				...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
-				...(flags.reserveUsd !== undefined ? { reserveUsd: flags.reserveUsd } : {}),
-			},
-		});
+		const plan = await crew.plan(runInput({ ...flags, goal }, settings));
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		const runId = crew.create(plan);
 		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
@@ -162,7 +112,11 @@ export async function retryCommand(runId: string, task: string, flags: OutputFla
 	checkId("run", runId);
 	const { crew, view, quiet } = open(flags);
 	try {
-		return await foreground(crew, runId, view, flags.json === true, quiet, { retryTask: task });
+		if (flags.detach) return report(runId, await retryInBackground(crew, runId, task), flags.json === true);
+		return await foreground(crew, runId, view, flags.json === true, quiet, {
+			retryTask: task,
+			background: flags.background === true,
+		});
 	} finally {
 		crew.close();
 	}
@@ -265,7 +219,11 @@ async function foreground(
 
 /** Hands the run to a background runner and says so. */
 async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
-	const runner = await startBackgroundRunner(crew, runId, extra);
+	return report(runId, await startBackgroundRunner(crew, runId, extra), json);
+}
+
+/** Says which background runner took the run. */
+function report(runId: string, runner: BackgroundRunner, json: boolean): number {
 	if (json) process.stdout.write(`${JSON.stringify({ runId, status: runner.status })}\n`);
 	else
 		process.stdout.write(

@@ -5,6 +5,7 @@ import { loadSettings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import type { TeamActions } from "../team-actions.js";
+import { runParameters } from "./run-parameters.js";
 
 const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
 const goal = z.string().min(1).describe("what the run is for, in words");
@@ -22,8 +23,7 @@ const team = z
 	.describe(
 		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
 	);
-/** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
-const limit = z.string().min(1).optional();
+const task = z.string().min(1).describe("a task id or step id");
 
 /**
  * crew as an MCP server: one tool per action over the runs of the project it serves. Every answer
@@ -66,7 +66,7 @@ export function createMcpServer(
 		{
 			description:
 				"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path); nothing runs.",
-			inputSchema: { goal, workflow, team },
+			inputSchema: { goal, workflow, team, ...runParameters },
 		},
 		(args) => reply(actions.plan(args)),
 	);
@@ -79,22 +79,11 @@ export function createMcpServer(
 				goal,
 				workflow,
 				team,
-				runtime: z
+				...runParameters,
+				session: z
 					.string()
-					.min(1)
 					.optional()
-					.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
-				concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
-				timeout: limit.describe(
-					"wall-clock limit of each task attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
-				),
-				stallTimeout: limit.describe(
-					"limit on time an attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m for agent CLIs",
-				),
-				args: z
-					.record(z.string(), z.unknown())
-					.optional()
-					.describe("a workflow script's arguments, checked against its args schema"),
+					.describe("your session's id, recorded with the run; crew_runs with it lists this session's runs"),
 			},
 		},
 		async (args) => {
@@ -122,7 +111,7 @@ export function createMcpServer(
 		"crew_result",
 		{
 			description: "A task's result text, by task id or step id.",
-			inputSchema: { runId, task: z.string().min(1).describe("a task id or step id") },
+			inputSchema: { runId, task },
 		},
 		({ runId, task }) => reply(actions.result(runId, task)),
 	);
@@ -158,6 +147,96 @@ export function createMcpServer(
 			inputSchema: { runId, reason: z.string().min(1).describe("why") },
 		},
 		async ({ runId, reason }) => reply(await actions.reject(runId, reason)),
+	);
+	tool(
+		"crew_retry",
+		{
+			description:
+				"Run a failed, cancelled or skipped task of an ended run again (with the dependents it skipped), in the background.",
+			inputSchema: { runId, task },
+		},
+		async ({ runId, task }) => {
+			checkNesting(actions, env, "crew_retry");
+			return reply(await actions.retry(runId, task));
+		},
+	);
+	tool(
+		"crew_runs",
+		{
+			description:
+				"The runs of this repository, newest first, each with its status, end time, a summary of its tasks and what to do next.",
+			inputSchema: {
+				session: z.string().optional().describe("only the runs started with this session id"),
+				limit: z.number().int().min(1).max(1000).optional().describe("at most this many runs (default 20)"),
+			},
+		},
+		(filter) => reply(actions.runs(filter)),
+	);
+	tool(
+		"crew_recommend",
+		{
+			description: "The team and workflow whose routing hints fit a goal, and why; nothing runs.",
+			inputSchema: { goal },
+		},
+		({ goal }) => reply(actions.recommend(goal)),
+	);
+	tool(
+		"crew_validate",
+		{
+			description:
+				"Check every agent, team and workflow this repository sees and how they refer to each other: counts and diagnostics.",
+			inputSchema: {},
+		},
+		() => reply(actions.validate()),
+	);
+	tool(
+		"crew_doctor",
+		{
+			description:
+				"What this machine offers crew: runtimes, their versions, credentials (names only), the store's health; each failed check with its fix.",
+			inputSchema: {
+				smoke: z.boolean().optional().describe("also make one small real model call per agent CLI the agents use"),
+			},
+		},
+		async ({ smoke }) => reply(await actions.doctor(smoke === true)),
+	);
+	tool(
+		"crew_worktrees",
+		{
+			description: "A run's task worktrees, their branches, and whether they hold uncommitted work.",
+			inputSchema: { runId },
+		},
+		async ({ runId }) => reply(await actions.worktrees(runId)),
+	);
+	tool(
+		"crew_merge",
+		{
+			description:
+				"Merge a worktree run's integration branch crew/<runId> into the repository's current branch (clean work tree only).",
+			inputSchema: {
+				runId,
+				partial: z
+					.boolean()
+					.optional()
+					.describe("merge what the branch holds although some tasks' work is missing from it"),
+			},
+		},
+		async ({ runId, partial }) => reply(await actions.merge(runId, partial === true)),
+	);
+	tool(
+		"crew_export",
+		{
+			description: "Write an ended run, its records and files, to one JSON bundle in the repository; returns its path.",
+			inputSchema: {
+				runId,
+				file: z
+					.string()
+					.min(1)
+					.optional()
+					.describe("a path inside the repository; default <runId>.crew-run.json at its root"),
+			},
+		},
+		async ({ runId, file }) => reply(await actions.export(runId, file)),
 	);
 	return server;
 }

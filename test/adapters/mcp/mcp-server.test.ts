@@ -75,14 +75,22 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 	expect(tools.map((t) => t.name).sort()).toEqual([
 		"crew_approve",
 		"crew_cancel",
+		"crew_doctor",
 		"crew_events",
+		"crew_export",
 		"crew_list",
+		"crew_merge",
 		"crew_plan",
+		"crew_recommend",
 		"crew_reject",
 		"crew_result",
 		"crew_resume",
+		"crew_retry",
 		"crew_run",
+		"crew_runs",
 		"crew_status",
+		"crew_validate",
+		"crew_worktrees",
 	]);
 	const runTool = tools.find((t) => t.name === "crew_run");
 	expect(runTool?.inputSchema.required).toEqual(["goal"]);
