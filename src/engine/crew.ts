@@ -4,7 +4,6 @@ import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
-import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";

@@ -338,8 +338,9 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
+		.option("--session <id>", "only the runs an agent started with this session id (crew_run's session)")
 		.option("--json", "machine-readable output")
-		.action(async (options: JsonOption) => exit((await reads()).runsCommand(options)));
+		.action(async (options: JsonOption & { session?: string }) => exit((await reads()).runsCommand(options)));
 
 	cli
 		.command("events")

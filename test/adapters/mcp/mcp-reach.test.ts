@@ -244,4 +244,7 @@ test("crew_runs lists the runs of one session with their status, end and a summa
 	expect((all.runs as { id: string }[]).map((r) => r.id)).toEqual([second, none, other, first]);
 	expect(read(repo.dir, (reader) => reader.run(first).options.caller)).toEqual({ session: "pi-session-1" });
 	expect(await ok(client, "crew_runs", { session: "never" })).toEqual({ runs: [] });
+	const cli = await crew(repo.dir, ["runs", "--session", "pi-session-1", "--json"]);
+	expect(cli.code, cli.stderr).toBe(0);
+	expect((JSON.parse(cli.stdout) as { id: string }[]).map((r) => r.id)).toEqual([second, first]);
 });
