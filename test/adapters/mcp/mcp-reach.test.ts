@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { crew, gitRepo, read, TestRepo } from "../../helpers.js";
@@ -124,6 +125,13 @@ test("crew_retry runs a failed task again in the background, and crew_merge and 
 	expect(exported).toEqual({ runId, file: join(repo.dir, "out", "run.json"), tasks: 1, files: expect.any(Number) });
 	const bundle = JSON.parse(readFileSync(join(repo.dir, "out", "run.json"), "utf8"));
 	expect([bundle.format, bundle.runId]).toEqual(["crew-run", runId]);
+	// An agent writes through crew only inside the repository, as it works there.
+	for (const file of ["../escape.json", join(tmpdir(), "escape.json")]) {
+		const outside = await call(client, "crew_export", { runId, file });
+		expect(outside.isError, file).toBe(true);
+		expect(outside.text).toContain(`invalid file ${JSON.stringify(file)}: expected a path inside the repository`);
+	}
+	expect(existsSync(join(repo.dir, "..", "escape.json"))).toBe(false);
 	const byDefault = await ok(client, "crew_export", { runId });
 	expect(byDefault.file).toBe(join(repo.dir, `${runId}.crew-run.json`));
 	expect(existsSync(String(byDefault.file))).toBe(true);
