@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
+import { TrustStore } from "../../../src/config/trust.js";
 import { crew, gitRepo, read, TestRepo } from "../../helpers.js";
 import { call, McpClients, ok, untilEnded } from "./mcp-client.js";
 
@@ -217,6 +218,50 @@ test("in a repository the user does not trust, an until check given through MCP 
 	const dry = await ok(client, "crew_run", { goal: "g", workflow: "solo", runtime: "dry-run" });
 	expect((await untilEnded(client, String(dry.runId))).run.status).toBe("completed");
 	expect(repo.exists("pwned")).toBe(false);
+});
+
+test("an until check given through MCP is recorded as the agent's: once the user revokes trust, no path runs it again, while crew run's own --until still runs", async () => {
+	// The user's own command agent needs no trust, so the until check is all that does.
+	const env = { ...process.env, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "crew-xdg-")) };
+	const userAgents = join(env.XDG_CONFIG_HOME, "crew", "agents");
+	mkdirSync(userAgents, { recursive: true });
+	writeFileSync(join(userAgents, "helper.md"), "---\nname: helper\nruntime: command\ncommand: echo helped\n---\n");
+	const repo = new TestRepo({ trusted: false });
+	repo.workflow("pair", [{ id: "draft", role: "helper" }]);
+	const trust = new TrustStore(env);
+	trust.trust(repo.dir);
+	const client = await clients.connect(repo.dir, env);
+	const started = await ok(client, "crew_run", {
+		goal: "g",
+		workflow: "pair",
+		until: "test -f passed",
+		maxIterations: 1,
+		retries: 0,
+	});
+	const runId = String(started.runId);
+	expect((await untilEnded(client, runId)).tasks.map((t) => `${t.id}:${t.status}`)).toEqual([
+		"draft:completed",
+		"until.1:failed",
+	]);
+	trust.revoke(repo.dir);
+	repo.writeFile("passed", "");
+	const viaMcp = await call(client, "crew_retry", { runId, task: "until.1" });
+	expect(viaMcp.isError).toBe(true);
+	expect(viaMcp.text).toContain(`${repo.dir} is not trusted`);
+	expect(viaMcp.text).toContain("test -f passed");
+	const viaCli = await crew(repo.dir, ["retry", runId, "until.1"], 60_000, env);
+	expect(viaCli.code).toBe(1);
+	expect(viaCli.stderr).toContain("test -f passed");
+	expect(read(repo.dir, (reader) => reader.status(runId).tasks.map((t) => t.status))).toEqual(["completed", "failed"]);
+
+	const own = await crew(
+		repo.dir,
+		["run", "g", "--workflow", "pair", "--until", "test -f passed", "--json"],
+		60_000,
+		env,
+	);
+	expect(own.code, own.stderr).toBe(0);
+	expect(lastJson(own.stdout).status).toBe("completed");
 });
 
 test("crew_runs lists the runs of one session with their status, end and a summary to report", async () => {
