@@ -40,6 +40,8 @@ export type RunRequest = Omit<RunAsk, "queue" | "repository"> & { readonly sessi
 
 /** A run as `crew runs --json` lists it, with the caller's session and what a report says of it. */
 export type RunEntry = StatusJson["run"] & {
+	/** The run's id again, under the name every other answer gives it. */
+	readonly runId: string;
 	readonly session: string | null;
 	/** The run and each task with its status and error, a line each. */
 	readonly summary: string;
@@ -246,6 +248,7 @@ export class TeamActions {
 					const budgetSpent = reader.events(run.id).some((e) => e.type === "budget.exhausted");
 					const { next } = runStanding(run, reader.status(run.id).tasks, { budgetSpent });
 					return {
+						runId: run.id,
 						...status.run,
 						session: run.options.caller?.session ?? null,
 						summary: statusText(status),

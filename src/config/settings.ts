@@ -27,11 +27,17 @@ export interface Settings {
 	 * this (user config only; default 1, so no run starts inside a worker).
 	 */
 	readonly nesting?: { readonly maxDepth: number };
+	/** Whether a pi session is told when delegating to crew pays off (user config only; default off). */
+	readonly delegation?: Delegation;
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
 
 export type AgentCliName = "pi" | "claude" | "codex";
+
+/** `suggest`: delegate when it pays off; `auto`: delegate such work without asking first. */
+export const DELEGATION = ["off", "suggest", "auto"] as const;
+export type Delegation = (typeof DELEGATION)[number];
 
 /** A run's limits on each attempt, in ms; 0: none. */
 export interface RunLimits {
@@ -46,7 +52,15 @@ const LIMIT_KEYS = { timeout: "timeoutMs", stallTimeout: "stallTimeoutMs" } as c
 export const DEFAULT_MAX_CONCURRENCY = 16;
 
 /** Keys only the user's config may set: each makes crew run, reveal or start more than a project should decide. */
-const USER_ONLY: readonly string[] = ["worktree", "runtimes", "passEnv", "maxConcurrency", "queue", "nesting"];
+const USER_ONLY: readonly string[] = [
+	"worktree",
+	"runtimes",
+	"passEnv",
+	"maxConcurrency",
+	"queue",
+	"nesting",
+	"delegation",
+];
 
 export interface SetupHook {
 	readonly command: string;
@@ -81,6 +95,7 @@ interface FileSettings {
 	readonly maxConcurrency?: number;
 	readonly queue?: string;
 	readonly nesting?: { maxDepth: number };
+	readonly delegation?: Delegation;
 	readonly warnings: string[];
 }
 
@@ -167,6 +182,17 @@ function readNesting(file: string, value: unknown): { maxDepth: number } | undef
 	return { maxDepth: depth as number };
 }
 
+function readDelegation(file: string, value: unknown): Delegation | undefined {
+	if (value === undefined) return undefined;
+	if (!(DELEGATION as readonly unknown[]).includes(value)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "delegation" ${JSON.stringify(value)}: expected ${DELEGATION.map((d) => `"${d}"`).join(", ")}`,
+		);
+	}
+	return value as Delegation;
+}
+
 function read(file: string, isUser: boolean): FileSettings {
 	let text: string;
 	try {
@@ -198,6 +224,7 @@ function read(file: string, isUser: boolean): FileSettings {
 	const maxConcurrency = readMaxConcurrency(file, own("maxConcurrency"));
 	const queue = readQueue(file, own("queue"));
 	const nesting = readNesting(file, own("nesting"));
+	const delegation = readDelegation(file, own("delegation"));
 	const runLimits = readLimits(file, fields.limits);
 	const hooks: FileSettings = {
 		warnings,
@@ -208,6 +235,7 @@ function read(file: string, isUser: boolean): FileSettings {
 		...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
 		...(queue ? { queue } : {}),
 		...(nesting ? { nesting } : {}),
+		...(delegation ? { delegation } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -251,6 +279,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		maxConcurrency: user.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
 		...(user.queue ? { queue: user.queue } : {}),
 		...(user.nesting ? { nesting: user.nesting } : {}),
+		...(user.delegation ? { delegation: user.delegation } : {}),
 		warnings: own.warnings,
 	};
 }

@@ -66,6 +66,21 @@ export function openReader(file: string): Db | null {
 	return db;
 }
 
+/**
+ * Throws unless this Node can load the SQLite binding crew was installed with: it is built for
+ * one Node ABI, and a host on another Node (pi 1.x on Node 22) must start crew on the right one.
+ */
+export function checkStoreBinding(): void {
+	try {
+		new Database(":memory:").close();
+	} catch (error) {
+		throw new CrewError(
+			ErrorCode.Store,
+			`crew's SQLite binding does not load in Node ${process.version} (${process.execPath}): ${errorMessage(error)}`,
+		);
+	}
+}
+
 function open(file: string, readonly: boolean): Db {
 	try {
 		const db = new Database(file, { readonly, fileMustExist: readonly });

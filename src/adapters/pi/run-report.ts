@@ -1,7 +1,6 @@
 import { statusCounts } from "../../core/status.js";
 import type { StatusJson } from "../../engine/run-reader.js";
 import { integrationLines } from "../integration-text.js";
-import type { TeamActions } from "../team-actions.js";
 
 /** Characters of each task's result a report carries, and of all of them together. */
 const PER_TASK = 1500;
@@ -16,9 +15,12 @@ export function statusText({ run, tasks }: StatusJson): string {
 	return lines.join("\n");
 }
 
+/** One of crew's tools, called by name: a `CrewClient`'s `call`. */
+export type CrewCall = (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
 /** What a pi session is told when a run it started ends: its status and its tasks' results. */
-export function runReport(actions: TeamActions, runId: string): { text: string; status: StatusJson } {
-	const status = actions.status(runId);
+export async function runReport(call: CrewCall, runId: string): Promise<{ text: string; status: StatusJson }> {
+	const status = (await call("crew_status", { runId })) as unknown as StatusJson;
 	const { tasks } = status;
 	const parts = [`crew run ${runId} ended ${status.run.status}.`, statusText(status), "", "Results:"];
 	let room = IN_ALL;
@@ -27,7 +29,7 @@ export function runReport(actions: TeamActions, runId: string): { text: string; 
 			parts.push(`(more results: team result with runId ${runId})`);
 			break;
 		}
-		const { result } = actions.result(runId, t.id);
+		const { result } = (await call("crew_result", { runId, task: t.id })) as { result: string };
 		const shown = result.length > Math.min(PER_TASK, room) ? `${result.slice(0, Math.min(PER_TASK, room))}…` : result;
 		room -= shown.length;
 		parts.push(`## ${t.id}`, shown.trim());

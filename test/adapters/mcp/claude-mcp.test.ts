@@ -61,11 +61,17 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"--allowedTools",
 		"mcp__crew__crew_run,mcp__crew__crew_status,mcp__crew__crew_result",
 	];
+	// Claude Code defers MCP tools behind its ToolSearch tool unless told not to; the scripted
+	// model answers only requests that offer crew's tools directly.
 	const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
 		const child = execFile(
 			CLAUDE,
 			args,
-			{ cwd: repo.dir, env: { PATH: process.env.PATH, ...scripted.env }, timeout: 120_000 },
+			{
+				cwd: repo.dir,
+				env: { PATH: process.env.PATH, ...scripted.env, ENABLE_TOOL_SEARCH: "false" },
+				timeout: 120_000,
+			},
 			(error, out, err) => done({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
 		);
 		// The prompt is an argument: Claude Code must not wait for more on stdin.

@@ -288,7 +288,13 @@ test("crew_runs lists the runs of one session with their status, end and a summa
 	}[];
 	expect(runs.map((r) => r.id)).toEqual([second, first]);
 	for (const run of runs) {
-		expect(run).toMatchObject({ status: "completed", session: "pi-session-1", workflow: "pair", goal: "g" });
+		expect(run).toMatchObject({
+			runId: run.id,
+			status: "completed",
+			session: "pi-session-1",
+			workflow: "pair",
+			goal: "g",
+		});
 		expect(run.finishedAt).toEqual(expect.any(String));
 		expect(run.summary).toContain(`run ${run.id} completed`);
 		expect(run.summary).toContain("- polish (worker) completed");

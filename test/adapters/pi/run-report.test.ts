@@ -1,7 +1,6 @@
 import { expect, test } from "vitest";
+import { CrewClient } from "../../../src/adapters/pi/crew-client.js";
 import { runReport } from "../../../src/adapters/pi/run-report.js";
-import { TeamActions } from "../../../src/adapters/team-actions.js";
-import { projectAt } from "../../../src/config/project.js";
 import { crew } from "../../helpers.js";
 import { PLANNER_ORDER, plannerRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
@@ -13,7 +12,9 @@ test("the report a pi session gets lists the tasks a run gained, in DAG order", 
 		const run = await crew(grown.repo.dir, ["run", "grow the run", ...grown.args, "--json"]);
 		expect(run.code, run.stderr).toBe(0);
 		const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
-		const { text } = runReport(new TeamActions(projectAt(grown.repo.dir)), runId);
+		const client = new CrewClient(grown.repo.dir);
+		const { text } = await runReport((tool, args) => client.call(tool, args), runId);
+		await client.close();
 		const listed = text
 			.split("\n")
 			.filter((line) => line.startsWith("- "))

@@ -1,0 +1,141 @@
+import { type ZodRawShape, z } from "zod";
+import { runParameters } from "./run-parameters.js";
+
+/**
+ * What each of crew's agent-facing tools is called, says and takes: the MCP server serves them,
+ * and the pi extension offers the same parameters through its `team` and `agent` tools. Nothing
+ * here touches a run, so a host on another Node can read it.
+ */
+export interface ToolSpec {
+	readonly description: string;
+	readonly input: ZodRawShape;
+}
+
+const runId = z.string().min(1).describe("a run id, as crew_run or crew_status gave it");
+const goal = z.string().min(1).describe("what the run is for, in words");
+const workflow = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a workflow name (see crew_list) or a path to a workflow file; default: the team's defaultWorkflow, and without a team the default team's",
+	);
+const team = z
+	.string()
+	.min(1)
+	.optional()
+	.describe(
+		"a team name or path; without it, each role runs the agent of its name, or with no workflow either, the default team",
+	);
+const task = z.string().min(1).describe("a task id or step id");
+
+export const TOOL_SPECS = {
+	crew_list: {
+		description: "List the agents, teams and workflows this repository can use, with where each comes from.",
+		input: { kind: z.enum(["agents", "teams", "workflows"]).optional().describe("only this kind") },
+	},
+	crew_plan: {
+		description:
+			"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path); nothing runs.",
+		input: { goal, workflow, team, ...runParameters },
+	},
+	crew_run: {
+		description:
+			"Start a team run in the background and return {runId, status} at once; follow it with crew_status or crew_events.",
+		input: {
+			goal,
+			workflow,
+			team,
+			...runParameters,
+			session: z
+				.string()
+				.optional()
+				.describe("your session's id, recorded with the run; crew_runs with it lists this session's runs"),
+		},
+	},
+	crew_status: {
+		description: "A run (default: the latest) and all its tasks: {run, tasks}, as `crew status --json` gives them.",
+		input: { runId: runId.optional() },
+	},
+	crew_events: {
+		description: "A run's events after seq `since` (up to 200); ask again with `since` = the returned `next`.",
+		input: { runId, since: z.number().int().min(0).optional().describe("the last seq already seen") },
+	},
+	crew_result: {
+		description: "A task's result text, by task id or step id.",
+		input: { runId, task },
+	},
+	crew_cancel: {
+		description: "Cancel a run: its workers end and unfinished tasks are marked cancelled.",
+		input: { runId },
+	},
+	crew_resume: {
+		description: "Continue an unfinished run in the background; finished tasks are never run again.",
+		input: { runId },
+	},
+	crew_approve: {
+		description: "Approve what a run waits for (its approval gates), so those tasks start.",
+		input: { runId },
+	},
+	crew_reject: {
+		description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",
+		input: { runId, reason: z.string().min(1).describe("why") },
+	},
+	crew_retry: {
+		description:
+			"Run a failed, cancelled or skipped task of an ended run again (with the dependents it skipped), in the background.",
+		input: { runId, task },
+	},
+	crew_runs: {
+		description:
+			"The runs of this repository, newest first, each with its status, end time, a summary of its tasks and what to do next.",
+		input: {
+			session: z.string().optional().describe("only the runs started with this session id"),
+			limit: z.number().int().min(1).max(1000).optional().describe("at most this many runs (default 20)"),
+		},
+	},
+	crew_recommend: {
+		description: "The team and workflow whose routing hints fit a goal, and why; nothing runs.",
+		input: { goal },
+	},
+	crew_validate: {
+		description:
+			"Check every agent, team and workflow this repository sees and how they refer to each other: counts and diagnostics.",
+		input: {},
+	},
+	crew_doctor: {
+		description:
+			"What this machine offers crew: runtimes, their versions, credentials (names only), the store's health; each failed check with its fix.",
+		input: {
+			smoke: z.boolean().optional().describe("also make one small real model call per agent CLI the agents use"),
+		},
+	},
+	crew_worktrees: {
+		description: "A run's task worktrees, their branches, and whether they hold uncommitted work.",
+		input: { runId },
+	},
+	crew_merge: {
+		description:
+			"Merge a worktree run's integration branch crew/<runId> into the repository's current branch (clean work tree only).",
+		input: {
+			runId,
+			partial: z
+				.boolean()
+				.optional()
+				.describe("merge what the branch holds although some tasks' work is missing from it"),
+		},
+	},
+	crew_export: {
+		description: "Write an ended run, its records and files, to one JSON bundle in the repository; returns its path.",
+		input: {
+			runId,
+			file: z
+				.string()
+				.min(1)
+				.optional()
+				.describe("a path inside the repository; default <runId>.crew-run.json at its root"),
+		},
+	},
+} satisfies Record<string, ToolSpec>;
+
+export type ToolName = keyof typeof TOOL_SPECS;

@@ -1,0 +1,171 @@
+import { existsSync } from "node:fs";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { findProject } from "../../config/project.js";
+import { errorMessage } from "../../core/errors.js";
+import { isTerminalRun, type RunStatus } from "../../core/status.js";
+import { CrewClient } from "./crew-client.js";
+import { type CrewCall, runReport } from "./run-report.js";
+
+/** Time between reads of a watched run's status, in ms. */
+const WATCH_MS = 1000;
+/** Runs a reminder names at most; the rest are counted. */
+const REMINDER_RUNS = 10;
+/** The custom message type of crew's reports in a pi session. */
+export const REPORT_TYPE = "crew-run";
+
+export interface SessionRun {
+	readonly runId: string;
+	readonly status: RunStatus;
+	readonly goal?: string;
+	readonly workflow?: string;
+}
+
+/**
+ * crew as one pi session sees it: a `crew mcp` child for the session's repository, the runs this
+ * session started, and their reports. A run is reported once per session: the reports are custom
+ * messages in the session itself, so a session reopened later reports what ended while it was
+ * closed, and nothing twice.
+ */
+export class CrewSession {
+	readonly #pi: ExtensionAPI;
+	readonly #clients = new Map<string, CrewClient>();
+	readonly #watches = new Map<string, NodeJS.Timeout>();
+
+	constructor(pi: ExtensionAPI) {
+		this.#pi = pi;
+	}
+
+	/** Calls one of crew's tools for the repository `cwd` is in. */
+	call(cwd: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+		return this.#client(cwd).call(tool, args);
+	}
+
+	/** The address of the dashboard of the repository `cwd` is in. */
+	dashboard(cwd: string): Promise<string> {
+		return this.#client(cwd).dashboard();
+	}
+
+	#client(cwd: string): CrewClient {
+		const root = findProject(cwd).root;
+		let client = this.#clients.get(root);
+		if (!client) {
+			client = new CrewClient(root);
+			this.#clients.set(root, client);
+		}
+		return client;
+	}
+
+	/** What a run started from this session carries: the session, and its model as the agents' default. */
+	runContext(ctx: ExtensionContext): Record<string, unknown> {
+		const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
+		return {
+			session: ctx.sessionManager.getSessionId(),
+			...(model ? { defaultModel: model, defaultThinking: this.#pi.getThinkingLevel() } : {}),
+		};
+	}
+
+	/** Follows a run; when it ends, its report goes into the session and starts a turn if idle. */
+	watch(cwd: string, runId: string): void {
+		if (this.#watches.has(runId)) return;
+		const call: CrewCall = (tool, args) => this.call(cwd, tool, args);
+		const timer = setInterval(async () => {
+			try {
+				const { run } = (await call("crew_status", { runId })) as { run: { status: RunStatus } };
+				if (!isTerminalRun(run.status) || !this.#watches.has(runId)) return;
+				this.#unwatch(runId);
+				const ended = await runReport(call, runId);
+				this.#report(ended.text, { runId, status: ended.status.run.status });
+			} catch (error) {
+				this.#unwatch(runId);
+				this.#report(`crew stopped following run ${runId}: ${errorMessage(error)}`, {
+					runId,
+					error: errorMessage(error),
+				});
+			}
+		}, WATCH_MS);
+		// A watch never keeps pi running on its own.
+		timer.unref();
+		this.#watches.set(runId, timer);
+	}
+
+	/**
+	 * At a session's start: reports the runs it started that ended while it was away, follows those
+	 * still going and names them. A repository without crew's store costs nothing.
+	 */
+	async start(ctx: ExtensionContext): Promise<void> {
+		if (!existsSync(findProject(ctx.cwd).dbFile)) return;
+		const runs = await this.#sessionRuns(ctx);
+		const reported = reportedRuns(ctx);
+		for (const run of runs.filter((r) => isTerminalRun(r.status) && !reported.has(r.runId))) {
+			const ended = await runReport((tool, args) => this.call(ctx.cwd, tool, args), run.runId);
+			this.#report(`(while this session was closed) ${ended.text}`, { runId: run.runId, status: run.status });
+		}
+		const going = runs.filter((r) => !isTerminalRun(r.status));
+		for (const run of going) this.watch(ctx.cwd, run.runId);
+		if (going.length > 0) this.#remind(going);
+	}
+
+	/** After compaction: the agent is told again which of its runs are still going. */
+	async remind(ctx: ExtensionContext): Promise<void> {
+		if (this.#watches.size === 0) return;
+		const going = (await this.#sessionRuns(ctx)).filter((r) => !isTerminalRun(r.status));
+		if (going.length > 0) this.#remind(going);
+	}
+
+	async close(): Promise<void> {
+		for (const runId of [...this.#watches.keys()]) this.#unwatch(runId);
+		const clients = [...this.#clients.values()];
+		this.#clients.clear();
+		await Promise.all(clients.map((c) => c.close()));
+	}
+
+	async #sessionRuns(ctx: ExtensionContext): Promise<SessionRun[]> {
+		const { runs } = (await this.call(ctx.cwd, "crew_runs", { session: ctx.sessionManager.getSessionId() })) as {
+			runs: SessionRun[];
+		};
+		return runs;
+	}
+
+	#remind(going: readonly SessionRun[]): void {
+		const named = going.slice(0, REMINDER_RUNS).map((r) => `- ${r.runId} ${r.status}${r.goal ? `: ${r.goal}` : ""}`);
+		const more = going.length > REMINDER_RUNS ? [`(and ${going.length - REMINDER_RUNS} more: team action=runs)`] : [];
+		this.#pi.sendMessage(
+			{
+				customType: "crew-runs",
+				content: [
+					"crew runs of this session still going; each one's report comes here when it ends:",
+					...named,
+					...more,
+				].join("\n"),
+				display: true,
+				details: { runs: going.map((r) => r.runId) },
+			},
+			{ deliverAs: "steer" },
+		);
+	}
+
+	#report(content: string, details: { runId: string; status?: string; error?: string }): void {
+		this.#pi.sendMessage(
+			{ customType: REPORT_TYPE, content, display: true, details },
+			{ deliverAs: "followUp", triggerTurn: true },
+		);
+	}
+
+	#unwatch(runId: string): void {
+		clearInterval(this.#watches.get(runId));
+		this.#watches.delete(runId);
+	}
+}
+
+/** The runs whose end this session was already told of. */
+function reportedRuns(ctx: ExtensionContext): Set<string> {
+	const ids = new Set<string>();
+	for (const entry of ctx.sessionManager.getEntries()) {
+		const message = entry as { type: string; customType?: string; details?: { runId?: unknown; status?: unknown } };
+		if (message.type !== "custom_message" || message.customType !== REPORT_TYPE) continue;
+		if (typeof message.details?.runId === "string" && typeof message.details.status === "string") {
+			ids.add(message.details.runId);
+		}
+	}
+	return ids;
+}
