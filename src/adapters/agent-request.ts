@@ -1,34 +1,39 @@
-import { runLimits, type Settings } from "../config/settings.js";
+import type { Settings } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../engine/agent-workflow.js";
 import type { Crew } from "../engine/crew.js";
-import type { PlanInput } from "../engine/planner.js";
 import { startBackgroundRunner } from "./background-runner.js";
 import { MOST_WAIT_SECONDS } from "./mcp/tool-specs.js";
+import { type RunAsk, runInput } from "./run-input.js";
 
 /** Longest a foreground agent call waits for its run, in ms: under agent clients' tool timeouts. */
 export const AGENT_WAIT_MS = MOST_WAIT_SECONDS * 1000;
 
-/** What an agent-facing surface may ask of one agent on one task. */
-export interface AgentRequest {
-	/** What the agent is to do: the task's text, as given. */
+/**
+ * What an agent-facing surface may ask of one agent on one task: the task's text, as given; the
+ * agent (default `executor`); the run options one task can use; `session`, the caller's session
+ * id, recorded with the run; and whether to wait for its end (at most `waitMs`, default and most
+ * `AGENT_WAIT_MS`) and answer its result too.
+ */
+export type AgentRequest = Pick<
+	RunAsk,
+	| "runtime"
+	| "model"
+	| "thinking"
+	| "defaultModel"
+	| "defaultThinking"
+	| "workspace"
+	| "budgetTokens"
+	| "budgetUsd"
+	| "timeout"
+	| "stallTimeout"
+> & {
 	readonly task: string;
-	/** The agent's name. Default `executor`. */
 	readonly agent?: string;
-	readonly runtime?: PlanInput["runtime"];
-	readonly model?: PlanInput["model"];
-	readonly workspace?: PlanInput["workspace"];
-	/** Caps on the run's tokens and cost (US dollars); the user's config caps apply too. */
-	readonly budgetTokens?: number;
-	readonly budgetUsd?: number;
-	/** Limits on each attempt: `0` or a duration such as `30m`. */
-	readonly timeout?: string;
-	readonly stallTimeout?: string;
-	/** Wait for the run to end and answer its result too. Default false. */
+	readonly session?: string;
 	readonly wait?: boolean;
-	/** With `wait`, the longest to wait, in ms; default and most: `AGENT_WAIT_MS`. */
 	readonly waitMs?: number;
-}
+};
 
 export interface AgentStarted {
 	readonly runId: string;
@@ -57,24 +62,12 @@ export function agentWaitMs(request: AgentRequest): number {
  */
 export async function startAgentRun(crew: Crew, settings: Settings, request: AgentRequest): Promise<AgentStarted> {
 	const agent = request.agent ?? DEFAULT_AGENT;
-	const budget = {
-		...settings.budget,
-		...(request.budgetTokens !== undefined ? { tokens: request.budgetTokens } : {}),
-		...(request.budgetUsd !== undefined ? { usd: request.budgetUsd } : {}),
-	};
-	const plan = await crew.plan({
-		goal: request.task,
-		workflow: agentWorkflowName(agent),
-		...(request.runtime !== undefined ? { runtime: request.runtime } : {}),
-		...(request.model !== undefined ? { model: request.model } : {}),
-		...(request.workspace !== undefined ? { workspace: request.workspace } : {}),
-		...runLimits({ timeout: request.timeout, stallTimeout: request.stallTimeout }, settings),
-		...(settings.setup ? { setup: settings.setup } : {}),
-		...(settings.queue ? { queue: settings.queue } : {}),
-		concurrencyCap: settings.maxConcurrency,
-		budget,
+	const { task, agent: _agent, session, wait: _wait, waitMs: _waitMs, ...ask } = request;
+	const plan = await crew.plan(runInput({ ...ask, goal: task, workflow: agentWorkflowName(agent) }, settings));
+	const runId = crew.create({
+		...plan,
+		options: { ...plan.options, caller: session === undefined ? {} : { session } },
 	});
-	const runId = crew.create(plan);
 	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 	const warnings = [
 		...settings.warnings,

@@ -19,14 +19,16 @@ export interface BackgroundRunner {
 }
 
 /**
- * Starts `crew resume <runId> --background` as a detached process and waits until it holds the run's lease,
- * so the caller can report the run as taken care of. `extra` is passed on to `crew resume`. A
- * run this store may not execute is refused here, before a process starts (the runner checks again).
+ * Starts `crew resume <runId> --background` (or `command` instead of `resume <runId>`) as a
+ * detached process and waits until it holds the run's lease, so the caller can report the run as
+ * taken care of. `extra` is passed on to the command. A run this store may not execute is refused
+ * here, before a process starts (the runner checks again).
  */
 export async function startBackgroundRunner(
 	crew: Crew,
 	runId: string,
 	extra: readonly string[] = [],
+	command: readonly string[] = ["resume", runId],
 ): Promise<BackgroundRunner> {
 	crew.checkRunnable(runId);
 	const bin = fileURLToPath(new URL("../../bin/crew.js", import.meta.url));
@@ -36,7 +38,7 @@ export async function startBackgroundRunner(
 	const log = openSync(logFile, "a");
 	let child: ChildProcess;
 	try {
-		child = spawn(process.execPath, [bin, "resume", runId, "--background", ...extra], {
+		child = spawn(process.execPath, [bin, ...command, "--background", ...extra], {
 			cwd: crew.project.root,
 			detached: true,
 			stdio: ["ignore", log, log],
@@ -63,4 +65,13 @@ export async function startBackgroundRunner(
 		}
 		await sleep(25);
 	}
+}
+
+/**
+ * Retries task `ref` of a run in a background runner (`crew retry <runId> <ref> --background`);
+ * a task that cannot be retried now is refused here, saying why, before a process starts.
+ */
+export async function retryInBackground(crew: Crew, runId: string, ref: string): Promise<BackgroundRunner> {
+	crew.checkRetry(runId, ref);
+	return await startBackgroundRunner(crew, runId, [], ["retry", runId, ref]);
 }

@@ -1,18 +1,30 @@
+import { mkdirSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
-import { loadSettings, runLimits } from "../config/settings.js";
+import { loadSettings } from "../config/settings.js";
+import { TrustStore } from "../config/trust.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
 import { Crew } from "../engine/crew.js";
 import { estimateFromStore } from "../engine/plan-estimate.js";
-import { type PlanInput, planRun } from "../engine/planner.js";
+import { planRun } from "../engine/planner.js";
 import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
+import type { Check } from "../runtimes/cli-readiness.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
+import { type TaskWorktree, Worktrees } from "../workspace/worktrees.js";
 import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
-import { startBackgroundRunner } from "./background-runner.js";
+import { retryInBackground, startBackgroundRunner } from "./background-runner.js";
+import { doctorReport } from "./cli/doctor-command.js";
+import { statusText } from "./pi/run-report.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
+import { type Recommendation, recommendTeam, type ValidationReport, validationReport } from "./resource-reports.js";
+import { runStanding } from "./run-ending.js";
+import { exportToFile } from "./run-export.js";
+import { type RunAsk, runInput } from "./run-input.js";
+import { type MergeOutcome, mergeRun } from "./run-merge.js";
 import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
 
 /** Longest an agent-facing call waits for a runner to confirm a cancel, in ms: under clients' timeouts. */
@@ -23,25 +35,36 @@ const EVENTS_PER_CALL = 200;
 const MAX_RESULT = 100_000;
 
 /**
- * What an agent-facing surface may ask of a run: the plan's input, without the user's own
- * settings, and the run's limits on each attempt (`0` or a duration such as `30m`).
+ * What an agent-facing surface may ask of a run: what `crew run` may (see `RunAsk`), but the queue
+ * and the repository its workers fetch from, which stay the user's config's; and `session`, the
+ * caller's session id, recorded with the run.
  */
-export type RunRequest = Pick<
-	PlanInput,
-	| "goal"
-	| "workflow"
-	| "team"
-	| "runtime"
-	| "model"
-	| "concurrency"
-	| "args"
-	| "thinking"
-	| "defaultModel"
-	| "defaultThinking"
-> & {
-	readonly timeout?: string;
-	readonly stallTimeout?: string;
+export type RunRequest = Omit<RunAsk, "queue" | "repository"> & { readonly session?: string };
+
+/** A run as `crew runs --json` lists it, with the caller's session and what a report says of it. */
+export type RunEntry = StatusJson["run"] & {
+	/** The run's id again, under the name every other answer gives it. */
+	readonly runId: string;
+	readonly session: string | null;
+	/** The run and each task with its status and error, a line each. */
+	readonly summary: string;
+	/** The command a person would type next, if any. */
+	readonly next: string | null;
 };
+
+/** Runs `runs` lists when not asked for a number. */
+const RUNS_PER_CALL = 20;
+/** A session id: printable, no spaces, as pi's and Claude Code's are. */
+const SESSION_ID = /^[\x21-\x7e]{1,200}$/;
+
+function checkSession(session: string | undefined): void {
+	if (session !== undefined && !SESSION_ID.test(session)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid session ${JSON.stringify(session)}: expected an id of 1 to 200 printable characters without spaces`,
+		);
+	}
+}
 
 export interface ResourceRow {
 	readonly kind: ResourceKind;
@@ -122,15 +145,11 @@ export class TeamActions {
 	}
 
 	plan(request: RunRequest): PlanSummary {
-		const { timeout, stallTimeout, ...input } = request;
-		const plan = planRun(
-			{ ...input, ...runLimits({ timeout, stallTimeout }, {}) },
-			{
-				loader: this.#loader(),
-				runtimes: RuntimeRegistry.standard(),
-				cwd: this.project.root,
-			},
-		);
+		const plan = planRun(runInput(request, {}), {
+			loader: this.#loader(),
+			runtimes: RuntimeRegistry.standard(),
+			cwd: this.project.root,
+		});
 		return planSummary(plan, estimateFromStore(plan, this.project));
 	}
 
@@ -145,20 +164,14 @@ export class TeamActions {
 		estimate: string;
 	}> {
 		const settings = loadSettings(this.project);
-		const { timeout, stallTimeout, ...input } = request;
-		const limits = runLimits({ timeout, stallTimeout }, settings);
+		const { session, ...ask } = request;
+		checkSession(session);
 		return await this.#write(async (crew) => {
-			const plan = await crew.plan({
-				...input,
-				...limits,
-				...(settings.setup ? { setup: settings.setup } : {}),
-				...(settings.queue ? { queue: settings.queue } : {}),
-				concurrencyCap: settings.maxConcurrency,
-				budget: settings.budget,
-			});
+			const plan = await crew.plan(runInput(ask, settings));
+			const caller = session === undefined ? {} : { session };
 			// Read before the run joins the history it reads.
 			const estimate = estimateFromStore(plan, this.project);
-			const runId = crew.create(plan);
+			const runId = crew.create({ ...plan, options: { ...plan.options, caller } });
 			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 			const warnings = [
 				...settings.warnings,
@@ -184,6 +197,7 @@ export class TeamActions {
 		options: WaitOptions = {},
 	): Promise<AgentStarted | (AgentStarted & RunOutcome & { timedOut: boolean })> {
 		const waitMs = agentWaitMs(request);
+		checkSession(request.session);
 		const settings = loadSettings(this.project);
 		const started = await this.#write((crew) => startAgentRun(crew, settings, request));
 		if (!request.wait) return started;
@@ -251,5 +265,92 @@ export class TeamActions {
 	async reject(runId: string, reason: string): Promise<{ runId: string; status: string }> {
 		checkId("run", runId);
 		return { runId, status: await this.#write((crew) => crew.reject(runId, reason)) };
+	}
+
+	/** Retries a failed, cancelled or skipped task (and the dependents it skipped) in a background runner. */
+	async retry(runId: string, task: string): Promise<{ runId: string; task: string; status: string }> {
+		checkId("run", runId);
+		return await this.#write(async (crew) => {
+			const runner = await retryInBackground(crew, runId, task);
+			return { runId, task, status: runner.status };
+		});
+	}
+
+	/**
+	 * The runs, newest first (`limit`, default 20), each as `crew runs --json` lists it with its
+	 * session, its status in a few lines and what to do next; with `session`, only that session's.
+	 */
+	runs(filter: { session?: string; limit?: number } = {}): { runs: RunEntry[] } {
+		checkSession(filter.session);
+		const limit = filter.limit ?? RUNS_PER_CALL;
+		return this.#read((reader) => ({
+			runs: reader
+				.runs()
+				.filter((run) => filter.session === undefined || run.options.caller?.session === filter.session)
+				.slice(0, limit)
+				.map((run): RunEntry => {
+					const status = JSON.parse(reader.statusJson(run.id)) as StatusJson;
+					const budgetSpent = reader.events(run.id).some((e) => e.type === "budget.exhausted");
+					const { next } = runStanding(run, reader.status(run.id).tasks, { budgetSpent });
+					return {
+						runId: run.id,
+						...status.run,
+						session: run.options.caller?.session ?? null,
+						summary: statusText(status),
+						next: next ?? null,
+					};
+				}),
+		}));
+	}
+
+	recommend(goal: string): Recommendation {
+		return recommendTeam(this.#loader(), goal);
+	}
+
+	/** `crew validate --json` of this project's resources. */
+	validate(): ValidationReport {
+		return validationReport({
+			loader: this.#loader(),
+			runtimes: RuntimeRegistry.standard(),
+			cwd: this.project.root,
+			trusted: new TrustStore().isTrusted(this.project.root),
+		});
+	}
+
+	/** `crew doctor --json`, and whether every check the project needs passed; `smoke` makes real model calls. */
+	async doctor(smoke = false): Promise<{ checks: Check[]; ok: boolean }> {
+		return await doctorReport({ smoke }, this.project.root);
+	}
+
+	/** `crew worktrees --json` of one run. */
+	async worktrees(runId: string): Promise<{ worktrees: TaskWorktree[] }> {
+		checkId("run", runId);
+		this.#read((reader) => reader.run(runId));
+		return { worktrees: await new Worktrees(this.project.root, this.project.crewDir).list(runId) };
+	}
+
+	merge(runId: string, partial = false): Promise<MergeOutcome> {
+		return mergeRun(this.project, runId, partial);
+	}
+
+	/**
+	 * Writes an ended run's bundle to `file` (default `<runId>.crew-run.json`), a path inside the
+	 * repository: an agent may not write beyond it through crew.
+	 */
+	async export(runId: string, file?: string): Promise<{ runId: string; file: string; tasks: number; files: number }> {
+		checkId("run", runId);
+		const root = this.project.root;
+		const path = resolve(root, file ?? `${runId}.crew-run.json`);
+		const inside = relative(root, path);
+		if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+			throw new CrewError(
+				ErrorCode.InvalidInput,
+				`invalid file ${JSON.stringify(file)}: expected a path inside the repository ${root}`,
+			);
+		}
+		return await this.#write(async (crew) => {
+			mkdirSync(dirname(path), { recursive: true });
+			return exportToFile(crew, runId, path, root);
+		});
 	}
 }

@@ -217,6 +217,12 @@ export interface RunOptions {
 	 * resolves them in `auto` mode. A run without it (recorded by an older crew) leaves them.
 	 */
 	readonly integration?: { readonly mode: IntegrationMode; readonly agent?: AgentSpec };
+	/**
+	 * Present when an agent asked for the run (through crew's MCP tools or pi extension) rather
+	 * than a person: a command it gives, such as `until`, counts as the repository's own (see
+	 * `runReach`). `session` is the caller's session id, by which it finds its runs again.
+	 */
+	readonly caller?: { readonly session?: string };
 }
 
 /** Tokens and cost, of an attempt or summed over several. */

@@ -4,10 +4,8 @@ import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
-import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { downstreamOf } from "../core/ready-queue.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
 import type { AttemptRecord, EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
@@ -28,6 +26,7 @@ import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js"
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
+import { retryChanges } from "./retry-changes.js";
 import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
 import { RunCredentials } from "./run-credentials.js";
 import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./run-housekeeping.js";
@@ -227,47 +226,20 @@ export class Crew {
 	 * cancelled, and runs them. Its own dependencies must have completed.
 	 */
 	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
+		const { run, changes } = this.#retryChanges(runId, ref);
+		return this.#runUnderLease(run, "retry", options, () => changes);
+	}
+
+	/** Throws, saying why, unless task `ref` of the run can be retried now. */
+	checkRetry(runId: string, ref: string): void {
+		this.#retryChanges(runId, ref);
+	}
+
+	#retryChanges(runId: string, ref: string): { run: RunRecord; changes: TaskChange[] } {
 		this.checkRunnable(runId);
 		const run = this.#queries.getRun(checkId("run", runId));
-		if (run.lease !== null) {
-			const live = isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
-			throw new CrewError(
-				ErrorCode.Conflict,
-				live
-					? `run ${runId} is being run by pid ${run.lease.pid}; retry a task once the run has ended`
-					: `run ${runId} was interrupted; continue it with crew resume ${runId}`,
-			);
-		}
-		const task = this.#queries.findTask(runId, ref);
-		const retriable: readonly string[] = [TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Skipped];
-		if (!retriable.includes(task.status)) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`task ${task.id} of run ${runId} is ${task.status}; only failed, cancelled or skipped tasks can be retried`,
-			);
-		}
-		const tasks = new Map(this.#queries.listTasks(runId).map((t) => [t.id, t]));
-		const dag = buildDag(this.#queries.taskSpecs(runId));
-		const start = dag.indexOf.get(task.id) as number;
-		for (const d of dag.dependencies[start] ?? []) {
-			const dependency = tasks.get(dag.ids[d] as string);
-			if (dependency && dependency.status !== TaskStatus.Completed) {
-				throw new CrewError(
-					ErrorCode.Conflict,
-					`task ${task.id} depends on ${dependency.id}, which is ${dependency.status}; retry ${dependency.id} first`,
-				);
-			}
-		}
-		return this.#runUnderLease(run, "retry", options, () => {
-			const changes: TaskChange[] = [{ taskId: task.id, to: TaskStatus.Queued, cause: "retry" }];
-			for (const d of downstreamOf(dag, start)) {
-				const dependent = tasks.get(dag.ids[d] as string);
-				if (dependent?.status === TaskStatus.Skipped || dependent?.status === TaskStatus.Cancelled) {
-					changes.push({ taskId: dependent.id, to: TaskStatus.Queued, cause: "retry" });
-				}
-			}
-			return changes;
-		});
+		const live = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
+		return { run, changes: retryChanges(this.#queries, run, ref, live) };
 	}
 
 	async #runUnderLease(

@@ -34,7 +34,7 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 	};
 	for (const task of tasks) {
 		if (task.until) {
-			if (!dry) found.push({ what: "the --until check", runs: task.until.command, origin: "invocation", file: "" });
+			if (!dry) found.push(untilReach(task.until.command, options));
 			continue;
 		}
 		agent(task.agent);
@@ -69,6 +69,16 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 	return found.filter(
 		(item, i) => found.findIndex((o) => o.what === item.what && o.runs === item.runs && o.file === item.file) === i,
 	);
+}
+
+/**
+ * The `until` check: a person's own flag needs no trust; a command an agent gave (through MCP or
+ * pi) is trusted no more than the repository the agent works in, whose files may have told it.
+ */
+function untilReach(command: string, options: RunOptions): Reachable {
+	return options.caller
+		? { what: "the until check", runs: command, origin: "project", file: "given by an agent through crew's tools" }
+		: { what: "the --until check", runs: command, origin: "invocation", file: "" };
 }
 
 function agentReach(agent: AgentSpec, override: string | undefined): Reachable[] {

@@ -40,3 +40,14 @@ test("a stored URL gets back the credentials of the known URL with the same sche
 	expect(withKnownCredentials("redis://queue.example:6380/3", known)).toBe("redis://queue.example:6380/3");
 	expect(withKnownCredentials("/a/path/to/a/repository", known)).toBe("/a/path/to/a/repository");
 });
+
+test("a caller's session id is stored as given, unless it looks like a secret", () => {
+	const session = "0196a3b2-7c1e-7d3a-9f2b-3c4d5e6f7a8b";
+	expect(storedOptions({ ...OPTIONS, caller: { session } }).caller).toEqual({ session });
+	const leaked = storedOptions({
+		...OPTIONS,
+		caller: { session: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789" },
+	});
+	expect(leaked.caller?.session).toBe("[REDACTED:anthropic-key]");
+	expect(storedOptions({ ...OPTIONS, caller: {} }).caller).toEqual({});
+});

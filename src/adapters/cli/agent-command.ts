@@ -3,9 +3,10 @@ import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/agent-workflow.js
 import { RunReader } from "../../engine/run-reader.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { RunEnding } from "../run-ending.js";
+import { runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
-import { open, runHere, runPlanInput } from "./run-commands.js";
+import { open, runHere } from "./run-commands.js";
 
 function resultOf(project: Project, runId: string, taskId: string): ReturnType<RunReader["result"]> {
 	const reader = new RunReader(project);
@@ -42,7 +43,7 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 	const agent = flags.agent ?? DEFAULT_AGENT;
 	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
 	try {
-		const plan = await crew.plan(runPlanInput(task, { ...flags, workflow: agentWorkflowName(agent) }, settings));
+		const plan = await crew.plan(runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings));
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		const runId = crew.create(plan);
 		const taskId = plan.tasks[0]?.id ?? agent;

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { findProject } from "../../config/project.js";
@@ -6,6 +6,7 @@ import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { Crew } from "../../engine/crew.js";
 import { bundleGoal } from "../../engine/run-bundle.js";
+import { exportToFile } from "../run-export.js";
 import { Exit } from "./exit-codes.js";
 
 /** Largest bundle `crew import` reads, in bytes. */
@@ -39,11 +40,8 @@ async function confirmed(question: string, yes: boolean | undefined, command: st
 export async function exportCommand(runId: string, options: { output?: string }): Promise<number> {
 	checkId("run", runId);
 	return withCrew(async (crew) => {
-		const bundle = crew.exportRun(runId);
-		const file = resolve(options.output ?? `${runId}.crew-run.json`);
-		writeFileSync(file, JSON.stringify(bundle));
-		const tasks = bundle.rows.tasks.length;
-		process.stdout.write(`exported run ${runId} (${tasks} tasks, ${bundle.files.length} files) to ${file}\n`);
+		const { file, tasks, files } = exportToFile(crew, runId, options.output, process.cwd());
+		process.stdout.write(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
 		return Exit.Ok;
 	});
 }

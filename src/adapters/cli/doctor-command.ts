@@ -128,15 +128,18 @@ function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string
  * What this machine offers crew: the runtimes and their versions, the credentials agents would
  * see (names only), and the store's health; then, for each agent CLI the repository's agents use,
  * whether it runs, which models it would use and whether it has credentials for them (no model is
- * called), each failure with its fix. `smoke` adds one small real call per such CLI. Fails when a
- * used CLI is not ready, a smoke call fails, or the store is damaged.
+ * called), each failure with its fix. `smoke` adds one small real call per such CLI. Not `ok`
+ * when a used CLI is not ready, a smoke call fails, or the store is damaged.
  */
-export async function doctorCommand(options: { json?: boolean; smoke?: boolean }): Promise<number> {
+export async function doctorReport(
+	options: { smoke?: boolean },
+	cwd = process.cwd(),
+): Promise<{ checks: Check[]; ok: boolean }> {
 	const env = process.env;
 	let project: Project | undefined;
 	let notFound = "";
 	try {
-		project = findProject(process.cwd());
+		project = findProject(cwd);
 	} catch (error) {
 		notFound = errorMessage(error);
 	}
@@ -209,6 +212,12 @@ export async function doctorCommand(options: { json?: boolean; smoke?: boolean }
 			required.add(check);
 		}
 	}
+	return { checks, ok: [...required].every((c) => c.ok) };
+}
+
+/** `crew doctor`: the checks of `doctorReport`, one a line (or as JSON); exits 1 unless ok. */
+export async function doctorCommand(options: { json?: boolean; smoke?: boolean }): Promise<number> {
+	const { checks, ok } = await doctorReport(options);
 	if (options.json) process.stdout.write(`${JSON.stringify({ checks })}\n`);
 	else {
 		for (const c of checks) {
@@ -216,5 +225,5 @@ export async function doctorCommand(options: { json?: boolean; smoke?: boolean }
 			if (c.fix) process.stdout.write(`    fix: ${c.fix}\n`);
 		}
 	}
-	return [...required].every((c) => c.ok) ? Exit.Ok : Exit.Failed;
+	return ok ? Exit.Ok : Exit.Failed;
 }

@@ -182,7 +182,9 @@ function program(setExit: (code: number) => void): Command {
 		.description("queue one failed, cancelled or skipped task again (with the dependents it skipped) and run")
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
+		.option("-d, --detach", "retry in a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
+		.addOption(new Option("--background", "run as a background runner, which waits for approvals").hideHelp())
 		.action(async (runId: string, task: string, options: OutputFlags) =>
 			exit((await runs()).retryCommand(runId, task, options)),
 		);
@@ -361,8 +363,9 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("runs")
 		.description("the runs of this repository, newest first")
+		.option("--session <id>", "only the runs an agent started with this session id (crew_run's session)")
 		.option("--json", "machine-readable output")
-		.action(async (options: JsonOption) => exit((await reads()).runsCommand(options)));
+		.action(async (options: JsonOption & { session?: string }) => exit((await reads()).runsCommand(options)));
 
 	cli
 		.command("events")

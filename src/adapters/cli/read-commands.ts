@@ -63,8 +63,10 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 	}
 }
 
-export async function runsCommand(options: JsonOption): Promise<number> {
-	const runs = withReader((reader) => reader.runs());
+export async function runsCommand(options: JsonOption & { session?: string }): Promise<number> {
+	const runs = withReader((reader) =>
+		reader.runs().filter((run) => options.session === undefined || run.options.caller?.session === options.session),
+	);
 	if (options.json) {
 		process.stdout.write(`${JSON.stringify(runs.map(runSummary))}\n`);
 	} else process.stdout.write(runsText(runs));

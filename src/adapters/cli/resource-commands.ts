@@ -7,11 +7,11 @@ import type { ThinkingLevel } from "../../core/thinking.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { planRun } from "../../engine/planner.js";
-import { validateResources } from "../../engine/validate.js";
 import { type Diagnostic, diagnosticText } from "../../resources/frontmatter.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { planSummary } from "../plan-summary.js";
+import { recommendTeam, validationReport } from "../resource-reports.js";
 import { resourceKind, resourceRows } from "../team-actions.js";
 import { Exit } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
@@ -97,24 +97,20 @@ export async function showCommand(kind: string, name: string, options: { json?: 
 
 export async function validateCommand(options: { json?: boolean }): Promise<number> {
 	const { root } = findProject(process.cwd());
-	const result = validateResources({
+	const report = validationReport({
 		loader: loader(),
 		runtimes: RuntimeRegistry.standard(),
 		cwd: root,
 		trusted: new TrustStore().isTrusted(root),
 	});
-	const errors = result.diagnostics.filter((d) => d.level === "error").length;
-	const warnings = result.diagnostics.length - errors;
-	if (options.json) {
-		const count = { agents: result.agents.length, teams: result.teams.length, workflows: result.workflows.length };
-		process.stdout.write(`${JSON.stringify({ ...count, errors, warnings, diagnostics: result.diagnostics })}\n`);
-	} else {
-		for (const d of result.diagnostics) process.stdout.write(`${diagnosticLine(d)}\n`);
+	if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+	else {
+		for (const d of report.diagnostics) process.stdout.write(`${diagnosticLine(d)}\n`);
 		process.stdout.write(
-			`${errors === 0 ? "valid" : "invalid"}: ${result.agents.length} agents, ${result.teams.length} teams, ${result.workflows.length} workflows; ${errors} errors, ${warnings} warnings\n`,
+			`${report.errors === 0 ? "valid" : "invalid"}: ${report.agents} agents, ${report.teams} teams, ${report.workflows} workflows; ${report.errors} errors, ${report.warnings} warnings\n`,
 		);
 	}
-	return errors === 0 ? Exit.Ok : Exit.Usage;
+	return report.errors === 0 ? Exit.Ok : Exit.Usage;
 }
 
 export async function planCommand(argument: string | undefined, flags: PlanFlags): Promise<number> {
@@ -192,44 +188,18 @@ export async function trustCommand(flags: TrustFlags): Promise<number> {
 
 /** The team (and its default workflow) whose routing hints fit the goal best, with the reason. */
 export async function recommendCommand(goal: string, options: { json?: boolean }): Promise<number> {
-	if (goal.trim() === "") throw new CrewError(ErrorCode.InvalidInput, "the goal is empty: say what the run is for");
-	const ranked = loader()
-		.list("team")
-		.items.flatMap(({ name, item }) =>
-			item ? [{ team: name, workflow: item.defaultWorkflow ?? null, match: matchHints(goal, item.hints), item }] : [],
-		)
-		.sort((a, b) => b.match.score - a.match.score || a.team.localeCompare(b.team));
-	const matched = ranked[0] && ranked[0].match.score > 0 ? ranked[0] : undefined;
-	const pick = matched ?? ranked.find((r) => r.team === "default") ?? ranked[0];
-	if (!pick) throw new CrewError(ErrorCode.NotFound, "no team to recommend: there are no teams");
-	const { match } = pick;
-	const reason = matched
-		? [
-				match.triggers.length > 0 ? `the goal mentions ${match.triggers.map((t) => `'${t}'`).join(", ")}` : "",
-				match.useWhen.length > 0 ? `it fits "${pick.item.hints.useWhen}"` : "",
-				match.avoidWhen.length > 0
-					? `though it shares ${match.avoidWhen.join(", ")} with "${pick.item.hints.avoidWhen}"`
-					: "",
-			]
-				.filter(Boolean)
-				.join("; ")
-		: `no team's hints match the goal; ${pick.team} is the general choice`;
-	const alternatives = ranked
-		.filter((r) => r !== pick && r.match.score > 0)
-		.slice(0, 3)
-		.map((r) => ({ team: r.team, workflow: r.workflow, score: r.match.score }));
+	const pick = recommendTeam(loader(), goal);
 	if (options.json) {
-		const out = { team: pick.team, workflow: pick.workflow, score: match.score, reason, alternatives };
-		process.stdout.write(`${JSON.stringify(out)}\n`);
+		process.stdout.write(`${JSON.stringify(pick)}\n`);
 		return Exit.Ok;
 	}
 	const workflow = pick.workflow ? ` --workflow ${pick.workflow}` : "";
 	const lines = [
-		`team ${pick.team}${pick.workflow ? `, workflow ${pick.workflow}` : ""}: ${reason}`,
+		`team ${pick.team}${pick.workflow ? `, workflow ${pick.workflow}` : ""}: ${pick.reason}`,
 		`  run it: crew run ${JSON.stringify(goal)} --team ${pick.team}${workflow}`,
 	];
-	if (alternatives.length > 0) {
-		lines.push(`  also: ${alternatives.map((a) => `${a.team} (score ${a.score})`).join(", ")}`);
+	if (pick.alternatives.length > 0) {
+		lines.push(`  also: ${pick.alternatives.map((a) => `${a.team} (score ${a.score})`).join(", ")}`);
 	}
 	process.stdout.write(`${lines.join("\n")}\n`);
 	return Exit.Ok;

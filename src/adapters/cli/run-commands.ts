@@ -1,49 +1,24 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";
-import { loadSettings, runLimits, type Settings } from "../../config/settings.js";
+import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
-import type { ThinkingLevel } from "../../core/thinking.js";
-import type { FailurePolicy } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
-import type { PlanInput } from "../../engine/planner.js";
 import { type RunListing, RunReader } from "../../engine/run-reader.js";
-import { startBackgroundRunner } from "../background-runner.js";
+import { type BackgroundRunner, retryInBackground, startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { type RunStanding, runStanding } from "../run-ending.js";
+import { type RunAsk, runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { ProgressView } from "./progress-view.js";
 import { writeStarter } from "./starter.js";
 import { summaryText } from "./summary.js";
 
-export interface RunFlags {
-	readonly workflow?: string;
+export interface RunFlags extends Omit<RunAsk, "goal"> {
 	readonly goalFile?: string;
-	readonly team?: string;
-	readonly runtime?: string;
-	readonly model?: string;
-	readonly thinking?: ThinkingLevel;
-	readonly budgetTokens?: number;
-	readonly budgetUsd?: number;
-	readonly reserveTokens?: number;
-	readonly reserveUsd?: number;
-	readonly approvePlan?: boolean;
-	readonly workspace?: "shared" | "worktree";
-	readonly allowDirty?: boolean;
-	readonly integration?: "auto" | "manual";
-	readonly until?: string;
-	readonly maxIterations?: number;
-	readonly args?: unknown;
-	readonly queue?: string;
-	readonly repository?: string;
-	readonly concurrency?: number;
-	readonly failure?: FailurePolicy;
-	readonly timeout?: string;
-	readonly stallTimeout?: string;
-	readonly retries?: number;
 	readonly detach?: boolean;
 	readonly json?: boolean;
 }
@@ -94,45 +69,11 @@ export async function init(flags: { bare?: boolean }): Promise<number> {
 	return Exit.Ok;
 }
 
-/** What `crew run` (and `crew agent`) plans from its flags and the user's config. */
-export function runPlanInput(goal: string, flags: RunFlags, settings: Settings): PlanInput {
-	return {
-		goal,
-		...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
-		...(flags.team !== undefined ? { team: flags.team } : {}),
-		...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}),
-		...(flags.model !== undefined ? { model: flags.model } : {}),
-		...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
-		...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-		...(flags.failure !== undefined ? { failure: flags.failure } : {}),
-		...runLimits(flags, settings),
-		...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-		...(flags.approvePlan ? { approvePlan: true } : {}),
-		...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
-		...(flags.allowDirty ? { allowDirty: true } : {}),
-		...(flags.integration !== undefined ? { integration: flags.integration } : {}),
-		...(flags.until !== undefined ? { until: flags.until } : {}),
-		...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
-		...(flags.args !== undefined ? { args: flags.args } : {}),
-		...((flags.queue ?? settings.queue) !== undefined ? { queue: flags.queue ?? settings.queue } : {}),
-		...(flags.repository !== undefined ? { repository: flags.repository } : {}),
-		...(settings.setup ? { setup: settings.setup } : {}),
-		concurrencyCap: settings.maxConcurrency,
-		budget: {
-			...settings.budget,
-			...(flags.budgetTokens !== undefined ? { tokens: flags.budgetTokens } : {}),
-			...(flags.budgetUsd !== undefined ? { usd: flags.budgetUsd } : {}),
-			...(flags.reserveTokens !== undefined ? { reserveTokens: flags.reserveTokens } : {}),
-			...(flags.reserveUsd !== undefined ? { reserveUsd: flags.reserveUsd } : {}),
-		},
-	};
-}
-
 export async function runCommand(argument: string | undefined, flags: RunFlags): Promise<number> {
 	const goal = readGoal(argument, flags.goalFile);
 	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const plan = await crew.plan(runPlanInput(goal, flags, settings));
+		const plan = await crew.plan(runInput({ ...flags, goal }, settings));
 		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
@@ -175,7 +116,11 @@ export async function retryCommand(runId: string, task: string, flags: OutputFla
 	checkId("run", runId);
 	const { crew, view, quiet } = open(flags);
 	try {
-		return await foreground(crew, runId, view, flags.json === true, quiet, { retryTask: task });
+		if (flags.detach) return report(runId, await retryInBackground(crew, runId, task), flags.json === true);
+		return await foreground(crew, runId, view, flags.json === true, quiet, {
+			retryTask: task,
+			background: flags.background === true,
+		});
 	} finally {
 		crew.close();
 	}
@@ -298,7 +243,11 @@ async function foreground(
 
 /** Hands the run to a background runner and says so. */
 async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
-	const runner = await startBackgroundRunner(crew, runId, extra);
+	return report(runId, await startBackgroundRunner(crew, runId, extra), json);
+}
+
+/** Says which background runner took the run. */
+function report(runId: string, runner: BackgroundRunner, json: boolean): number {
 	if (json) process.stdout.write(`${JSON.stringify({ runId, status: runner.status })}\n`);
 	else
 		process.stdout.write(

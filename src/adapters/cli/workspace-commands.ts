@@ -1,44 +1,22 @@
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import type { IntegrationRecord } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
-import { RunReader } from "../../engine/run-reader.js";
-import { IntegrationBranch } from "../../workspace/integration-branch.js";
 import { Worktrees } from "../../workspace/worktrees.js";
+import { mergeRun } from "../run-merge.js";
 import { Exit } from "./exit-codes.js";
 
-/**
- * Brings a run's integration branch into the branch you are on, only when asked, only when clean,
- * and only whole: a branch some of the run's work is missing from needs `--partial`.
- */
+/** `crew merge`: see `mergeRun`. */
 export async function mergeCommand(runId: string, flags: { partial?: boolean }): Promise<number> {
-	checkId("run", runId);
-	const project = findProject(process.cwd());
-	const reader = new RunReader(project);
-	let integration: IntegrationRecord | null;
-	try {
-		integration = reader.run(runId).integration;
-	} finally {
-		reader.close();
-	}
-	const worktrees = new Worktrees(project.root, project.crewDir);
-	const branch = new IntegrationBranch(project.root, project.crewDir, worktrees);
-	const missing = integration?.missing ?? [];
-	if (missing.length > 0 && !flags.partial) {
-		const why = integration?.status === "skipped" ? "the run was cancelled before its branches were integrated" : "";
-		throw new CrewError(
-			ErrorCode.Conflict,
-			`${branch.name(runId)} lacks the work of ${missing.join(", ")}${why ? ` (${why})` : ""}; merge what it holds with crew merge ${runId} --partial, and bring the rest from ${missing.map((id) => worktrees.branchOf(runId, id)).join(", ")}`,
-		);
-	}
-	if (await branch.isMerged(runId)) {
-		process.stdout.write(`${branch.name(runId)} is already merged into your branch: nothing to do\n`);
+	const outcome = await mergeRun(findProject(process.cwd()), runId, flags.partial === true);
+	if (outcome.alreadyMerged) {
+		process.stdout.write(`${outcome.branch} is already merged into your branch: nothing to do\n`);
 		return Exit.Ok;
 	}
-	const { into, commit } = await branch.mergeIntoCurrent(runId);
-	const left = missing.length > 0 ? `; not in it: ${missing.join(", ")}` : "";
-	process.stdout.write(`merged ${branch.name(runId)} into ${into}: now at ${commit.slice(0, 12)}${left}\n`);
+	const left = outcome.missing.length > 0 ? `; not in it: ${outcome.missing.join(", ")}` : "";
+	process.stdout.write(
+		`merged ${outcome.branch} into ${outcome.into}: now at ${outcome.commit?.slice(0, 12)}${left}\n`,
+	);
 	return Exit.Ok;
 }
 

@@ -100,5 +100,16 @@ export function createMcpServer(
 		return reply(await actions.approve(runId));
 	});
 	tool("crew_reject", async ({ runId, reason }) => reply(await actions.reject(runId, reason)));
+	tool("crew_retry", async ({ runId, task }) => {
+		checkNesting(actions, env, "crew_retry");
+		return reply(await actions.retry(runId, task));
+	});
+	tool("crew_runs", (filter) => reply(actions.runs(filter)));
+	tool("crew_recommend", ({ goal }) => reply(actions.recommend(goal)));
+	tool("crew_validate", () => reply(actions.validate()));
+	tool("crew_doctor", async ({ smoke }) => reply(await actions.doctor(smoke === true)));
+	tool("crew_worktrees", async ({ runId }) => reply(await actions.worktrees(runId)));
+	tool("crew_merge", async ({ runId, partial }) => reply(await actions.merge(runId, partial === true)));
+	tool("crew_export", async ({ runId, file }) => reply(await actions.export(runId, file)));
 	return server;
 }

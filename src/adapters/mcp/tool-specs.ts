@@ -1,4 +1,5 @@
 import { type ZodRawShape, z } from "zod";
+import { limit, runParameters, sessionParameters } from "./run-parameters.js";
 
 /**
  * What each of crew's agent-facing tools is called, says and takes: the MCP server serves them,
@@ -30,8 +31,7 @@ const team = z
 export const MOST_WAIT_SECONDS = 600;
 /** Most runs one wait may name. */
 export const MOST_WAITED_RUNS = 50;
-/** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
-const limit = z.string().min(1).optional();
+const task = z.string().min(1).describe("a task id or step id");
 
 export const TOOL_SPECS = {
 	crew_list: {
@@ -41,7 +41,7 @@ export const TOOL_SPECS = {
 	crew_plan: {
 		description:
 			"Show the tasks a run would have (roles, agents, runtimes, dependencies, parallel groups, critical path) and an estimate of its tokens, cost and time from this repository's past runs; nothing runs.",
-		input: { goal, workflow, team },
+		input: { goal, workflow, team, ...runParameters, ...sessionParameters },
 	},
 	crew_run: {
 		description:
@@ -50,22 +50,8 @@ export const TOOL_SPECS = {
 			goal,
 			workflow,
 			team,
-			runtime: z
-				.string()
-				.min(1)
-				.optional()
-				.describe("run every agent with this runtime: pi, claude, codex, command or dry-run"),
-			concurrency: z.number().int().min(1).max(64).optional().describe("most tasks running at once"),
-			timeout: limit.describe(
-				"wall-clock limit of each task attempt, e.g. 30m; 0: none; default: the user's config, else 2h",
-			),
-			stallTimeout: limit.describe(
-				"limit on time an attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m for agent CLIs",
-			),
-			args: z
-				.record(z.string(), z.unknown())
-				.optional()
-				.describe("a workflow script's arguments, checked against its args schema"),
+			...runParameters,
+			...sessionParameters,
 		},
 	},
 	crew_agent: {
@@ -92,6 +78,8 @@ export const TOOL_SPECS = {
 			stallTimeout: limit.describe(
 				"limit on time its attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m",
 			),
+			thinking: runParameters.thinking,
+			...sessionParameters,
 			background: z.boolean().optional().describe("answer at once with the runId instead of waiting; default false"),
 			waitSeconds: z
 				.number()
@@ -126,7 +114,7 @@ export const TOOL_SPECS = {
 	},
 	crew_result: {
 		description: "A task's result text, by task id or step id.",
-		input: { runId, task: z.string().min(1).describe("a task id or step id") },
+		input: { runId, task },
 	},
 	crew_cancel: {
 		description: "Cancel a run: its workers end and unfinished tasks are marked cancelled.",
@@ -143,6 +131,61 @@ export const TOOL_SPECS = {
 	crew_reject: {
 		description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",
 		input: { runId, reason: z.string().min(1).describe("why") },
+	},
+	crew_retry: {
+		description:
+			"Run a failed, cancelled or skipped task of an ended run again (with the dependents it skipped), in the background.",
+		input: { runId, task },
+	},
+	crew_runs: {
+		description:
+			"The runs of this repository, newest first, each with its status, end time, a summary of its tasks and what to do next.",
+		input: {
+			session: z.string().optional().describe("only the runs started with this session id"),
+			limit: z.number().int().min(1).max(1000).optional().describe("at most this many runs (default 20)"),
+		},
+	},
+	crew_recommend: {
+		description: "The team and workflow whose routing hints fit a goal, and why; nothing runs.",
+		input: { goal },
+	},
+	crew_validate: {
+		description:
+			"Check every agent, team and workflow this repository sees and how they refer to each other: counts and diagnostics.",
+		input: {},
+	},
+	crew_doctor: {
+		description:
+			"What this machine offers crew: runtimes, their versions, credentials (names only), the store's health; each failed check with its fix.",
+		input: {
+			smoke: z.boolean().optional().describe("also make one small real model call per agent CLI the agents use"),
+		},
+	},
+	crew_worktrees: {
+		description: "A run's task worktrees, their branches, and whether they hold uncommitted work.",
+		input: { runId },
+	},
+	crew_merge: {
+		description:
+			"Merge a worktree run's integration branch crew/<runId> into the repository's current branch (clean work tree only).",
+		input: {
+			runId,
+			partial: z
+				.boolean()
+				.optional()
+				.describe("merge what the branch holds although some tasks' work is missing from it"),
+		},
+	},
+	crew_export: {
+		description: "Write an ended run, its records and files, to one JSON bundle in the repository; returns its path.",
+		input: {
+			runId,
+			file: z
+				.string()
+				.min(1)
+				.optional()
+				.describe("a path inside the repository; default <runId>.crew-run.json at its root"),
+		},
 	},
 } satisfies Record<string, ToolSpec>;
 

@@ -251,6 +251,27 @@ test("crew retry re-queues a failed task with the dependents it skipped, and not
 	);
 });
 
+test("crew retry --detach refuses a task it cannot retry before any runner starts, and retries a failed one in the background", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.writeFile(".crew/agents/picky.md", "---\nruntime: command\ncommand: test -f ready && echo fixed\n---\n");
+	repo.workflow("fix", [{ id: "a" }, { id: "fragile", role: "picky", dependsOn: ["a"] }]);
+	const first = await crew(repo.dir, ["run", "fix it", "--workflow", "fix", "--retries", "0", "--json"]);
+	const { runId } = lastJson(first.stdout);
+	const refused = await crew(repo.dir, ["retry", runId, "a", "--detach"]);
+	expect([refused.code, refused.stderr]).toEqual([
+		1,
+		`crew: task a of run ${runId} is completed; only failed, cancelled or skipped tasks can be retried\n`,
+	]);
+	expect(existsSync(join(repo.dir, ".crew", "runs", runId, "runner.log"))).toBe(false);
+	repo.writeFile("ready", "");
+	const detached = await crew(repo.dir, ["retry", runId, "fragile", "--detach", "--json"]);
+	expect(detached.code, detached.stderr).toBe(0);
+	expect(["running", "completed"]).toContain(lastJson(detached.stdout).status);
+	const watched = await crew(repo.dir, ["watch", runId]);
+	expect(watched.code).toBe(0);
+	expect(repo.starts("a")).toHaveLength(1);
+});
+
 test("crew init ignores crew's state in git and keeps resources tracked", async () => {
 	const repo = new TestRepo();
 	execFileSync("rm", ["-rf", join(repo.dir, ".git")]);

@@ -88,15 +88,23 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"mcp__crew__crew_agent",
 		"mcp__crew__crew_approve",
 		"mcp__crew__crew_cancel",
+		"mcp__crew__crew_doctor",
 		"mcp__crew__crew_events",
+		"mcp__crew__crew_export",
 		"mcp__crew__crew_list",
+		"mcp__crew__crew_merge",
 		"mcp__crew__crew_plan",
+		"mcp__crew__crew_recommend",
 		"mcp__crew__crew_reject",
 		"mcp__crew__crew_result",
 		"mcp__crew__crew_resume",
+		"mcp__crew__crew_retry",
 		"mcp__crew__crew_run",
+		"mcp__crew__crew_runs",
 		"mcp__crew__crew_status",
+		"mcp__crew__crew_validate",
 		"mcp__crew__crew_wait",
+		"mcp__crew__crew_worktrees",
 	]);
 
 	const reader = new RunReader(projectAt(repo.dir));
