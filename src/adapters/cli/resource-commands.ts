@@ -1,8 +1,6 @@
 import { findProject } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
 import { TrustStore } from "../../config/trust.js";
-import { CrewError, ErrorCode } from "../../core/errors.js";
-import { matchHints } from "../../core/routing.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
 import type { FailurePolicy } from "../../core/types.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
