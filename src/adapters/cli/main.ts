@@ -5,61 +5,11 @@ import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
+import { amount, cap, count, json, port } from "./option-values.js";
 import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
 import type { WorkerOptions } from "./worker-command.js";
-
-function count(what: string, min: number): (value: string) => number {
-	return (value) => {
-		const n = Number(value);
-		if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < min) {
-			throw new InvalidArgumentError(`invalid ${what} '${value}': expected an integer >= ${min}`);
-		}
-		return n;
-	};
-}
-
-function port(value: string): number {
-	const n = count("--port", 0)(value);
-	if (n > 65535) throw new InvalidArgumentError(`invalid --port '${value}': expected an integer from 0 to 65535`);
-	return n;
-}
-
-function amount(what: string): (value: string) => number {
-	return (value) => {
-		const n = Number(value);
-		if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n)) {
-			throw new InvalidArgumentError(`invalid ${what} '${value}': expected a non-negative number, e.g. 2.50`);
-		}
-		return n;
-	};
-}
-
-/** A budget's cap: a number > 0 (a whole one for tokens), as a cap of 0 would start nothing. */
-function cap(what: string, whole: boolean): (value: string) => number {
-	return (value) => {
-		const n = Number(value);
-		const shape = whole ? /^\d+$/ : /^\d+(\.\d+)?$/;
-		if (!shape.test(value.trim()) || !Number.isFinite(n) || n <= 0) {
-			const expected = whole ? "an integer > 0" : "a number > 0, e.g. 2.50";
-			throw new InvalidArgumentError(`invalid ${what} '${value}': expected ${expected}`);
-		}
-		return n;
-	};
-}
-
-function json(what: string): (value: string) => unknown {
-	return (value) => {
-		try {
-			return JSON.parse(value);
-		} catch (error) {
-			throw new InvalidArgumentError(
-				`invalid ${what} ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}: expected JSON, e.g. '{"packages": ["a", "b"]}' (${(error as Error).message})`,
-			);
-		}
-	};
-}
 
 function version(): string {
 	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
