@@ -47,10 +47,11 @@ export function agentTool(session: CrewSession): ToolDefinition {
 				timeoutSeconds?: number;
 			} & Record<string, unknown>;
 			if (join !== undefined) {
-				const waited = (await session.call(ctx.cwd, "crew_wait", {
-					runIds: join,
-					...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
-				})) as { runs: AgentAnswer[]; timedOut: boolean };
+				const wait = { runIds: join, ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) };
+				const waited = (await session.holding(join, () => session.call(ctx.cwd, "crew_wait", wait))) as {
+					runs: AgentAnswer[];
+					timedOut: boolean;
+				};
 				return answer(session, waited.runs, waited);
 			}
 			if (typeof request.task !== "string" || request.task.trim() === "") {

@@ -30,6 +30,8 @@ export class CrewSession {
 	readonly #pi: ExtensionAPI;
 	readonly #clients = new Map<string, CrewClient>();
 	readonly #watches = new Map<string, NodeJS.Timeout>();
+	/** Runs a tool call is waiting for: their end goes into its answer, not into a report. */
+	readonly #held = new Set<string>();
 
 	constructor(pi: ExtensionAPI) {
 		this.#pi = pi;
@@ -70,8 +72,9 @@ export class CrewSession {
 		const call: CrewCall = (tool, args) => this.call(cwd, tool, args);
 		const timer = setInterval(async () => {
 			try {
+				if (this.#held.has(runId)) return;
 				const { run } = (await call("crew_status", { runId })) as { run: { status: RunStatus } };
-				if (!isTerminalRun(run.status) || !this.#watches.has(runId)) return;
+				if (!isTerminalRun(run.status) || !this.#watches.has(runId) || this.#held.has(runId)) return;
 				this.#unwatch(runId);
 				const ended = await runReport(call, runId);
 				this.#report(ended.text, { runId, status: ended.status.run.status });
@@ -110,6 +113,16 @@ export class CrewSession {
 		if (this.#watches.size === 0) return;
 		const going = (await this.#sessionRuns(ctx)).filter((r) => !isTerminalRun(r.status));
 		if (going.length > 0) this.#remind(going);
+	}
+
+	/** Runs `fn` while its answer is to tell of the end of `runIds`: no report of them meanwhile. */
+	async holding<T>(runIds: readonly string[], fn: () => Promise<T>): Promise<T> {
+		for (const runId of runIds) this.#held.add(runId);
+		try {
+			return await fn();
+		} finally {
+			for (const runId of runIds) this.#held.delete(runId);
+		}
 	}
 
 	/** Runs whose results the agent already has from a tool's answer: no report follows. */

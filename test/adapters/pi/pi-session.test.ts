@@ -169,3 +169,55 @@ test("pi 1.x: a team run from the session runs its agents on the session's model
 	const workerModels = server.requests.filter((r) => !r.tools.includes("team")).map((r) => r.model);
 	expect(workerModels).toEqual(["scripted-2", "scripted-2", "scripted-1", "scripted-1"]);
 });
+
+/**
+ * The parent pi delegates three times through the agent tool: one agent in the foreground, one in
+ * the background, then a join of the background one. Each answer is the next turn's input.
+ */
+const delegating: Script = (request) => {
+	const answers = request.messages.filter((m) => m.role === "tool").map((m) => m.text);
+	const background = /crew run (\S+) is /.exec(answers[1] ?? "")?.[1];
+	if (answers.length === 0) return { kind: "call", tool: "agent", args: { task: "write the notes", agent: "worker" } };
+	if (answers.length === 1) {
+		return { kind: "call", tool: "agent", args: { task: "check the notes", agent: "worker", background: true } };
+	}
+	if (answers.length === 2) return { kind: "call", tool: "agent", args: { join: [background] } };
+	return { kind: "text", text: "All three answers are in." };
+};
+
+test("pi 1.x: the agent tool runs one agent in the foreground, and one in the background joined later; each run records the session", async () => {
+	const server = await startServer(delegating);
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-agent-")));
+	const repo = new TestRepo().agent("worker", "--sleep 1500");
+	const sessionDir = mkdtempSync(join(tmpdir(), "crew-pi-agent-sessions-"));
+	const env = { PATH: process.env.PATH, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, ...scripted.env };
+	PiRpc.install(PI_1, ROOT, env);
+	const pi = open(["--session-dir", sessionDir, "--model", scripted.model], repo.dir, env);
+	pi.send({ type: "prompt", message: "Delegate the notes." });
+	await pi.record("pi's last answer", (r) => JSON.stringify(r).includes("All three answers are in."), 90_000);
+	pi.send({ id: "state", type: "get_state" });
+	const got = await pi.record("the session's state", (r) => r.type === "response" && r.id === "state");
+	const sessionId = (got.data as { sessionId: string }).sessionId;
+	await pi.close();
+
+	const answers =
+		server.requests
+			.at(-1)
+			?.messages.filter((m) => m.role === "tool")
+			.map((m) => m.text) ?? [];
+	const reader = new RunReader(projectAt(repo.dir));
+	const runs = reader.runs().reverse();
+	const options = runs.map((r) => reader.run(r.id).options);
+	reader.close();
+	expect(runs.map((r) => [r.workflow, r.status])).toEqual([
+		["agent:worker", "completed"],
+		["agent:worker", "completed"],
+	]);
+	for (const o of options) expect(o.caller).toEqual({ session: sessionId });
+	const [first, second] = runs.map((r) => r.id);
+	expect(answers[0]).toBe(`crew run ${first} ended completed\ndone worker\n`);
+	expect(answers[1]).toContain(`crew run ${second} is `);
+	expect(answers[2]).toBe(`crew run ${second} ended completed\ndone worker\n`);
+	// Both ends were in the tool's answers: no report repeats them.
+	expect(sessionMessages(sessionDir, "crew-run")).toEqual([]);
+});
