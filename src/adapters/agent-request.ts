@@ -2,7 +2,7 @@ import type { Settings } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../engine/agent-workflow.js";
 import type { Crew } from "../engine/crew.js";
-import { startBackgroundRunner } from "./background-runner.js";
+import { startCallerRun } from "./background-runner.js";
 import { MOST_WAIT_SECONDS } from "./mcp/tool-specs.js";
 import { type RunAsk, runInput } from "./run-input.js";
 
@@ -64,15 +64,7 @@ export async function startAgentRun(crew: Crew, settings: Settings, request: Age
 	const agent = request.agent ?? DEFAULT_AGENT;
 	const { task, agent: _agent, session, wait: _wait, waitMs: _waitMs, ...ask } = request;
 	const plan = await crew.plan(runInput({ ...ask, goal: task, workflow: agentWorkflowName(agent) }, settings));
-	const runId = crew.create({
-		...plan,
-		options: { ...plan.options, caller: session === undefined ? {} : { session } },
-	});
-	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
-	const warnings = [
-		...settings.warnings,
-		...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
-	];
+	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, session);
 	return {
 		runId,
 		taskId: plan.tasks[0]?.id ?? agent,

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../core/status.js";
 import type { Crew } from "../engine/crew.js";
+import type { Plan } from "../engine/planner.js";
 
 /** How long a new background runner may take to hold its run's lease. */
 const START_LIMIT_MS = 15_000;
@@ -74,4 +75,26 @@ export async function startBackgroundRunner(
 export async function retryInBackground(crew: Crew, runId: string, ref: string): Promise<BackgroundRunner> {
 	crew.checkRetry(runId, ref);
 	return await startBackgroundRunner(crew, runId, [], ["retry", runId, ref]);
+}
+
+/**
+ * Creates the run of `plan` for an agent-facing caller, recording the caller's `session` with it,
+ * and hands it to a background runner; `warnings` are the settings' and the plan's.
+ */
+export async function startCallerRun(
+	crew: Crew,
+	plan: Plan,
+	settingsWarnings: readonly string[],
+	session: string | undefined,
+): Promise<{ runId: string; runner: BackgroundRunner; warnings: string[] }> {
+	const runId = crew.create({
+		...plan,
+		options: { ...plan.options, caller: session === undefined ? {} : { session } },
+	});
+	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
+	const warnings = [
+		...settingsWarnings,
+		...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
+	];
+	return { runId, runner, warnings };
 }

@@ -16,7 +16,7 @@ import type { Check } from "../runtimes/cli-readiness.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { type TaskWorktree, Worktrees } from "../workspace/worktrees.js";
 import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
-import { retryInBackground, startBackgroundRunner } from "./background-runner.js";
+import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { doctorReport } from "./cli/doctor-command.js";
 import { statusText } from "./pi/run-report.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
@@ -168,15 +168,9 @@ export class TeamActions {
 		checkSession(session);
 		return await this.#write(async (crew) => {
 			const plan = await crew.plan(runInput(ask, settings));
-			const caller = session === undefined ? {} : { session };
 			// Read before the run joins the history it reads.
 			const estimate = estimateFromStore(plan, this.project);
-			const runId = crew.create({ ...plan, options: { ...plan.options, caller } });
-			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
-			const warnings = [
-				...settings.warnings,
-				...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
-			];
+			const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, session);
 			return {
 				runId,
 				status: runner.status,

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";

@@ -1,46 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, expect, test } from "vitest";
-import { CLI, cancelLiveRuns, read, TestRepo, waitFor } from "../../helpers.js";
+import { read, TestRepo, waitFor } from "../../helpers.js";
+import { call, McpClients } from "./mcp-client.js";
 
-const clients: Client[] = [];
-const dirs: string[] = [];
+const clients = new McpClients();
 afterEach(async () => {
-	for (const client of clients.splice(0)) await client.close();
-	for (const dir of dirs.splice(0)) await cancelLiveRuns(dir);
+	await clients.close();
 });
 
-async function connect(dir: string): Promise<Client> {
-	dirs.push(dir);
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: dir,
-		env: process.env as Record<string, string>,
-		stderr: "pipe",
-	});
-	const client = new Client({ name: "crew-test", version: "1.0.0" });
-	await client.connect(transport);
-	clients.push(client);
-	return client;
-}
-
-interface Answer {
-	isError: boolean;
-	text: string;
-	data: Record<string, unknown>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-	const result = await client.callTool({ name, arguments: args });
-	const content = result.content as { type: string; text: string }[];
-	const text = content[0]?.text ?? "";
-	const data = (result.structuredContent ?? {}) as Record<string, unknown>;
-	if (!result.isError) expect(JSON.parse(text)).toEqual(data);
-	return { isError: result.isError === true, text, data };
-}
+const connect = (dir: string) => clients.connect(dir);
 
 test("crew_agent in the foreground runs one agent on the task and answers with its result", async () => {
 	const repo = new TestRepo().agent("worker", "--answer");
