@@ -77,6 +77,7 @@ export class CrewClient {
 		this.#dashboard = undefined;
 		const client = this.#client;
 		this.#client = undefined;
+		// A client that never connected has nothing to close; the call that started it was told why.
 		if (client) await (await client.catch(() => undefined))?.close();
 	}
 
@@ -98,9 +99,10 @@ export class CrewClient {
 				env: Object.fromEntries(Object.entries(this.#env).filter((e): e is [string, string] => e[1] !== undefined)),
 				stderr: "pipe",
 			});
+			// The end of what the child says: why it could not start, if it could not.
 			let stderr = "";
 			transport.stderr?.on("data", (chunk: Buffer) => {
-				stderr += chunk.toString();
+				stderr = (stderr + chunk.toString()).slice(-4096);
 			});
 			const client = new Client({ name: "crew-pi", version: "1" });
 			try {
@@ -110,6 +112,7 @@ export class CrewClient {
 			} catch (error) {
 				const said = stderr.trim().split("\n").slice(-3).join(" ") || (error as Error).message;
 				failures.push(`${node}: ${said}`);
+				// Its child already ended or never spoke: what it said is in `failures`.
 				await client.close().catch(() => undefined);
 			}
 		}
