@@ -62,6 +62,7 @@ async function validatesAndPlans(cwd: string, env: NodeJS.ProcessEnv): Promise<v
 			agent: "pc-planner",
 			runtime: "pi",
 			model: "anthropic/claude-opus-4",
+			thinking: "high",
 			dependsOn: [],
 			level: 0,
 			expands: true,
