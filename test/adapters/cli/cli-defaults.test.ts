@@ -139,9 +139,19 @@ test("--goal-file reads the goal from a file, and - from standard input, as --go
 	expect(JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout)).toHaveLength(3);
 });
 
+/**
+ * A new repository without crew: its own `.git`, so crew takes it as the project whatever the
+ * folders above it hold.
+ */
+function freshRepository(): string {
+	const dir = mkdtempSync(join(tmpdir(), "crew-init-"));
+	mkdirSync(join(dir, ".git"));
+	return dir;
+}
+
 test("crew init writes a starter team that runs as it is: real pi agents scout, build and check on the scripted model", async () => {
 	const repo = gitRepo();
-	const fresh = mkdtempSync(join(tmpdir(), "crew-init-"));
+	const fresh = freshRepository();
 	const init = await crew(fresh, ["init"]);
 	expect(init.code, init.stderr).toBe(0);
 	expect(init.stdout).toContain('next: crew run "<goal>" --team starter');
@@ -179,7 +189,7 @@ test("crew init writes a starter team that runs as it is: real pi agents scout, 
 });
 
 test("crew init --bare makes only the empty folders; init never overwrites a file it finds", async () => {
-	const bare = mkdtempSync(join(tmpdir(), "crew-init-"));
+	const bare = freshRepository();
 	const made = await crew(bare, ["init", "--bare"]);
 	expect(made.code, made.stderr).toBe(0);
 	for (const folder of ["agents", "teams", "workflows"]) expect(readdirSync(join(bare, ".crew", folder))).toEqual([]);
