@@ -303,6 +303,14 @@ export class RunReader {
 		return q.eventsAfter(runId, afterSeq, limit);
 	}
 
+	/** The seq of a run's latest event. */
+	lastEventSeq(runId: string): number {
+		checkId("run", runId);
+		const seq = this.#q().lastSeq(runId);
+		if (seq === undefined) throw new CrewError(ErrorCode.NotFound, `no run '${runId}' in this repository`);
+		return seq;
+	}
+
 	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */
 	health(): { file: string; exists: boolean; check: string; schemaVersion: number; runs: number } {
 		const file = this.project.dbFile;

@@ -49,6 +49,7 @@ export class RunQueries {
 	readonly #db: Db;
 	readonly #run: Statement<[string], RunRow>;
 	readonly #latest: Statement<[], { id: string }>;
+	readonly #lastSeq: Statement<[string], number>;
 	readonly #runs: Statement<[number], RunRow>;
 	readonly #tasks: Statement<[string], unknown[]>;
 	readonly #task: Statement<[string, string], TaskRow>;
@@ -73,6 +74,7 @@ export class RunQueries {
 		this.#db = db;
 		this.#run = db.prepare("SELECT * FROM runs WHERE id = ?");
 		this.#latest = db.prepare("SELECT id FROM runs ORDER BY rowid DESC LIMIT 1");
+		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
 		this.#runs = db.prepare("SELECT * FROM runs ORDER BY rowid DESC LIMIT ?");
 		// Rows as arrays: a run's status reads thousands of rows, and objects per row cost twice as much.
 		this.#tasks = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY idx`).raw(true) as Statement<
@@ -235,6 +237,11 @@ export class RunQueries {
 	resultExcerpt(runId: string, taskId: string): { excerpt: string; chars: number } {
 		const row = this.#excerpt.get(runId, taskId);
 		return { excerpt: row?.result_excerpt ?? "", chars: row?.result_chars ?? 0 };
+	}
+
+	/** The seq of a run's latest event (0 before its first); undefined for an unknown run. */
+	lastSeq(runId: string): number | undefined {
+		return this.#lastSeq.get(runId);
 	}
 
 	eventsAfter(runId: string, afterSeq: number, limit = 10_000): EventRecord[] {

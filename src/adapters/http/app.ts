@@ -11,6 +11,7 @@ import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
 import { CrewMetrics } from "./metrics.js";
+import { RunFeed } from "./run-feed.js";
 import { runStream } from "./run-stream.js";
 import { taskDetail } from "./task-detail.js";
 
@@ -23,7 +24,7 @@ export interface AppOptions {
 	 * a web page on another name cannot reach a loopback server through DNS rebinding. Default: any.
 	 */
 	readonly allowedHosts?: readonly string[];
-	/** Time between store reads of a live event stream, in ms. Default 250. */
+	/** Time between store reads of the live event streams, in ms. Default 250. */
 	readonly pollMs?: number;
 }
 
@@ -89,6 +90,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return r;
 	};
 	const metrics = new CrewMetrics(reader);
+	const feed = new RunFeed(needReader, pollMs);
 	const actions = new TeamActions(project);
 	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
 
@@ -137,9 +139,8 @@ export function createApp(options: AppOptions): CrewApp {
 		const id = runId(c);
 		const lastId = c.req.header("last-event-id");
 		const { since } = parse(Since, lastId === undefined ? c.req.query() : { since: lastId }, "event id");
-		const r = needReader();
-		r.run(id);
-		return runStream(c, r, id, since ?? 0, pollMs);
+		needReader().lastEventSeq(id);
+		return runStream(feed, id, since ?? 0);
 	});
 	app.get("/api/runs/:runId/tasks/:task", (c) => c.json(taskDetail(needReader(), runId(c), c.req.param("task"))));
 	app.get("/api/runs/:runId/artifacts", (c) => c.json({ artifacts: needReader().artifacts(runId(c)) }));
@@ -174,5 +175,11 @@ export function createApp(options: AppOptions): CrewApp {
 	app.get("/runs/:runId", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
 
-	return { app, close: () => opened?.close() };
+	return {
+		app,
+		close: () => {
+			feed.close();
+			opened?.close();
+		},
+	};
 }

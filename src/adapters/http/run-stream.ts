@@ -1,51 +1,43 @@
-import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
-import { isTerminalRun } from "../../core/status.js";
-import { eventJson, type RunReader, runSummary } from "../../engine/run-reader.js";
+import type { Follower, RunFeed } from "./run-feed.js";
 
-/** Events sent per store read; a longer backlog is sent in turns without waiting. */
-const BATCH = 500;
 /** Quiet time after which a comment keeps proxies from closing the stream, in ms. */
 const KEEPALIVE_MS = 15_000;
+const KEEPALIVE = Buffer.from(": keepalive\n\n");
 
 /**
- * A run's events as server-sent events, read from the store every `pollMs`, so runs of any process
- * stream alike. Each event is `event: event`, `id: <seq>`, `data: <event JSON>` (a reconnecting
+ * A run's events as server-sent events, from the server's `RunFeed`, so runs of any process
+ * stream alike. Each event is `event: event`, `data: <event JSON>`, `id: <seq>` (a reconnecting
  * client's Last-Event-ID resumes after it); a `run` event carries the run each time its status
- * changes, the first one at once.
+ * changes, the first one at once. The feed's bytes go to the response as they are: one buffer
+ * serves every stream that is level with the run.
  */
-export function runStream(c: Context, reader: RunReader, runId: string, since: number, pollMs: number): Response {
-	return streamSSE(
-		c,
-		async (stream) => {
-			let after = since;
-			let status = "";
-			let quiet = 0;
-			while (!stream.aborted) {
-				const events = reader.events(runId, after, BATCH);
-				for (const event of events) {
-					await stream.writeSSE({ id: String(event.seq), event: "event", data: JSON.stringify(eventJson(event)) });
-					after = event.seq;
-				}
-				const run = reader.run(runId);
-				if (run.status !== status) {
-					status = run.status;
-					await stream.writeSSE({
-						event: "run",
-						data: JSON.stringify({ ...runSummary(run), ended: isTerminalRun(run.status) }),
-					});
-				}
-				if (events.length === BATCH) continue;
-				quiet = events.length > 0 ? 0 : quiet + pollMs;
-				if (quiet >= KEEPALIVE_MS) {
-					await stream.write(": keepalive\n\n");
-					quiet = 0;
-				}
-				await stream.sleep(pollMs);
+export function runStream(feed: RunFeed, runId: string, since: number): Response {
+	let follower: Follower | undefined;
+	let cancelled = false;
+	const body = new ReadableStream<Uint8Array>({
+		start() {
+			follower = feed.follow(runId, since);
+		},
+		async pull(controller) {
+			const f = follower as Follower;
+			try {
+				const chunks = await f.next(KEEPALIVE_MS);
+				if (cancelled) return;
+				if (chunks.length === 0) controller.enqueue(KEEPALIVE);
+				for (const chunk of chunks) controller.enqueue(chunk);
+			} catch (error) {
+				const message = error instanceof Error ? error.message : String(error);
+				controller.enqueue(Buffer.from(`event: error\ndata: ${JSON.stringify({ error: message })}\n\n`));
+				controller.close();
+				f.close();
 			}
 		},
-		async (error, stream) => {
-			await stream.writeSSE({ event: "error", data: JSON.stringify({ error: error.message }) });
+		cancel() {
+			cancelled = true;
+			follower?.close();
 		},
-	);
+	});
+	return new Response(body, {
+		headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
+	});
 }

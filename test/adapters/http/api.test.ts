@@ -249,6 +249,36 @@ test("the event stream sends each event with its seq as id, the run's status, an
 	expect(resumed.at(-1)?.data).toMatchObject({ status: "completed", ended: true });
 });
 
+test("many streams of one run each get every event once and in order, wherever each began", async () => {
+	const { repo, open } = gatedRepo();
+	const started = await crew(repo.dir, ["run", "stream it", "--workflow", "fan", "--detach", "--json"]);
+	const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId;
+	await waitFor("plan started", () => repo.starts("plan").length === 1);
+	const app = appFor(repo);
+	const begun = (await json(app.request(`/api/runs/${runId}/events`))).body.events.length;
+	expect(begun).toBeGreaterThan(2);
+	// Streams that began before the server read the run, at its latest event, and in between.
+	const sinces = Array.from({ length: 20 }, (_, k) => [0, 2, begun][k % 3] as number);
+	const streams = Promise.all(
+		sinces.map(async (since) =>
+			readSse(await app.request(`/api/runs/${runId}/stream`, { headers: { "last-event-id": String(since) } }), (events) =>
+				events.some((e) => e.event === "run" && e.data.ended),
+			),
+		),
+	);
+	open("plan");
+	open("left");
+	open("right");
+	const all = await streams;
+	const total = (await json(app.request(`/api/runs/${runId}/events`))).body.events.length;
+	for (const [k, events] of all.entries()) {
+		const ids = events.filter((e) => e.event === "event").map((e) => Number(e.id));
+		const since = sinces[k] as number;
+		expect(ids).toEqual(Array.from({ length: total - since }, (_, i) => since + 1 + i));
+		expect(events.filter((e) => e.event === "run").at(-1)?.data).toMatchObject({ status: "completed", ended: true });
+	}
+});
+
 test("cancel through the API ends a live run started by another process, leaving no worker", async () => {
 	const { repo } = gatedRepo();
 	const started = await crew(repo.dir, ["run", "cancel me", "--workflow", "fan", "--detach", "--json"]);
