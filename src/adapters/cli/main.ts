@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
@@ -10,14 +9,8 @@ import { amount, cap, count, json, names, port } from "./option-values.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
+import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
-
-function version(): string {
-	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-		version: string;
-	};
-	return pkg.version;
-}
 
 function program(setExit: (code: number) => void): Command {
 	const cli = new Command("crew")
