@@ -1,5 +1,5 @@
 /** Child processes of the benches: spawned, drained and timed from spawn to exit. */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 
 /** Spawns a process with stdout and stderr drained into strings; resolves with its wall time. */
 export function run(command, args, options = {}) {
@@ -26,4 +26,11 @@ export function run(command, args, options = {}) {
 /** The last line of a child's stdout, parsed: one-run.mjs and `crew run --json` end with their result. */
 export function lastJsonLine(stdout) {
 	return JSON.parse(stdout.trim().split("\n").at(-1));
+}
+
+/** The commit of `root` measured, marked dirty when src/ has uncommitted changes: src/ changes under the bench. */
+export function sourceVersion(root) {
+	const git = (...args) => spawnSync("git", args, { cwd: root, encoding: "utf8" }).stdout?.trim() ?? "";
+	const commit = git("rev-parse", "--short", "HEAD") || "unknown";
+	return git("status", "--porcelain", "--", "src") === "" ? commit : `${commit}+dirty`;
 }

@@ -12,7 +12,7 @@ import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
-import { lastJsonLine, run } from "./processes.mjs";
+import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
 import { log, median } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -185,15 +185,8 @@ function statusLines(s) {
 	];
 }
 
-/** The commit measured, marked dirty when src/ has uncommitted changes: src/ changes under the bench. */
-function sourceVersion() {
-	const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" }).stdout?.trim() ?? "";
-	const commit = git("rev-parse", "--short", "HEAD") || "unknown";
-	return git("status", "--porcelain", "--", "src") === "" ? commit : `${commit}+dirty`;
-}
-
 const benchStart = performance.now();
-const source = sourceVersion();
+const source = sourceVersion(ROOT);
 log(
 	`crew bench of ${source}: concurrency ${CONCURRENCY}, ${cpus().length} CPUs, node ${process.version}, projects in ${tmpdir()}`,
 );

@@ -10,7 +10,7 @@ import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeDag, workflowMarkdown } from "./dags.mjs";
-import { lastJsonLine, run } from "./processes.mjs";
+import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
 import { log, median } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -42,7 +42,8 @@ function oneStepProject() {
 	return dir;
 }
 
-log(`startup bench: ${ROUNDS} rounds, ${cpus().length} CPUs, node ${process.version}; making fixtures in ${temp}`);
+const source = sourceVersion(ROOT);
+log(`startup bench of ${source}: ${ROUNDS} rounds, ${cpus().length} CPUs, node ${process.version}; making fixtures in ${temp}`);
 const small = await finishedRun("small", 10);
 const large = await finishedRun("large", 10_000);
 const oneStep = oneStepProject();
@@ -112,6 +113,7 @@ process.stdout.write(`${lines.join("\n")}\n`);
 mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
 const results = {
 	date: new Date().toISOString(),
+	source,
 	machine: { node: process.version, arch: arch(), cpus: cpus().length, cpu: cpus()[0]?.model ?? "" },
 	rounds: ROUNDS,
 	rows,
