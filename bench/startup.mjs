@@ -43,7 +43,9 @@ function oneStepProject() {
 }
 
 const source = sourceVersion(ROOT);
-log(`startup bench of ${source}: ${ROUNDS} rounds, ${cpus().length} CPUs, node ${process.version}; making fixtures in ${temp}`);
+log(
+	`startup bench of ${source}: ${ROUNDS} rounds, ${cpus().length} CPUs, node ${process.version}; making fixtures in ${temp}`,
+);
 const small = await finishedRun("small", 10);
 const large = await finishedRun("large", 10_000);
 const oneStep = oneStepProject();
