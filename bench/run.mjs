@@ -6,12 +6,13 @@
  * Every run gets a fresh project in a temp dir and a fresh process: runs then share no warmed-up
  * heap or page cache of a previous run's database, and each process's peak RSS is that run's own.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
+import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
 import { log, median } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -55,32 +56,10 @@ function tempProject() {
 	return dir;
 }
 
-/** Spawns a process with stdout and stderr drained into strings; resolves with its wall time. */
-function run(command, args, options = {}) {
-	return new Promise((resolve, reject) => {
-		const start = performance.now();
-		const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.setEncoding("utf8").on("data", (chunk) => {
-			stdout += chunk;
-		});
-		child.stderr.setEncoding("utf8").on("data", (chunk) => {
-			stderr += chunk;
-		});
-		child.on("error", reject);
-		child.on("close", (code) => {
-			const ms = performance.now() - start;
-			if (code !== 0) reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${stderr}`));
-			else resolve({ ms, stdout, stderr });
-		});
-	});
-}
-
 /** One in-process run (bench/one-run.mjs) in its own process; returns what the child measured. */
 async function inProcessRun(shape, n, dir) {
 	const { stdout } = await run(process.execPath, [ONE_RUN, shape, String(n), dir, String(CONCURRENCY)]);
-	const result = JSON.parse(stdout.trim().split("\n").at(-1));
+	const result = lastJsonLine(stdout);
 	if (result.status !== "completed") throw new Error(`${shape} ${n}: run ended ${result.status}`);
 	return result;
 }
@@ -97,7 +76,7 @@ async function cliRun(shape, n, dir) {
 		cwd: dir,
 		env: { ...process.env, CREW_BENCH_RSS_FILE: rssFile },
 	});
-	const result = JSON.parse(stdout.trim().split("\n").at(-1));
+	const result = lastJsonLine(stdout);
 	if (result.status !== "completed") throw new Error(`cli ${shape} ${n}: run ended ${result.status}`);
 	return { ms, maxRssKb: Number(readFileSync(rssFile, "utf8")) };
 }
@@ -206,15 +185,8 @@ function statusLines(s) {
 	];
 }
 
-/** The commit measured, marked dirty when src/ has uncommitted changes: src/ changes under the bench. */
-function sourceVersion() {
-	const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" }).stdout?.trim() ?? "";
-	const commit = git("rev-parse", "--short", "HEAD") || "unknown";
-	return git("status", "--porcelain", "--", "src") === "" ? commit : `${commit}+dirty`;
-}
-
 const benchStart = performance.now();
-const source = sourceVersion();
+const source = sourceVersion(ROOT);
 log(
 	`crew bench of ${source}: concurrency ${CONCURRENCY}, ${cpus().length} CPUs, node ${process.version}, projects in ${tmpdir()}`,
 );

@@ -7,14 +7,14 @@ import type { Crew } from "../engine/crew.js";
  * Writes an ended run, its records and files, to one JSON bundle at `file` (default
  * `<runId>.crew-run.json`), relative to `cwd`; returns where, and what it holds.
  */
-export function exportToFile(
+export async function exportToFile(
 	crew: Crew,
 	runId: string,
 	file: string | undefined,
 	cwd: string,
-): { runId: string; file: string; tasks: number; files: number } {
+): Promise<{ runId: string; file: string; tasks: number; files: number }> {
 	checkId("run", runId);
-	const bundle = crew.exportRun(runId);
+	const bundle = await crew.exportRun(runId);
 	const path = resolve(cwd, file ?? `${runId}.crew-run.json`);
 	writeFileSync(path, JSON.stringify(bundle));
 	return { runId, file: path, tasks: bundle.rows.tasks.length, files: bundle.files.length };

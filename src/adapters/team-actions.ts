@@ -7,6 +7,7 @@ import { TrustStore } from "../config/trust.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
+import type { StatusSelection } from "../core/status-selection.js";
 import { Crew } from "../engine/crew.js";
 import { estimateFromStore } from "../engine/plan-estimate.js";
 import { planRun } from "../engine/planner.js";
@@ -208,9 +209,12 @@ export class TeamActions {
 		return waitForRuns(this.project, runIds, timeoutMs, options);
 	}
 
-	/** `crew status --json` of a run (default: the latest). */
-	status(runId?: string): StatusJson {
-		return this.#read((reader) => JSON.parse(reader.statusJson(runId)) as StatusJson);
+	/**
+	 * `crew status --json` of a run (default: the latest); with `select`, as `--tasks` and
+	 * `--fields` narrow it, so each task has only the fields selected.
+	 */
+	status(runId?: string, select: StatusSelection = {}): StatusJson {
+		return this.#read((reader) => JSON.parse(reader.statusJson(runId, select)) as StatusJson);
 	}
 
 	events(runId: string, since = 0): { events: object[]; next: number } {

@@ -27,13 +27,11 @@ import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
 import { retryChanges } from "./retry-changes.js";
-import { exportRun, importRun, type RunBundle } from "./run-bundle.js";
+import type { RunBundle } from "./run-bundle.js";
 import { RunCredentials } from "./run-credentials.js";
 import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./run-housekeeping.js";
 import { RunLoop } from "./run-loop.js";
 import { checkRunTrusted, runReach } from "./run-reach.js";
-import { ScriptDriver, scriptArgs } from "./script/script-driver.js";
-import { loadScript } from "./script/script-module.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
 	readonly project: Project;
@@ -62,6 +60,14 @@ export interface ExecuteOptions {
 	 * live runner, so its caller starts one. Default false: the runner waits for the approval.
 	 */
 	readonly releaseWhenWaiting?: boolean;
+}
+
+/**
+ * The driver of workflow scripts, loaded by the runs that have one: it brings the script loader
+ * (jiti) and zod, which a markdown workflow's run never needs.
+ */
+function scriptDriver() {
+	return import("./script/script-driver.js");
 }
 
 /**
@@ -137,6 +143,7 @@ export class Crew {
 		const script = plan.options.script;
 		if (script) {
 			this.#checkScriptTrusted(script);
+			const [{ scriptArgs }, { loadScript }] = await Promise.all([scriptDriver(), import("./script/script-module.js")]);
 			scriptArgs(await loadScript(script.file), script.args, script.file);
 		}
 		return plan;
@@ -286,7 +293,7 @@ export class Crew {
 		}
 		const script = run.options.script;
 		const driver = script
-			? new ScriptDriver({
+			? new (await scriptDriver()).ScriptDriver({
 					store: this.#store,
 					files: this.files,
 					lease,
@@ -322,12 +329,14 @@ export class Crew {
 	}
 
 	/** An ended run, its records and files, as one bundle; see `exportRun`. */
-	exportRun(runId: string): RunBundle {
+	async exportRun(runId: string): Promise<RunBundle> {
+		const { exportRun } = await import("./run-bundle.js");
 		return exportRun(new RunArchive(this.#db), this.files, checkId("run", runId));
 	}
 
 	/** Adds the run of a bundle to this store, after checking all of it; see `importRun`. */
-	importRun(bundle: unknown): { runId: string; files: number } {
+	async importRun(bundle: unknown): Promise<{ runId: string; files: number }> {
+		const { importRun } = await import("./run-bundle.js");
 		return importRun(new RunArchive(this.#db), this.files, bundle, new Date(this.#options.now()).toISOString());
 	}
 

@@ -4,6 +4,7 @@ import { checkId } from "../core/ids.js";
 import { activityLine, logEntry } from "../core/log-line.js";
 import type { TaskSample } from "../core/run-estimate.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
+import type { StatusSelection } from "../core/status-selection.js";
 import { taskOrder } from "../core/task-order.js";
 import {
 	type ArtifactRecord,
@@ -231,9 +232,10 @@ export class RunReader {
 	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, partial?} (by role and
 	 * by model: an object of those by name; `partial: true` when a lower bound), counting every
 	 * attempt however it ended, as of one committed state; tasks in the order every view lists them
-	 * (see `taskOrder`). Scripts and the MCP server rely on it.
+	 * (see `taskOrder`). Scripts and the MCP server rely on it. `select` narrows the tasks listed,
+	 * and the fields each has; the run part stays whole.
 	 */
-	statusJson(runId?: string): string {
+	statusJson(runId?: string, select: StatusSelection = {}): string {
 		const id = this.#runId(runId);
 		const q = this.#q();
 		return q.consistent(() => {
@@ -245,7 +247,7 @@ export class RunReader {
 			// A run that never gained a task out of order (most runs) is listed as it joined, which SQLite does fastest.
 			const asJoined = ordered.every((t, i) => t === joined[i]);
 			const order = asJoined ? undefined : ordered.map((t) => t.id);
-			const tasks = q.tasksJson(id, run.status !== stored.status, order);
+			const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
 			const usage = usageJson(q.usage(id));
 			const by = q.usageBy(id);
 			const usageByRole = mapValues(by.role, usageJson);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import type { Hash } from "node:crypto";
 import {
 	closeSync,
 	constants,
@@ -11,11 +11,21 @@ import {
 	statSync,
 	writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { redact } from "../core/redact.js";
 import type { ArtifactRecord } from "../core/types.js";
+
+/**
+ * A SHA-256 hash. node:crypto is loaded by the first write, not at import: loading it costs a
+ * few ms of every start, and the commands that only read (crew status, events, ...) never hash.
+ */
+function sha256(): Hash {
+	const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+	return crypto.createHash("sha256");
+}
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -79,7 +89,7 @@ export class ArtifactFiles {
 			taskId,
 			kind,
 			size: bytes.length,
-			sha256: createHash("sha256").update(bytes).digest("hex"),
+			sha256: sha256().update(bytes).digest("hex"),
 			createdAt: new Date(this.#now()).toISOString(),
 		};
 	}
@@ -87,7 +97,7 @@ export class ArtifactFiles {
 	/** Indexes a file a worker wrote itself, hashing it as a stream. */
 	async describe(runId: string, taskId: string | null, name: string, kind: string): Promise<ArtifactRecord> {
 		const full = this.path(runId, name);
-		const hash = createHash("sha256");
+		const hash = sha256();
 		for await (const chunk of createReadStream(full)) hash.update(chunk as Buffer);
 		return {
 			path: name,

@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
 import type {
 	ArtifactRecord,
 	AttemptRecord,
@@ -41,6 +42,51 @@ function usageFrom({ partial, ...counts }: UsageRow): Usage {
 	return { ...ZERO_USAGE, ...counts, ...(partial ? { partial: true } : {}) };
 }
 
+interface TasksJsonParams {
+	readonly runId: string;
+	readonly gone: number;
+	/** The ids of the tasks to list, in order, as a JSON array. */
+	readonly order?: string;
+	/** The statuses of the tasks to list, as a JSON array. */
+	readonly statuses?: string;
+}
+
+/** A task's status and error as people see them: a running task of a gone runner is interrupted. */
+const SEEN_STATUS = "CASE WHEN @gone AND t.status = 'running' THEN 'interrupted' ELSE t.status END";
+const SEEN_ERROR = `CASE WHEN @gone AND t.status = 'running' THEN '${RUNNER_GONE}' ELSE t.error END`;
+const USAGE_JSON =
+	"'inputTokens', t.tokens_in, 'outputTokens', t.tokens_out, 'cacheReadTokens', t.cache_read, 'cacheWriteTokens', t.cache_write, 'costUsd', t.cost";
+
+/** Each field of a task in `crew status --json` as SQL over a `tasks` row `t`. */
+const TASK_JSON_SQL: Record<TaskJsonField, string> = {
+	id: "t.id",
+	stepId: "t.step_id",
+	role: "t.role",
+	status: SEEN_STATUS,
+	attempts: "t.attempts",
+	startedAt: "t.started_at",
+	finishedAt: "t.finished_at",
+	error: SEEN_ERROR,
+	usage: `CASE WHEN t.usage_partial THEN json_object(${USAGE_JSON}, 'partial', json('true')) ELSE json_object(${USAGE_JSON}) END`,
+};
+
+/**
+ * The query of `RunQueries.tasksJson` for the `fields` given (only names of TASK_JSON_FIELDS reach
+ * it), listing tasks in the order of `@order` or else as they joined, only those whose status is in
+ * `@statuses` when `byStatus`. The subquery hands rows to the aggregate in the order it sorts them;
+ * an ORDER BY inside the aggregate would sort the built objects again.
+ */
+function tasksJsonSql(fields: readonly TaskJsonField[], inOrder: boolean, byStatus: boolean): string {
+	const object = TASK_JSON_FIELDS.filter((field) => fields.includes(field))
+		.map((field) => `'${field}', ${TASK_JSON_SQL[field]}`)
+		.join(", ");
+	const filter = byStatus ? ` AND ${SEEN_STATUS} IN (SELECT value FROM json_each(@statuses))` : "";
+	const rows = inOrder
+		? `SELECT t.* FROM json_each(@order) o CROSS JOIN tasks t ON t.run_id = @runId AND t.id = o.value WHERE 1${filter} ORDER BY o.key`
+		: `SELECT t.* FROM tasks t WHERE t.run_id = @runId${filter} ORDER BY t.idx`;
+	return `SELECT json_group_array(json_object(${object})) FROM (${rows}) t`;
+}
+
 /**
  * Reads of the run store. Works on a read-only connection; every multi-statement read runs in one
  * read transaction, so it sees a single committed state even while a runner writes.
@@ -61,8 +107,8 @@ export class RunQueries {
 	readonly #attempts: Statement<[string], AttemptRow>;
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
-	readonly #tasksJson: Statement<[{ runId: string; gone: number }], string>;
-	readonly #tasksJsonInOrder: Statement<[{ runId: string; gone: number; order: string }], string>;
+	readonly #tasksJson: Statement<[TasksJsonParams], string>;
+	readonly #tasksJsonInOrder: Statement<[TasksJsonParams], string>;
 	readonly #usage: Statement<[string], UsageRow>;
 	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
 	readonly #approvedAt: Statement<[string, string], { approved_at: string | null }>;
@@ -113,30 +159,14 @@ export class RunQueries {
 		this.#usageByModel = db.prepare(
 			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost, max(coalesce(usage ->> '$.partial', 0)) AS partial FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
 		);
-		// The subquery hands rows to the aggregate in the order it sorts them; an ORDER BY inside the
-		// aggregate would sort the built objects again.
-		const tasksJson = (rows: string) =>
-			db
-				.prepare(
-					`SELECT json_group_array(json_object(
-					'id', id, 'stepId', step_id, 'role', role,
-					'status', CASE WHEN @gone AND status = 'running' THEN 'interrupted' ELSE status END,
-					'attempts', attempts, 'startedAt', started_at, 'finishedAt', finished_at,
-					'error', CASE WHEN @gone AND status = 'running' THEN '${RUNNER_GONE}' ELSE error END,
-					'usage', CASE WHEN usage_partial THEN json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
-							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost, 'partial', json('true'))
-						ELSE json_object('inputTokens', tokens_in, 'outputTokens', tokens_out,
-							'cacheReadTokens', cache_read, 'cacheWriteTokens', cache_write, 'costUsd', cost) END
-				)) FROM (${rows})`,
-				)
-				.pluck();
-		this.#tasksJson = tasksJson("SELECT * FROM tasks WHERE run_id = @runId ORDER BY idx") as Statement<
-			[{ runId: string; gone: number }],
+		this.#tasksJson = db.prepare(tasksJsonSql(TASK_JSON_FIELDS, false, false)).pluck() as Statement<
+			[TasksJsonParams],
 			string
 		>;
-		this.#tasksJsonInOrder = tasksJson(
-			"SELECT t.* FROM json_each(@order) o CROSS JOIN tasks t ON t.run_id = @runId AND t.id = o.value ORDER BY o.key",
-		) as Statement<[{ runId: string; gone: number; order: string }], string>;
+		this.#tasksJsonInOrder = db.prepare(tasksJsonSql(TASK_JSON_FIELDS, true, false)).pluck() as Statement<
+			[TasksJsonParams],
+			string
+		>;
 	}
 
 	findRun(runId: string): RunRecord | undefined {
@@ -174,17 +204,27 @@ export class RunQueries {
 
 	/**
 	 * A run's tasks as the JSON array of `crew status --json` (id, stepId, role, status, attempts,
-	 * startedAt, finishedAt, error), built by SQLite: on a large run this is several times cheaper
-	 * than making an object per row. With `runnerGone`, running tasks read as interrupted. Tasks
-	 * come in the order they joined the run, or as `order` lists their ids (those it leaves out
-	 * are left out).
+	 * startedAt, finishedAt, error, usage), built by SQLite: on a large run this is several times
+	 * cheaper than making an object per row. With `runnerGone`, running tasks read as interrupted.
+	 * Tasks come in the order they joined the run, or as `order` lists their ids (those it leaves out
+	 * are left out); `select` keeps only tasks of some statuses (as read) and only some fields.
 	 */
-	tasksJson(runId: string, runnerGone: boolean, order?: readonly string[]): string {
-		const gone = runnerGone ? 1 : 0;
-		const json = order
-			? this.#tasksJsonInOrder.get({ runId, gone, order: JSON.stringify(order) })
-			: this.#tasksJson.get({ runId, gone });
-		return json ?? "[]";
+	tasksJson(runId: string, runnerGone: boolean, order?: readonly string[], select: StatusSelection = {}): string {
+		const params: TasksJsonParams = {
+			runId,
+			gone: runnerGone ? 1 : 0,
+			...(order ? { order: JSON.stringify(order) } : {}),
+			...(select.tasks ? { statuses: JSON.stringify(select.tasks) } : {}),
+		};
+		const statement =
+			select.tasks || select.fields
+				? (this.#db
+						.prepare(tasksJsonSql(select.fields ?? TASK_JSON_FIELDS, order !== undefined, select.tasks !== undefined))
+						.pluck() as Statement<[TasksJsonParams], string>)
+				: order
+					? this.#tasksJsonInOrder
+					: this.#tasksJson;
+		return statement.get(params) ?? "[]";
 	}
 
 	/** Tokens and cost of all the run's attempts, whatever their end, running ones' reports so far included. */

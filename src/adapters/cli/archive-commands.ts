@@ -40,7 +40,7 @@ async function confirmed(question: string, yes: boolean | undefined, command: st
 export async function exportCommand(runId: string, options: { output?: string }): Promise<number> {
 	checkId("run", runId);
 	return withCrew(async (crew) => {
-		const { file, tasks, files } = exportToFile(crew, runId, options.output, process.cwd());
+		const { file, tasks, files } = await exportToFile(crew, runId, options.output, process.cwd());
 		process.stdout.write(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
 		return Exit.Ok;
 	});
@@ -79,7 +79,7 @@ export async function importCommand(file: string, flags: ImportFlags = {}): Prom
 		});
 	}
 	return withCrew(async (crew) => {
-		const { runId, files } = crew.importRun(bundle);
+		const { runId, files } = await crew.importRun(bundle);
 		process.stdout.write(`imported run ${runId} (${files} files); see it with: crew status ${runId}\n`);
 		return Exit.Ok;
 	});

@@ -1,22 +1,16 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
-import { amount, cap, count, json, port } from "./option-values.js";
-import type { FollowOption, JsonOption, WatchOptions } from "./read-commands.js";
+import { amount, cap, count, json, names, port } from "./option-values.js";
+import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
+import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
-
-function version(): string {
-	const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-		version: string;
-	};
-	return pkg.version;
-}
 
 function program(setExit: (code: number) => void): Command {
 	const cli = new Command("crew")
@@ -242,7 +236,17 @@ function program(setExit: (code: number) => void): Command {
 		.description("a run and its tasks (default: the latest run)")
 		.argument("[runId]")
 		.option("--json", "machine-readable output")
-		.action(async (runId: string | undefined, options: JsonOption) =>
+		.option(
+			"--tasks <status,...>",
+			"with --json: only the tasks in these statuses",
+			names("--tasks", "task statuses", TASK_STATUSES),
+		)
+		.option(
+			"--fields <name,...>",
+			"with --json: only these fields of each task",
+			names("--fields", "task fields", TASK_JSON_FIELDS),
+		)
+		.action(async (runId: string | undefined, options: StatusOptions) =>
 			exit((await reads()).statusCommand(runId, options)),
 		);
 

@@ -52,3 +52,15 @@ export function json(what: string): (value: string) => unknown {
 		}
 	};
 }
+
+/** A comma-separated list of names, each one of `valid`; `what` says what they are, e.g. "task statuses". */
+export function names<T extends string>(option: string, what: string, valid: readonly T[]): (value: string) => T[] {
+	return (value) =>
+		value.split(",").map((name) => {
+			const trimmed = name.trim();
+			if (!(valid as readonly string[]).includes(trimmed)) {
+				throw new InvalidArgumentError(`invalid ${option} '${trimmed}': expected ${what} among ${valid.join(", ")}`);
+			}
+			return trimmed as T;
+		});
+}

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { findProject } from "../../config/project.js";
+import { CrewError, ErrorCode } from "../../core/errors.js";
 import { logEntry } from "../../core/log-line.js";
-import { isTerminalRun, isTerminalTask } from "../../core/status.js";
+import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/status.js";
+import type { TaskJsonField } from "../../core/status-selection.js";
 import { eventJson, RunReader, runSummary } from "../../engine/run-reader.js";
 import { runStanding } from "../run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
@@ -25,10 +27,22 @@ function withReader<T>(fn: (reader: RunReader) => T): T {
 	}
 }
 
-export async function statusCommand(runId: string | undefined, options: JsonOption): Promise<number> {
+export interface StatusOptions extends JsonOption {
+	readonly tasks?: readonly TaskStatus[];
+	readonly fields?: readonly TaskJsonField[];
+}
+
+export async function statusCommand(runId: string | undefined, options: StatusOptions): Promise<number> {
+	const { json, tasks, fields } = options;
+	if (!json && (tasks || fields)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			"--tasks and --fields choose what crew status --json gives: add --json",
+		);
+	}
 	const text = withReader((reader) =>
-		options.json
-			? `${reader.statusJson(runId)}\n`
+		json
+			? `${reader.statusJson(runId, { ...(tasks ? { tasks } : {}), ...(fields ? { fields } : {}) })}\n`
 			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId)),
 	);
 	process.stdout.write(text);

@@ -86,7 +86,9 @@ export function createMcpServer(
 	tool("crew_wait", async ({ runIds, timeoutSeconds }, extra) =>
 		reply(await actions.wait(runIds, (timeoutSeconds ?? MOST_WAIT_SECONDS) * 1000, waitOptions(extra))),
 	);
-	tool("crew_status", ({ runId }) => reply(actions.status(runId)));
+	tool("crew_status", ({ runId, tasks, fields }) =>
+		reply(actions.status(runId, { ...(tasks ? { tasks } : {}), ...(fields ? { fields } : {}) })),
+	);
 	tool("crew_events", ({ runId, since }) => reply(actions.events(runId, since)));
 	tool("crew_result", ({ runId, task }) => reply(actions.result(runId, task)));
 	tool("crew_cancel", async ({ runId }) => reply(await actions.cancel(runId, "cancelled through MCP")));

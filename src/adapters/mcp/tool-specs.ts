@@ -1,4 +1,5 @@
 import { type ZodRawShape, z } from "zod";
+import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { limit, runParameters, sessionParameters } from "./run-parameters.js";
 
 /**
@@ -32,6 +33,13 @@ export const MOST_WAIT_SECONDS = 600;
 /** Most runs one wait may name. */
 export const MOST_WAITED_RUNS = 50;
 const task = z.string().min(1).describe("a task id or step id");
+
+/** One of `values`; anything else is refused naming it and the values expected. */
+function oneOf<T extends string>(what: string, values: readonly T[]) {
+	return z.enum(values as readonly [T, ...T[]], {
+		error: (issue) => `invalid ${what} ${JSON.stringify(issue.input)}: expected one of ${values.join(", ")}`,
+	});
+}
 
 export const TOOL_SPECS = {
 	crew_list: {
@@ -105,8 +113,19 @@ export const TOOL_SPECS = {
 		},
 	},
 	crew_status: {
-		description: "A run (default: the latest) and all its tasks: {run, tasks}, as `crew status --json` gives them.",
-		input: { runId: runId.optional() },
+		description:
+			"A run (default: the latest) and its tasks: {run, tasks}, as `crew status --json` gives them; tasks and fields ask for fewer, as --tasks and --fields do.",
+		input: {
+			runId: runId.optional(),
+			tasks: z
+				.array(oneOf("task status", TASK_STATUSES))
+				.optional()
+				.describe("only the tasks in these statuses; default: all"),
+			fields: z
+				.array(oneOf("task field", TASK_JSON_FIELDS))
+				.optional()
+				.describe("only these fields of each task; default: all"),
+		},
 	},
 	crew_events: {
 		description: "A run's events after seq `since` (up to 200); ask again with `since` = the returned `next`.",

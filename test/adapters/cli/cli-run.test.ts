@@ -216,10 +216,11 @@ test("--detach starts a background runner and returns at once; a second runner c
 	expect(again).toMatchObject({ code: 0, stdout: `run ${runId} is completed; nothing to resume\n` });
 });
 
-test("crew --version prints the package version", async () => {
+test("crew --version and -V print the package version, alone or among other options", async () => {
 	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-	const result = await crew(ROOT, ["--version"]);
-	expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+	for (const args of [["--version"], ["-V"], ["--debug", "--version"]]) {
+		expect(await crew(ROOT, args)).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+	}
 });
 
 test("crew retry re-queues a failed task with the dependents it skipped, and nothing else runs again", async () => {

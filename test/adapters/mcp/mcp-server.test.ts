@@ -119,6 +119,12 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 		expect.objectContaining({ id: "draft", status: "completed", attempts: 1 }),
 		expect.objectContaining({ id: "polish", status: "completed", attempts: 1 }),
 	]);
+	const narrowed = await call(client, "crew_status", { runId, tasks: ["completed"], fields: ["status", "id"] });
+	expect(narrowed.data.tasks).toEqual([
+		{ id: "draft", status: "completed" },
+		{ id: "polish", status: "completed" },
+	]);
+	expect((await call(client, "crew_status", { runId, tasks: ["failed"] })).data.tasks).toEqual([]);
 	const result = await call(client, "crew_result", { runId, task: "polish" });
 	expect(result.data).toMatchObject({ taskId: "polish", status: "completed", result: "done polish\n" });
 	const events = await call(client, "crew_events", { runId, since: 0 });
@@ -162,6 +168,12 @@ test("crew mcp answers bad input with an error naming the value, and keeps servi
 	const wrongType = await call(client, "crew_events", { runId: "abc", since: "ten" });
 	expect(wrongType.isError).toBe(true);
 	expect(wrongType.text).toMatch(/since/);
+	const badStatus = await call(client, "crew_status", { tasks: ["done"] });
+	expect(badStatus.isError).toBe(true);
+	expect(badStatus.text).toMatch(/invalid task status "done": expected one of queued, running, .*superseded/);
+	const badField = await call(client, "crew_status", { fields: ["name"] });
+	expect(badField.isError).toBe(true);
+	expect(badField.text).toMatch(/invalid task field "name": expected one of id, stepId, .*usage/);
 	const noRuns = await call(client, "crew_status", {});
 	expect(noRuns.isError).toBe(true);
 	expect(noRuns.text).toContain("no runs yet");
