@@ -59,8 +59,12 @@ class RunTail {
 		return this.frames.slice(lo);
 	}
 
-	/** Reads what the run gained since the last read; true when anything changed. */
+	/**
+	 * Reads what the run gained since the last read; true when anything changed. The run is read
+	 * before its events, so a status that says the run ended comes with every event written before.
+	 */
 	refresh(reader: RunReader): boolean {
+		const run = reader.run(this.runId);
 		const after = this.lastSeq;
 		const added: Frame[] = [];
 		for (;;) {
@@ -73,7 +77,6 @@ class RunTail {
 			this.frames = this.frames.concat(added).slice(-KEPT);
 			this.latest = { after, bytes: Buffer.from(added.map((f) => f.text).join("")) };
 		}
-		const run = reader.run(this.runId);
 		if (run.status === this.status) return added.length > 0;
 		this.status = run.status;
 		const data = JSON.stringify({ ...runSummary(run), ended: isTerminalRun(run.status) });
