@@ -1,5 +1,6 @@
 import type { RunStatus, TaskStatus } from "../core/status.js";
 import type {
+	ArtifactRecord,
 	AttemptRecord,
 	EventRecord,
 	IntegrationRecord,
@@ -182,5 +183,25 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 			cost: r[14] as number,
 			...(r[15] ? { partial: true } : {}),
 		},
+	};
+}
+
+export interface ArtifactRow {
+	path: string;
+	task_id: string | null;
+	kind: string;
+	size: number;
+	sha256: string;
+	created_at: string;
+}
+
+export function toArtifact(row: ArtifactRow): ArtifactRecord {
+	return {
+		path: row.path,
+		taskId: row.task_id,
+		kind: row.kind,
+		size: row.size,
+		sha256: row.sha256,
+		createdAt: row.created_at,
 	};
 }

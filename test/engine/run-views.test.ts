@@ -16,7 +16,7 @@ test("a run's changes since a view hold the run and only the tasks that changed 
 	expect(changed.tasks.map((t) => [t.id, t.activity])).toEqual([["b", "b says hello"]]);
 	expect(reader.changes("run-1", seq).tasks).toEqual([]);
 
-	store.expandRun(lease, "a", [taskSpec("a2", "a")], [{ taskId: "c", dependsOn: ["a", "a2"] }]);
+	store.expandRun(lease, null, [taskSpec("a2", "a")], [{ taskId: "c", dependsOn: ["a", "a2"] }]);
 	const grown = reader.changes("run-1", seq);
 	expect(grown.tasks.map((t) => [t.id, t.dependsOn])).toEqual([
 		["c", ["a", "a2"]],

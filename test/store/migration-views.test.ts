@@ -11,9 +11,7 @@ import { closeLater } from "./view-fixture.js";
 /** A store as crew wrote it at schema version 8: a run of three tasks with their events. */
 function storeAtVersion8(file: string): void {
 	const db = new Database(file);
-	db.exec(
-		"CREATE TABLE migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-	);
+	db.exec("CREATE TABLE migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
 	for (const m of MIGRATIONS.filter((m) => m.version <= 8)) {
 		db.exec(m.sql);
 		db.prepare("INSERT INTO migrations VALUES (?, ?, ?)").run(m.version, m.name, "2026-01-01T00:00:00.000Z");
