@@ -141,18 +141,21 @@ CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWI
 	{
 		version: 9,
 		name: "what views read kept per task, and events indexed by task",
-		// A task's latest event (changed_seq) and latest worker event other than usage (activity_seq)
-		// are kept by every write of an event, so views never scan the event log. Each task counts as
-		// changed at the migration: a reader that asks what changed since an older seq reads it again.
+		// A task's latest event (changed_seq), its latest worker event other than usage (activity_seq)
+		// and that event's line (activity) are kept by every write of an event, so views never scan
+		// the event log. The lines of earlier events are read from their event (see ViewQueries). Each
+		// task counts as changed at the migration: a reader that asks what changed since an older seq
+		// reads it again.
 		sql: `
 CREATE INDEX events_by_task ON events (run_id, task_id, seq);
 CREATE INDEX artifacts_by_task ON artifacts (run_id, task_id, path);
 ALTER TABLE tasks ADD COLUMN changed_seq INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE tasks ADD COLUMN activity_seq INTEGER;
+ALTER TABLE tasks ADD COLUMN activity TEXT;
 UPDATE tasks SET
 	changed_seq = (SELECT last_seq FROM runs WHERE runs.id = tasks.run_id),
 	activity_seq = (
-		SELECT max(seq) FROM events e
+		SELECT max(seq) FROM events e INDEXED BY events_by_task
 		WHERE e.run_id = tasks.run_id AND e.task_id = tasks.id AND e.type LIKE 'worker.%' AND e.type <> 'worker.usage'
 	);`,
 	},

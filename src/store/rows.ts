@@ -175,15 +175,20 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		finishedAt: r[7] as string | null,
 		error: r[8] as string | null,
 		resultChars: r[9] as number,
-		usage: {
-			input: r[10] as number,
-			output: r[11] as number,
-			cacheRead: r[12] as number,
-			cacheWrite: r[13] as number,
-			cost: r[14] as number,
-			...(r[15] ? { partial: true } : {}),
-		},
+		usage: usageFromArray(r),
 	};
+}
+
+/** A task's usage from a raw row in the column order of `TaskRow`. */
+export function usageFromArray(r: unknown[]): Usage {
+	const usage = {
+		input: r[10] as number,
+		output: r[11] as number,
+		cacheRead: r[12] as number,
+		cacheWrite: r[13] as number,
+		cost: r[14] as number,
+	};
+	return r[15] ? { ...usage, partial: true } : usage;
 }
 
 export interface ArtifactRow {

@@ -79,7 +79,7 @@ export class RunStore {
 		const seq = (this.#s.nextSeq.get(time, runId) as { last_seq: number }).last_seq;
 		const kept = redactDeep(data);
 		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(kept));
-		if (taskId !== null) this.#marks.event(runId, seq, type, taskId);
+		if (taskId !== null) this.#marks.event(runId, seq, taskId, { type, data: kept });
 		this.#tx.heard(runId, { seq, time, type, taskId, data: kept });
 		return seq;
 	}

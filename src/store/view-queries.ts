@@ -1,16 +1,16 @@
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
+import type { TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/types.js";
 import type { Db } from "./database.js";
 import {
 	type ArtifactRow,
 	type AttemptRow,
 	type EventRow,
-	type TaskRow,
 	toArtifact,
 	toAttempt,
 	toEvent,
-	toTask,
+	usageFromArray,
 } from "./rows.js";
 
 /** Who runs a task and what it waits for, as live views show it. */
@@ -33,53 +33,55 @@ interface LinksRow {
 	phase: string | null;
 }
 
-/** A task's row as live views read it: its status row, who runs it, what it waits for, its last activity. */
-interface ViewRow extends TaskRow {
-	agent: string | null;
-	runtime: string | null;
-	model: string | null;
-	depends_on: string | null;
-	phase: string | null;
-	activity_type: string | null;
-	activity_data: string | null;
-}
-
-// The latest attempt's runtime and model come through the (run_id, task_id, number) index; a
-// task's last activity through the seq its row keeps (see TaskMarks).
+// A task's row as live views read it, as an array: its status row in the column order of `TaskRow`,
+// then who runs it, what it waits for, and its last activity. The latest attempt is the one
+// numbered as the task's attempt count. A task's activity line is on its row (see TaskMarks); one
+// whose activity came before the row kept lines has only its seq, and its event is read for it.
 const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts, t.started_at, t.finished_at, t.error,
 		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial,
-		d.spec ->> '$.agent.name' AS agent,
-		coalesce((SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1),
-			d.spec ->> '$.agent.runtime') AS runtime,
-		coalesce((SELECT a.model FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1),
-			d.spec ->> '$.agent.model') AS model,
-		coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on, d.spec ->> '$.call.phase' AS phase,
-		e.type AS activity_type, e.data AS activity_data
+		d.spec ->> '$.agent.name', coalesce(a.runtime, d.spec ->> '$.agent.runtime'),
+		coalesce(a.model, d.spec ->> '$.agent.model'),
+		coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn'), d.spec ->> '$.call.phase', t.activity,
+		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
+			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END
 	FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
-	LEFT JOIN events e ON e.run_id = t.run_id AND e.seq = t.activity_seq`;
+	LEFT JOIN attempts a ON a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts`;
 
-function activityOf(row: ViewRow): string | null {
-	if (row.activity_type === null) return null;
-	const entry = logEntry({ type: row.activity_type, data: JSON.parse(row.activity_data ?? "{}") });
+function activityOf(line: unknown, event: unknown): string | null {
+	if (typeof line === "string") return line;
+	if (typeof event !== "string") return null;
+	const [type, data] = JSON.parse(event) as [string, string];
+	const entry = logEntry({ type, data: JSON.parse(data) as Record<string, unknown> });
 	return entry ? activityLine(entry) : null;
 }
 
-function toView(row: ViewRow): TaskView {
+function toView(r: unknown[]): TaskView {
+	const dependsOn = r[19] as string | null;
 	return {
-		...toTask(row),
-		agent: row.agent ?? "",
-		runtime: row.runtime ?? "",
-		model: row.model,
-		dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
-		phase: row.phase,
-		activity: activityOf(row),
+		id: r[0] as string,
+		index: r[1] as number,
+		stepId: r[2] as string,
+		role: r[3] as string,
+		status: r[4] as TaskStatus,
+		attempts: r[5] as number,
+		startedAt: r[6] as string | null,
+		finishedAt: r[7] as string | null,
+		error: r[8] as string | null,
+		resultChars: r[9] as number,
+		usage: usageFromArray(r),
+		agent: (r[16] as string | null) ?? "",
+		runtime: (r[17] as string | null) ?? "",
+		model: r[18] as string | null,
+		dependsOn: dependsOn ? (JSON.parse(dependsOn) as string[]) : [],
+		phase: r[20] as string | null,
+		activity: activityOf(r[21], r[22]),
 	};
 }
 
 /** Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows. */
 export class ViewQueries {
-	readonly #changed: Statement<[{ runId: string; since: number }], ViewRow>;
-	readonly #task: Statement<[{ runId: string; taskId: string }], ViewRow>;
+	readonly #changed: Statement<[{ runId: string; since: number }], unknown[]>;
+	readonly #task: Statement<[{ runId: string; taskId: string }], unknown[]>;
 	readonly #links: Statement<[{ runId: string }], LinksRow>;
 	readonly #lastSeq: Statement<[string], number>;
 	readonly #taskEvents: Statement<[string, string, number, number], EventRow>;
@@ -88,10 +90,15 @@ export class ViewQueries {
 	readonly #taskArtifacts: Statement<[string, string], ArtifactRow>;
 
 	constructor(db: Db) {
-		this.#changed = db.prepare(
-			`${VIEW_SELECT} WHERE t.run_id = @runId AND (t.changed_seq > @since OR t.status = 'running') ORDER BY t.idx`,
-		);
-		this.#task = db.prepare(`${VIEW_SELECT} WHERE t.run_id = @runId AND t.id = @taskId`);
+		this.#changed = db
+			.prepare(
+				`${VIEW_SELECT} WHERE t.run_id = @runId AND (t.changed_seq > @since OR t.status = 'running') ORDER BY t.idx`,
+			)
+			.raw(true) as Statement<[{ runId: string; since: number }], unknown[]>;
+		this.#task = db.prepare(`${VIEW_SELECT} WHERE t.run_id = @runId AND t.id = @taskId`).raw(true) as Statement<
+			[{ runId: string; taskId: string }],
+			unknown[]
+		>;
 		this.#links = db.prepare(
 			`SELECT t.id, coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on,
 				d.spec ->> '$.call.phase' AS phase
@@ -99,14 +106,17 @@ export class ViewQueries {
 			WHERE t.run_id = @runId ORDER BY t.idx`,
 		);
 		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
+		// SQLite would rather walk the run's events in seq order than use the index by task.
 		this.#taskEvents = db.prepare(
-			"SELECT * FROM events WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
 		);
 		this.#taskEventsBefore = db.prepare(
-			"SELECT * FROM events WHERE run_id = ? AND task_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
 		);
 		this.#taskAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND task_id = ? ORDER BY number");
-		this.#taskArtifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND task_id = ? ORDER BY path");
+		this.#taskArtifacts = db.prepare(
+			"SELECT * FROM artifacts INDEXED BY artifacts_by_task WHERE run_id = ? AND task_id = ? ORDER BY path",
+		);
 	}
 
 	/**
