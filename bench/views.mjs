@@ -95,7 +95,11 @@ function buildRun(events) {
 			dependsOn: i > 0 && i % 10 !== 0 ? [ids[i - 1]] : [],
 		})),
 	});
-	const lease = store.acquireLease("bench-run", { holder: currentProcess(), cause: "dispatch", staleAfterMs: 3_600_000 });
+	const lease = store.acquireLease("bench-run", {
+		holder: currentProcess(),
+		cause: "dispatch",
+		staleAfterMs: 3_600_000,
+	});
 	const attempts = new Map();
 	store.batch(() => {
 		for (const id of ids) attempts.set(id, store.startAttempt(lease, id, "pi", "m1").id);
@@ -189,7 +193,11 @@ for (const size of SIZES) {
 	row.watch = median(ticks);
 	const { view, taskDetail: detail, logs } = row;
 	results[size] = { view, taskDetail: detail, watch: row.watch, logs };
-	log(`views at ${size}: ${Object.entries(row).map(([k, v]) => `${k} ${v.toFixed(2)} ms`).join(", ")}`);
+	log(
+		`views at ${size}: ${Object.entries(row)
+			.map(([k, v]) => `${k} ${v.toFixed(2)} ms`)
+			.join(", ")}`,
+	);
 	reader.close();
 	built.db.close();
 	rmSync(built.dir, { recursive: true, force: true });
