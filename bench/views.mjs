@@ -52,6 +52,8 @@ function random(seed) {
 	};
 }
 
+/** A task's prompt as a planner writes one: a page of text, which its stored spec carries. */
+const PROMPT = "Change the parser so that it reports the position of each unexpected token. ".repeat(20);
 const TEXT = "Reading the module to see where the parser hands tokens to the resolver; ".repeat(3);
 
 /** One worker event as agents produce them: mostly transcript, a usage report every few. */
@@ -91,7 +93,7 @@ function buildRun(events) {
 			stepId: id,
 			role: i % 3 === 0 ? "reviewer" : "worker",
 			agent: { name: "worker", runtime: "pi", model: "m1", systemPrompt: "" },
-			text: `do ${id}`,
+			text: `${PROMPT}${id}`,
 			dependsOn: i > 0 && i % 10 !== 0 ? [ids[i - 1]] : [],
 		})),
 	});

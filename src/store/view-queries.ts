@@ -39,12 +39,10 @@ interface LinksRow {
 // whose activity came before the row kept lines has only its seq, and its event is read for it.
 const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts, t.started_at, t.finished_at, t.error,
 		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial,
-		d.spec ->> '$.agent.name', coalesce(a.runtime, d.spec ->> '$.agent.runtime'),
-		coalesce(a.model, d.spec ->> '$.agent.model'),
-		coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn'), d.spec ->> '$.call.phase', t.activity,
+		v.agent, coalesce(a.runtime, v.runtime), coalesce(a.model, v.model), v.depends_on, v.phase, t.activity,
 		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
 			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END
-	FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
+	FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 	LEFT JOIN attempts a ON a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts`;
 
 function activityOf(line: unknown, event: unknown): string | null {
@@ -100,9 +98,7 @@ export class ViewQueries {
 			unknown[]
 		>;
 		this.#links = db.prepare(
-			`SELECT t.id, coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on,
-				d.spec ->> '$.call.phase' AS phase
-			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
+			`SELECT t.id, v.depends_on, v.phase FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 			WHERE t.run_id = @runId ORDER BY t.idx`,
 		);
 		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;

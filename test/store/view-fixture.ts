@@ -29,20 +29,23 @@ export const taskSpec = (id: string, ...dependsOn: string[]): TaskSpec => ({
 	dependsOn,
 });
 
-/** A project whose store holds run `run-1` with `tasks`, its lease held by this process. */
-export function storeWithRun(tasks: readonly TaskSpec[]): { project: Project; store: RunStore; lease: Lease } {
+/** A project whose store holds run `runId` with `tasks`, its lease held by this process. */
+export function storeWithRun(
+	tasks: readonly TaskSpec[],
+	runId = "run-1",
+): { project: Project; store: RunStore; lease: Lease } {
 	const project = projectAt(mkdtempSync(join(tmpdir(), "crew-views-")));
 	mkdirSync(project.crewDir, { recursive: true });
 	const db = closeLater(openWriter(project.dbFile));
 	const store = new RunStore(db);
 	store.createRun({
-		id: "run-1",
+		id: runId,
 		goal: "g",
 		team: null,
 		workflow: "w",
 		options: { concurrency: 2, failure: "drain", roleLimits: {}, retries: 0, cwd: "/tmp" },
 		tasks,
 	});
-	const lease = store.acquireLease("run-1", { holder: currentProcess(), cause: "dispatch", staleAfterMs: 30_000 });
+	const lease = store.acquireLease(runId, { holder: currentProcess(), cause: "dispatch", staleAfterMs: 30_000 });
 	return { project, store, lease };
 }
