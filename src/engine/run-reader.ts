@@ -178,6 +178,11 @@ export class RunReader {
 		return this.#queries;
 	}
 
+	#v(): ViewQueries {
+		this.#q();
+		return this.#views as ViewQueries;
+	}
+
 	#runId(runId: string | undefined): string {
 		if (runId !== undefined) checkId("run", runId);
 		const id = runId ?? this.#q().latestRunId();
@@ -224,7 +229,7 @@ export class RunReader {
 
 	#changed(id: string, since: number): RunChanges {
 		const q = this.#q();
-		const views = this.#views as ViewQueries;
+		const views = this.#v();
 		return q.consistent(() => {
 			const stored = q.getRun(id);
 			const { run, tasks } = presentRun({ run: stored, tasks: views.changedTasks(id, since) }, this.#now());
@@ -236,7 +241,7 @@ export class RunReader {
 	taskView(runId: string, ref: string): { run: RunRecord; task: TaskView } {
 		checkId("run", runId);
 		const q = this.#q();
-		const views = this.#views as ViewQueries;
+		const views = this.#v();
 		return q.consistent(() => {
 			const stored = q.getRun(runId);
 			const found = views.task(runId, q.findTask(runId, ref).id) as TaskView;
@@ -252,7 +257,7 @@ export class RunReader {
 		return q.consistent(() => {
 			q.getRun(runId);
 			const task = q.findTask(runId, ref);
-			return { task, events: (this.#views as ViewQueries).taskEvents(runId, task.id, afterSeq) };
+			return { task, events: this.#v().taskEvents(runId, task.id, afterSeq) };
 		});
 	}
 
@@ -263,7 +268,8 @@ export class RunReader {
 	taskLog(runId: string, taskId: string, limit: number): EventRecord[] {
 		checkId("run", runId);
 		const q = this.#q();
-		const views = this.#views as ViewQueries;
+		const views = this.#v();
+		if (limit <= 0) return [];
 		return q.consistent(() => {
 			const kept: EventRecord[] = [];
 			let before = Number.MAX_SAFE_INTEGER;
@@ -283,13 +289,13 @@ export class RunReader {
 	/** A task's attempts, oldest first. */
 	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
 		checkId("run", runId);
-		return (this.#views as ViewQueries).taskAttempts(runId, taskId);
+		return this.#v().taskAttempts(runId, taskId);
 	}
 
 	/** The files a task produced, by path. */
 	taskArtifacts(runId: string, taskId: string): ArtifactRecord[] {
 		checkId("run", runId);
-		return (this.#views as ViewQueries).taskArtifacts(runId, taskId);
+		return this.#v().taskArtifacts(runId, taskId);
 	}
 
 	/** The run's artifact at `path`, if it has one. */
