@@ -210,6 +210,8 @@ async function runPage(runId) {
 	/** @type {any[]} */
 	let tasks = [];
 	let drawnFor = "";
+	/** The seq of the run's latest event as of the last read: the next reads only what changed after it. */
+	let seq = 0;
 	/** @type {string | undefined} */
 	let selected;
 
@@ -360,9 +362,26 @@ async function runPage(runId) {
 	};
 
 	const refresh = async () => {
-		const view = await api(`/api/runs/${encodeURIComponent(runId)}`);
+		const path = `/api/runs/${encodeURIComponent(runId)}`;
+		if (seq > 0) {
+			// Only what changed since the last read; the tasks keep their places.
+			const changes = await api(`${path}?since=${seq}`);
+			const byId = new Map(tasks.map((t) => [t.id, t]));
+			if (changes.tasks.every((/** @type {any} */ t) => byId.has(t.id))) {
+				for (const t of changes.tasks) byId.set(t.id, t);
+				run = changes.run;
+				tasks = [...byId.values()];
+				seq = changes.seq;
+				showRun();
+				paintTasks();
+				return;
+			}
+		}
+		// The first read, and one after tasks joined the run: every task, in the order views list them.
+		const view = await api(path);
 		run = view.run;
 		tasks = view.tasks;
+		seq = view.seq;
 		showRun();
 		const shape = tasks.map((t) => t.id).join(",");
 		if (shape !== drawnFor) {

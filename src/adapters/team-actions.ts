@@ -288,7 +288,7 @@ export class TeamActions {
 				.slice(0, limit)
 				.map((run): RunEntry => {
 					const status = JSON.parse(reader.statusJson(run.id)) as StatusJson;
-					const budgetSpent = reader.events(run.id).some((e) => e.type === "budget.exhausted");
+					const budgetSpent = reader.hasEvent(run.id, "budget.exhausted");
 					const { next } = runStanding(run, reader.status(run.id).tasks, { budgetSpent });
 					return {
 						runId: run.id,

@@ -1,7 +1,7 @@
 import type { Project } from "../config/project.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import { activityLine, logEntry } from "../core/log-line.js";
+import { logEntry } from "../core/log-line.js";
 import type { TaskSample } from "../core/run-estimate.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { StatusSelection } from "../core/status-selection.js";
@@ -51,6 +51,23 @@ export function presentRun<T extends TaskRecord>(
 export interface RunView {
 	readonly run: RunRecord;
 	readonly tasks: readonly TaskView[];
+	/** The seq of the run's latest event as of this view: ask for `changes` after it. */
+	readonly seq: number;
+}
+
+/** What changed in a run after a seq: see `RunReader.changes`. */
+export interface RunChanges extends RunView {
+	/** Tokens and cost of the whole run. */
+	readonly usage: Usage;
+}
+
+/** A view with `changes` after it merged in: tasks in the order every view lists them. */
+export function mergeView(view: RunView, changes: RunView): RunView {
+	if (changes.tasks.length === 0) return { ...view, run: changes.run, seq: changes.seq };
+	const byId = new Map(view.tasks.map((t) => [t.id, t]));
+	for (const task of changes.tasks) byId.set(task.id, task);
+	const joined = [...byId.values()].sort((a, b) => a.index - b.index);
+	return { run: changes.run, tasks: taskOrder(joined), seq: changes.seq };
 }
 
 /** A run with its tasks as task lists show them, in the order of `taskOrder`. */
@@ -162,6 +179,11 @@ export class RunReader {
 		return this.#queries;
 	}
 
+	#v(): ViewQueries {
+		this.#q();
+		return this.#views as ViewQueries;
+	}
+
 	#runId(runId: string | undefined): string {
 		if (runId !== undefined) checkId("run", runId);
 		const id = runId ?? this.#q().latestRunId();
@@ -188,23 +210,44 @@ export class RunReader {
 	 * `taskOrder`), as of one committed state.
 	 */
 	view(runId?: string): RunView {
-		const id = this.#runId(runId);
+		const { run, tasks, seq } = this.#changed(this.#runId(runId), -1);
+		return { run, tasks: taskOrder(tasks), seq };
+	}
+
+	/**
+	 * What changed in a run after event `afterSeq` (a `seq` of an earlier view), as of one
+	 * committed state: the run, its tasks whose latest event came after it and its running ones
+	 * (whose runner may be found gone without an event), in the order they joined; merge them into
+	 * the earlier view with `mergeView`. After 0 it gives every task.
+	 */
+	changes(runId: string, afterSeq: number): RunChanges {
+		checkId("run", runId);
+		if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+			throw new CrewError(ErrorCode.InvalidInput, `invalid seq ${afterSeq}: expected an integer >= 0`);
+		}
+		return this.#changed(runId, afterSeq);
+	}
+
+	#changed(id: string, since: number): RunChanges {
 		const q = this.#q();
-		const views = this.#views as ViewQueries;
+		const views = this.#v();
 		return q.consistent(() => {
-			const { run, tasks } = presentRun(q.snapshot(id), this.#now());
-			const details = views.details(id);
-			const activity = views.lastActivity(id);
-			const withDetails = tasks.map((task): TaskView => {
-				const entry = activity.get(task.id);
-				const line = entry ? logEntry(entry) : undefined;
-				return {
-					...task,
-					...(details.get(task.id) ?? { agent: "", runtime: "", model: null, dependsOn: [], phase: null }),
-					activity: line ? activityLine(line) : null,
-				};
-			});
-			return { run, tasks: taskOrder(withDetails) };
+			const stored = q.getRun(id);
+			const { run, tasks } = presentRun({ run: stored, tasks: views.changedTasks(id, since) }, this.#now());
+			return { run, tasks, seq: views.lastSeq(id), usage: q.usage(id) };
+		});
+	}
+
+	/** One task (by task id, or a step id naming one task) as the run's view shows it, with its run. */
+	taskView(runId: string, ref: string): { run: RunRecord; task: TaskView } {
+		checkId("run", runId);
+		const q = this.#q();
+		const views = this.#v();
+		return q.consistent(() => {
+			const stored = q.getRun(runId);
+			const found = views.task(runId, q.findTask(runId, ref).id) as TaskView;
+			const { run, tasks } = presentRun({ run: stored, tasks: [found] }, this.#now());
+			return { run, task: tasks[0] as TaskView };
 		});
 	}
 
@@ -215,8 +258,51 @@ export class RunReader {
 		return q.consistent(() => {
 			q.getRun(runId);
 			const task = q.findTask(runId, ref);
-			return { task, events: (this.#views as ViewQueries).taskEvents(runId, task.id, afterSeq) };
+			return { task, events: this.#v().taskEvents(runId, task.id, afterSeq) };
 		});
+	}
+
+	/**
+	 * The latest `limit` events of a task that make a line of its log (see `logEntry`), oldest
+	 * first, read from its newest event back.
+	 */
+	taskLog(runId: string, taskId: string, limit: number): EventRecord[] {
+		checkId("run", runId);
+		const q = this.#q();
+		const views = this.#v();
+		if (limit <= 0) return [];
+		return q.consistent(() => {
+			const kept: EventRecord[] = [];
+			let before = Number.MAX_SAFE_INTEGER;
+			for (;;) {
+				const page = views.taskEventsBefore(runId, taskId, before, Math.max(100, limit));
+				for (const event of page) {
+					if (logEntry(event)) kept.push(event);
+					if (kept.length === limit) return kept.reverse();
+				}
+				const last = page.at(-1);
+				if (!last || page.length < Math.max(100, limit)) return kept.reverse();
+				before = last.seq;
+			}
+		});
+	}
+
+	/** A task's attempts, oldest first. */
+	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
+		checkId("run", runId);
+		return this.#v().taskAttempts(runId, taskId);
+	}
+
+	/** The files a task produced, by path. */
+	taskArtifacts(runId: string, taskId: string): ArtifactRecord[] {
+		checkId("run", runId);
+		return this.#v().taskArtifacts(runId, taskId);
+	}
+
+	/** The run's artifact at `path`, if it has one. */
+	artifact(runId: string, path: string): ArtifactRecord | undefined {
+		checkId("run", runId);
+		return this.#q().artifact(runId, path);
 	}
 
 	/** A run without its tasks, as people see it. */
@@ -313,6 +399,12 @@ export class RunReader {
 		return seq;
 	}
 
+	/** Whether the run has an event of `type`. */
+	hasEvent(runId: string, type: string): boolean {
+		checkId("run", runId);
+		return this.#q().hasEvent(runId, type);
+	}
+
 	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */
 	health(): { file: string; exists: boolean; check: string; schemaVersion: number; runs: number } {
 		const file = this.project.dbFile;
@@ -348,7 +440,7 @@ export class RunReader {
 				`run ${runId} ran workflow ${run.workflow}, not a workflow script, so its results are its tasks': name one, e.g. crew result ${runId} <task>`,
 			);
 		}
-		const has = q.artifacts(runId).some((a) => a.path === "result.json");
+		const has = q.artifact(runId, "result.json") !== undefined;
 		return { status: run.status, error: run.error, text: has ? this.files.read(runId, "result.json") : "" };
 	}
 
@@ -372,7 +464,7 @@ export class RunReader {
 		q.getRun(runId);
 		const task = q.findTask(runId, ref);
 		const name = `tasks/${task.id}/result.md`;
-		const has = q.artifacts(runId).some((a) => a.path === name);
+		const has = q.artifact(runId, name) !== undefined;
 		return { task, text: has ? this.files.read(runId, name) : "" };
 	}
 }

@@ -138,4 +138,40 @@ WHERE status = 'failed' AND step_id = 'until' AND EXISTS (
 ALTER TABLE runs ADD COLUMN imported_at TEXT;
 CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`,
 	},
+	{
+		version: 9,
+		name: "what views read kept per task, and events indexed by task",
+		// A task's latest event (changed_seq), its latest worker event other than usage (activity_seq)
+		// and that event's line (activity) are kept by every write of an event, and who runs it and
+		// what it waits for by every write of its spec (task_details), so views read neither the
+		// event log nor specs (see ViewRows). The lines of earlier events are read from their event.
+		// Each task counts as changed at the migration: a reader that asks what changed since an
+		// older seq reads it again.
+		sql: `
+CREATE INDEX events_by_task ON events (run_id, task_id, seq);
+CREATE INDEX artifacts_by_task ON artifacts (run_id, task_id, path);
+ALTER TABLE tasks ADD COLUMN changed_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN activity_seq INTEGER;
+ALTER TABLE tasks ADD COLUMN activity TEXT;
+CREATE TABLE task_details (
+	run_id TEXT NOT NULL,
+	task_id TEXT NOT NULL,
+	agent TEXT,
+	runtime TEXT,
+	model TEXT,
+	depends_on TEXT,
+	phase TEXT,
+	PRIMARY KEY (run_id, task_id),
+	FOREIGN KEY (run_id, task_id) REFERENCES tasks (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+INSERT INTO task_details SELECT run_id, task_id, spec ->> '$.agent.name', spec ->> '$.agent.runtime',
+	spec ->> '$.agent.model', coalesce(spec -> '$.call.after', spec -> '$.dependsOn'), spec ->> '$.call.phase'
+FROM task_data;
+UPDATE tasks SET
+	changed_seq = (SELECT last_seq FROM runs WHERE runs.id = tasks.run_id),
+	activity_seq = (
+		SELECT max(seq) FROM events e INDEXED BY events_by_task
+		WHERE e.run_id = tasks.run_id AND e.task_id = tasks.id AND e.type LIKE 'worker.%' AND e.type <> 'worker.usage'
+	);`,
+	},
 ];

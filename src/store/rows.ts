@@ -1,5 +1,6 @@
 import type { RunStatus, TaskStatus } from "../core/status.js";
 import type {
+	ArtifactRecord,
 	AttemptRecord,
 	EventRecord,
 	IntegrationRecord,
@@ -174,13 +175,38 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		finishedAt: r[7] as string | null,
 		error: r[8] as string | null,
 		resultChars: r[9] as number,
-		usage: {
-			input: r[10] as number,
-			output: r[11] as number,
-			cacheRead: r[12] as number,
-			cacheWrite: r[13] as number,
-			cost: r[14] as number,
-			...(r[15] ? { partial: true } : {}),
-		},
+		usage: usageFromArray(r),
+	};
+}
+
+/** A task's usage from a raw row in the column order of `TaskRow`. */
+export function usageFromArray(r: unknown[]): Usage {
+	const usage = {
+		input: r[10] as number,
+		output: r[11] as number,
+		cacheRead: r[12] as number,
+		cacheWrite: r[13] as number,
+		cost: r[14] as number,
+	};
+	return r[15] ? { ...usage, partial: true } : usage;
+}
+
+export interface ArtifactRow {
+	path: string;
+	task_id: string | null;
+	kind: string;
+	size: number;
+	sha256: string;
+	created_at: string;
+}
+
+export function toArtifact(row: ArtifactRow): ArtifactRecord {
+	return {
+		path: row.path,
+		taskId: row.task_id,
+		kind: row.kind,
+		size: row.size,
+		sha256: row.sha256,
+		createdAt: row.created_at,
 	};
 }

@@ -1,5 +1,6 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { Db } from "./database.js";
+import { ViewRows } from "./view-rows.js";
 
 /** A run's tables, parents first: the order rows are inserted in. */
 export const RUN_TABLES = ["runs", "tasks", "task_data", "attempts", "events", "artifacts"] as const;
@@ -7,6 +8,12 @@ export type RunTable = (typeof RUN_TABLES)[number];
 
 export type RowValue = string | number | null;
 export type RunRows = Record<RunTable, Record<string, RowValue>[]>;
+
+/**
+ * Columns a store derives from a run's other rows (see ViewRows): left out of what is exported, and
+ * made again on import, so a run moves between stores of any schema that has its other columns.
+ */
+const DERIVED: Partial<Record<RunTable, readonly string[]>> = { tasks: ["changed_seq", "activity_seq", "activity"] };
 
 function runColumn(table: RunTable): string {
 	return table === "runs" ? "id" : "run_id";
@@ -24,10 +31,12 @@ export class RunArchive {
 	rows(runId: string): RunRows {
 		const rows = {} as RunRows;
 		for (const table of RUN_TABLES) {
-			rows[table] = this.#db.prepare(`SELECT * FROM ${table} WHERE ${runColumn(table)} = ?`).all(runId) as Record<
+			const stored = this.#db.prepare(`SELECT * FROM ${table} WHERE ${runColumn(table)} = ?`).all(runId) as Record<
 				string,
 				RowValue
 			>[];
+			const derived = DERIVED[table] ?? [];
+			rows[table] = stored.map((row) => Object.fromEntries(Object.entries(row).filter(([c]) => !derived.includes(c))));
 		}
 		return rows;
 	}
@@ -63,6 +72,7 @@ export class RunArchive {
 						.run(...columns.map((c) => row[c] ?? null));
 				}
 			}
+			new ViewRows(this.#db).rebuild(runId);
 		})();
 	}
 

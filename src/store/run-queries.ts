@@ -13,11 +13,13 @@ import type {
 import { ZERO_USAGE } from "../core/types.js";
 import type { Db } from "./database.js";
 import {
+	type ArtifactRow,
 	type AttemptRow,
 	type EventRow,
 	type RunRow,
 	type TaskRow,
 	taskFromArray,
+	toArtifact,
 	toAttempt,
 	toEvent,
 	toRun,
@@ -104,9 +106,11 @@ export class RunQueries {
 	readonly #excerpt: Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
 	readonly #events: Statement<[string, number, number], EventRow>;
 	readonly #eventsOfTypes: Statement<[string, string], EventRow>;
+	readonly #hasEvent: Statement<[string, string], number>;
 	readonly #attempts: Statement<[string], AttemptRow>;
 	readonly #liveAttempts: Statement<[string], AttemptRow>;
 	readonly #artifacts: Statement<[string], ArtifactRow>;
+	readonly #artifact: Statement<[string, string], ArtifactRow>;
 	readonly #tasksJson: Statement<[TasksJsonParams], string>;
 	readonly #tasksJsonInOrder: Statement<[TasksJsonParams], string>;
 	readonly #usage: Statement<[string], UsageRow>;
@@ -139,6 +143,10 @@ export class RunQueries {
 		this.#eventsOfTypes = db.prepare(
 			"SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq",
 		);
+		this.#hasEvent = db.prepare("SELECT 1 FROM events WHERE run_id = ? AND type = ? LIMIT 1").pluck() as Statement<
+			[string, string],
+			number
+		>;
 		this.#evidence = db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?");
 		this.#approvedAt = db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?");
 		this.#approvedWaiting = db.prepare(
@@ -147,6 +155,7 @@ export class RunQueries {
 		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
 		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
 		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
+		this.#artifact = db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND path = ?");
 		// A task's token columns are the sum of its attempts' usage, running ones' included: every
 		// write of an attempt's usage changes them in the same transaction.
 		this.#usage = db.prepare(
@@ -288,6 +297,11 @@ export class RunQueries {
 		return this.#events.all(runId, afterSeq, limit).map(toEvent);
 	}
 
+	/** Whether the run has an event of `type`. */
+	hasEvent(runId: string, type: string): boolean {
+		return this.#hasEvent.get(runId, type) !== undefined;
+	}
+
 	/** Every event of the run of one of `types`, oldest first. */
 	eventsOfTypes(runId: string, types: readonly string[]): EventRecord[] {
 		return this.#eventsOfTypes.all(runId, JSON.stringify(types)).map(toEvent);
@@ -302,23 +316,13 @@ export class RunQueries {
 		return this.#liveAttempts.all(runId).map(toAttempt);
 	}
 
-	artifacts(runId: string): ArtifactRecord[] {
-		return this.#artifacts.all(runId).map((row) => ({
-			path: row.path,
-			taskId: row.task_id,
-			kind: row.kind,
-			size: row.size,
-			sha256: row.sha256,
-			createdAt: row.created_at,
-		}));
+	/** The run's artifact at `path`, if it has one. */
+	artifact(runId: string, path: string): ArtifactRecord | undefined {
+		const row = this.#artifact.get(runId, path);
+		return row ? toArtifact(row) : undefined;
 	}
-}
 
-interface ArtifactRow {
-	path: string;
-	task_id: string | null;
-	kind: string;
-	size: number;
-	sha256: string;
-	created_at: string;
+	artifacts(runId: string): ArtifactRecord[] {
+		return this.#artifacts.all(runId).map(toArtifact);
+	}
 }

@@ -18,6 +18,7 @@ import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes
 import { RunQueries } from "./run-queries.js";
 import { Transactions } from "./transactions.js";
 import { UsageRecords } from "./usage-records.js";
+import { ViewRows } from "./view-rows.js";
 
 /**
  * The run store's writes. Each method is one IMMEDIATE transaction; the ones a runner makes are
@@ -28,6 +29,7 @@ export class RunStore {
 	readonly #now: () => number;
 	readonly #s: ReturnType<typeof prepare>;
 	readonly #usage: UsageRecords;
+	readonly #rows: ViewRows;
 	readonly #tx: Transactions;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
@@ -37,6 +39,7 @@ export class RunStore {
 		this.queries = new RunQueries(db);
 		this.#s = prepare(db);
 		this.#usage = new UsageRecords(db);
+		this.#rows = new ViewRows(db);
 	}
 
 	#iso(): string {
@@ -76,6 +79,7 @@ export class RunStore {
 		const seq = (this.#s.nextSeq.get(time, runId) as { last_seq: number }).last_seq;
 		const kept = redactDeep(data);
 		this.#s.event.run(runId, seq, time, type, taskId, JSON.stringify(kept));
+		if (taskId !== null) this.#rows.event(runId, seq, taskId, { type, data: kept });
 		this.#tx.heard(runId, { seq, time, type, taskId, data: kept });
 		return seq;
 	}
@@ -121,12 +125,8 @@ export class RunStore {
 				this.#s.insertTask.run(run.id, idx, task.id, task.stepId, task.role);
 				this.#s.insertTaskData.run(run.id, task.id, JSON.stringify(task));
 			}
-			this.#event(run.id, "run.created", null, {
-				goal: run.goal,
-				team: run.team,
-				workflow: run.workflow,
-				tasks: run.tasks.length,
-			});
+			const created = { goal: run.goal, team: run.team, workflow: run.workflow, tasks: run.tasks.length };
+			this.#rows.created(run.id, this.#event(run.id, "run.created", null, created));
 		});
 	}
 
@@ -203,10 +203,9 @@ export class RunStore {
 				added.push(task.id);
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
-			this.#event(lease.runId, eventType, plannerId, {
-				tasks: added,
-				dependents: dependents.map((d) => d.taskId),
-			});
+			const changed = dependents.map((d) => d.taskId);
+			const seq = this.#event(lease.runId, eventType, plannerId, { tasks: added, dependents: changed });
+			this.#rows.specs(lease.runId, seq, [...added, ...changed]);
 		});
 	}
 
@@ -219,7 +218,7 @@ export class RunStore {
 			const waiting = this.#s.waitingTasks.all(runId).map((row) => row.id);
 			if (waiting.length === 0) return [];
 			this.#s.approveTasks.run(this.#iso(), runId);
-			this.#event(runId, "approval.granted", null, { tasks: waiting });
+			this.#rows.touch(runId, this.#event(runId, "approval.granted", null, { tasks: waiting }), waiting);
 			return waiting;
 		});
 	}

@@ -1,7 +1,17 @@
 import type { Statement } from "better-sqlite3";
-import type { EventRecord } from "../core/types.js";
+import { activityLine, logEntry } from "../core/log-line.js";
+import type { TaskStatus } from "../core/status.js";
+import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/types.js";
 import type { Db } from "./database.js";
-import { type EventRow, toEvent } from "./rows.js";
+import {
+	type ArtifactRow,
+	type AttemptRow,
+	type EventRow,
+	toArtifact,
+	toAttempt,
+	toEvent,
+	usageFromArray,
+} from "./rows.js";
 
 /** Who runs a task and what it waits for, as live views show it. */
 export interface TaskDetails {
@@ -23,64 +33,106 @@ interface LinksRow {
 	phase: string | null;
 }
 
-interface DetailsRow {
-	id: string;
-	agent: string | null;
-	runtime: string | null;
-	model: string | null;
-	depends_on: string | null;
-	phase: string | null;
+// A task's row as live views read it, as an array: its status row in the column order of `TaskRow`,
+// then who runs it, what it waits for, and its last activity. The latest attempt is the one
+// numbered as the task's attempt count. A task's activity line is on its row (see TaskMarks); one
+// whose activity came before the row kept lines has only its seq, and its event is read for it.
+const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts, t.started_at, t.finished_at, t.error,
+		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial,
+		v.agent, coalesce(a.runtime, v.runtime), coalesce(a.model, v.model), v.depends_on, v.phase, t.activity,
+		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
+			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END
+	FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
+	LEFT JOIN attempts a ON a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts`;
+
+function activityOf(line: unknown, event: unknown): string | null {
+	if (typeof line === "string") return line;
+	if (typeof event !== "string") return null;
+	const [type, data] = JSON.parse(event) as [string, string];
+	const entry = logEntry({ type, data: JSON.parse(data) as Record<string, unknown> });
+	return entry ? activityLine(entry) : null;
+}
+
+function toView(r: unknown[]): TaskView {
+	const dependsOn = r[19] as string | null;
+	return {
+		id: r[0] as string,
+		index: r[1] as number,
+		stepId: r[2] as string,
+		role: r[3] as string,
+		status: r[4] as TaskStatus,
+		attempts: r[5] as number,
+		startedAt: r[6] as string | null,
+		finishedAt: r[7] as string | null,
+		error: r[8] as string | null,
+		resultChars: r[9] as number,
+		usage: usageFromArray(r),
+		agent: (r[16] as string | null) ?? "",
+		runtime: (r[17] as string | null) ?? "",
+		model: r[18] as string | null,
+		dependsOn: dependsOn ? (JSON.parse(dependsOn) as string[]) : [],
+		phase: r[20] as string | null,
+		activity: activityOf(r[21], r[22]),
+	};
 }
 
 /** Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows. */
 export class ViewQueries {
-	readonly #details: Statement<[{ runId: string }], DetailsRow>;
+	readonly #changed: Statement<[{ runId: string; since: number }], unknown[]>;
+	readonly #task: Statement<[{ runId: string; taskId: string }], unknown[]>;
 	readonly #links: Statement<[{ runId: string }], LinksRow>;
-	readonly #lastActivity: Statement<[{ runId: string }], EventRow>;
+	readonly #lastSeq: Statement<[string], number>;
 	readonly #taskEvents: Statement<[string, string, number, number], EventRow>;
+	readonly #taskEventsBefore: Statement<[string, string, number, number], EventRow>;
+	readonly #taskAttempts: Statement<[string, string], AttemptRow>;
+	readonly #taskArtifacts: Statement<[string, string], ArtifactRow>;
 
 	constructor(db: Db) {
-		// SQLite takes a bare column of a max() aggregate from the row holding the max: the latest attempt.
-		this.#details = db.prepare(
-			`SELECT t.id, d.spec ->> '$.agent.name' AS agent,
-				coalesce(a.runtime, d.spec ->> '$.agent.runtime') AS runtime,
-				coalesce(a.model, d.spec ->> '$.agent.model') AS model,
-				coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on, d.spec ->> '$.call.phase' AS phase
-			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
-			LEFT JOIN (SELECT task_id, runtime, model, max(number) FROM attempts WHERE run_id = @runId GROUP BY task_id) a
-				ON a.task_id = t.id
-			WHERE t.run_id = @runId ORDER BY t.idx`,
-		);
+		this.#changed = db
+			.prepare(
+				`${VIEW_SELECT} WHERE t.run_id = @runId AND (t.changed_seq > @since OR t.status = 'running') ORDER BY t.idx`,
+			)
+			.raw(true) as Statement<[{ runId: string; since: number }], unknown[]>;
+		this.#task = db.prepare(`${VIEW_SELECT} WHERE t.run_id = @runId AND t.id = @taskId`).raw(true) as Statement<
+			[{ runId: string; taskId: string }],
+			unknown[]
+		>;
 		this.#links = db.prepare(
-			`SELECT t.id, coalesce(d.spec -> '$.call.after', d.spec -> '$.dependsOn') AS depends_on,
-				d.spec ->> '$.call.phase' AS phase
-			FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
+			`SELECT t.id, v.depends_on, v.phase FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 			WHERE t.run_id = @runId ORDER BY t.idx`,
 		);
-		this.#lastActivity = db.prepare(
-			`SELECT * FROM events WHERE run_id = @runId AND seq IN (
-				SELECT max(seq) FROM events
-				WHERE run_id = @runId AND task_id IS NOT NULL AND type LIKE 'worker.%' AND type <> 'worker.usage'
-				GROUP BY task_id)`,
-		);
+		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
+		// SQLite would rather walk the run's events in seq order than use the index by task.
 		this.#taskEvents = db.prepare(
-			"SELECT * FROM events WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+		);
+		this.#taskEventsBefore = db.prepare(
+			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+		);
+		this.#taskAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND task_id = ? ORDER BY number");
+		this.#taskArtifacts = db.prepare(
+			"SELECT * FROM artifacts INDEXED BY artifacts_by_task WHERE run_id = ? AND task_id = ? ORDER BY path",
 		);
 	}
 
-	/** Each task's agent, runtime, model and dependencies, by task id. */
-	details(runId: string): Map<string, TaskDetails> {
-		const byId = new Map<string, TaskDetails>();
-		for (const row of this.#details.all({ runId })) {
-			byId.set(row.id, {
-				agent: row.agent ?? "",
-				runtime: row.runtime ?? "",
-				model: row.model,
-				dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
-				phase: row.phase,
-			});
-		}
-		return byId;
+	/**
+	 * The run's tasks whose latest event came after `since`, and its running tasks (whether their
+	 * runner is alive shows without an event), in the order they joined the run. A negative
+	 * `since` gives every task.
+	 */
+	changedTasks(runId: string, since: number): TaskView[] {
+		return this.#changed.all({ runId, since }).map(toView);
+	}
+
+	/** One task of the run as `changedTasks` gives it, by task id. */
+	task(runId: string, taskId: string): TaskView | undefined {
+		const row = this.#task.get({ runId, taskId });
+		return row ? toView(row) : undefined;
+	}
+
+	/** The seq of the run's latest event: what a view read now is as of. */
+	lastSeq(runId: string): number {
+		return this.#lastSeq.get(runId) ?? 0;
 	}
 
 	/** Each task's dependencies and phase, by task id in the order the tasks joined the run. */
@@ -95,13 +147,23 @@ export class ViewQueries {
 		return byId;
 	}
 
-	/** Each task's latest worker event other than usage, by task id. */
-	lastActivity(runId: string): Map<string, EventRecord> {
-		return new Map(this.#lastActivity.all({ runId }).map((row) => [row.task_id ?? "", toEvent(row)]));
-	}
-
 	/** A task's events after `afterSeq`, oldest first. */
 	taskEvents(runId: string, taskId: string, afterSeq: number, limit = 10_000): EventRecord[] {
 		return this.#taskEvents.all(runId, taskId, afterSeq, limit).map(toEvent);
+	}
+
+	/** A task's events before `beforeSeq`, newest first. */
+	taskEventsBefore(runId: string, taskId: string, beforeSeq: number, limit: number): EventRecord[] {
+		return this.#taskEventsBefore.all(runId, taskId, beforeSeq, limit).map(toEvent);
+	}
+
+	/** A task's attempts, oldest first. */
+	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
+		return this.#taskAttempts.all(runId, taskId).map(toAttempt);
+	}
+
+	/** The files a task produced, by path. */
+	taskArtifacts(runId: string, taskId: string): ArtifactRecord[] {
+		return this.#taskArtifacts.all(runId, taskId).map(toArtifact);
 	}
 }

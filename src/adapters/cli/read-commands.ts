@@ -4,7 +4,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/status.js";
 import type { TaskJsonField } from "../../core/status-selection.js";
-import { eventJson, RunReader, runSummary } from "../../engine/run-reader.js";
+import { eventJson, mergeView, RunReader, type RunView, runSummary } from "../../engine/run-reader.js";
 import { runStanding } from "../run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
 import { eventText, logText, runsText, statusText } from "./format.js";
@@ -59,15 +59,16 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 	const reader = new RunReader(findProject(process.cwd()));
 	const view = new WatchView(process.stdout);
 	try {
-		let id = runId;
+		// Each refresh after the first reads only what changed since the one before.
+		let state: RunView | undefined;
 		for (;;) {
 			const now = Date.now();
-			const state = reader.view(id);
-			id = state.run.id;
+			state = state ? mergeView(state, reader.changes(state.run.id, state.seq)) : reader.view(runId);
+			const id = state.run.id;
 			view.show(state, now);
 			if (isTerminalRun(state.run.status)) {
 				const { run, tasks } = reader.status(id);
-				const budgetSpent = reader.events(id).some((e) => e.type === "budget.exhausted");
+				const budgetSpent = reader.hasEvent(id, "budget.exhausted");
 				return exitOfRun(runStanding(run, tasks, { budgetSpent }).ending);
 			}
 			await sleep(options.interval);

@@ -216,7 +216,7 @@ export async function runHere(
 			for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
 		}
 		const listing = reader.status(runId);
-		const budgetSpent = crew.events(runId).some((e) => e.type === "budget.exhausted");
+		const budgetSpent = reader.hasEvent(runId, "budget.exhausted");
 		return { status, listing, standing: runStanding(listing.run, listing.tasks, { budgetSpent, interrupted }) };
 	} finally {
 		reader.close();

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import { eventJson, RunReader } from "../../engine/run-reader.js";
+import { eventJson, RunReader, usageJson } from "../../engine/run-reader.js";
 import { TeamActions } from "../team-actions.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
@@ -119,8 +119,14 @@ export function createApp(options: AppOptions): CrewApp {
 
 	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map((run) => runJson(run)) }));
 	app.get("/api/runs/:runId", (c) => {
+		const { since } = parse(Since, c.req.query(), "query parameter");
+		if (since !== undefined) {
+			const changes = needReader().changes(runId(c), since);
+			const run = { ...runJson(changes.run), usage: usageJson(changes.usage) };
+			return c.json({ run, tasks: changes.tasks.map(taskJson), seq: changes.seq });
+		}
 		const view = needReader().view(runId(c));
-		return c.json({ run: runJson(view.run, view.tasks), tasks: view.tasks.map(taskJson) });
+		return c.json({ run: runJson(view.run, view.tasks), tasks: view.tasks.map(taskJson), seq: view.seq });
 	});
 	app.get("/api/runs/:runId/graph", (c) => {
 		const { tasks } = needReader().view(runId(c));
@@ -148,7 +154,7 @@ export function createApp(options: AppOptions): CrewApp {
 		const id = runId(c);
 		const name = decodeURIComponent(c.req.path.slice(`/api/runs/${id}/artifacts/`.length));
 		const r = needReader();
-		if (!r.artifacts(id).some((a) => a.path === name)) {
+		if (!r.artifact(id, name)) {
 			throw new CrewError(ErrorCode.NotFound, `run ${id} has no artifact ${JSON.stringify(name)}`);
 		}
 		return c.text(r.files.read(id, name));

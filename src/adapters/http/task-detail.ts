@@ -1,5 +1,4 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
-import type { TaskView } from "../../core/types.js";
 import { type RunReader, type UsageJson, usageJson } from "../../engine/run-reader.js";
 import { taskJson } from "./api-json.js";
 
@@ -36,26 +35,24 @@ function bounded(text: string): string {
 		: text;
 }
 
-/** Everything the dashboard's task panel shows of one task. */
+/** Everything the dashboard's task panel shows of one task, read through that task's rows alone. */
 export function taskDetail(reader: RunReader, runId: string, ref: string): TaskDetail {
-	const { task: record, events } = reader.taskEvents(runId, ref);
-	const task = reader.view(runId).tasks.find((t) => t.id === record.id) as TaskView;
-	const artifacts = reader.artifacts(runId).filter((a) => a.taskId === task.id);
+	const { task } = reader.taskView(runId, ref);
+	const artifacts = reader.taskArtifacts(runId, task.id);
 	const latest = (kind: string) => artifacts.filter((a) => a.kind === kind).at(-1);
 	const read = (path: string | undefined) => (path ? bounded(reader.files.read(runId, path)) : null);
-	const log = events.flatMap((event) => {
+	const log = reader.taskLog(runId, task.id, MAX_LOG).flatMap((event) => {
 		const entry = logEntry(event);
 		return entry ? [{ seq: event.seq, time: event.time, kind: entry.kind, text: entry.text }] : [];
 	});
 	return {
 		task: taskJson(task),
 		prompt: read(artifacts.find((a) => a.path === `tasks/${task.id}/prompt.md`)?.path) ?? "",
-		log: log.slice(-MAX_LOG),
+		log,
 		result: bounded(reader.result(runId, task.id).text),
 		patch: read(latest("patch")?.path),
 		attempts: reader
-			.attempts(runId)
-			.filter((a) => a.taskId === task.id)
+			.taskAttempts(runId, task.id)
 			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error, usage }) => ({
 				number,
 				runtime,

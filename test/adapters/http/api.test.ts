@@ -58,6 +58,7 @@ interface ApiBody {
 	nodes: GraphNode[];
 	edges: { from: string; to: string }[];
 	events: { seq: number }[];
+	seq: number;
 	task: object;
 	prompt: string;
 	result: string;
@@ -126,6 +127,13 @@ test("the API lists runs and gives a run with its tasks, graph, events, task det
 		usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
 	});
 
+	// A refresh after a read gets only what changed since its seq: nothing, once the run has ended.
+	expect(run.body.seq).toBeGreaterThan(0);
+	const unchanged = await json(app.request(`/api/runs/${runId}?since=${run.body.seq}`));
+	expect(unchanged.body).toEqual({ run: run.body.run, tasks: [], seq: run.body.seq });
+	const since0 = await json(app.request(`/api/runs/${runId}?since=0`));
+	expect(since0.body.tasks).toEqual(run.body.tasks);
+
 	const graph = await json(app.request(`/api/runs/${runId}/graph`));
 	const nodes = new Map(graph.body.nodes.map((n) => [n.id, n]));
 	expect([...nodes.keys()].sort()).toEqual(["left", "plan", "right"]);
@@ -170,6 +178,7 @@ test("bad input gets a clear error with the right status, naming the value", asy
 		["/api/runs/..%2Fetc", 400, "invalid run id"],
 		[`/api/runs/${runId}/events?since=abc`, 400, 'invalid query parameter since "abc": expected an integer >= 0'],
 		[`/api/runs/${runId}/events?since=-1`, 400, 'since "-1"'],
+		[`/api/runs/${runId}?since=1.5`, 400, 'invalid query parameter since "1.5"'],
 		[`/api/runs/${runId}/tasks/ghost`, 404, "no task or step 'ghost'"],
 		[`/api/runs/${runId}/artifacts/tasks/left/missing.md`, 404, 'no artifact "tasks/left/missing.md"'],
 		[`/api/runs/${runId}/artifacts/..%2F..%2Fcrew.db`, 404, "no artifact"],
@@ -261,8 +270,9 @@ test("many streams of one run each get every event once and in order, wherever e
 	const sinces = Array.from({ length: 20 }, (_, k) => [0, 2, begun][k % 3] as number);
 	const streams = Promise.all(
 		sinces.map(async (since) =>
-			readSse(await app.request(`/api/runs/${runId}/stream`, { headers: { "last-event-id": String(since) } }), (events) =>
-				events.some((e) => e.event === "run" && e.data.ended),
+			readSse(
+				await app.request(`/api/runs/${runId}/stream`, { headers: { "last-event-id": String(since) } }),
+				(events) => events.some((e) => e.event === "run" && e.data.ended),
 			),
 		),
 	);
