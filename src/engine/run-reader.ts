@@ -327,12 +327,8 @@ export class RunReader {
 		return q.consistent(() => {
 			const stored = q.getRun(id);
 			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
-			const links = (this.#views as ViewQueries).links(id);
-			const joined = [...links].map(([task, link]) => ({ id: task, ...link }));
-			const ordered = taskOrder(joined);
-			// A run that never gained a task out of order (most runs) is listed as it joined, which SQLite does fastest.
-			const asJoined = ordered.every((t, i) => t === joined[i]);
-			const order = asJoined ? undefined : ordered.map((t) => t.id);
+			// A run whose tasks joined in the order views list them (most runs) is listed as it joined, which SQLite does fastest.
+			const order = (this.#views as ViewQueries).reordered(id) ? this.#order(id) : undefined;
 			const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
 			const usage = usageJson(q.usage(id));
 			const by = q.usageBy(id);
@@ -340,6 +336,13 @@ export class RunReader {
 			const usageByModel = mapValues(by.model, usageJson);
 			return `{"run":${JSON.stringify({ ...runSummary(run), usage, usageByRole, usageByModel })},"tasks":${tasks}}`;
 		});
+	}
+
+	/** The ids of the run's tasks in the order views list them, or undefined when that is the order they joined in. */
+	#order(runId: string): string[] | undefined {
+		const joined = [...(this.#views as ViewQueries).links(runId)].map(([task, link]) => ({ id: task, ...link }));
+		const ordered = taskOrder(joined);
+		return ordered.every((t, i) => t === joined[i]) ? undefined : ordered.map((t) => t.id);
 	}
 
 	/**

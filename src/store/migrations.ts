@@ -1,3 +1,25 @@
+import { reorderedSql } from "./view-rows.js";
+
+/**
+ * SQL that makes the `usage_totals` rows of the runs `runs` names (a table, or a subquery, with an
+ * `id` column) from their tasks and attempts, as the store keeps them: by each role of their tasks,
+ * used or not, and by each model (a runtime's name for an attempt without one) that reported.
+ */
+export function usageTotalsOf(runs: string): readonly [string, string] {
+	return [
+		`INSERT INTO usage_totals (run_id, by, key, input, output, cache_read, cache_write, cost, partial)
+SELECT t.run_id, 'role', t.role, sum(t.tokens_in), sum(t.tokens_out), sum(t.cache_read), sum(t.cache_write), sum(t.cost),
+	sum((SELECT count(*) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id AND a.usage ->> '$.partial'))
+FROM tasks t WHERE t.run_id IN (SELECT id FROM ${runs}) GROUP BY t.run_id, t.role`,
+		`INSERT INTO usage_totals (run_id, by, key, input, output, cache_read, cache_write, cost, partial)
+SELECT a.run_id, 'model', coalesce(a.model, a.runtime), sum(a.usage ->> '$.input'), sum(a.usage ->> '$.output'),
+	sum(a.usage ->> '$.cacheRead'), sum(a.usage ->> '$.cacheWrite'), sum(a.usage ->> '$.cost'),
+	sum(coalesce(a.usage ->> '$.partial', 0))
+FROM attempts a WHERE a.usage IS NOT NULL AND a.run_id IN (SELECT id FROM ${runs})
+GROUP BY a.run_id, coalesce(a.model, a.runtime)`,
+	];
+}
+
 /** Schema versions in order; each runs once, in its own transaction, recorded in `migrations`. */
 export const MIGRATIONS: readonly { readonly version: number; readonly name: string; readonly sql: string }[] = [
 	{
@@ -173,5 +195,26 @@ UPDATE tasks SET
 		SELECT max(seq) FROM events e INDEXED BY events_by_task
 		WHERE e.run_id = tasks.run_id AND e.task_id = tasks.id AND e.type LIKE 'worker.%' AND e.type <> 'worker.usage'
 	);`,
+	},
+	{
+		version: 10,
+		name: "each run's usage summed by role and by model, and whether its tasks joined in the order views list them",
+		// partial counts the attempts summed whose usage is a lower bound. See UsageRecords.
+		sql: `
+CREATE TABLE usage_totals (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	by TEXT NOT NULL,
+	key TEXT NOT NULL,
+	input INTEGER NOT NULL DEFAULT 0,
+	output INTEGER NOT NULL DEFAULT 0,
+	cache_read INTEGER NOT NULL DEFAULT 0,
+	cache_write INTEGER NOT NULL DEFAULT 0,
+	cost REAL NOT NULL DEFAULT 0,
+	partial INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_id, by, key)
+) WITHOUT ROWID;
+${usageTotalsOf("runs").join(";\n")};
+ALTER TABLE runs ADD COLUMN reordered INTEGER NOT NULL DEFAULT 0;
+${reorderedSql("runs.id", "NULL")};`,
 	},
 ];

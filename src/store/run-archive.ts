@@ -1,5 +1,6 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { Db } from "./database.js";
+import { UsageRecords } from "./usage-records.js";
 import { ViewRows } from "./view-rows.js";
 
 /** A run's tables, parents first: the order rows are inserted in. */
@@ -13,7 +14,10 @@ export type RunRows = Record<RunTable, Record<string, RowValue>[]>;
  * Columns a store derives from a run's other rows (see ViewRows): left out of what is exported, and
  * made again on import, so a run moves between stores of any schema that has its other columns.
  */
-const DERIVED: Partial<Record<RunTable, readonly string[]>> = { tasks: ["changed_seq", "activity_seq", "activity"] };
+const DERIVED: Partial<Record<RunTable, readonly string[]>> = {
+	runs: ["reordered"],
+	tasks: ["changed_seq", "activity_seq", "activity"],
+};
 
 function runColumn(table: RunTable): string {
 	return table === "runs" ? "id" : "run_id";
@@ -73,6 +77,7 @@ export class RunArchive {
 				}
 			}
 			new ViewRows(this.#db).rebuild(runId);
+			new UsageRecords(this.#db).rebuild(runId);
 		})();
 	}
 

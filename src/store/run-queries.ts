@@ -158,15 +158,20 @@ export class RunQueries {
 		this.#artifact = db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND path = ?");
 		// A task's token columns are the sum of its attempts' usage, running ones' included: every
 		// write of an attempt's usage changes them in the same transaction.
+		const sums =
+			"sum(input) AS input, sum(output) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost, max(partial) AS partial";
+		// Every attempt's usage counts under its task's role once: the roles' sums are the run's.
 		this.#usage = db.prepare(
-			"SELECT coalesce(sum(tokens_in), 0) AS input, coalesce(sum(tokens_out), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead, coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost, max(usage_partial) AS partial FROM tasks WHERE run_id = ?",
+			`SELECT coalesce(sum(input), 0) AS input, coalesce(sum(output), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead,
+				coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost, max(partial) AS partial
+			FROM usage_totals WHERE run_id = ? AND by = 'role'`,
 		);
 		this.#usageByRole = db.prepare(
-			"SELECT role AS key, sum(tokens_in) AS input, sum(tokens_out) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost, max(usage_partial) AS partial FROM tasks WHERE run_id = ? GROUP BY role ORDER BY role",
+			`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'role' GROUP BY key ORDER BY key`,
 		);
 		// An attempt without a model (a command, a dry run) counts under its runtime's name.
 		this.#usageByModel = db.prepare(
-			"SELECT coalesce(model, runtime) AS key, sum(usage ->> '$.input') AS input, sum(usage ->> '$.output') AS output, sum(usage ->> '$.cacheRead') AS cacheRead, sum(usage ->> '$.cacheWrite') AS cacheWrite, sum(usage ->> '$.cost') AS cost, max(coalesce(usage ->> '$.partial', 0)) AS partial FROM attempts WHERE run_id = ? AND usage IS NOT NULL GROUP BY key ORDER BY key",
+			`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'model' GROUP BY key ORDER BY key`,
 		);
 		this.#tasksJson = db.prepare(tasksJsonSql(TASK_JSON_FIELDS, false, false)).pluck() as Statement<
 			[TasksJsonParams],

@@ -123,6 +123,7 @@ export class RunStore {
 			this.#s.insertRun.run(run.id, run.goal, run.team, run.workflow, JSON.stringify(run.options), time, time);
 			for (const [idx, task] of run.tasks.entries()) {
 				this.#s.insertTask.run(run.id, idx, task.id, task.stepId, task.role);
+				this.#usage.role(run.id, task.role);
 				this.#s.insertTaskData.run(run.id, task.id, JSON.stringify(task));
 			}
 			const created = { goal: run.goal, team: run.team, workflow: run.workflow, tasks: run.tasks.length };
@@ -199,6 +200,7 @@ export class RunStore {
 			for (const task of tasks) {
 				if (this.#s.taskStatus.get(lease.runId, task.id)) continue;
 				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
+				this.#usage.role(lease.runId, task.role);
 				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactTask(task)));
 				added.push(task.id);
 			}

@@ -2,17 +2,27 @@ import type { Statement } from "better-sqlite3";
 import { addUsage, type Usage } from "../core/types.js";
 import { settledUsage, usageOver, withPartial } from "../core/usage.js";
 import type { Db } from "./database.js";
+import { usageTotalsOf } from "./migrations.js";
 import { usageOf } from "./rows.js";
 
+type Change = Omit<Usage, "partial"> & { runId: string; taskId: string; attemptId: number; partial: number };
+
 /**
- * Attempts' usage and their tasks' sums, written inside the run store's transactions. A task's
- * token columns are the sum of its attempts' usage, running attempts' included, and the task is
- * partial while any of its attempts is: every change of an attempt's usage changes them with it.
+ * Attempts' usage and its sums, written inside the run store's transactions. A task's token
+ * columns are the sum of its attempts' usage, running attempts' included, and the task is partial
+ * while any of its attempts is; a run's `usage_totals` sum them by its tasks' roles and by its
+ * attempts' models, each with the count of partial attempts in it: every change of an attempt's
+ * usage changes them with it, so reading a run's usage reads a few rows.
  */
 export class UsageRecords {
 	readonly #get: Statement<[number], { usage: string | null }>;
 	readonly #set: Statement<[string, number]>;
-	readonly #task: Statement<[Omit<Usage, "partial"> & { runId: string; taskId: string }]>;
+	readonly #task: Statement<[Change]>;
+	readonly #byRole: Statement<[Change]>;
+	readonly #byModel: Statement<[Change]>;
+	readonly #role: Statement<[string, string]>;
+	readonly #rebuild: readonly Statement<[{ runId: string }]>[];
+	readonly #clear: Statement<[string]>;
 
 	constructor(db: Db) {
 		this.#get = db.prepare("SELECT usage FROM attempts WHERE id = ?");
@@ -23,6 +33,30 @@ export class UsageRecords {
 				usage_partial = EXISTS (SELECT 1 FROM attempts WHERE run_id = @runId AND task_id = @taskId AND usage ->> '$.partial')
 			WHERE run_id = @runId AND id = @taskId`,
 		);
+		const add = (key: string) =>
+			db.prepare(
+				`INSERT INTO usage_totals (run_id, by, key, input, output, cache_read, cache_write, cost, partial)
+				VALUES (@runId, ${key}, @input, @output, @cacheRead, @cacheWrite, @cost, @partial)
+				ON CONFLICT (run_id, by, key) DO UPDATE SET input = input + excluded.input, output = output + excluded.output,
+					cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
+					cost = cost + excluded.cost, partial = partial + excluded.partial`,
+			);
+		this.#byRole = add("'role', (SELECT role FROM tasks WHERE run_id = @runId AND id = @taskId)");
+		this.#byModel = add("'model', (SELECT coalesce(model, runtime) FROM attempts WHERE id = @attemptId)");
+		this.#role = db.prepare("INSERT OR IGNORE INTO usage_totals (run_id, by, key) VALUES (?, 'role', ?)");
+		this.#rebuild = usageTotalsOf("(SELECT @runId AS id)").map((sql) => db.prepare(sql));
+		this.#clear = db.prepare("DELETE FROM usage_totals WHERE run_id = ?");
+	}
+
+	/** Counts a task's role in its run's usage, used or not: called as the task joins the run. */
+	role(runId: string, role: string): void {
+		this.#role.run(runId, role);
+	}
+
+	/** Makes a run's usage totals again from its tasks and attempts: for a run moved in from elsewhere. */
+	rebuild(runId: string): void {
+		this.#clear.run(runId);
+		for (const statement of this.#rebuild) statement.run({ runId });
 	}
 
 	/** Adds a report to the attempt's usage; partial, after it, as the report says. */
@@ -47,6 +81,10 @@ export class UsageRecords {
 	#move(runId: string, taskId: string, attemptId: number, from: Usage, to: Usage): void {
 		this.#set.run(JSON.stringify(to), attemptId);
 		const { input, output, cacheRead, cacheWrite, cost } = usageOver(to, from);
-		this.#task.run({ input, output, cacheRead, cacheWrite, cost, runId, taskId });
+		const partial = Number(to.partial === true) - Number(from.partial === true);
+		const change = { input, output, cacheRead, cacheWrite, cost, partial, runId, taskId, attemptId };
+		this.#task.run(change);
+		this.#byRole.run(change);
+		this.#byModel.run(change);
 	}
 }

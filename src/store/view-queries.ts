@@ -82,6 +82,7 @@ export class ViewQueries {
 	readonly #task: Statement<[{ runId: string; taskId: string }], unknown[]>;
 	readonly #links: Statement<[{ runId: string }], LinksRow>;
 	readonly #lastSeq: Statement<[string], number>;
+	readonly #reordered: Statement<[string], number>;
 	readonly #taskEvents: Statement<[string, string, number, number], EventRow>;
 	readonly #taskEventsBefore: Statement<[string, string, number, number], EventRow>;
 	readonly #taskAttempts: Statement<[string, string], AttemptRow>;
@@ -102,6 +103,7 @@ export class ViewQueries {
 			WHERE t.run_id = @runId ORDER BY t.idx`,
 		);
 		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
+		this.#reordered = db.prepare("SELECT reordered FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
 		// SQLite would rather walk the run's events in seq order than use the index by task.
 		this.#taskEvents = db.prepare(
 			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
@@ -133,6 +135,11 @@ export class ViewQueries {
 	/** The seq of the run's latest event: what a view read now is as of. */
 	lastSeq(runId: string): number {
 		return this.#lastSeq.get(runId) ?? 0;
+	}
+
+	/** Whether views may list the run's tasks in another order than they joined it in (see `reorderedSql`). */
+	reordered(runId: string): boolean {
+		return this.#reordered.get(runId) === 1;
 	}
 
 	/** Each task's dependencies and phase, by task id in the order the tasks joined the run. */

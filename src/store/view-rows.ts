@@ -12,6 +12,21 @@ const DETAILS = `SELECT run_id, task_id, spec ->> '$.agent.name', spec ->> '$.ag
 	coalesce(spec -> '$.call.after', spec -> '$.dependsOn'), spec ->> '$.call.phase' FROM task_data`;
 
 /**
+ * SQL that marks the run `runId` as `reordered` when one of the tasks `tasks` (a JSON array of ids;
+ * null for all) waits for a task that joined after it or belongs to a script's phase: then the
+ * order the run's tasks joined in may not be the order views list them in (see `taskOrder`), which
+ * they otherwise are. Once marked, a run stays so. Both are SQL expressions. (CROSS JOIN keeps
+ * SQLite looking each dependency up rather than scanning the later tasks for each task.)
+ */
+export function reorderedSql(runId: string, tasks: string): string {
+	return `UPDATE runs SET reordered = 1 WHERE id = ${runId} AND reordered = 0 AND EXISTS (
+	SELECT 1 FROM task_details d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id
+	WHERE d.run_id = ${runId} AND (${tasks} IS NULL OR d.task_id IN (SELECT value FROM json_each(${tasks})))
+		AND (d.phase IS NOT NULL OR EXISTS (
+			SELECT 1 FROM json_each(d.depends_on) j CROSS JOIN tasks u ON u.run_id = d.run_id AND u.id = j.value WHERE u.idx > t.idx)))`;
+}
+
+/**
  * The rows live views read, kept by the store's writes in the transaction of each change, so views
  * read neither the event log nor tasks' specs: on each task's row the seq of its latest event
  * (`changed_seq`), of its latest activity (`activity_seq`) and that activity as a line (`activity`,
@@ -25,6 +40,7 @@ export class ViewRows {
 	readonly #details: Statement<[string, string]>;
 	readonly #runDetails: Statement<[string]>;
 	readonly #rebuild: Statement<[{ runId: string }]>;
+	readonly #reordered: Statement<[{ runId: string; tasks: string | null }]>;
 
 	constructor(db: Db) {
 		this.#changed = db.prepare("UPDATE tasks SET changed_seq = ? WHERE run_id = ? AND id = ?");
@@ -34,6 +50,7 @@ export class ViewRows {
 		this.#touchAll = db.prepare("UPDATE tasks SET changed_seq = ? WHERE run_id = ?");
 		this.#details = db.prepare(`INSERT OR REPLACE INTO task_details ${DETAILS} WHERE run_id = ? AND task_id = ?`);
 		this.#runDetails = db.prepare(`INSERT OR REPLACE INTO task_details ${DETAILS} WHERE run_id = ?`);
+		this.#reordered = db.prepare(reorderedSql("@runId", "@tasks"));
 		this.#rebuild = db.prepare(
 			`UPDATE tasks SET changed_seq = (SELECT last_seq FROM runs WHERE id = @runId), activity = NULL,
 				activity_seq = (SELECT max(seq) FROM events e INDEXED BY events_by_task
@@ -61,6 +78,7 @@ export class ViewRows {
 	created(runId: string, seq: number): void {
 		this.#touchAll.run(seq, runId);
 		this.#runDetails.run(runId);
+		this.#reordered.run({ runId, tasks: null });
 	}
 
 	/** Event `seq` wrote or changed these tasks' specs. */
@@ -69,6 +87,7 @@ export class ViewRows {
 			this.#changed.run(seq, runId, taskId);
 			this.#details.run(runId, taskId);
 		}
+		this.#reordered.run({ runId, tasks: JSON.stringify(taskIds) });
 	}
 
 	/**
@@ -78,5 +97,6 @@ export class ViewRows {
 	rebuild(runId: string): void {
 		this.#rebuild.run({ runId });
 		this.#runDetails.run(runId);
+		this.#reordered.run({ runId, tasks: null });
 	}
 }

@@ -247,6 +247,11 @@ test("usage is on record as it is reported, with its event; the attempt's final 
 	expect(queries.usageBy("run-1").role).toEqual({
 		worker: used(3200, 301, { cost: expect.closeTo(0.07, 10), partial: true }),
 	});
+	// By model (the runtime's name when an attempt has none): partial while one of its attempts is.
+	expect(queries.usageBy("run-1").model).toEqual({
+		claude: used(1600, 41, { cost: expect.closeTo(0.05, 10), partial: true }),
+		pi: used(1600, 260, { cost: expect.closeTo(0.02, 10) }),
+	});
 });
 
 test("an attempt lost with its runner keeps the usage it reported", () => {
