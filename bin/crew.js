@@ -4,10 +4,14 @@ import module from "node:module";
 // Node 22.1 and later keep the compiled code of crew's modules between runs (a no-op before).
 module.enableCompileCache?.();
 
-const { asksOnlyVersion, version } = await import("../dist/adapters/cli/version.js");
+// The CLI runs from its bundle (dist/cli/, built by `npm run build`); with --debug, stack traces
+// name the lines of crew's sources through the bundle's source maps.
+if (process.argv.includes("--debug")) process.setSourceMapsEnabled(true);
+
+const { asksOnlyVersion, version } = await import("../dist/cli/version.js");
 if (asksOnlyVersion(process.argv.slice(2))) {
 	process.stdout.write(`${version()}\n`);
 } else {
-	const { main } = await import("../dist/adapters/cli/main.js");
+	const { main } = await import("../dist/cli/main.js");
 	process.exitCode = await main(process.argv);
 }

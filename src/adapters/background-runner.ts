@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { crewPackagePath } from "../config/crew-package.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../core/status.js";
 import type { Crew } from "../engine/crew.js";
@@ -32,7 +32,7 @@ export async function startBackgroundRunner(
 	command: readonly string[] = ["resume", runId],
 ): Promise<BackgroundRunner> {
 	crew.checkRunnable(runId);
-	const bin = fileURLToPath(new URL("../../bin/crew.js", import.meta.url));
+	const bin = crewPackagePath("bin", "crew.js");
 	const logDir = crew.files.runDir(runId);
 	mkdirSync(logDir, { recursive: true });
 	const logFile = join(logDir, "runner.log");

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ResourceLayer } from "../resources/resource-loader.js";
+import { crewPackagePath } from "./crew-package.js";
 import type { Project } from "./project.js";
 
 /** crew's own agents, teams and workflows, shipped in the package. */
 export function builtinDir(): string {
-	return fileURLToPath(new URL("../../builtin", import.meta.url));
+	return crewPackagePath("builtin");
 }
 
 /** crew's user config folder: `$XDG_CONFIG_HOME/crew`, or `~/.config/crew` when that is unset or empty. */

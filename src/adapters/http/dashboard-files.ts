@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Context } from "hono";
+import { crewPackagePath } from "../../config/crew-package.js";
 
 /** The dashboard's files, each with its type: nothing else in the folder is served. */
 const FILES: Readonly<Record<string, string>> = {
@@ -8,11 +10,12 @@ const FILES: Readonly<Record<string, string>> = {
 	"style.css": "text/css; charset=utf-8",
 };
 
-const FOLDER = new URL("../../../dashboard/", import.meta.url);
-
 /** One of the dashboard's files, read at each request so the package's copy is what is served. */
 export function dashboardFile(c: Context, name: string): Response {
 	const type = FILES[name];
 	if (!type) return c.json({ error: `no dashboard file ${JSON.stringify(name)}` }, 404);
-	return c.body(readFileSync(new URL(name, FOLDER)), 200, { "content-type": type, "cache-control": "no-cache" });
+	return c.body(readFileSync(join(crewPackagePath("dashboard"), name)), 200, {
+		"content-type": type,
+		"cache-control": "no-cache",
+	});
 }

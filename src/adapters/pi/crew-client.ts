@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { crewPackagePath } from "../../config/crew-package.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 
-const CREW_BIN = fileURLToPath(new URL("../../../bin/crew.js", import.meta.url));
 /** Longest one call may take, in ms: above crew's own bounded waits (an agent in the foreground). */
 const CALL_TIMEOUT_MS = 15 * 60_000;
 
@@ -47,7 +46,7 @@ export class CrewClient {
 	async dashboard(): Promise<string> {
 		if (!this.#dashboard) {
 			await this.#connected();
-			const child = spawn(this.#node ?? "node", [CREW_BIN, "serve", "--port", "0"], {
+			const child = spawn(this.#node ?? "node", [crewPackagePath("bin", "crew.js"), "serve", "--port", "0"], {
 				cwd: this.#cwd,
 				env: this.#env,
 				stdio: ["ignore", "pipe", "pipe"],
@@ -94,7 +93,7 @@ export class CrewClient {
 		for (const node of new Set(["node", process.execPath])) {
 			const transport = new StdioClientTransport({
 				command: node,
-				args: [CREW_BIN, "mcp"],
+				args: [crewPackagePath("bin", "crew.js"), "mcp"],
 				cwd: this.#cwd,
 				env: Object.fromEntries(Object.entries(this.#env).filter((e): e is [string, string] => e[1] !== undefined)),
 				stderr: "pipe",

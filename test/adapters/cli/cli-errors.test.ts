@@ -128,11 +128,13 @@ test.each(cases)(
 	},
 );
 
-test("--debug adds the stack trace", async () => {
+test("--debug adds the stack trace, naming lines of crew's TypeScript sources rather than of its bundle", async () => {
 	const repo = repoWith("## a\nrole: ghost\n\nx\n");
 	const result = await crew(repo.dir, ["run", "g", "--workflow", "bad", "--debug"]);
 	expect(result.code).toBe(2);
 	expect(result.stderr).toMatch(/\n\s+at /);
+	expect(result.stderr).toMatch(/\n\s+at .*\bsrc\/[\w/-]+\.ts:\d+:\d+\)?\n/);
+	expect(result.stderr).not.toMatch(/dist\/cli\//);
 });
 
 test.each([
