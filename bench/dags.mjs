@@ -6,7 +6,7 @@
 export const SHAPES = ["chain", "wide", "layered"];
 
 /** mulberry32: a tiny seeded PRNG, so the layered shape is the same on every run. */
-function prng(seed) {
+export function prng(seed) {
 	let a = seed >>> 0;
 	return () => {
 		a = (a + 0x6d2b79f5) >>> 0;

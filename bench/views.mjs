@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { prng as random } from "./dags.mjs";
 import { log, median } from "./stats.mjs";
 
 const args = process.argv.slice(2);
@@ -39,18 +40,6 @@ const { taskDetail } = await load("adapters/http/task-detail.js");
 const { watchLines } = await load("adapters/cli/watch-view.js");
 const { logText } = await load("adapters/cli/format.js");
 const { logEntry } = await load("core/log-line.js");
-
-/** A seeded generator, so every size and build gets the same run. */
-function random(seed) {
-	let s = seed >>> 0;
-	return () => {
-		s = (s + 0x6d2b79f5) >>> 0;
-		let t = s;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** A task's prompt as a planner writes one: a page of text, which its stored spec carries. */
 const PROMPT = "Change the parser so that it reports the position of each unexpected token. ".repeat(20);

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { CrewError } from "../../src/core/errors.js";
-import type { TaskSpec, Usage } from "../../src/core/types.js";
+import type { Usage } from "../../src/core/types.js";
 import { ArtifactFiles } from "../../src/store/artifact-files.js";
 import { type Db, openReader, openWriter } from "../../src/store/database.js";
 import type { Lease } from "../../src/store/lease.js";
@@ -12,6 +12,7 @@ import { MIGRATIONS } from "../../src/store/migrations.js";
 import { currentProcess } from "../../src/store/process-identity.js";
 import { RunQueries } from "../../src/store/run-queries.js";
 import { RunStore } from "../../src/store/run-store.js";
+import { taskSpec } from "./view-fixture.js";
 
 const open: Db[] = [];
 afterEach(() => {
@@ -26,14 +27,7 @@ function freshStore(): { store: RunStore; file: string; dir: string } {
 	return { store: new RunStore(db), file, dir };
 }
 
-const task = (id: string, ...dependsOn: string[]): TaskSpec => ({
-	id,
-	stepId: id,
-	role: "worker",
-	agent: { name: "worker", runtime: "dry-run", systemPrompt: "" },
-	text: `do ${id}`,
-	dependsOn,
-});
+const task = taskSpec;
 
 function createRun(store: RunStore, id = "run-1"): void {
 	store.createRun({
