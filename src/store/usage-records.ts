@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import { addUsage, type Usage } from "../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
 import { settledUsage, usageOver, withPartial } from "../core/usage.js";
 import type { Db } from "./database.js";
 import { usageTotalsOf } from "./migrations.js";
@@ -61,30 +61,41 @@ export class UsageRecords {
 
 	/** Adds a report to the attempt's usage; partial, after it, as the report says. */
 	report(runId: string, taskId: string, attemptId: number, usage: Usage): void {
-		const reported = this.#of(attemptId);
-		this.#move(runId, taskId, attemptId, reported, withPartial(addUsage(reported, usage), usage.partial === true));
+		const recorded = this.#of(attemptId);
+		const reported = recorded ?? ZERO_USAGE;
+		this.#move(runId, taskId, attemptId, recorded, withPartial(addUsage(reported, usage), usage.partial === true));
 	}
 
 	/** Ends the attempt's usage as `settledUsage` says, from `total` if its runtime gave one; returns what that added. */
 	settle(runId: string, taskId: string, attemptId: number, total: Usage | undefined): Usage {
-		const reported = this.#of(attemptId);
+		const recorded = this.#of(attemptId);
+		const reported = recorded ?? ZERO_USAGE;
 		const final = settledUsage(reported, total);
-		this.#move(runId, taskId, attemptId, reported, final);
+		this.#move(runId, taskId, attemptId, recorded, final);
 		return usageOver(final, reported);
 	}
 
-	#of(attemptId: number): Usage {
-		return usageOf(this.#get.get(attemptId)?.usage ?? null);
+	/** The attempt's usage as recorded; null before its first report. */
+	#of(attemptId: number): Usage | null {
+		const usage = this.#get.get(attemptId)?.usage ?? null;
+		return usage === null ? null : usageOf(usage);
 	}
 
-	/** Moves an attempt's usage from `from` (its record) to `to`, never less; its task's grow by the difference. */
-	#move(runId: string, taskId: string, attemptId: number, from: Usage, to: Usage): void {
+	/**
+	 * Moves an attempt's usage from `from` (its record; null when it had none) to `to`, never less;
+	 * its sums grow by the difference. A move of nothing writes only the attempt, and its model's
+	 * row when it is the attempt's first: a run of instant tasks pays for no sums.
+	 */
+	#move(runId: string, taskId: string, attemptId: number, from: Usage | null, to: Usage): void {
 		this.#set.run(JSON.stringify(to), attemptId);
-		const { input, output, cacheRead, cacheWrite, cost } = usageOver(to, from);
-		const partial = Number(to.partial === true) - Number(from.partial === true);
+		const { input, output, cacheRead, cacheWrite, cost } = usageOver(to, from ?? ZERO_USAGE);
+		const partial = Number(to.partial === true) - Number(from?.partial === true);
 		const change = { input, output, cacheRead, cacheWrite, cost, partial, runId, taskId, attemptId };
-		this.#task.run(change);
-		this.#byRole.run(change);
-		this.#byModel.run(change);
+		const moved = input !== 0 || output !== 0 || cacheRead !== 0 || cacheWrite !== 0 || cost !== 0 || partial !== 0;
+		if (moved) {
+			this.#task.run(change);
+			this.#byRole.run(change);
+		}
+		if (moved || from === null) this.#byModel.run(change);
 	}
 }
