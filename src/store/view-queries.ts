@@ -1,15 +1,16 @@
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
+import type { TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/types.js";
 import type { Db } from "./database.js";
 import {
 	type ArtifactRow,
 	type AttemptRow,
 	type EventRow,
-	taskFromArray,
 	toArtifact,
 	toAttempt,
 	toEvent,
+	usageFromArray,
 } from "./rows.js";
 
 /** Who runs a task and what it waits for, as live views show it. */
@@ -52,10 +53,25 @@ function activityOf(line: unknown, event: unknown): string | null {
 	return entry ? activityLine(entry) : null;
 }
 
+/**
+ * A task as views show it, from a raw row of `VIEW_SELECT`. Its task fields are listed one by one,
+ * as `taskFromArray` lists them, rather than spread from it: spread, a view of 2,000 tasks took
+ * twice as long (48 ms against 21 ms in bench/views.mjs).
+ */
 function toView(r: unknown[]): TaskView {
 	const dependsOn = r[19] as string | null;
 	return {
-		...taskFromArray(r),
+		id: r[0] as string,
+		index: r[1] as number,
+		stepId: r[2] as string,
+		role: r[3] as string,
+		status: r[4] as TaskStatus,
+		attempts: r[5] as number,
+		startedAt: r[6] as string | null,
+		finishedAt: r[7] as string | null,
+		error: r[8] as string | null,
+		resultChars: r[9] as number,
+		usage: usageFromArray(r),
 		agent: (r[16] as string | null) ?? "",
 		runtime: (r[17] as string | null) ?? "",
 		model: r[18] as string | null,
