@@ -1,4 +1,8 @@
+import { resolve } from "node:path";
 import { defineConfig } from "rolldown";
+
+const QUICK = resolve("src/adapters/cli/quick.ts");
+const READS = [resolve("src/adapters/cli/read-commands.ts"), resolve("src/adapters/cli/outcome.ts")];
 
 /**
  * better-sqlite3 finds its native addon through the `bindings` package, which looks next to the
@@ -18,6 +22,32 @@ const betterSqlite3Addon = {
 };
 
 /**
+ * What the read commands (`crew status`, `runs`, `events`, ...) run, in one chunk: read-commands.ts,
+ * outcome.ts and every module they import statically, but for those the first step of the CLI (quick.ts)
+ * imports itself. A command's start pays for each module it loads, and these would otherwise come
+ * in a dozen chunks shared with other commands.
+ */
+function readsChunk() {
+	let members;
+	const reach = (ctx, from, into) => {
+		if (into.has(from)) return;
+		into.add(from);
+		for (const id of ctx.getModuleInfo(from)?.importedIds ?? []) reach(ctx, id, into);
+	};
+	return (moduleId, ctx) => {
+		if (!members) {
+			const ids = [...ctx.getModuleInfo(QUICK)?.importedIds ?? []];
+			const quick = new Set();
+			for (const id of ids) reach(ctx, id, quick);
+			members = new Set();
+			for (const id of READS) reach(ctx, id, members);
+			for (const id of quick) members.delete(id);
+		}
+		return members.has(moduleId) ? "reads" : null;
+	};
+}
+
+/**
  * crew's CLI as an ES module bundle in dist/cli/ (bin/crew.js runs it), built from the sources
  * after `tsc` checked them; each command's modules stay in chunks loaded on use, with source maps
  * that `--debug` turns on. Left out, and loaded from node_modules: packages that find files of
@@ -25,7 +55,7 @@ const betterSqlite3Addon = {
  * only queue runs load.
  */
 export default defineConfig({
-	input: { version: "src/adapters/cli/version.ts", main: "src/adapters/cli/main.ts" },
+	input: { quick: QUICK, main: "src/adapters/cli/main.ts" },
 	platform: "node",
 	external: ["jiti", "bullmq", "ioredis"],
 	resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
@@ -37,5 +67,6 @@ export default defineConfig({
 		entryFileNames: "[name].js",
 		chunkFileNames: "[name]-[hash].js",
 		cleanDir: true,
+		codeSplitting: { includeDependenciesRecursively: false, groups: [{ name: readsChunk() }] },
 	},
 });

@@ -8,9 +8,11 @@ module.enableCompileCache?.();
 // name the lines of crew's sources through the bundle's source maps.
 if (process.argv.includes("--debug")) process.setSourceMapsEnabled(true);
 
-const { asksOnlyVersion, version } = await import("../dist/cli/version.js");
-if (asksOnlyVersion(process.argv.slice(2))) {
-	process.stdout.write(`${version()}\n`);
+// `--version` and the plain forms of the read commands run without loading the whole CLI.
+const { quick } = await import("../dist/cli/quick.js");
+const answer = quick(process.argv);
+if (answer) {
+	process.exitCode = await answer;
 } else {
 	const { main } = await import("../dist/cli/main.js");
 	process.exitCode = await main(process.argv);

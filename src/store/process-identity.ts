@@ -1,6 +1,12 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
+
+/**
+ * child_process is loaded only where /proc is missing: with net and dgram behind it, it would add
+ * a tenth to the start of every command that reads the store.
+ */
+const require = createRequire(import.meta.url);
 
 export interface ProcessIdentity {
 	readonly pid: number;
@@ -43,6 +49,7 @@ function procStat(pid: number): ProcessStat | null {
 function psStat(pid: number): ProcessStat | null {
 	let line: string;
 	try {
+		const { execFileSync } = require("node:child_process") as typeof import("node:child_process");
 		line = execFileSync("ps", ["-o", "stat=,pgid=,lstart=", "-p", String(pid)], {
 			encoding: "utf8",
 			stdio: ["ignore", "pipe", "ignore"],

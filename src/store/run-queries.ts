@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { once } from "../core/once.js";
 import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
 import type {
 	ArtifactRecord,
@@ -91,100 +92,119 @@ function tasksJsonSql(fields: readonly TaskJsonField[], inOrder: boolean, byStat
 
 /**
  * Reads of the run store. Works on a read-only connection; every multi-statement read runs in one
- * read transaction, so it sees a single committed state even while a runner writes.
+ * read transaction, so it sees a single committed state even while a runner writes. Statements are
+ * prepared at first use: a command needs few of them, and preparing all cost it more than its reads.
  */
 export class RunQueries {
 	readonly #db: Db;
-	readonly #run: Statement<[string], RunRow>;
-	readonly #latest: Statement<[], { id: string }>;
-	readonly #lastSeq: Statement<[string], number>;
-	readonly #runs: Statement<[number], RunRow>;
-	readonly #tasks: Statement<[string], unknown[]>;
-	readonly #task: Statement<[string, string], TaskRow>;
-	readonly #taskByStep: Statement<[string, string], TaskRow>;
-	readonly #specs: Statement<[string], { spec: string }>;
-	readonly #excerpt: Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
-	readonly #events: Statement<[string, number, number], EventRow>;
-	readonly #eventsOfTypes: Statement<[string, string], EventRow>;
-	readonly #hasEvent: Statement<[string, string], number>;
-	readonly #attempts: Statement<[string], AttemptRow>;
-	readonly #liveAttempts: Statement<[string], AttemptRow>;
-	readonly #artifacts: Statement<[string], ArtifactRow>;
-	readonly #artifact: Statement<[string, string], ArtifactRow>;
-	readonly #tasksJson: Statement<[TasksJsonParams], string>;
-	readonly #tasksJsonInOrder: Statement<[TasksJsonParams], string>;
-	readonly #usage: Statement<[string], UsageRow>;
-	readonly #evidence: Statement<[string, string], { evidence: string | null }>;
-	readonly #approvedAt: Statement<[string, string], { approved_at: string | null }>;
-	readonly #approvedWaiting: Statement<[string], { id: string }>;
-	readonly #usageByRole: Statement<[string], UsageRow & { key: string }>;
-	readonly #usageByModel: Statement<[string], UsageRow & { key: string }>;
+	readonly #run: () => Statement<[string], RunRow>;
+	readonly #latest: () => Statement<[], { id: string }>;
+	readonly #lastSeq: () => Statement<[string], number>;
+	readonly #runs: () => Statement<[number], RunRow>;
+	readonly #tasks: () => Statement<[string], unknown[]>;
+	readonly #task: () => Statement<[string, string], TaskRow>;
+	readonly #taskByStep: () => Statement<[string, string], TaskRow>;
+	readonly #specs: () => Statement<[string], { spec: string }>;
+	readonly #excerpt: () => Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
+	readonly #events: () => Statement<[string, number, number], EventRow>;
+	readonly #eventsOfTypes: () => Statement<[string, string], EventRow>;
+	readonly #hasEvent: () => Statement<[string, string], number>;
+	readonly #attempts: () => Statement<[string], AttemptRow>;
+	readonly #liveAttempts: () => Statement<[string], AttemptRow>;
+	readonly #artifacts: () => Statement<[string], ArtifactRow>;
+	readonly #artifact: () => Statement<[string, string], ArtifactRow>;
+	readonly #tasksJson: () => Statement<[TasksJsonParams], string>;
+	readonly #tasksJsonInOrder: () => Statement<[TasksJsonParams], string>;
+	readonly #usage: () => Statement<[string], UsageRow>;
+	readonly #evidence: () => Statement<[string, string], { evidence: string | null }>;
+	readonly #approvedAt: () => Statement<[string, string], { approved_at: string | null }>;
+	readonly #approvedWaiting: () => Statement<[string], { id: string }>;
+	readonly #usageByRole: () => Statement<[string], UsageRow & { key: string }>;
+	readonly #usageByModel: () => Statement<[string], UsageRow & { key: string }>;
 
 	constructor(db: Db) {
 		this.#db = db;
-		this.#run = db.prepare("SELECT * FROM runs WHERE id = ?");
-		this.#latest = db.prepare("SELECT id FROM runs ORDER BY rowid DESC LIMIT 1");
-		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
-		this.#runs = db.prepare("SELECT * FROM runs ORDER BY rowid DESC LIMIT ?");
+		this.#run = once(() => db.prepare("SELECT * FROM runs WHERE id = ?"));
+		this.#latest = once(() => db.prepare("SELECT id FROM runs ORDER BY rowid DESC LIMIT 1"));
+		this.#lastSeq = once(
+			() => db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>,
+		);
+		this.#runs = once(() => db.prepare("SELECT * FROM runs ORDER BY rowid DESC LIMIT ?"));
 		// Rows as arrays: a run's status reads thousands of rows, and objects per row cost twice as much.
-		this.#tasks = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY idx`).raw(true) as Statement<
-			[string],
-			unknown[]
-		>;
-		this.#task = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND id = ?`);
-		this.#taskByStep = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND step_id = ? ORDER BY idx`);
-		this.#specs = db.prepare(
-			"SELECT d.spec FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id WHERE t.run_id = ? ORDER BY t.idx",
+		this.#tasks = once(
+			() =>
+				db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY idx`).raw(true) as Statement<
+					[string],
+					unknown[]
+				>,
 		);
-		this.#excerpt = db.prepare(
-			"SELECT d.result_excerpt, t.result_chars FROM task_data d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id WHERE d.run_id = ? AND d.task_id = ?",
+		this.#task = once(() => db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND id = ?`));
+		this.#taskByStep = once(() =>
+			db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? AND step_id = ? ORDER BY idx`),
 		);
-		this.#events = db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
-		this.#eventsOfTypes = db.prepare(
-			"SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq",
+		this.#specs = once(() =>
+			db.prepare(
+				"SELECT d.spec FROM tasks t JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id WHERE t.run_id = ? ORDER BY t.idx",
+			),
 		);
-		this.#hasEvent = db.prepare("SELECT 1 FROM events WHERE run_id = ? AND type = ? LIMIT 1").pluck() as Statement<
-			[string, string],
-			number
-		>;
-		this.#evidence = db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?");
-		this.#approvedAt = db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?");
-		this.#approvedWaiting = db.prepare(
-			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
+		this.#excerpt = once(() =>
+			db.prepare(
+				"SELECT d.result_excerpt, t.result_chars FROM task_data d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id WHERE d.run_id = ? AND d.task_id = ?",
+			),
 		);
-		this.#attempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id");
-		this.#liveAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id");
-		this.#artifacts = db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path");
-		this.#artifact = db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND path = ?");
+		this.#events = once(() => db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"));
+		this.#eventsOfTypes = once(() =>
+			db.prepare("SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq"),
+		);
+		this.#hasEvent = once(
+			() =>
+				db.prepare("SELECT 1 FROM events WHERE run_id = ? AND type = ? LIMIT 1").pluck() as Statement<
+					[string, string],
+					number
+				>,
+		);
+		this.#evidence = once(() => db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?"));
+		this.#approvedAt = once(() => db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?"));
+		this.#approvedWaiting = once(() =>
+			db.prepare(
+				"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
+			),
+		);
+		this.#attempts = once(() => db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id"));
+		this.#liveAttempts = once(() =>
+			db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id"),
+		);
+		this.#artifacts = once(() => db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path"));
+		this.#artifact = once(() => db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND path = ?"));
 		// A task's token columns are the sum of its attempts' usage, running ones' included: every
 		// write of an attempt's usage changes them in the same transaction.
 		const sums =
 			"sum(input) AS input, sum(output) AS output, sum(cache_read) AS cacheRead, sum(cache_write) AS cacheWrite, sum(cost) AS cost, max(partial) AS partial";
 		// Every attempt's usage counts under its task's role once: the roles' sums are the run's.
-		this.#usage = db.prepare(
-			`SELECT coalesce(sum(input), 0) AS input, coalesce(sum(output), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead,
+		this.#usage = once(() =>
+			db.prepare(
+				`SELECT coalesce(sum(input), 0) AS input, coalesce(sum(output), 0) AS output, coalesce(sum(cache_read), 0) AS cacheRead,
 				coalesce(sum(cache_write), 0) AS cacheWrite, coalesce(sum(cost), 0) AS cost, max(partial) AS partial
 			FROM usage_totals WHERE run_id = ? AND by = 'role'`,
+			),
 		);
-		this.#usageByRole = db.prepare(
-			`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'role' GROUP BY key ORDER BY key`,
+		this.#usageByRole = once(() =>
+			db.prepare(`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'role' GROUP BY key ORDER BY key`),
 		);
 		// An attempt without a model (a command, a dry run) counts under its runtime's name.
-		this.#usageByModel = db.prepare(
-			`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'model' GROUP BY key ORDER BY key`,
+		this.#usageByModel = once(() =>
+			db.prepare(`SELECT key, ${sums} FROM usage_totals WHERE run_id = ? AND by = 'model' GROUP BY key ORDER BY key`),
 		);
-		this.#tasksJson = db.prepare(tasksJsonSql(TASK_JSON_FIELDS, false, false)).pluck() as Statement<
-			[TasksJsonParams],
-			string
-		>;
-		this.#tasksJsonInOrder = db.prepare(tasksJsonSql(TASK_JSON_FIELDS, true, false)).pluck() as Statement<
-			[TasksJsonParams],
-			string
-		>;
+		this.#tasksJson = once(
+			() => db.prepare(tasksJsonSql(TASK_JSON_FIELDS, false, false)).pluck() as Statement<[TasksJsonParams], string>,
+		);
+		this.#tasksJsonInOrder = once(
+			() => db.prepare(tasksJsonSql(TASK_JSON_FIELDS, true, false)).pluck() as Statement<[TasksJsonParams], string>,
+		);
 	}
 
 	findRun(runId: string): RunRecord | undefined {
-		const row = this.#run.get(runId);
+		const row = this.#run().get(runId);
 		return row ? toRun(row) : undefined;
 	}
 
@@ -195,15 +215,15 @@ export class RunQueries {
 	}
 
 	latestRunId(): string | undefined {
-		return this.#latest.get()?.id;
+		return this.#latest().get()?.id;
 	}
 
 	listRuns(limit = 1000): RunRecord[] {
-		return this.#runs.all(limit).map(toRun);
+		return this.#runs().all(limit).map(toRun);
 	}
 
 	listTasks(runId: string): TaskRecord[] {
-		return this.#tasks.all(runId).map(taskFromArray);
+		return this.#tasks().all(runId).map(taskFromArray);
 	}
 
 	/** A run and all its tasks as of one committed state. */
@@ -236,14 +256,14 @@ export class RunQueries {
 						.prepare(tasksJsonSql(select.fields ?? TASK_JSON_FIELDS, order !== undefined, select.tasks !== undefined))
 						.pluck() as Statement<[TasksJsonParams], string>)
 				: order
-					? this.#tasksJsonInOrder
-					: this.#tasksJson;
+					? this.#tasksJsonInOrder()
+					: this.#tasksJson();
 		return statement.get(params) ?? "[]";
 	}
 
 	/** Tokens and cost of all the run's attempts, whatever their end, running ones' reports so far included. */
 	usage(runId: string): Usage {
-		const row = this.#usage.get(runId);
+		const row = this.#usage().get(runId);
 		return row ? usageFrom(row) : ZERO_USAGE;
 	}
 
@@ -251,14 +271,14 @@ export class RunQueries {
 	usageBy(runId: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
 		const byKey = (rows: (UsageRow & { key: string })[]) =>
 			Object.fromEntries(rows.map(({ key, ...usage }) => [key, usageFrom(usage)]));
-		return { role: byKey(this.#usageByRole.all(runId)), model: byKey(this.#usageByModel.all(runId)) };
+		return { role: byKey(this.#usageByRole().all(runId)), model: byKey(this.#usageByModel().all(runId)) };
 	}
 
 	/** A task by task id, or by step id when that names exactly one task. */
 	findTask(runId: string, ref: string): TaskRecord {
-		const row = this.#task.get(runId, ref);
+		const row = this.#task().get(runId, ref);
 		if (row) return toTask(row);
-		const bySteps = this.#taskByStep.all(runId, ref);
+		const bySteps = this.#taskByStep().all(runId, ref);
 		if (bySteps.length === 1 && bySteps[0]) return toTask(bySteps[0]);
 		if (bySteps.length > 1) {
 			throw new CrewError(
@@ -270,64 +290,68 @@ export class RunQueries {
 	}
 
 	taskSpecs(runId: string): TaskSpec[] {
-		return this.#specs.all(runId).map((row) => JSON.parse(row.spec) as TaskSpec);
+		return this.#specs()
+			.all(runId)
+			.map((row) => JSON.parse(row.spec) as TaskSpec);
 	}
 
 	/** Whether the task's gate was approved. */
 	isApproved(runId: string, taskId: string): boolean {
-		return this.#approvedAt.get(runId, taskId)?.approved_at != null;
+		return this.#approvedAt().get(runId, taskId)?.approved_at != null;
 	}
 
 	/** The run's waiting tasks that have been approved since. */
 	approvedWaiting(runId: string): string[] {
-		return this.#approvedWaiting.all(runId).map((row) => row.id);
+		return this.#approvedWaiting()
+			.all(runId)
+			.map((row) => row.id);
 	}
 
 	/** What the task's last failed check printed, kept for its next attempt. */
 	evidenceOf(runId: string, taskId: string): string | undefined {
-		return this.#evidence.get(runId, taskId)?.evidence ?? undefined;
+		return this.#evidence().get(runId, taskId)?.evidence ?? undefined;
 	}
 
 	resultExcerpt(runId: string, taskId: string): { excerpt: string; chars: number } {
-		const row = this.#excerpt.get(runId, taskId);
+		const row = this.#excerpt().get(runId, taskId);
 		return { excerpt: row?.result_excerpt ?? "", chars: row?.result_chars ?? 0 };
 	}
 
 	/** The seq of a run's latest event (0 before its first); undefined for an unknown run. */
 	lastSeq(runId: string): number | undefined {
-		return this.#lastSeq.get(runId);
+		return this.#lastSeq().get(runId);
 	}
 
 	eventsAfter(runId: string, afterSeq: number, limit = 10_000): EventRecord[] {
-		return this.#events.all(runId, afterSeq, limit).map(toEvent);
+		return this.#events().all(runId, afterSeq, limit).map(toEvent);
 	}
 
 	/** Whether the run has an event of `type`. */
 	hasEvent(runId: string, type: string): boolean {
-		return this.#hasEvent.get(runId, type) !== undefined;
+		return this.#hasEvent().get(runId, type) !== undefined;
 	}
 
 	/** Every event of the run of one of `types`, oldest first. */
 	eventsOfTypes(runId: string, types: readonly string[]): EventRecord[] {
-		return this.#eventsOfTypes.all(runId, JSON.stringify(types)).map(toEvent);
+		return this.#eventsOfTypes().all(runId, JSON.stringify(types)).map(toEvent);
 	}
 
 	attempts(runId: string): AttemptRecord[] {
-		return this.#attempts.all(runId).map(toAttempt);
+		return this.#attempts().all(runId).map(toAttempt);
 	}
 
 	/** Attempts recorded as running: on a run without a live runner, their processes may be orphans. */
 	liveAttempts(runId: string): AttemptRecord[] {
-		return this.#liveAttempts.all(runId).map(toAttempt);
+		return this.#liveAttempts().all(runId).map(toAttempt);
 	}
 
 	/** The run's artifact at `path`, if it has one. */
 	artifact(runId: string, path: string): ArtifactRecord | undefined {
-		const row = this.#artifact.get(runId, path);
+		const row = this.#artifact().get(runId, path);
 		return row ? toArtifact(row) : undefined;
 	}
 
 	artifacts(runId: string): ArtifactRecord[] {
-		return this.#artifacts.all(runId).map(toArtifact);
+		return this.#artifacts().all(runId).map(toArtifact);
 	}
 }

@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
+import { once } from "../core/once.js";
 import type { TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/types.js";
 import type { Db } from "./database.js";
@@ -81,44 +82,65 @@ function toView(r: unknown[]): TaskView {
 	};
 }
 
-/** Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows. */
+/**
+ * Reads that live views (watch, logs, the dashboard) make of a run, beside its status rows; each
+ * statement is prepared at its first use, as RunQueries' are.
+ */
 export class ViewQueries {
-	readonly #changed: Statement<[{ runId: string; since: number }], unknown[]>;
-	readonly #task: Statement<[{ runId: string; taskId: string }], unknown[]>;
-	readonly #links: Statement<[{ runId: string }], LinksRow>;
-	readonly #lastSeq: Statement<[string], number>;
-	readonly #reordered: Statement<[string], number>;
-	readonly #taskEvents: Statement<[string, string, number, number], EventRow>;
-	readonly #taskEventsBefore: Statement<[string, string, number, number], EventRow>;
-	readonly #taskAttempts: Statement<[string, string], AttemptRow>;
-	readonly #taskArtifacts: Statement<[string, string], ArtifactRow>;
+	readonly #changed: () => Statement<[{ runId: string; since: number }], unknown[]>;
+	readonly #task: () => Statement<[{ runId: string; taskId: string }], unknown[]>;
+	readonly #links: () => Statement<[{ runId: string }], LinksRow>;
+	readonly #lastSeq: () => Statement<[string], number>;
+	readonly #reordered: () => Statement<[string], number>;
+	readonly #taskEvents: () => Statement<[string, string, number, number], EventRow>;
+	readonly #taskEventsBefore: () => Statement<[string, string, number, number], EventRow>;
+	readonly #taskAttempts: () => Statement<[string, string], AttemptRow>;
+	readonly #taskArtifacts: () => Statement<[string, string], ArtifactRow>;
 
 	constructor(db: Db) {
-		this.#changed = db
-			.prepare(
-				`${VIEW_SELECT} WHERE t.run_id = @runId AND (t.changed_seq > @since OR t.status = 'running') ORDER BY t.idx`,
-			)
-			.raw(true) as Statement<[{ runId: string; since: number }], unknown[]>;
-		this.#task = db.prepare(`${VIEW_SELECT} WHERE t.run_id = @runId AND t.id = @taskId`).raw(true) as Statement<
-			[{ runId: string; taskId: string }],
-			unknown[]
-		>;
-		this.#links = db.prepare(
-			`SELECT t.id, v.depends_on, v.phase FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
+		this.#changed = once(
+			() =>
+				db
+					.prepare(
+						`${VIEW_SELECT} WHERE t.run_id = @runId AND (t.changed_seq > @since OR t.status = 'running') ORDER BY t.idx`,
+					)
+					.raw(true) as Statement<[{ runId: string; since: number }], unknown[]>,
+		);
+		this.#task = once(
+			() =>
+				db.prepare(`${VIEW_SELECT} WHERE t.run_id = @runId AND t.id = @taskId`).raw(true) as Statement<
+					[{ runId: string; taskId: string }],
+					unknown[]
+				>,
+		);
+		this.#links = once(() =>
+			db.prepare(
+				`SELECT t.id, v.depends_on, v.phase FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 			WHERE t.run_id = @runId ORDER BY t.idx`,
+			),
 		);
-		this.#lastSeq = db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
-		this.#reordered = db.prepare("SELECT reordered FROM runs WHERE id = ?").pluck() as Statement<[string], number>;
+		this.#lastSeq = once(
+			() => db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>,
+		);
+		this.#reordered = once(
+			() => db.prepare("SELECT reordered FROM runs WHERE id = ?").pluck() as Statement<[string], number>,
+		);
 		// SQLite would rather walk the run's events in seq order than use the index by task.
-		this.#taskEvents = db.prepare(
-			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+		this.#taskEvents = once(() =>
+			db.prepare(
+				"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+			),
 		);
-		this.#taskEventsBefore = db.prepare(
-			"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+		this.#taskEventsBefore = once(() =>
+			db.prepare(
+				"SELECT * FROM events INDEXED BY events_by_task WHERE run_id = ? AND task_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+			),
 		);
-		this.#taskAttempts = db.prepare("SELECT * FROM attempts WHERE run_id = ? AND task_id = ? ORDER BY number");
-		this.#taskArtifacts = db.prepare(
-			"SELECT * FROM artifacts INDEXED BY artifacts_by_task WHERE run_id = ? AND task_id = ? ORDER BY path",
+		this.#taskAttempts = once(() =>
+			db.prepare("SELECT * FROM attempts WHERE run_id = ? AND task_id = ? ORDER BY number"),
+		);
+		this.#taskArtifacts = once(() =>
+			db.prepare("SELECT * FROM artifacts INDEXED BY artifacts_by_task WHERE run_id = ? AND task_id = ? ORDER BY path"),
 		);
 	}
 
@@ -128,29 +150,29 @@ export class ViewQueries {
 	 * `since` gives every task.
 	 */
 	changedTasks(runId: string, since: number): TaskView[] {
-		return this.#changed.all({ runId, since }).map(toView);
+		return this.#changed().all({ runId, since }).map(toView);
 	}
 
 	/** One task of the run as `changedTasks` gives it, by task id. */
 	task(runId: string, taskId: string): TaskView | undefined {
-		const row = this.#task.get({ runId, taskId });
+		const row = this.#task().get({ runId, taskId });
 		return row ? toView(row) : undefined;
 	}
 
 	/** The seq of the run's latest event: what a view read now is as of. */
 	lastSeq(runId: string): number {
-		return this.#lastSeq.get(runId) ?? 0;
+		return this.#lastSeq().get(runId) ?? 0;
 	}
 
 	/** Whether views may list the run's tasks in another order than they joined it in (see `reorderedSql`). */
 	reordered(runId: string): boolean {
-		return this.#reordered.get(runId) === 1;
+		return this.#reordered().get(runId) === 1;
 	}
 
 	/** Each task's dependencies and phase, by task id in the order the tasks joined the run. */
 	links(runId: string): Map<string, TaskLinks> {
 		const byId = new Map<string, TaskLinks>();
-		for (const row of this.#links.all({ runId })) {
+		for (const row of this.#links().all({ runId })) {
 			byId.set(row.id, {
 				dependsOn: row.depends_on ? (JSON.parse(row.depends_on) as string[]) : [],
 				phase: row.phase,
@@ -161,21 +183,21 @@ export class ViewQueries {
 
 	/** A task's events after `afterSeq`, oldest first. */
 	taskEvents(runId: string, taskId: string, afterSeq: number, limit = 10_000): EventRecord[] {
-		return this.#taskEvents.all(runId, taskId, afterSeq, limit).map(toEvent);
+		return this.#taskEvents().all(runId, taskId, afterSeq, limit).map(toEvent);
 	}
 
 	/** A task's events before `beforeSeq`, newest first. */
 	taskEventsBefore(runId: string, taskId: string, beforeSeq: number, limit: number): EventRecord[] {
-		return this.#taskEventsBefore.all(runId, taskId, beforeSeq, limit).map(toEvent);
+		return this.#taskEventsBefore().all(runId, taskId, beforeSeq, limit).map(toEvent);
 	}
 
 	/** A task's attempts, oldest first. */
 	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
-		return this.#taskAttempts.all(runId, taskId).map(toAttempt);
+		return this.#taskAttempts().all(runId, taskId).map(toAttempt);
 	}
 
 	/** The files a task produced, by path. */
 	taskArtifacts(runId: string, taskId: string): ArtifactRecord[] {
-		return this.#taskArtifacts.all(runId, taskId).map(toArtifact);
+		return this.#taskArtifacts().all(runId, taskId).map(toArtifact);
 	}
 }

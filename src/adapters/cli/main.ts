@@ -6,6 +6,7 @@ import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
 import { amount, cap, count, json, names, port } from "./option-values.js";
+import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, RunFlags } from "./run-commands.js";
@@ -421,40 +422,19 @@ function program(setExit: (code: number) => void): Command {
 	return cli;
 }
 
-/**
- * Errors that say what the command was given is wrong (HTTP answers them 400 or 404): they exit
- * as bad input, not as a failure.
- */
-const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
-	ErrorCode.InvalidId,
-	ErrorCode.InvalidInput,
-	ErrorCode.InvalidWorkflow,
-	ErrorCode.InvalidResource,
-	ErrorCode.NotFound,
-	ErrorCode.ArtifactPath,
-]);
-
 /** Runs the CLI on `argv`; returns the exit code. Errors become one line naming the bad value. */
 export async function main(argv: readonly string[]): Promise<number> {
-	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-		// A reader that stops early (`crew events <id> | head`) must not crash a runner mid-run.
-		if (error.code !== "EPIPE") throw error;
-	});
 	let code: number = Exit.Ok;
 	const cli = program((c) => {
 		code = c;
 	});
-	try {
-		await cli.parseAsync(argv as string[]);
-		return code;
-	} catch (error) {
-		if (error instanceof CommanderError) {
+	return outcome(argv, async () => {
+		try {
+			await cli.parseAsync(argv as string[]);
+			return code;
+		} catch (error) {
+			if (!(error instanceof CommanderError)) throw error;
 			return error.exitCode === 0 ? Exit.Ok : Exit.Usage;
 		}
-		const debug = argv.includes("--debug");
-		const message = error instanceof Error ? error.message : String(error);
-		process.stderr.write(`crew: ${message}\n`);
-		if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-		return error instanceof CrewError && BAD_INPUT.has(error.code) ? Exit.Usage : Exit.Failed;
-	}
+	});
 }

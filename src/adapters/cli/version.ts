@@ -8,8 +8,3 @@ export function version(): string {
 	};
 	return pkg.version;
 }
-
-/** Whether `args` (argv after the script) ask only for the version, which needs none of the CLI. */
-export function asksOnlyVersion(args: readonly string[]): boolean {
-	return args.length === 1 && (args[0] === "--version" || args[0] === "-V");
-}

@@ -1,0 +1,34 @@
+import { CrewError, ErrorCode } from "../../core/errors.js";
+import { Exit } from "./exit-codes.js";
+
+/**
+ * Errors that say what the command was given is wrong (HTTP answers them 400 or 404): they exit
+ * as bad input, not as a failure.
+ */
+const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
+	ErrorCode.InvalidId,
+	ErrorCode.InvalidInput,
+	ErrorCode.InvalidWorkflow,
+	ErrorCode.InvalidResource,
+	ErrorCode.NotFound,
+	ErrorCode.ArtifactPath,
+]);
+
+/**
+ * Runs a command to its exit code. An error becomes one line naming the bad value (with its stack
+ * under --debug); a reader that stops early (`crew events <id> | head`) ends nothing.
+ */
+export async function outcome(argv: readonly string[], command: () => Promise<number>): Promise<number> {
+	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+		// A runner must not crash mid-run because its reader went away.
+		if (error.code !== "EPIPE") throw error;
+	});
+	try {
+		return await command();
+	} catch (error) {
+		const message = error instanceof Error ? error.message : String(error);
+		process.stderr.write(`crew: ${message}\n`);
+		if (argv.includes("--debug") && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+		return error instanceof CrewError && BAD_INPUT.has(error.code) ? Exit.Usage : Exit.Failed;
+	}
+}
