@@ -58,7 +58,11 @@ export default defineConfig({
 	input: { quick: QUICK, main: "src/adapters/cli/main.ts" },
 	platform: "node",
 	external: ["jiti", "bullmq", "ioredis"],
-	resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
+	resolve: {
+		extensionAlias: { ".js": [".ts", ".js"] },
+		// yaml's ES module build: the same parser as its CommonJS one, without a wrapper per module.
+		alias: { yaml: resolve("node_modules/yaml/browser/index.js") },
+	},
 	plugins: [betterSqlite3Addon],
 	output: {
 		dir: "dist/cli",
