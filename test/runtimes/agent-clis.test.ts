@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
@@ -10,7 +9,7 @@ import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Script } from "../../src/scripted-model/turns.js";
-import { PI_1, ROOT, TestRepo, waitFor } from "../helpers.js";
+import { cliHome, PI_1, ROOT, TestRepo, waitFor } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -93,7 +92,7 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 		const server = await ScriptedModelServer.start(script);
 		servers.push(server);
 		const repo = new TestRepo();
-		const scripted = scriptedCliSetup(cli.name, server.url, mkdtempSync(join(tmpdir(), `crew-${cli.name}-`)));
+		const scripted = scriptedCliSetup(cli.name, server.url, cliHome(cli.name));
 		repo.writeFile(
 			".crew/agents/scribe.md",
 			`---\nname: scribe\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${agentFields(scripted)}---\nYou write files when asked.\n`,

@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
@@ -8,7 +6,7 @@ import type { PlanInput } from "../../src/engine/planner.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
-import { PI_1, ROOT, TestRepo } from "../helpers.js";
+import { cliHome, PI_1, ROOT, TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -60,7 +58,7 @@ describe.each(CLIS)("$label: the model and thinking level a worker runs on", (cl
 		});
 		servers.push(server);
 		const repo = new TestRepo();
-		const scripted = scriptedCliSetup(cli.name, server.url, mkdtempSync(join(tmpdir(), `crew-${cli.name}-`)));
+		const scripted = scriptedCliSetup(cli.name, server.url, cliHome(cli.name));
 		const own = cli.model ?? scripted.model;
 		repo.writeFile(".crew/agents/inherit.md", `---\nname: inherit\nruntime: ${cli.name}\nmodel: false\n---\nYou.\n`);
 		repo.writeFile(
