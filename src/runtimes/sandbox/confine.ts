@@ -53,11 +53,11 @@ export function secretFolders(home: string = homedir()): string[] {
 }
 
 /**
- * The sandbox is bubblewrap, run directly: it is a Debian package, starts a process in 10–20 ms,
- * confines each task with its own mounts (crew runs tasks with different needs side by side) and
- * keeps the process in crew's process group, so crew's signals and its proof of who it started
- * still hold. Anthropic's sandbox-runtime, built on it, needs Node 22.12, keeps one configuration
- * per process and costs 65–100 ms per command. Only Linux has bubblewrap.
+ * The sandbox is bubblewrap, run directly: it is a Debian package, adds ~5 ms to starting a
+ * process, confines each task with its own mounts (crew runs tasks with different needs side by
+ * side) and keeps the process in crew's process group, so crew's signals and its proof of who it
+ * started still hold. Anthropic's sandbox-runtime, built on it, needs Node 22.12, keeps one
+ * configuration per process and took 68–86 ms per command here. Only Linux has bubblewrap.
  *
  * `bwrap`'s arguments for `command` under `spec`: the whole file system read-only, then /dev,
  * /proc and a private /tmp, then what is writable, then what is hidden (a folder under an empty
@@ -83,7 +83,7 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 
 /**
  * The bubblewrap this machine can run, checked by confining `true` once; null when there is none
- * or it cannot make its namespaces here (say why with `sandboxUnavailable`).
+ * on PATH or it cannot make its namespaces here.
  */
 export function findBwrap(path: string = process.env.PATH ?? ""): string | null {
 	for (const folder of path.split(":").filter(Boolean)) {
@@ -107,7 +107,7 @@ export function confine(bwrap: string | null, spec: SandboxSpec, command: Comman
 	if (bwrap === null) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`this task asks for a sandbox, and ${process.platform === "linux" ? "no working bubblewrap (bwrap) is on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap)" : `crew has none on ${process.platform}`}, or run with --sandbox off`,
+			`this task asks for a sandbox, and ${process.platform === "linux" ? "no working bubblewrap (bwrap) is on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap)" : `crew has none on ${process.platform}`}, or give the task the sandbox level off`,
 		);
 	}
 	return { file: bwrap, args: bwrapArgs(spec, command) };
