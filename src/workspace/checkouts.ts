@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { Turns } from "../core/turns.js";
 import { git, gitRun } from "./git.js";
 
 /** Where a task's workspace comes from when it is made on another machine. */
@@ -36,7 +37,7 @@ export async function applyChanges(path: string, patch: string): Promise<void> {
  */
 export class Checkouts {
 	readonly #dir: string;
-	readonly #turns = new Map<string, Promise<unknown>>();
+	readonly #turns = new Turns();
 
 	constructor(dir: string) {
 		this.#dir = dir;
@@ -49,7 +50,7 @@ export class Checkouts {
 	 */
 	async prepare(source: CheckoutSource, path: string): Promise<void> {
 		const copy = this.#copyOf(source.repository);
-		await this.#inTurn(copy, async () => {
+		await this.#turns.take(copy, async () => {
 			if (!existsSync(copy)) {
 				mkdirSync(copy, { recursive: true });
 				await git(copy, ["init", "--quiet", "--bare"]);
@@ -80,7 +81,7 @@ export class Checkouts {
 	/** Removes an attempt's worktree from its copy's records; its folder goes with it. */
 	async remove(repository: string, path: string): Promise<void> {
 		const copy = this.#copyOf(repository);
-		await this.#inTurn(copy, () => gitRun(copy, ["worktree", "remove", "--force", path]));
+		await this.#turns.take(copy, () => gitRun(copy, ["worktree", "remove", "--force", path]));
 	}
 
 	/** Forgets the worktrees of every copy whose folders are gone: those of a worker that died. */
@@ -88,22 +89,11 @@ export class Checkouts {
 		if (!existsSync(this.#dir)) return;
 		for (const name of readdirSync(this.#dir)) {
 			const copy = join(this.#dir, name);
-			await this.#inTurn(copy, () => gitRun(copy, ["worktree", "prune"]));
+			await this.#turns.take(copy, () => gitRun(copy, ["worktree", "prune"]));
 		}
 	}
 
 	#copyOf(repository: string): string {
 		return join(this.#dir, `${createHash("sha256").update(repository).digest("hex").slice(0, 16)}.git`);
-	}
-
-	async #inTurn<T>(copy: string, work: () => Promise<T>): Promise<T> {
-		const previous = this.#turns.get(copy) ?? Promise.resolve();
-		const next = previous.then(work, work);
-		// The turn only orders the work: its failure is its caller's, through `next`.
-		this.#turns.set(
-			copy,
-			next.catch(() => undefined),
-		);
-		return next;
 	}
 }

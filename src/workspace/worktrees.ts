@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import { Turns } from "../core/turns.js";
 import { git, gitError, gitRun } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
@@ -93,18 +94,11 @@ export class Worktrees {
 	 * Worktrees are added and removed one at a time: git reads the other worktrees' records while
 	 * it adds one, and fails on a record another `git worktree add` is still writing.
 	 */
-	#turn: Promise<unknown> = Promise.resolve();
+	readonly #turns = new Turns();
 
 	constructor(root: string, crewDir: string) {
 		this.#root = root;
 		this.#dir = join(crewDir, "worktrees");
-	}
-
-	#inTurn<T>(work: () => Promise<T>): Promise<T> {
-		const next = this.#turn.then(work, work);
-		// The turn only orders the work: its failure is its caller's, through `next`.
-		this.#turn = next.catch(() => undefined);
-		return next;
 	}
 
 	branchOf(runId: string, taskId: string): string {
@@ -137,7 +131,7 @@ export class Worktrees {
 		let leftover: string | undefined;
 		if (existsSync(path)) {
 			leftover = await this.#commitAll(path, `crew: run ${runId}, task ${taskId}: work left by attempt ${before}`);
-			await this.#inTurn(() => git(this.#root, ["worktree", "remove", "--force", path]));
+			await this.#turns.take("git", () => git(this.#root, ["worktree", "remove", "--force", path]));
 		}
 		let kept: string | undefined;
 		if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
@@ -147,7 +141,7 @@ export class Worktrees {
 			leftover && kept
 				? { branch: kept, patch: await git(this.#root, ["show", "--format=", "--binary", leftover]) }
 				: undefined;
-		await this.#inTurn(() => git(this.#root, ["worktree", "add", "--quiet", "-b", branch, path, base]));
+		await this.#turns.take("git", () => git(this.#root, ["worktree", "add", "--quiet", "-b", branch, path, base]));
 		for (const dep of dependencies) {
 			const depBranch = this.branchOf(runId, dep);
 			if ((await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${depBranch}`])).code !== 0)
@@ -194,7 +188,9 @@ export class Worktrees {
 
 	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
 	async discard(runId: string, taskId: string): Promise<void> {
-		await this.#inTurn(() => gitRun(this.#root, ["worktree", "remove", "--force", this.pathOf(runId, taskId)]));
+		await this.#turns.take("git", () =>
+			gitRun(this.#root, ["worktree", "remove", "--force", this.pathOf(runId, taskId)]),
+		);
 	}
 
 	/** The task worktrees crew made, of one run or all, and whether each has uncommitted changes. */
@@ -234,13 +230,13 @@ export class Worktrees {
 		for (const tree of await this.list(runId)) {
 			try {
 				if (tree.dirty) await this.#commitAll(tree.path, `crew: run ${runId}, task ${tree.taskId}: kept at cleanup`);
-				await this.#inTurn(() => git(this.#root, ["worktree", "remove", tree.path]));
+				await this.#turns.take("git", () => git(this.#root, ["worktree", "remove", tree.path]));
 				removed.push(tree.path);
 			} catch (error) {
 				kept.push({ path: tree.path, reason: error instanceof Error ? error.message : String(error) });
 			}
 		}
-		await this.#inTurn(() => gitRun(this.#root, ["worktree", "prune"]));
+		await this.#turns.take("git", () => gitRun(this.#root, ["worktree", "prune"]));
 		return { removed, kept };
 	}
 
