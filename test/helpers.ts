@@ -61,12 +61,16 @@ export class TestRepo {
 			mkdirSync(join(this.dir, ".crew", folder), { recursive: true });
 	}
 
-	/** A command agent running the fake agent with `flags`. */
+	/**
+	 * A command agent running the fake agent with `flags`. Unconfined unless `extra` says otherwise:
+	 * it logs to the repository's root, outside a worktree or a remote worker's checkout.
+	 */
 	agent(name: string, flags = "", extra = ""): this {
 		const command = `node ${FAKE_AGENT} --log ${this.log} ${flags}`.trim();
+		const sandbox = extra.includes("sandbox:") ? "" : "sandbox: off\n";
 		writeFileSync(
 			join(this.dir, ".crew", "agents", `${name}.md`),
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\n${extra}---\nYou are ${name}.\n`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\n${sandbox}${extra}---\nYou are ${name}.\n`,
 		);
 		return this;
 	}

@@ -1,4 +1,5 @@
 import { runLimits, type Settings } from "../config/settings.js";
+import type { SandboxLevel } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { FailurePolicy, IntegrationMode } from "../core/types.js";
 import type { PlanInput } from "../engine/planner.js";
@@ -35,17 +36,19 @@ export interface RunAsk {
 	readonly args?: unknown;
 	readonly queue?: string;
 	readonly repository?: string;
+	readonly sandbox?: SandboxLevel;
 }
 
 /**
  * The plan's input of a run asked for with `ask`, on top of the user's settings: what is asked
- * wins over the config (limits, budgets, the queue); the setup hook and the concurrency cap come
+ * wins over the config (limits, budgets, the queue, the sandbox); the setup hook and the concurrency cap come
  * from the config alone. Values are checked by the planner, so every surface refuses the same ones.
  */
 export function runInput(
 	ask: RunAsk,
-	settings: Partial<Pick<Settings, "limits" | "budget" | "queue" | "setup" | "maxConcurrency">>,
+	settings: Partial<Pick<Settings, "limits" | "budget" | "queue" | "setup" | "maxConcurrency" | "sandbox">>,
 ): PlanInput {
+	const sandbox = ask.sandbox ?? settings.sandbox;
 	const queue = ask.queue ?? settings.queue;
 	const budget = {
 		...settings.budget,
@@ -77,6 +80,7 @@ export function runInput(
 		...(queue !== undefined ? { queue } : {}),
 		...(ask.repository !== undefined ? { repository: ask.repository } : {}),
 		...(settings.setup ? { setup: settings.setup } : {}),
+		...(sandbox !== undefined ? { sandbox } : {}),
 		...(settings.maxConcurrency !== undefined ? { concurrencyCap: settings.maxConcurrency } : {}),
 		...(Object.keys(budget).length > 0 ? { budget } : {}),
 	};

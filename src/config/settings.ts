@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
 import type { Project } from "./project.js";
 import { userConfigDir } from "./resource-layers.js";
@@ -29,6 +30,8 @@ export interface Settings {
 	readonly nesting?: { readonly maxDepth: number };
 	/** Whether a pi session is told when delegating to crew pays off (user config only; default off). */
 	readonly delegation?: Delegation;
+	/** The sandbox level of runs that ask for none (user config only). */
+	readonly sandbox?: SandboxLevel;
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
@@ -60,6 +63,7 @@ const USER_ONLY: readonly string[] = [
 	"queue",
 	"nesting",
 	"delegation",
+	"sandbox",
 ];
 
 export interface SetupHook {
@@ -96,6 +100,7 @@ interface FileSettings {
 	readonly queue?: string;
 	readonly nesting?: { maxDepth: number };
 	readonly delegation?: Delegation;
+	readonly sandbox?: SandboxLevel;
 	readonly warnings: string[];
 }
 
@@ -193,6 +198,14 @@ function readDelegation(file: string, value: unknown): Delegation | undefined {
 	return value as Delegation;
 }
 
+function readSandbox(file: string, value: unknown): SandboxLevel | undefined {
+	if (value === undefined || isSandboxLevel(value)) return value;
+	throw new CrewError(
+		ErrorCode.InvalidInput,
+		`${file}: "sandbox" ${JSON.stringify(value)}: expected ${SANDBOX_LEVELS.map((l) => `"${l}"`).join(", ")}`,
+	);
+}
+
 function read(file: string, isUser: boolean): FileSettings {
 	let text: string;
 	try {
@@ -225,6 +238,7 @@ function read(file: string, isUser: boolean): FileSettings {
 	const queue = readQueue(file, own("queue"));
 	const nesting = readNesting(file, own("nesting"));
 	const delegation = readDelegation(file, own("delegation"));
+	const sandbox = readSandbox(file, own("sandbox"));
 	const runLimits = readLimits(file, fields.limits);
 	const hooks: FileSettings = {
 		warnings,
@@ -236,6 +250,7 @@ function read(file: string, isUser: boolean): FileSettings {
 		...(queue ? { queue } : {}),
 		...(nesting ? { nesting } : {}),
 		...(delegation ? { delegation } : {}),
+		...(sandbox ? { sandbox } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -280,6 +295,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.queue ? { queue: user.queue } : {}),
 		...(user.nesting ? { nesting: user.nesting } : {}),
 		...(user.delegation ? { delegation: user.delegation } : {}),
+		...(user.sandbox ? { sandbox: user.sandbox } : {}),
 		warnings: own.warnings,
 	};
 }

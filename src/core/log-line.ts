@@ -1,3 +1,5 @@
+import { sandboxText } from "./sandbox.js";
+
 /** What kind of thing a line of a task's log says. */
 export const LogKind = {
 	Attempt: "attempt",
@@ -52,7 +54,10 @@ function argsText(args: unknown): string {
 export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 	switch (type) {
 		case "task.running": {
-			const how = [str(data.runtime), str(data.model)].filter((s) => s !== "").join(", ");
+			const sandbox = data.sandbox as Parameters<typeof sandboxText>[0] | undefined;
+			const how = [str(data.runtime), str(data.model), sandbox ? sandboxText(sandbox) : ""]
+				.filter((s) => s !== "")
+				.join(", ");
 			return { kind: LogKind.Attempt, text: `attempt ${String(data.attempt ?? "?")}${how ? ` (${how})` : ""}` };
 		}
 		case "worker.assistant":
@@ -68,6 +73,17 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 			return { kind: LogKind.Output, text: str(data.text) };
 		case "worker.error":
 			return { kind: LogKind.Error, text: str(data.message) };
+		case "sandbox.denied": {
+			const what =
+				data.path !== undefined
+					? `a write to ${str(data.path)}`
+					: `a connection to ${str(data.host)}${data.port !== undefined ? `:${String(data.port)}` : ""}`;
+			return { kind: LogKind.Error, text: `the sandbox refused ${what}` };
+		}
+		case "scope.violated": {
+			const paths = Array.isArray(data.paths) ? data.paths.join(", ") : "";
+			return { kind: LogKind.Error, text: `changed files outside its scope, put back: ${paths}` };
+		}
 		case "worker.commit":
 			return { kind: LogKind.Commit, text: `committed ${str(data.commit).slice(0, 12)} on ${str(data.branch)}` };
 		default: {

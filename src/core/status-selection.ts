@@ -11,6 +11,7 @@ export const TASK_JSON_FIELDS = [
 	"finishedAt",
 	"error",
 	"usage",
+	"sandbox",
 ] as const;
 export type TaskJsonField = (typeof TASK_JSON_FIELDS)[number];
 

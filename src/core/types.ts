@@ -1,4 +1,5 @@
 import type { BudgetLimits } from "./budget.js";
+import type { RunSandbox, SandboxLevel } from "./sandbox.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { ThinkingLevel } from "./thinking.js";
 import type { VerifySpec } from "./verdict.js";
@@ -40,6 +41,8 @@ export interface AgentSpec {
 	readonly thinking?: ThinkingLevel;
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
+	/** The sandbox its tasks ask for; a step's wins over it. See `taskSandbox`. */
+	readonly sandbox?: SandboxLevel;
 	/** What one task of this agent is expected to spend at most, in tokens: its budget reservation. */
 	readonly maxTokens?: number;
 	/** Wall-clock limit of one attempt of this agent's tasks, in ms; 0: none. See `attemptLimits`. */
@@ -79,6 +82,8 @@ export interface TaskSpec {
 	readonly worktree?: boolean;
 	/** Paths the task writes (files or folders); in a shared checkout, overlapping tasks take turns. */
 	readonly writes?: readonly string[];
+	/** The sandbox its step asks for. See `taskSandbox`. */
+	readonly sandbox?: SandboxLevel;
 	/** The workflow script's call that made the task. */
 	readonly call?: ScriptCall;
 	/** A resolution task: it merges a conflicting task's branch into the run's integration. */
@@ -223,6 +228,8 @@ export interface RunOptions {
 	 * `runReach`). `session` is the caller's session id, by which it finds its runs again.
 	 */
 	readonly caller?: { readonly session?: string };
+	/** How the run's processes are confined; absent on a run recorded by an older crew: off. */
+	readonly sandbox?: RunSandbox;
 }
 
 /** Tokens and cost, of an attempt or summed over several. */
@@ -296,6 +303,8 @@ export interface TaskRecord {
 	/** Length of the whole result; its text is the task's `result.md` artifact. */
 	readonly resultChars: number;
 	readonly usage: Usage;
+	/** How its latest attempt was confined; null before it ran, or when not recorded (an older crew's). */
+	readonly sandbox: AttemptSandboxRecord | null;
 }
 
 /** A task as task lists show it: its record, what it waits for and the script phase it belongs to. */
@@ -313,6 +322,12 @@ export interface TaskView extends ListedTask {
 	readonly model: string | null;
 	/** Its latest worker event as one line; null before it has one. */
 	readonly activity: string | null;
+}
+
+/** How an attempt's processes were confined, as recorded. */
+export interface AttemptSandboxRecord {
+	readonly level: SandboxLevel;
+	readonly readOnly: boolean;
 }
 
 export interface ProcessHandle {
@@ -336,6 +351,8 @@ export interface AttemptRecord {
 	readonly retryable: boolean | null;
 	/** What the attempt used, as reported so far while it runs. */
 	readonly usage: Usage;
+	/** How its processes were confined; null when they were not recorded (an older crew's attempt). */
+	readonly sandbox: AttemptSandboxRecord | null;
 }
 
 export interface EventRecord {

@@ -108,6 +108,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 			: {}),
 		...(base?.tools ? { tools: base.tools } : {}),
 		...(base?.permissions ? { permissions: base.permissions } : {}),
+		...(base?.sandbox ? { sandbox: base.sandbox } : {}),
 		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
 		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
 		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),

@@ -1,4 +1,5 @@
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
+import { type AttemptSandbox, taskSandbox } from "../core/sandbox.js";
 import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
@@ -11,12 +12,17 @@ import type { Start } from "./live-attempt.js";
  * printed) and records its new attempt on `model`: what its worker starts from.
  */
 export function recordStart(
-	deps: { readonly store: RunStore; readonly files: ArtifactFiles; readonly trusted?: boolean },
+	deps: {
+		readonly store: RunStore;
+		readonly files: ArtifactFiles;
+		readonly crewDir: string;
+		readonly trusted?: boolean;
+	},
 	lease: Lease,
 	run: RunRecord,
 	task: { readonly index: number; readonly spec: TaskSpec; readonly model: string | undefined },
 ): Start {
-	const { store, files } = deps;
+	const { store, files, crewDir } = deps;
 	const { spec, model } = task;
 	const runId = lease.runId;
 	const runtime = run.options.runtime ?? spec.agent.runtime;
@@ -29,11 +35,16 @@ export function recordStart(
 	const evidence = store.queries.evidenceOf(runId, spec.id);
 	const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
 	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", prompt);
-	const attempt = store.startAttempt(lease, spec.id, runtime, model);
+	const asked = taskSandbox(spec, run.options, crewDir);
+	// A dry run starts no process: nothing to confine.
+	const sandbox = runtime === "dry-run" ? { ...asked, level: "off" as const } : asked;
+	const { level, readOnly } = sandbox;
+	const attempt = store.startAttempt(lease, spec.id, runtime, model, { level, readOnly });
 	const agent = model ? { ...spec.agent, model } : spec.agent;
 	return start(files, run, task.index, runtime, {
 		spec,
 		agent,
+		sandbox,
 		prompt,
 		promptArtifact,
 		attempt,
@@ -47,7 +58,7 @@ export function recordStart(
  * `runtime`: its stored prompt and its own record, nothing new recorded.
  */
 export async function followedStart(
-	{ files, trusted }: { readonly files: ArtifactFiles; readonly trusted?: boolean },
+	{ files, crewDir, trusted }: { readonly files: ArtifactFiles; readonly crewDir: string; readonly trusted?: boolean },
 	run: RunRecord,
 	task: { readonly index: number; readonly spec: TaskSpec; readonly attempt: AttemptRecord; readonly runtime: string },
 ): Promise<Start> {
@@ -55,8 +66,11 @@ export async function followedStart(
 	const name = `tasks/${spec.id}/prompt.md`;
 	const promptArtifact = await files.describe(run.id, spec.id, name, "prompt");
 	const prompt = files.read(run.id, name);
+	// Followed as it was started: confined as its record says.
+	const sandbox = { ...taskSandbox(spec, run.options, crewDir), ...attempt.sandbox };
 	return start(files, run, task.index, task.runtime, {
 		spec,
+		sandbox,
 		agent: spec.agent,
 		prompt,
 		promptArtifact,
@@ -80,6 +94,7 @@ function start(
 		readonly attempt: { readonly id: number; readonly number: number };
 		readonly epoch: number;
 		readonly trusted: boolean;
+		readonly sandbox: AttemptSandbox;
 	},
 ): Start {
 	const prefix = `tasks/${a.spec.id}`;
@@ -103,6 +118,7 @@ function start(
 			artifactDir: files.path(run.id, prefix),
 			artifactPrefix: prefix,
 			projectTrusted: a.trusted,
+			sandbox: a.sandbox,
 		},
 	};
 }

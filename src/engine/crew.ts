@@ -308,6 +308,7 @@ export class Crew {
 			{
 				store: this.#store,
 				files: this.files,
+				crewDir: this.project.crewDir,
 				runtimes: remote?.runtimes ?? this.runtimes,
 				localRuntimes: this.runtimes,
 				options: this.#options,

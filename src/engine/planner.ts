@@ -3,6 +3,7 @@ import { buildDag } from "../core/dag.js";
 import { MAX_DURATION_MS } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { fillGoal } from "../core/prompt.js";
+import type { RunSandbox, SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
@@ -16,6 +17,7 @@ import { hasCommit } from "../workspace/worktrees.js";
 import { type PlanProblem, type Resolver, resolveAgent } from "./agent-resolver.js";
 import { agentWorkflow } from "./agent-workflow.js";
 import { untilId, untilTask } from "./run-growth.js";
+import { runSandbox } from "./run-sandbox.js";
 import { planScript } from "./script/script-plan.js";
 import { thinkingWarnings } from "./thinking-check.js";
 import { chooseWorkflow } from "./workflow-choice.js";
@@ -86,6 +88,8 @@ export interface PlanInput {
 	readonly repository?: string;
 	/** How conflicts between a worktree run's branches are settled; overrides the team's. Default `auto`. */
 	readonly integration?: IntegrationMode;
+	/** The run's sandbox level (its flag, else the user's config); absent: the machine's default. See `runSandbox`. */
+	readonly sandbox?: SandboxLevel;
 }
 
 export interface Plan {
@@ -210,6 +214,7 @@ function planChosen(
 	const workflow = oneAgent ?? loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
+	const sandbox = runSandbox(input.sandbox, team, context.runtimes.sandbox, input.runtime === "dry-run", diagnostics);
 	const problems: PlanProblem[] = [];
 	const resolver: Resolver = {
 		team: team?.item,
@@ -227,7 +232,7 @@ function planChosen(
 			team,
 			loader,
 			options: {
-				...runOptions(input, workflow, team, context.cwd, diagnostics),
+				...runOptions(input, workflow, team, context.cwd, diagnostics, sandbox),
 				integration: integrationOf(input, team, resolver),
 			},
 			diagnostics,
@@ -269,6 +274,7 @@ function planChosen(
 			...(remoteRepository || usesWorktree(step, mode) ? { worktree: true } : {}),
 			...(step.approval ? { approval: true } : {}),
 			...(step.writes && step.writes.length > 0 ? { writes: step.writes } : {}),
+			...(step.sandbox ? { sandbox: step.sandbox } : {}),
 		}),
 	);
 
@@ -301,7 +307,7 @@ function planChosen(
 		team: team?.item.name ?? null,
 		workflow: workflow.item.name,
 		options: {
-			...runOptions(input, workflow, team, context.cwd, diagnostics),
+			...runOptions(input, workflow, team, context.cwd, diagnostics, sandbox),
 			source: { layer: workflow.layer, file: workflow.item.file },
 			...(integration ? { integration } : {}),
 		},
@@ -318,6 +324,7 @@ function runOptions(
 	team: Loaded<TeamResource> | undefined,
 	cwd: string,
 	diagnostics: Diagnostic[],
+	sandbox: RunSandbox,
 ): RunOptions {
 	const roleLimits: Record<string, number> = {};
 	for (const role of team?.item.roles ?? []) if (role.maxConcurrency) roleLimits[role.name] = role.maxConcurrency;
@@ -339,6 +346,7 @@ function runOptions(
 		...(input.repository !== undefined
 			? { repository: withoutCredentials(checkRepository(input.repository, input.queue)) }
 			: {}),
+		sandbox,
 		cwd,
 	};
 }

@@ -32,6 +32,8 @@ import { StopReason } from "./stop-reason.js";
 export interface RunLoopDeps {
 	readonly store: RunStore;
 	readonly files: ArtifactFiles;
+	/** The project's `.crew` folder: hidden from sandboxed tasks, but for their own files. */
+	readonly crewDir: string;
 	readonly runtimes: RuntimeRegistry;
 	readonly options: EngineOptions;
 	readonly worktrees: Worktrees;
@@ -47,6 +49,12 @@ type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
 const COMPLETED = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 /** A failed `--until` check with passes left: the next pass answers it. */
 const SUPERSEDED = { attemptStatus: "failed", to: TaskStatus.Superseded, cause: "settle" } as const;
+
+/** Worker events recorded under names of their own, rather than as `worker.<type>`. */
+const OWN_EVENTS: Readonly<Record<string, string>> = {
+	"sandbox-denied": "sandbox.denied",
+	"scope-violated": "scope.violated",
+};
 
 /** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
 export const ATTACH = "attach:";
@@ -332,7 +340,8 @@ export class RunLoop {
 				this.#checkBudget();
 			} else {
 				const { type, ...data } = event;
-				this.#deps.store.appendEvent(this.#lease, `worker.${type}`, live.request.taskId, data);
+				const name = OWN_EVENTS[type] ?? `worker.${type}`;
+				this.#deps.store.appendEvent(this.#lease, name, live.request.taskId, data);
 			}
 		});
 	}

@@ -1,5 +1,6 @@
 import { agentRuns } from "../core/agent-runs.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { agentAsk, looser, type SandboxAsk, stepAsk } from "../core/sandbox.js";
 import type { AgentSpec, RunOptions, TaskSpec } from "../core/types.js";
 
 /** One thing a run can make this machine do beyond what the user's own agent CLIs do. */
@@ -23,7 +24,8 @@ const UNRECORDED = "(its file was not recorded)";
 /**
  * Everything a run can execute, read from its recorded specs and options: the agent of every
  * task, every role a planner's expansion or a workflow script may still start, the integrator,
- * every check, the `--until` command, the setup hook, the queue, and the script itself. Agent
+ * every check, the `--until` command, the setup hook, the queue, the script itself, and a
+ * project's ask for a looser sandbox than the run's. Agent
  * CLIs count only with `permissions: full`; a dry run starts no agent and no check.
  */
 export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reachable[] {
@@ -31,8 +33,12 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 	const dry = options.runtime === "dry-run";
 	const agent = (spec: AgentSpec) => {
 		if (!dry) found.push(...agentReach(spec, options.runtime));
+		if (spec.sandbox) found.push(...sandboxReach(`agent '${spec.name}'`, agentAsk(spec), options));
 	};
+	found.push(...sandboxReach("the team", options.sandbox?.team, options));
 	for (const task of tasks) {
+		const source = task.call ? options.script : options.source;
+		found.push(...sandboxReach(`step '${task.stepId}'`, stepAsk(task, options), options));
 		if (task.until) {
 			if (!dry) found.push(untilReach(task.until.command, options));
 			continue;
@@ -40,7 +46,6 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 		agent(task.agent);
 		for (const role of Object.values(task.expand?.roles ?? {})) agent(role);
 		if (task.verify?.kind === "command" && !dry) {
-			const source = task.call ? options.script : options.source;
 			found.push({
 				what: `the check of step '${task.stepId}'`,
 				runs: task.verify.command,
@@ -69,6 +74,17 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 	return found.filter(
 		(item, i) => found.findIndex((o) => o.what === item.what && o.runs === item.runs && o.file === item.file) === i,
 	);
+}
+
+/**
+ * A project's file asking for a looser sandbox than the run's: the repository deciding how far its
+ * own tasks are confined. The user's own files and crew's may loosen it.
+ */
+function sandboxReach(what: string, ask: SandboxAsk | undefined, options: RunOptions): Reachable[] {
+	const run = options.sandbox?.level ?? "off";
+	if (!ask || !looser(ask.level, run) || (ask.source && ask.source.layer !== "project")) return [];
+	const runs = `sandbox: ${ask.level}, looser than the run's ${run}`;
+	return [{ what: `the sandbox of ${what}`, runs, origin: "project", file: ask.source?.file ?? UNRECORDED }];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readOnlyAgent } from "../core/sandbox.js";
 import type { RunOptions, TaskSpec } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { withVerification } from "../runtimes/verified-runtime.js";
@@ -43,7 +44,9 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		const hook = carried ? undefined : { hook: setup, runner: runtimes.get("command") };
 		// A script's call starts from the work of the calls its branch had awaited.
 		const dependencies = spec.call?.after ?? spec.dependsOn;
-		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook);
+		// What the task may change: its step's scopes; nothing, for a read-only agent.
+		const scope = spec.writes ?? (readOnlyAgent(spec.agent) ? [] : undefined);
+		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook, scope);
 	}
 	return runtime;
 }

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
@@ -17,6 +18,7 @@ export interface AgentResource {
 	readonly thinking?: ThinkingLevel;
 	readonly tools?: readonly string[];
 	readonly permissions?: Permissions;
+	readonly sandbox?: SandboxLevel;
 	readonly maxTokens?: number;
 	/** Limits on each attempt of the agent's tasks, in ms; 0: none. A step's own limit wins. */
 	readonly timeoutMs?: number;
@@ -56,6 +58,7 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"runtime",
 	"command",
 	"permissions",
+	"sandbox",
 	"timeout",
 	"stallTimeout",
 ]);
@@ -103,6 +106,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(maxTokensOk ? { maxTokens } : {}),
 			...(tools ? { tools } : {}),
 			...(permitted ? { permissions: permissions as Permissions } : {}),
+			...read.sandbox(),
 			...read.limits(),
 			systemPrompt: body.trim(),
 			file,

@@ -1,6 +1,7 @@
 import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { typoOf } from "../core/near-names.js";
+import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
 import { type Diagnostic, type Field, list } from "./frontmatter.js";
 
 /**
@@ -55,6 +56,15 @@ export class FieldReader {
 		if (value === "true" || value === "false") return value === "true";
 		this.error(key, `${key} '${value}': expected true or false`);
 		return undefined;
+	}
+
+	/** `sandbox:`, one of the levels; anything else is an error naming it. */
+	sandbox(): { sandbox?: SandboxLevel } {
+		const value = this.text("sandbox");
+		if (value === undefined || value === "") return {};
+		if (isSandboxLevel(value)) return { sandbox: value };
+		this.error("sandbox", `sandbox '${value}': expected one of ${SANDBOX_LEVELS.join(", ")}`);
+		return {};
 	}
 
 	/** An integer of at least `min`; anything else is an error naming it. */

@@ -176,9 +176,10 @@ export function list(value: FieldValue | undefined): string[] {
 		.filter((item) => item !== "");
 }
 
-/** How a diagnostic is shown: `level: file:line: message`. */
+/** How a diagnostic is shown: `level: file:line: message`, without the place when it has none. */
 export function diagnosticText(d: Diagnostic): string {
-	return `${d.level}: ${d.file}${d.line === undefined ? "" : `:${d.line}`}: ${d.message}`;
+	const place = d.file === "" ? "" : `${d.file}${d.line === undefined ? "" : `:${d.line}`}: `;
+	return `${d.level}: ${place}${d.message}`;
 }
 
 /** Diagnostics in the order of their lines; those of no line first, in the order found. */

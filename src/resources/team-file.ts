@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";
+import type { SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { IntegrationMode } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
@@ -28,6 +29,8 @@ export interface TeamResource {
 	readonly maxConcurrency?: number;
 	/** How conflicts between a worktree run's branches are settled; absent means `auto`. */
 	readonly integration?: IntegrationMode;
+	/** The sandbox of the team's tasks, unless their agent or step asks for another. */
+	readonly sandbox?: SandboxLevel;
 	readonly roles: readonly TeamRole[];
 	readonly hints: RoutingHints;
 	readonly file: string;
@@ -45,6 +48,7 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"workspaceMode",
 	"maxConcurrency",
 	"integration",
+	"sandbox",
 	"triggers",
 	"useWhen",
 	"avoidWhen",
@@ -101,6 +105,7 @@ export function parseTeam(text: string, file: string): { team: TeamResource; dia
 			...(integration !== undefined && modes.includes(integration)
 				? { integration: integration as IntegrationMode }
 				: {}),
+			...read.sandbox(),
 			roles,
 			hints: {
 				triggers: read.list("triggers") ?? [],

@@ -1,6 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import type { SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { FailurePolicy } from "../core/types.js";
 import { parseVerify, type VerifySpec } from "../core/verdict.js";
@@ -31,6 +32,7 @@ export interface WorkflowStep {
 	readonly expand?: true;
 	/** Where the step may write, as relative paths; `.` is everything. */
 	readonly writes?: readonly string[];
+	readonly sandbox?: SandboxLevel;
 }
 
 export interface WorkflowResource {
@@ -65,6 +67,7 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"approval",
 	"expand",
 	"writes",
+	"sandbox",
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -166,6 +169,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...(worktree !== undefined ? { worktree } : {}),
 		...(expand === "plan" ? { expand: true } : {}),
 		...(writes.length > 0 ? { writes } : {}),
+		...read.sandbox(),
 	};
 }
 

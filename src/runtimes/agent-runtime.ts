@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { finished } from "node:stream/promises";
+import { errorMessage } from "../core/errors.js";
 import { redact, redactDeep } from "../core/redact.js";
+import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
@@ -11,6 +13,10 @@ import { AttemptSeal } from "./attempt-seal.js";
 import { crewVariables } from "./command-runtime.js";
 import { failureLine } from "./failure-lines.js";
 import { JsonLines } from "./json-lines.js";
+import { onPath } from "./program-path.js";
+import type { Command } from "./sandbox/confine.js";
+import { DenialWatch } from "./sandbox/denials.js";
+import { type Launch, Sandbox } from "./sandbox/sandbox.js";
 import { LiveGroups, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
 	RunControl,
@@ -56,6 +62,11 @@ export interface AgentCli {
 	 * when it has no equivalent, and the agent then runs at the CLI's default.
 	 */
 	thinking(level: ThinkingLevel): ThinkingSetting | undefined;
+	/**
+	 * Where the CLI keeps its own state (settings, logs, credentials), for `env`: folders and files.
+	 * A sandboxed attempt may write those that exist, and nothing else beside its workspace.
+	 */
+	state(env: NodeJS.ProcessEnv): { readonly folders: readonly string[]; readonly files: readonly string[] };
 	stream(): AgentStream;
 	/**
 	 * What the request's trust asks of the program before it starts: arguments to put before the
@@ -88,6 +99,8 @@ export interface AgentRuntimeOptions {
 	readonly live?: LiveGroups;
 	/** Makes each attempt's token. Default: one with the user's key. */
 	readonly seal?: AttemptSeal;
+	/** Confines each attempt as its request asks. Default: this machine's. */
+	readonly sandbox?: Sandbox;
 }
 
 /**
@@ -102,6 +115,7 @@ export class AgentRuntime implements WorkerRuntime {
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
 	readonly #seal: AttemptSeal;
+	readonly #sandbox: Sandbox;
 	#version: Promise<string> | undefined;
 
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
@@ -110,9 +124,14 @@ export class AgentRuntime implements WorkerRuntime {
 		this.#options = options;
 		this.#live = options.live ?? new LiveGroups();
 		this.#seal = options.seal ?? new AttemptSeal();
+		this.#sandbox = options.sandbox ?? new Sandbox(options.env);
 	}
 
-	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
+	async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
+		const { signal } = control;
+		// What a confined agent's tools were refused, read from their output.
+		const watch = new DenialWatch(control.onEvent, { offline: false, cwd: request.cwd });
+		const onEvent = isConfined(request.sandbox) ? watch.pass : control.onEvent;
 		signal.throwIfAborted();
 		const source = this.#options.env ?? process.env;
 		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand(source);
@@ -141,6 +160,13 @@ export class AgentRuntime implements WorkerRuntime {
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
 		}
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...this.#cli.args(request, systemFile)];
+		let launch: Launch;
+		try {
+			launch = this.#launch(request, { file: file as string, args }, source, env);
+		} catch (error) {
+			const failure = { message: errorMessage(error), retryable: false };
+			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
+		}
 
 		const stream = this.#cli.stream();
 		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
@@ -168,10 +194,10 @@ export class AgentRuntime implements WorkerRuntime {
 		let end: WorkerExit;
 		try {
 			end = await runWorkerProcess({
-				file: file as string,
-				args,
+				file: launch.file,
+				args: launch.args,
 				cwd: request.cwd,
-				env,
+				env: { ...env, ...launch.env },
 				token: this.#seal.token(variables),
 				stdin: this.#cli.stdin?.(request) ?? null,
 				logFile,
@@ -189,6 +215,7 @@ export class AgentRuntime implements WorkerRuntime {
 				transcriptError ??= error;
 			});
 		}
+		if (isConfined(request.sandbox)) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		const result = { text: stream.text, usage: stream.usage, artifacts };
 		const failure = this.#failure(file as string, end, stream, transcriptError);
 		if (!failure) return { ...result, ok: true, exitCode: 0 };
@@ -196,6 +223,24 @@ export class AgentRuntime implements WorkerRuntime {
 		const { logged, ...reported } = failure;
 		const error = logged ? { ...reported, message: `${reported.message} (log: ${logFile})` } : reported;
 		return { ...result, ok: false, exitCode: end.code, error };
+	}
+
+	/**
+	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable.
+	 * Until agents' connections are filtered by host, an agent keeps the network at every level.
+	 */
+	#launch(request: TaskRequest, command: Command, source: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): Launch {
+		if (!isConfined(request.sandbox)) return { ...command, env: {} };
+		// Only what exists: a folder named by mistake is the CLI's to refuse, as it would unconfined.
+		const { folders, files } = this.#cli.state(source);
+		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
+		const program = found ? [dirname(found)] : [];
+		return this.#sandbox.wrap(request, command, {
+			writable: [...folders, ...files],
+			readable: program,
+			network: "host",
+			env,
+		});
 	}
 
 	takesThinking(level: ThinkingLevel): boolean {

@@ -1,3 +1,6 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { allTools } from "../core/tools.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
@@ -55,7 +58,14 @@ export const claudeCli: AgentCli = {
 			args.push("--tools", tools.length > 0 ? tools.join(",") : "");
 		}
 		if (systemFile) args.push("--append-system-prompt-file", systemFile);
+		// In crew's sandbox, that is the boundary: a user's own Claude sandbox would nest inside it.
+		if (isConfined(request.sandbox)) args.push("--settings", JSON.stringify({ sandbox: { enabled: false } }));
 		return args;
+	},
+	state(env) {
+		if (env.CLAUDE_CONFIG_DIR) return { folders: [env.CLAUDE_CONFIG_DIR], files: [] };
+		const home = env.HOME || homedir();
+		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
 	},
 	stdin: (request) => request.prompt,
 	credentials: () => claudeCredentials(),

@@ -1,3 +1,6 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { CodexStream } from "./codex-stream.js";
@@ -33,13 +36,19 @@ export const codexCli: AgentCli = {
 	args(request) {
 		const { agent } = request;
 		const args = ["exec", "--json", "--ephemeral", "--skip-git-repo-check"];
-		args.push("--sandbox", SANDBOX[agent.permissions ?? "workspace"] ?? "workspace-write");
+		// In crew's sandbox, that is the boundary: Codex's own would nest a second one inside it.
+		const confined = isConfined(request.sandbox);
+		args.push(
+			"--sandbox",
+			confined ? "danger-full-access" : (SANDBOX[agent.permissions ?? "workspace"] ?? "workspace-write"),
+		);
 		if (agent.model) args.push("--model", agent.model);
 		if (agent.systemPrompt.trim() !== "")
 			args.push("--config", `developer_instructions=${JSON.stringify(agent.systemPrompt)}`);
 		args.push("-");
 		return args;
 	},
+	state: (env) => ({ folders: [env.CODEX_HOME || join(env.HOME || homedir(), ".codex")], files: [] }),
 	stdin: (request) => request.prompt,
 	credentials: (_request, env) => codexCredentials(env),
 	thinking: codexThinking,

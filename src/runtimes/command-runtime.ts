@@ -1,11 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { errorMessage } from "../core/errors.js";
 import { nestingDepth } from "../core/nesting.js";
+import { isConfined } from "../core/sandbox.js";
 import { ZERO_USAGE } from "../core/types.js";
 import { AttemptSeal } from "./attempt-seal.js";
 import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
 import { tailLines } from "./failure-lines.js";
 import { OutputEvents } from "./output-events.js";
+import { DenialWatch } from "./sandbox/denials.js";
+import { type Launch, Sandbox } from "./sandbox/sandbox.js";
 import { LiveGroups, runWorkerProcess } from "./worker-process.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
@@ -25,6 +29,8 @@ export interface CommandRuntimeOptions {
 	readonly live?: LiveGroups;
 	/** Makes each attempt's token. Default: one with the user's key. */
 	readonly seal?: AttemptSeal;
+	/** Confines each attempt as its request asks. Default: this machine's. */
+	readonly sandbox?: Sandbox;
 }
 
 /**
@@ -40,6 +46,7 @@ export class CommandRuntime implements WorkerRuntime {
 	readonly #env: NodeJS.ProcessEnv;
 	readonly #live: LiveGroups;
 	readonly #seal: AttemptSeal;
+	readonly #sandbox: Sandbox;
 
 	constructor(options: CommandRuntimeOptions = {}) {
 		this.#graceMs = options.graceMs ?? 3000;
@@ -48,6 +55,7 @@ export class CommandRuntime implements WorkerRuntime {
 		this.#env = options.env ?? process.env;
 		this.#live = options.live ?? new LiveGroups();
 		this.#seal = options.seal ?? new AttemptSeal();
+		this.#sandbox = options.sandbox ?? new Sandbox(this.#env);
 	}
 
 	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
@@ -61,13 +69,25 @@ export class CommandRuntime implements WorkerRuntime {
 		const artifacts = [{ name: `${request.artifactPrefix}/${logFile}`, kind: "log" }];
 		const stdout = new BoundedBuffer(this.#maxResult);
 		const stdoutTail = new TailBuffer(2048);
-		const output = new OutputEvents(onEvent);
+		const confined = isConfined(request.sandbox);
+		const watch = new DenialWatch(onEvent, { offline: request.sandbox?.level === "strict", cwd: request.cwd });
+		const events = confined ? watch.pass : onEvent;
+		const output = new OutputEvents(events);
 		const variables = crewVariables(request, this.#env);
+		const env = { ...this.#env, ...variables };
+		// A command runs what the user wrote: it keeps the network, unless the level is strict.
+		const network = request.sandbox?.level === "strict" ? "none" : "host";
+		let launch: Launch;
+		try {
+			launch = this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
+		} catch (error) {
+			return failed(errorMessage(error), false, null, []);
+		}
 		const end = await runWorkerProcess({
-			file: "/bin/sh",
-			args: ["-c", command],
+			file: launch.file,
+			args: launch.args,
 			cwd: request.cwd,
-			env: { ...this.#env, ...variables },
+			env: { ...env, ...launch.env },
 			token: this.#seal.token(variables),
 			stdin: request.prompt,
 			logFile: join(request.artifactDir, logFile),
@@ -75,7 +95,7 @@ export class CommandRuntime implements WorkerRuntime {
 			graceMs: this.#graceMs,
 			live: this.#live,
 			signal,
-			onEvent,
+			onEvent: events,
 			onStdout: (chunk) => {
 				stdout.push(chunk);
 				stdoutTail.push(chunk);
@@ -83,6 +103,7 @@ export class CommandRuntime implements WorkerRuntime {
 			},
 		});
 		output.end();
+		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
 			return failed(message, false, null, artifacts);

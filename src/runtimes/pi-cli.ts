@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { AgentCli } from "./agent-runtime.js";
-import { piCredentials } from "./credentials.js";
+import { piAgentDir, piCredentials } from "./credentials.js";
 import { parseVersion, piProjectResources } from "./pi-project.js";
 import { PiStream } from "./pi-stream.js";
 import { onPath } from "./program-path.js";
@@ -43,6 +44,7 @@ function asArgument(prompt: string): boolean {
 export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
+	state: (env) => ({ folders: [piAgentDir(env) ?? join(homedir(), ".pi", "agent")], files: [] }),
 	args(request, systemFile) {
 		const args = ["--mode", "json", "-p", "--no-session", "--offline"];
 		const { agent } = request;

@@ -8,6 +8,7 @@ import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js
 import { DryRunRuntime } from "./dry-run-runtime.js";
 import { piCli } from "./pi-cli.js";
 import { crewRunGroups, reapOrphan, terminateGroup } from "./process-group.js";
+import { Sandbox } from "./sandbox/sandbox.js";
 import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
 
@@ -16,6 +17,8 @@ export interface RegistryOptions {
 	readonly graceMs?: number;
 	/** Proves which processes crew started (see `AttemptSeal`). Default: one with the user's key. */
 	readonly seal?: AttemptSeal;
+	/** Confines attempts that ask for it. Default: this machine's. */
+	readonly sandbox?: Sandbox;
 }
 
 export interface StandardOptions extends CommandRuntimeOptions {
@@ -29,11 +32,14 @@ export class RuntimeRegistry {
 	readonly #runtimes = new Map<string, WorkerRuntime>();
 	readonly #graceMs: number;
 	readonly seal: AttemptSeal;
+	/** This machine's sandbox, as the standard runtimes confine with it: what a run's default level depends on. */
+	readonly sandbox: Sandbox;
 
 	constructor(runtimes: readonly WorkerRuntime[], options: RegistryOptions = {}) {
 		for (const runtime of runtimes) this.#runtimes.set(runtime.name, runtime);
 		this.#graceMs = options.graceMs ?? 3000;
 		this.seal = options.seal ?? new AttemptSeal();
+		this.sandbox = options.sandbox ?? new Sandbox();
 	}
 
 	/**
@@ -45,6 +51,7 @@ export class RuntimeRegistry {
 		const live = options.live ?? new LiveGroups();
 		const seal = options.seal ?? new AttemptSeal();
 		const env = options.env ?? process.env;
+		const sandbox = options.sandbox ?? new Sandbox(env);
 		const agent = (cli: AgentCli, own: AgentRuntimeOptions | undefined) => {
 			const program = env[`CREW_${cli.name.toUpperCase()}`];
 			return new AgentRuntime(cli, {
@@ -54,17 +61,18 @@ export class RuntimeRegistry {
 				...own,
 				live,
 				seal,
+				sandbox,
 			});
 		};
 		return new RuntimeRegistry(
 			[
-				new CommandRuntime({ ...options, live, seal }),
+				new CommandRuntime({ ...options, live, seal, sandbox }),
 				new DryRunRuntime(),
 				agent(piCli, options.pi),
 				agent(claudeCli, options.claude),
 				agent(codexCli, options.codex),
 			],
-			{ ...options, seal },
+			{ ...options, seal, sandbox },
 		);
 	}
 

@@ -1,3 +1,4 @@
+import type { AttemptSandbox } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
 import type { VerifySpec } from "../core/verdict.js";
@@ -26,6 +27,8 @@ export interface TaskRequest {
 	 * decided by whoever runs the attempt, never carried from elsewhere. Absent means not trusted.
 	 */
 	readonly projectTrusted?: boolean;
+	/** How its processes are confined; absent: not at all. */
+	readonly sandbox?: AttemptSandbox;
 }
 
 /** crew's one event schema for what a worker does, whatever runs it. */
@@ -52,6 +55,15 @@ export type WorkerEvent =
 	 * result, Codex during a turn).
 	 */
 	| { readonly type: "usage"; readonly usage: Usage }
+	/** The sandbox refused a write to `path`, or a connection to `host` (and `port`), as the worker said. */
+	| {
+			readonly type: "sandbox-denied";
+			readonly path?: string;
+			readonly host?: string;
+			readonly port?: number;
+	  }
+	/** The attempt changed `paths` outside what its step may write; crew put them back. */
+	| { readonly type: "scope-violated"; readonly paths: readonly string[] }
 	/** crew committed the attempt's changes on the task's branch. */
 	| { readonly type: "commit"; readonly commit: string; readonly branch: string }
 	| { readonly type: "error"; readonly message: string; readonly retryable: boolean };

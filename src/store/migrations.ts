@@ -217,4 +217,11 @@ ${usageTotalsOf("runs").join(";\n")};
 ALTER TABLE runs ADD COLUMN reordered INTEGER NOT NULL DEFAULT 0;
 ${reorderedSql("runs.id", "NULL")};`,
 	},
+	{
+		version: 11,
+		name: "how each attempt's processes were confined",
+		// JSON {level, readOnly}; NULL for an attempt recorded by an older crew, which confined none.
+		// A task's is its latest attempt's, so views need not look for that attempt.
+		sql: "ALTER TABLE attempts ADD COLUMN sandbox TEXT; ALTER TABLE tasks ADD COLUMN sandbox TEXT;",
+	},
 ];

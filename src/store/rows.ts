@@ -49,6 +49,7 @@ export interface TaskRow {
 	cache_write: number;
 	cost: number;
 	usage_partial: number;
+	sandbox: string | null;
 }
 
 export interface AttemptRow {
@@ -67,6 +68,7 @@ export interface AttemptRow {
 	error: string | null;
 	retryable: number | null;
 	usage: string | null;
+	sandbox: string | null;
 }
 
 export interface EventRow {
@@ -126,6 +128,7 @@ export function toTask(row: TaskRow): TaskRecord {
 			cost: row.cost,
 			...(row.usage_partial ? { partial: true } : {}),
 		},
+		sandbox: sandboxOf(row.sandbox),
 	};
 }
 
@@ -144,6 +147,7 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
 		error: row.error,
 		retryable: row.retryable === null ? null : row.retryable === 1,
 		usage: usageOf(row.usage),
+		sandbox: sandboxOf(row.sandbox),
 	};
 }
 
@@ -176,7 +180,13 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		error: r[8] as string | null,
 		resultChars: r[9] as number,
 		usage: usageFromArray(r),
+		sandbox: sandboxOf(r[16] as string | null),
 	};
+}
+
+/** A stored sandbox: null for a task or attempt recorded by an older crew, or not yet started. */
+export function sandboxOf(text: string | null): AttemptRecord["sandbox"] {
+	return text === null ? null : (JSON.parse(text) as AttemptRecord["sandbox"]);
 }
 
 /** A task's usage from a raw row in the column order of `TaskRow`. */

@@ -36,7 +36,7 @@ export interface RunSnapshot {
 export const RUNNER_GONE = "its runner is gone";
 
 const TASK_COLUMNS =
-	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost, usage_partial";
+	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost, usage_partial, sandbox";
 
 /** Usage summed in SQL, with `partial` 1 when any row summed is partial. */
 type UsageRow = Omit<Usage, "partial"> & { partial: number | null };
@@ -71,6 +71,7 @@ const TASK_JSON_SQL: Record<TaskJsonField, string> = {
 	finishedAt: "t.finished_at",
 	error: SEEN_ERROR,
 	usage: `CASE WHEN t.usage_partial THEN json_object(${USAGE_JSON}, 'partial', json('true')) ELSE json_object(${USAGE_JSON}) END`,
+	sandbox: "json(t.sandbox)",
 };
 
 /**

@@ -1,4 +1,3 @@
-import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
@@ -11,11 +10,20 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import { storedOptions } from "../core/stored-options.js";
-import type { ArtifactRecord, EventRecord, IntegrationRecord, ProcessHandle, TaskSpec, Usage } from "../core/types.js";
+import type {
+	ArtifactRecord,
+	AttemptRecord,
+	EventRecord,
+	IntegrationRecord,
+	ProcessHandle,
+	TaskSpec,
+	Usage,
+} from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
+import { type RunStatements, runStatements } from "./run-statements.js";
 import { Transactions } from "./transactions.js";
 import { UsageRecords } from "./usage-records.js";
 import { ViewRows } from "./view-rows.js";
@@ -27,7 +35,7 @@ import { ViewRows } from "./view-rows.js";
 export class RunStore {
 	readonly queries: RunQueries;
 	readonly #now: () => number;
-	readonly #s: ReturnType<typeof prepare>;
+	readonly #s: RunStatements;
 	readonly #usage: UsageRecords;
 	readonly #rows: ViewRows;
 	readonly #tx: Transactions;
@@ -37,7 +45,7 @@ export class RunStore {
 		this.#now = options.now ?? Date.now;
 		this.#tx = new Transactions(db, options.onEvent);
 		this.queries = new RunQueries(db);
-		this.#s = prepare(db);
+		this.#s = runStatements(db);
 		this.#usage = new UsageRecords(db);
 		this.#rows = new ViewRows(db);
 	}
@@ -245,20 +253,35 @@ export class RunStore {
 	}
 
 	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
-	startAttempt(lease: Lease, taskId: string, runtime: string, model?: string): { id: number; number: number } {
+	startAttempt(
+		lease: Lease,
+		taskId: string,
+		runtime: string,
+		model?: string,
+		sandbox: AttemptRecord["sandbox"] = null,
+	): { id: number; number: number } {
 		return this.#tx.write(() => {
 			this.#fence(lease);
 			const row = this.#s.taskStatus.get(lease.runId, taskId);
 			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${lease.runId} has no task '${taskId}'`);
 			checkTaskTransition(taskId, row.status as TaskStatus, "running", "dispatch");
 			const time = this.#iso();
-			this.#s.startTask.run(time, lease.runId, taskId);
+			this.#s.startTask.run(time, sandbox && JSON.stringify(sandbox), lease.runId, taskId);
 			const number = row.attempts + 1;
 			const id = Number(
-				this.#s.insertAttempt.run(lease.runId, taskId, number, lease.epoch, runtime, model ?? null, time)
-					.lastInsertRowid,
+				this.#s.insertAttempt.run(
+					lease.runId,
+					taskId,
+					number,
+					lease.epoch,
+					runtime,
+					model ?? null,
+					time,
+					sandbox && JSON.stringify(sandbox),
+				).lastInsertRowid,
 			);
-			this.#event(lease.runId, "task.running", taskId, { attempt: number, runtime, ...(model ? { model } : {}) });
+			const data = { attempt: number, runtime, ...(model ? { model } : {}), ...(sandbox ? { sandbox } : {}) };
+			this.#event(lease.runId, "task.running", taskId, data);
 			return { id, number };
 		});
 	}
@@ -429,73 +452,4 @@ export class RunStore {
 	#artifact(runId: string, a: ArtifactRecord): void {
 		this.#s.artifact.run(runId, a.path, a.taskId, a.kind, a.size, a.sha256, a.createdAt);
 	}
-}
-
-function prepare(db: Db) {
-	return {
-		epoch: db.prepare("SELECT epoch FROM runs WHERE id = ?") as Statement<[string], { epoch: number }>,
-		nextSeq: db.prepare("UPDATE runs SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq"),
-		event: db.prepare("INSERT INTO events (run_id, seq, time, type, task_id, data) VALUES (?, ?, ?, ?, ?, ?)"),
-		insertRun: db.prepare(
-			"INSERT INTO runs (id, goal, team, workflow, status, options, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
-		),
-		insertTask: db.prepare(
-			"INSERT INTO tasks (run_id, idx, id, step_id, role, status) VALUES (?, ?, ?, ?, ?, 'queued')",
-		),
-		insertTaskData: db.prepare("INSERT INTO task_data (run_id, task_id, spec) VALUES (?, ?, ?)"),
-		nextIdx: db.prepare("SELECT coalesce(max(idx), -1) + 1 AS next FROM tasks WHERE run_id = ?") as Statement<
-			[string],
-			{ next: number }
-		>,
-		taskEvidence: db.prepare("UPDATE task_data SET evidence = ? WHERE run_id = ? AND task_id = ?"),
-		setDependsOn: db.prepare(
-			"UPDATE task_data SET spec = json_set(spec, '$.dependsOn', json(?)) WHERE run_id = ? AND task_id = ?",
-		),
-		runStatus: db.prepare("SELECT status FROM runs WHERE id = ?") as Statement<[string], { status: string }>,
-		moveRun: db.prepare("UPDATE runs SET status = ?, updated_at = ?, finished_at = ?, error = ? WHERE id = ?"),
-		takeLease: db.prepare(
-			"UPDATE runs SET epoch = epoch + 1, lease_pid = ?, lease_host = ?, lease_start = ?, lease_heartbeat = ?, cancel_requested = NULL WHERE id = ? RETURNING epoch",
-		),
-		releaseLease: db.prepare(
-			"UPDATE runs SET lease_pid = NULL, lease_host = NULL, lease_start = NULL, lease_heartbeat = NULL WHERE id = ?",
-		),
-		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
-		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
-		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
-		integration: db.prepare("UPDATE runs SET integration = ? WHERE id = ?"),
-		waitingTasks: db.prepare(
-			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL ORDER BY idx",
-		) as Statement<[string], { id: string }>,
-		approveTasks: db.prepare(
-			"UPDATE tasks SET approved_at = ? WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL",
-		),
-		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
-			[string],
-			{ cancel_requested: string | null }
-		>,
-		taskStatus: db.prepare("SELECT status, attempts FROM tasks WHERE run_id = ? AND id = ?") as Statement<
-			[string, string],
-			{ status: string; attempts: number }
-		>,
-		moveTask: db.prepare("UPDATE tasks SET status = ?, finished_at = ?, error = ? WHERE run_id = ? AND id = ?"),
-		startTask: db.prepare(
-			"UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ?, finished_at = NULL, error = NULL WHERE run_id = ? AND id = ?",
-		),
-		taskResultChars: db.prepare("UPDATE tasks SET result_chars = ? WHERE run_id = ? AND id = ?"),
-		taskExcerpt: db.prepare("UPDATE task_data SET result_excerpt = ? WHERE run_id = ? AND task_id = ?"),
-		insertAttempt: db.prepare(
-			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, model, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-		),
-		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
-		finishAttempt: db.prepare(
-			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ? WHERE id = ?",
-		),
-		loseAttempt: db.prepare("UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE id = ?"),
-		loseAllAttempts: db.prepare(
-			"UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE run_id = ? AND status = 'running'",
-		),
-		artifact: db.prepare(
-			"INSERT OR REPLACE INTO artifacts (run_id, path, task_id, kind, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		),
-	};
 }

@@ -8,6 +8,7 @@ import {
 	type ArtifactRow,
 	type AttemptRow,
 	type EventRow,
+	sandboxOf,
 	toArtifact,
 	toAttempt,
 	toEvent,
@@ -39,7 +40,7 @@ interface LinksRow {
 // numbered as the task's attempt count. A task's activity line is on its row (see TaskMarks); one
 // whose activity came before the row kept lines has only its seq, and its event is read for it.
 const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts, t.started_at, t.finished_at, t.error,
-		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial,
+		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial, t.sandbox,
 		v.agent, coalesce(a.runtime, v.runtime), coalesce(a.model, v.model), v.depends_on, v.phase, t.activity,
 		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
 			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END
@@ -60,7 +61,7 @@ function activityOf(line: unknown, event: unknown): string | null {
  * twice as long (48 ms against 21 ms in bench/views.mjs).
  */
 function toView(r: unknown[]): TaskView {
-	const dependsOn = r[19] as string | null;
+	const dependsOn = r[20] as string | null;
 	return {
 		id: r[0] as string,
 		index: r[1] as number,
@@ -73,12 +74,13 @@ function toView(r: unknown[]): TaskView {
 		error: r[8] as string | null,
 		resultChars: r[9] as number,
 		usage: usageFromArray(r),
-		agent: (r[16] as string | null) ?? "",
-		runtime: (r[17] as string | null) ?? "",
-		model: r[18] as string | null,
+		sandbox: sandboxOf(r[16] as string | null),
+		agent: (r[17] as string | null) ?? "",
+		runtime: (r[18] as string | null) ?? "",
+		model: r[19] as string | null,
 		dependsOn: dependsOn ? (JSON.parse(dependsOn) as string[]) : [],
-		phase: r[20] as string | null,
-		activity: activityOf(r[21], r[22]),
+		phase: r[21] as string | null,
+		activity: activityOf(r[22], r[23]),
 	};
 }
 

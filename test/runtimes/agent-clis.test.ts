@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
@@ -132,6 +132,62 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 			const foreign = ["planted-anthropic", "planted-openai", "planted-gemini"].filter((v) => !own.includes(v));
 			for (const value of foreign) expect(shown).not.toContain(value);
 			expect(shown).not.toContain("planted-gemini");
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("in crew's sandbox its shell writes its workspace and nothing beside it, and sees no planted key", async () => {
+		const tried =
+			'echo mine > own.txt; echo escaped > "$HOME/x"; cat "$HOME/.ssh/id_test"; ls "$CREW_WORKSPACE/.crew"; echo tried';
+		const { server, repo, crew, scripted } = await setup(actThenReport(() => ({ kind: "shell", command: tried })));
+		const home = scripted.env.HOME as string;
+		mkdirSync(join(home, ".ssh"));
+		writeFileSync(join(home, ".ssh", "id_test"), "PLANTED-SECRET\n");
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "try the walls" }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "workspace" }));
+			expect(await crew.execute(runId)).toBe("completed");
+			expect(readFileSync(join(repo.dir, "own.txt"), "utf8")).toBe("mine\n");
+			expect(existsSync(join(home, "x"))).toBe(false);
+			expect(readFileSync(join(home, ".ssh", "id_test"), "utf8")).toBe("PLANTED-SECRET\n");
+			const shown = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+			expect(shown).toContain("tried");
+			expect(shown).toMatch(/x: Read-only file system/);
+			expect(shown).toMatch(/id_test: No such file/);
+			// crew's own folder shows the attempt's files only: no store.
+			expect(shown).not.toMatch(/crew\.db/);
+			const transcript = readFileSync(
+				join(repo.dir, ".crew", "runs", runId, "tasks", "a", "attempt-1.transcript.jsonl"),
+				"utf8",
+			);
+			expect(`${shown}${transcript}`).not.toContain("PLANTED-SECRET");
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: false });
+			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
+			expect(denied.map((e) => e.data)).toContainEqual({ path: join(home, "x") });
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("as a read-only reviewer in crew's sandbox, its attempted edit is refused", async () => {
+		const edit = "echo changed > notes.md; echo tried";
+		const { repo, crew } = await setup(
+			actThenReport(() => ({ kind: "shell", command: edit })),
+			() => "permissions: read-only\n",
+		);
+		repo.writeFile("notes.md", "original\n");
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "review" }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "workspace" }));
+			await crew.execute(runId);
+			expect(readFileSync(join(repo.dir, "notes.md"), "utf8")).toBe("original\n");
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: true });
+			// Claude Code refuses the edit itself, asking permission in print mode; the others run it, and crew's sandbox refuses it.
+			if (cli.name !== "claude") {
+				const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
+				expect(denied.map((e) => e.data)).toContainEqual({ path: join(repo.dir, "notes.md") });
+			}
 		} finally {
 			crew.close();
 		}

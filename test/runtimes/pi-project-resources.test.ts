@@ -25,7 +25,8 @@ async function projectExtensionRun(trusted: boolean, command?: readonly string[]
 	);
 	servers.push(server);
 	const repo = new TestRepo({ trusted });
-	const mark = join(mkdtempSync(join(tmpdir(), "crew-mark-")), "loaded");
+	// In the workspace, which a confined pi may write.
+	const mark = join(repo.dir, "extension-loaded");
 	repo.writeFile(
 		".pi/extensions/mark.ts",
 		`import { writeFileSync } from "node:fs";\nexport default function () { writeFileSync(${JSON.stringify(mark)}, "loaded"); }\n`,
@@ -107,7 +108,8 @@ describe("which pi a worker runs", () => {
 				pollMs: 20,
 			});
 			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+				// Unconfined: the program on PATH leaves its arguments beside itself, outside the workspace.
+				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "off" }));
 				return await crew.execute(runId);
 			} finally {
 				crew.close();

@@ -41,6 +41,7 @@ function spec(overrides: Partial<SandboxSpec> = {}): SandboxSpec {
 		workspace,
 		readOnlyWorkspace: false,
 		writable: [],
+		readable: [],
 		hidden: [...secretFolders(home), join(workspace, ".crew")],
 		network: "host",
 		...overrides,
@@ -77,6 +78,32 @@ test("a read-only workspace refuses the process's writes", async () => {
 	expect(result.code).not.toBe(0);
 	expect(result.stderr).toMatch(/refused\.txt: Read-only file system/);
 	expect(existsSync(join(workspace, "refused.txt"))).toBe(false);
+});
+
+test("what is named below a hidden folder shows again: the attempt's files read-only, its worktree writable", async () => {
+	const crewDir = join(base, "project", ".crew");
+	const worktree = join(crewDir, "worktrees", "r", "t");
+	const attemptFiles = join(crewDir, "runs", "r", "tasks", "t");
+	mkdirSync(worktree, { recursive: true });
+	mkdirSync(attemptFiles, { recursive: true });
+	writeFileSync(join(crewDir, "crew.db"), "the store");
+	writeFileSync(join(attemptFiles, "prompt.md"), "the prompt");
+	const sandbox = spec({ workspace: worktree, readable: [attemptFiles], hidden: [crewDir] });
+	const { file, args } = confine(bwrap, sandbox, {
+		file: "sh",
+		args: [
+			"-c",
+			`echo mine > own.txt; cat ${attemptFiles}/prompt.md; cat ${crewDir}/crew.db; echo no > ${attemptFiles}/x`,
+		],
+	});
+	const result = await new Promise<{ stdout: string; stderr: string }>((done) =>
+		execFile(file, args, (_error, stdout, stderr) => done({ stdout, stderr })),
+	);
+	expect(readFileSync(join(worktree, "own.txt"), "utf8")).toBe("mine\n");
+	expect(result.stdout).toBe("the prompt");
+	expect(result.stderr).toMatch(/crew\.db: No such file/);
+	expect(result.stderr).toMatch(/x: Read-only file system/);
+	expect(existsSync(join(attemptFiles, "x"))).toBe(false);
 });
 
 test("without a network a process reaches no server, with the host's it does", async () => {

@@ -1,6 +1,8 @@
 import type { Project } from "../../config/project.js";
+import type { SandboxLevel } from "../../core/sandbox.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/agent-workflow.js";
 import { RunReader } from "../../engine/run-reader.js";
+import { diagnosticText } from "../../resources/frontmatter.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { RunEnding } from "../run-ending.js";
 import { runInput } from "../run-input.js";
@@ -24,6 +26,7 @@ export interface AgentFlags {
 	readonly model?: string;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
+	readonly sandbox?: SandboxLevel;
 	readonly budgetTokens?: number;
 	readonly budgetUsd?: number;
 	readonly timeout?: string;
@@ -44,7 +47,7 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
 	try {
 		const plan = await crew.plan(runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings));
-		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
+		for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticText(d)}\n`);
 		const runId = crew.create(plan);
 		const taskId = plan.tasks[0]?.id ?? agent;
 		if (flags.background) {

@@ -5,7 +5,9 @@ import { findProject, type Project } from "../../config/project.js";
 import { resourceLayers, userConfigDir, userResourceDirs } from "../../config/resource-layers.js";
 import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
 import { errorMessage } from "../../core/errors.js";
+import type { SandboxLevel } from "../../core/sandbox.js";
 import { RunReader } from "../../engine/run-reader.js";
+import { NO_SANDBOX } from "../../engine/run-sandbox.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
@@ -15,6 +17,7 @@ import { bundledPi } from "../../runtimes/pi-cli.js";
 import { piExtensionsCheck } from "../../runtimes/pi-extensions-check.js";
 import { onPath } from "../../runtimes/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { findBwrap } from "../../runtimes/sandbox/confine.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { smokeCheck } from "./doctor-smoke.js";
 import { Exit } from "./exit-codes.js";
@@ -124,6 +127,22 @@ function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string
 	return uses;
 }
 
+/** Whether tasks can be confined here, and the level runs get when they ask for none. */
+function sandboxCheck(configured: SandboxLevel | undefined, env: NodeJS.ProcessEnv): Check {
+	const bwrap = findBwrap(env.PATH);
+	const level = configured ?? (bwrap ? "workspace" : "off");
+	const by = configured ? "your config.json" : "the default";
+	if (bwrap) return { name: "sandbox", ok: true, detail: `bubblewrap ${bwrap}; runs are confined at ${level} (${by})` };
+	if (configured === "off")
+		return { name: "sandbox", ok: true, detail: "off in your config.json: tasks run unconfined" };
+	return {
+		name: "sandbox",
+		ok: false,
+		detail: `${NO_SANDBOX}; ${configured ? `runs are refused, as your config.json asks for ${configured}` : "tasks run unconfined"}`,
+		fix: 'apt-get install bubblewrap (Debian/Ubuntu), or set "sandbox": "off" in your crew config.json to run unconfined on purpose',
+	};
+}
+
 /**
  * What this machine offers crew: the runtimes and their versions, the credentials agents would
  * see (names only), and the store's health; then, for each agent CLI the repository's agents use,
@@ -184,6 +203,9 @@ export async function doctorReport(
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });
+	const sandbox = sandboxCheck(settings?.sandbox, env);
+	checks.push(sandbox);
+	if (settings?.sandbox !== undefined && settings.sandbox !== "off") required.add(sandbox);
 	for (const { runtime, names } of credentialNames()) {
 		const detail = names.length > 0 ? names.join(", ") : "none visible";
 		checks.push({ name: `credentials for ${runtime}`, ok: true, detail });

@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
+import { sandboxText } from "../../core/sandbox.js";
 import { statusCounts } from "../../core/status.js";
 import {
 	addUsage,
@@ -37,7 +38,8 @@ export function usageText(usage: Usage): string {
 
 export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {
 	const used = usageText(t.usage);
-	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : "") + (used ? `  ${used}` : "");
+	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
+	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : "") + (used ? `  ${used}` : "") + confined;
 	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, 12)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }

@@ -75,6 +75,12 @@ function program(setExit: (code: number) => void): Command {
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
 		.addOption(
 			new Option(
+				"--sandbox <level>",
+				"workspace: tasks write only their workspace, secrets hidden; strict: commands also without a network; off (default: workspace where bubblewrap is installed)",
+			).choices(["off", "workspace", "strict"]),
+		)
+		.addOption(
+			new Option(
 				"--integration <mode>",
 				"auto: an integrator agent resolves conflicts between the tasks' branches; manual: they are left for you",
 			).choices(["auto", "manual"]),
@@ -103,6 +109,12 @@ function program(setExit: (code: number) => void): Command {
 		.option("-m, --model <model>", "its model (its fallbackModels still follow)")
 		.addOption(new Option("--workspace <mode>", "worktree: a worktree of its own").choices(["shared", "worktree"]))
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
+		.addOption(
+			new Option(
+				"--sandbox <level>",
+				"workspace: tasks write only their workspace, secrets hidden; strict: commands also without a network; off (default: workspace where bubblewrap is installed)",
+			).choices(["off", "workspace", "strict"]),
+		)
 		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))
 		.option("--timeout <duration>", "wall-clock limit of each attempt, e.g. 10m; 0: none (default 2h)")

@@ -7,6 +7,7 @@ import { isTerminalRun, RunStatus } from "../../core/status.js";
 import { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { type RunListing, RunReader } from "../../engine/run-reader.js";
+import { diagnosticText } from "../../resources/frontmatter.js";
 import { type BackgroundRunner, retryInBackground, startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { type RunStanding, runStanding } from "../run-ending.js";
@@ -74,7 +75,7 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 	const { crew, view, quiet, settings } = open(flags);
 	try {
 		const plan = await crew.plan(runInput({ ...flags, goal }, settings));
-		for (const d of plan.diagnostics) process.stderr.write(`crew: ${d.level}: ${d.file}: ${d.message}\n`);
+		for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticText(d)}\n`);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
 		const runId = crew.create(plan);

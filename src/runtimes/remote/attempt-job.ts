@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SANDBOX_LEVELS } from "../../core/sandbox.js";
 import type { CheckoutSource } from "../../workspace/checkouts.js";
 import type { AttemptParts, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 
@@ -25,6 +26,7 @@ const Agent = z.object({
 	fallbackModels: z.array(z.string()).optional(),
 	tools: z.array(z.string()).optional(),
 	permissions: z.enum(["workspace", "read-only", "full"]).optional(),
+	sandbox: z.enum(SANDBOX_LEVELS).optional(),
 	maxTokens: z.number().optional(),
 	systemPrompt: z.string(),
 });
@@ -59,6 +61,8 @@ export const AttemptJob = z.object({
 		cwd: z.string(),
 		artifactDir: z.string(),
 		artifactPrefix: z.string(),
+		// Its folders are the coordinator's: the worker hides and shows its own.
+		sandbox: z.object({ level: z.enum(SANDBOX_LEVELS), readOnly: z.boolean() }).optional(),
 	}),
 });
 

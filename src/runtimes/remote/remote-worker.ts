@@ -158,12 +158,15 @@ export class RemoteWorker {
 			return { result: { ...LEFT, error: { message, retryable: false } }, files: [] };
 		}
 		const folder = join(this.#attempts, `${given.runId}.${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
+		const { sandbox, ...asked } = given;
 		const request: TaskRequest = {
-			...given,
+			...asked,
 			projectTrusted: trusted,
 			cwd: join(folder, "work"),
 			artifactDir: join(folder, "files"),
 			promptFile: join(folder, "files", "prompt.md"),
+			// Other attempts' folders are out of its sight, as crew's are on the coordinator.
+			...(sandbox ? { sandbox: { ...sandbox, hide: [this.#attempts], show: [] } } : {}),
 		};
 		mkdirSync(request.artifactDir, { recursive: true });
 		writeAttemptFile(request.promptFile, request.prompt);

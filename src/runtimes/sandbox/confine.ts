@@ -4,22 +4,19 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 
-/**
- * How far a task's processes are confined: `off`, as the user's own; `workspace`, writing only to
- * their workspace and the folders named writable, with a /tmp of their own and secrets hidden;
- * `strict`, the same without a network.
- */
-export const SANDBOX_LEVELS = ["off", "workspace", "strict"] as const;
-export type SandboxLevel = (typeof SANDBOX_LEVELS)[number];
-
 /** What one confined process may see and do. */
 export interface SandboxSpec {
 	/** The folder the process works in: writable, unless `readOnlyWorkspace`. */
 	readonly workspace: string;
 	readonly readOnlyWorkspace: boolean;
-	/** Folders it may write besides its workspace (an agent CLI's own state, the attempt's folder). */
+	/** Folders and files it may write besides its workspace (an agent CLI's own state). */
 	readonly writable: readonly string[];
-	/** Folders and files it must not see at all (secrets, crew's store). */
+	/**
+	 * Folders it reads that could be out of its sight: under /tmp, which it gets a new one of, or
+	 * under a hidden folder (the attempt's own files under crew's).
+	 */
+	readonly readable: readonly string[];
+	/** Folders and files it must not see at all (secrets, crew's store); what is below them and named above shows again. */
 	readonly hidden: readonly string[];
 	/** `none`: no network but a loopback of its own. */
 	readonly network: "host" | "none";
@@ -60,22 +57,33 @@ export function secretFolders(home: string = homedir()): string[] {
  * configuration per process and took 68–86 ms per command here. Only Linux has bubblewrap.
  *
  * `bwrap`'s arguments for `command` under `spec`: the whole file system read-only, then /dev,
- * /proc and a private /tmp, then what is writable, then what is hidden (a folder under an empty
- * read-only one, a file under /dev/null), each later mount over the earlier ones. No new session:
- * the process stays in the group crew signals.
+ * /proc and a private /tmp, then each folder named, a parent before what is below it (each mount
+ * covers what was there): a hidden folder under an empty one, made read-only last (bwrap cannot
+ * make the mount points below it otherwise), a hidden file under /dev/null. No new session: the
+ * process stays in the group crew signals.
  */
 export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 	const workspace = resolve(spec.workspace);
-	args.push(spec.readOnlyWorkspace ? "--ro-bind" : "--bind", workspace, workspace);
-	for (const folder of spec.writable.map((path) => resolve(path))) {
-		if (existsSync(folder)) args.push("--bind", folder, folder);
-	}
-	for (const path of spec.hidden.map((hidden) => resolve(hidden))) {
+	const mounts: { path: string; kind: "read" | "write" | "hide" }[] = [
+		...spec.readable.map((path) => ({ path: resolve(path), kind: "read" as const })),
+		{ path: workspace, kind: spec.readOnlyWorkspace ? "read" : "write" },
+		...spec.writable.map((path) => ({ path: resolve(path), kind: "write" as const })),
+		...spec.hidden.map((path) => ({ path: resolve(path), kind: "hide" as const })),
+	];
+	const depth = (path: string) => path.split("/").length;
+	const emptied: string[] = [];
+	// A stable sort: at one depth, what is named later wins.
+	for (const { path, kind } of mounts.sort((a, b) => depth(a.path) - depth(b.path))) {
 		if (!existsSync(path)) continue;
-		if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
-		else args.push("--ro-bind", "/dev/null", path);
+		if (kind === "read") args.push("--ro-bind", path, path);
+		else if (kind === "write") args.push("--bind", path, path);
+		else if (statSync(path).isDirectory()) {
+			args.push("--tmpfs", path);
+			emptied.push("--remount-ro", path);
+		} else args.push("--ro-bind", "/dev/null", path);
 	}
+	args.push(...emptied);
 	if (spec.network === "none") args.push("--unshare-net");
 	args.push("--die-with-parent", "--chdir", workspace, "--", command.file, ...command.args);
 	return args;

@@ -57,6 +57,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 			"finishedAt",
 			"id",
 			"role",
+			"sandbox",
 			"startedAt",
 			"status",
 			"stepId",
@@ -64,6 +65,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		]);
 		expect(task.usage).toEqual(noUsage);
 		expect(task).toMatchObject({ status: "completed", attempts: 1, error: null, role: "worker" });
+		expect(task.sandbox).toEqual({ level: "off", readOnly: false });
 		expect(task.startedAt).toMatch(ISO);
 		expect(task.finishedAt).toMatch(ISO);
 	}

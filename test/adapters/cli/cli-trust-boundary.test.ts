@@ -25,7 +25,7 @@ function fakePi(dir: string, name: string): { program: string; envFile: string }
 	return { program, envFile };
 }
 
-test("a project's config.json cannot set agent programs, extra environment, setup hooks, the concurrency cap or a queue: each is ignored, with a warning", async () => {
+test("a project's config.json cannot set agent programs, extra environment, setup hooks, the concurrency cap, a queue or the sandbox: each is ignored, with a warning", async () => {
 	const repo = new TestRepo();
 	const outside = mkdtempSync(join(tmpdir(), "crew-programs-"));
 	const mine = fakePi(outside, "users-pi");
@@ -40,14 +40,16 @@ test("a project's config.json cannot set agent programs, extra environment, setu
 			worktree: { setup: "touch hooked.txt" },
 			maxConcurrency: 999,
 			queue: { url: "redis://127.0.0.1:1" },
+			sandbox: "strict",
 		}),
 	);
-	const env = userConfig({ runtimes: { pi: mine.program }, passEnv: ["USER_PASSED"] });
+	// Unconfined, by the user's config: the programs write their environment beside themselves.
+	const env = userConfig({ runtimes: { pi: mine.program }, passEnv: ["USER_PASSED"], sandbox: "off" });
 	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
 
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--json"], 60_000, env);
 	expect(run.code).toBe(0);
-	for (const key of ["runtimes", "passEnv", "worktree", "maxConcurrency", "queue"]) {
+	for (const key of ["runtimes", "passEnv", "worktree", "maxConcurrency", "queue", "sandbox"]) {
 		expect(run.stderr).toMatch(
 			new RegExp(`crew: warning: .*\\.crew/config\\.json: "${key}" is ignored: only your user config may set it\\n`),
 		);

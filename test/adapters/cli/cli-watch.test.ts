@@ -129,7 +129,7 @@ test("crew logs prints a task's output and attempts, as text or JSON lines, and 
 		followed += chunk.toString();
 	});
 	await waitFor("the gate line", () => followed.includes("waiting for gate plan"));
-	expect(followed).toMatch(/── attempt 1 \(command\) ──/);
+	expect(followed).toMatch(/── attempt 1 \(command, unconfined\) ──/);
 	open("plan");
 	const code = await new Promise<number | null>((done) => follow.on("exit", done));
 	expect(code).toBe(0);

@@ -93,7 +93,11 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 	expect(await panel.locator("h2").textContent()).toContain("plan");
 	const transcript = await panel.locator("#task-log .log-line .text").allTextContents();
 	expect(transcript).toEqual(
-		expect.arrayContaining(["attempt 1 (command)", expect.stringContaining("waiting for gate plan"), "completed"]),
+		expect.arrayContaining([
+			"attempt 1 (command, unconfined)",
+			expect.stringContaining("waiting for gate plan"),
+			"completed",
+		]),
 	);
 	expect(await panel.locator("#task-result").textContent()).toBe(
 		"waiting for gate plan\ngate plan opened\ndone plan\n",

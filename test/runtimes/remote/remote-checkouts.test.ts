@@ -23,7 +23,10 @@ const remote = remoteFixture();
 const git = (repo: TestRepo, ...args: string[]) =>
 	execFileSync("git", args, { cwd: repo.dir, encoding: "utf8", stdio: "pipe" });
 
-/** A committed repository whose `deps/` is ignored, with command agents by name. */
+/**
+ * A committed repository whose `deps/` is ignored, with command agents by name, unconfined: some
+ * leave marks outside their checkout.
+ */
 function repository(agents: Record<string, string>): TestRepo {
 	const repo = gitRepo();
 	remote.keep(repo);
@@ -31,7 +34,10 @@ function repository(agents: Record<string, string>): TestRepo {
 	git(repo, "add", ".gitignore");
 	git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore deps");
 	for (const [name, command] of Object.entries(agents)) {
-		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+		repo.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
+		);
 	}
 	return repo;
 }

@@ -1,0 +1,95 @@
+import { allTools } from "./tools.js";
+import type { AgentSpec, ResourceSource, RunOptions, TaskSpec } from "./types.js";
+
+/**
+ * How far a task's processes are confined: `off`, as the user's own; `workspace`, writing only to
+ * their workspace and their CLI's own folders, with a /tmp of their own and secrets hidden;
+ * `strict`, the same, and commands (command agents, checks, setup hooks) without a network.
+ */
+export const SANDBOX_LEVELS = ["off", "workspace", "strict"] as const;
+export type SandboxLevel = (typeof SANDBOX_LEVELS)[number];
+
+/** A level a resource file asks for, and the file: a project's file may only tighten the run's. */
+export interface SandboxAsk {
+	readonly level: SandboxLevel;
+	readonly source?: ResourceSource;
+}
+
+/** The run's sandbox: its level (flag, else user config, else the machine's default) and its team's ask. */
+export interface RunSandbox {
+	readonly level: SandboxLevel;
+	readonly team?: SandboxAsk;
+}
+
+/** What an attempt's processes are confined to, decided where the run is planned; plain data. */
+export interface AttemptSandbox {
+	readonly level: SandboxLevel;
+	/** The workspace is read-only: a reviewer, or an agent without a tool that writes. */
+	readonly readOnly: boolean;
+	/** crew's own folders, hidden: its store, and every run's files but the attempt's own. */
+	readonly hide: readonly string[];
+	/** Folders read that may be out of sight: the repository a task's worktree belongs to. */
+	readonly show: readonly string[];
+}
+
+/** Whether an attempt's processes are confined at all. */
+export function isConfined(sandbox: { readonly level: SandboxLevel } | undefined): boolean {
+	return sandbox !== undefined && sandbox.level !== "off";
+}
+
+/** How a recorded sandbox reads in views: `sandbox workspace, read-only`, or `unconfined`. */
+export function sandboxText(sandbox: { readonly level: SandboxLevel; readonly readOnly: boolean }): string {
+	if (sandbox.level === "off") return "unconfined";
+	return `sandbox ${sandbox.level}${sandbox.readOnly ? ", read-only" : ""}`;
+}
+
+export function isSandboxLevel(value: unknown): value is SandboxLevel {
+	return typeof value === "string" && (SANDBOX_LEVELS as readonly string[]).includes(value);
+}
+
+/** Whether `a` confines less than `b`. */
+export function looser(a: SandboxLevel, b: SandboxLevel): boolean {
+	return SANDBOX_LEVELS.indexOf(a) < SANDBOX_LEVELS.indexOf(b);
+}
+
+/**
+ * The asks that decide a task's level, the most specific first: its step's (from the workflow or
+ * script that made it), its agent's, its team's. The first one present wins over the run's level.
+ */
+export function sandboxAsks(task: TaskSpec, options: RunOptions): SandboxAsk[] {
+	const step = stepAsk(task, options);
+	return [
+		...(step ? [step] : []),
+		...(task.agent.sandbox ? [agentAsk(task.agent)] : []),
+		...(options.sandbox?.team ? [options.sandbox.team] : []),
+	];
+}
+
+/** What a task's step asks for, from the workflow or the script that made it. */
+export function stepAsk(task: TaskSpec, options: RunOptions): SandboxAsk | undefined {
+	const source = task.call ? options.script : options.source;
+	return task.sandbox ? { level: task.sandbox, ...(source ? { source } : {}) } : undefined;
+}
+
+export function agentAsk(agent: AgentSpec): SandboxAsk {
+	return { level: agent.sandbox ?? "off", ...(agent.source ? { source: agent.source } : {}) };
+}
+
+/**
+ * The sandbox of a task's attempts, with crew's folder `crewDir` hidden; a run recorded without
+ * one runs unconfined, as it did then.
+ */
+export function taskSandbox(task: TaskSpec, options: RunOptions, crewDir: string): AttemptSandbox {
+	const level = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
+	return { level, readOnly: readOnlyAgent(task.agent), hide: [crewDir], show: [options.cwd] };
+}
+
+/**
+ * Whether an agent changes nothing in its workspace: `permissions: read-only`, or a tool list
+ * without a tool that writes (a shell writes).
+ */
+export function readOnlyAgent(agent: AgentSpec): boolean {
+	if (agent.permissions === "read-only") return true;
+	if (agent.runtime === "command" || allTools(agent.tools)) return false;
+	return !agent.tools?.some((tool) => /^(write|edit|bash|multiedit|notebookedit)$/i.test(tool));
+}

@@ -1,0 +1,67 @@
+import { resolve } from "node:path";
+import type { WorkerEvent } from "../worker-runtime.js";
+
+/** How a refused write reads in a tool's output: a shell's, Node's, Python's, git's. */
+const WRITE_REFUSED: readonly RegExp[] = [
+	/([^\s:'"`]+): Read-only file system/g,
+	/EROFS: read-only file system, \w+ '([^']+)'/g,
+	/\[Errno 30\] Read-only file system: '([^']+)'/g,
+	/Unable to create '([^']+)': Read-only file system/g,
+];
+
+/** How a connection a process without a network tried reads: Node's, curl's, a resolver's. */
+const CONNECT_REFUSED: readonly { readonly pattern: RegExp; readonly port: boolean }[] = [
+	{ pattern: /ECONNREFUSED (\[?[\w.:-]+?\]?):(\d+)/g, port: true },
+	{ pattern: /Failed to connect to (\S+) port (\d+)/g, port: true },
+	{ pattern: /Could not resolve host: ([\w.-]+)/g, port: false },
+	{ pattern: /getaddrinfo (?:EAI_AGAIN|ENOTFOUND) ([\w.-]+)/g, port: false },
+];
+
+/**
+ * What a confined attempt's processes were refused, read from what they said (their tools'
+ * output, their own output and errors): each path or host once per attempt, as a
+ * `sandbox-denied` event. The kernel tells a process, not crew, so this is what crew can know:
+ * a refusal nothing printed goes unseen. Connections count only for a process without a network,
+ * where no connection can succeed.
+ */
+export class DenialWatch {
+	readonly #seen = new Set<string>();
+	readonly #onEvent: (event: WorkerEvent) => void;
+	readonly #offline: boolean;
+	readonly #cwd: string;
+
+	/** `cwd`: where the processes started, which a relative path is read from. */
+	constructor(onEvent: (event: WorkerEvent) => void, options: { readonly offline: boolean; readonly cwd: string }) {
+		this.#onEvent = onEvent;
+		this.#offline = options.offline;
+		this.#cwd = options.cwd;
+	}
+
+	/** The events of a worker, passed on, with the refusals their text tells of. */
+	readonly pass = (event: WorkerEvent): void => {
+		this.#onEvent(event);
+		if (event.type === "tool-end" && event.output) this.scan(event.output);
+		else if (event.type === "output") this.scan(event.text);
+	};
+
+	scan(text: string): void {
+		if (!text.includes("ead-only") && !text.includes("rrno 30") && !this.#offline) return;
+		for (const pattern of WRITE_REFUSED) {
+			for (const match of text.matchAll(pattern)) this.#deny({ path: resolve(this.#cwd, match[1] as string) });
+		}
+		if (!this.#offline) return;
+		for (const { pattern, port } of CONNECT_REFUSED) {
+			for (const match of text.matchAll(pattern)) {
+				const host = (match[1] as string).replace(/^\[|\]$/g, "");
+				this.#deny(port ? { host, port: Number(match[2]) } : { host });
+			}
+		}
+	}
+
+	#deny(what: { readonly path: string } | { readonly host: string; readonly port?: number }): void {
+		const key = JSON.stringify(what);
+		if (this.#seen.has(key)) return;
+		this.#seen.add(key);
+		this.#onEvent({ type: "sandbox-denied", ...what });
+	}
+}

@@ -1,0 +1,208 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { crew } from "../helpers.js";
+
+/**
+ * Runs confined by crew's sandbox, through the CLI, with real bubblewrap. Repositories and homes
+ * are under /var/tmp: a confined process gets a /tmp of its own, where a write "outside" would
+ * land unseen rather than be refused.
+ */
+let server: Server;
+let port: number;
+let hits = 0;
+
+beforeAll(async () => {
+	server = createServer((_request, response) => {
+		hits += 1;
+		response.end("reached");
+	});
+	await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+	port = (server.address() as AddressInfo).port;
+});
+
+afterAll(() => server?.close());
+
+/** A repository with one command agent `worker` running `command`, its own home with a planted key, trusted. */
+async function project(command: string, agentExtra = "", stepExtra = "") {
+	const base = mkdtempSync(join("/var/tmp", "crew-sandboxed-"));
+	const dir = join(base, "repo");
+	const home = join(base, "home");
+	mkdirSync(join(home, ".ssh"), { recursive: true });
+	writeFileSync(join(home, ".ssh", "id_test"), "PLANTED-SECRET\n");
+	mkdirSync(join(dir, ".crew", "agents"), { recursive: true });
+	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
+	writeFileSync(join(dir, "notes.md"), "original\n");
+	writeFileSync(
+		join(dir, ".crew", "agents", "worker.md"),
+		`---\nname: worker\nruntime: command\ncommand: ${command}\n${agentExtra}---\nYou work.\n`,
+	);
+	writeFileSync(
+		join(dir, ".crew", "workflows", "one.workflow.md"),
+		`---\nname: one\n---\n## work\nrole: worker\nretries: 0\n${stepExtra}\nDo {goal}\n`,
+	);
+	const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+	const run = (args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+		crew(dir, args, 60_000, { ...env, ...extraEnv });
+	return { base, dir, home, run };
+}
+
+async function statusOf(run: (args: readonly string[]) => Promise<{ stdout: string }>) {
+	return JSON.parse((await run(["status", "--json"])).stdout) as {
+		tasks: { id: string; status: string; error: string | null; sandbox: unknown }[];
+	};
+}
+
+test("by default a task writes its workspace and nothing beside it, and sees no secret nor crew's store", async () => {
+	const { base, dir, home, run } = await project(
+		`echo mine > own.txt; echo escaped > ../outside.txt; echo escaped > $HOME/x; cat $HOME/.ssh/id_test; ls .crew; echo end`,
+	);
+	expect((await run(["trust"])).code).toBe(0);
+	const result = await run(["run", "-w", "one", "try"]);
+	expect(result.stderr).not.toMatch(/sandbox off/);
+	expect(result.code).toBe(0);
+	expect(readFileSync(join(dir, "own.txt"), "utf8")).toBe("mine\n");
+	expect(existsSync(join(base, "outside.txt"))).toBe(false);
+	expect(existsSync(join(home, "x"))).toBe(false);
+	const runDir = readdirOne(join(dir, ".crew", "runs"));
+	const log = readFileSync(join(runDir, "tasks", "work", "attempt-1.stderr.log"), "utf8");
+	expect(log).toMatch(/outside\.txt: Read-only file system/);
+	expect(log).toMatch(/x: Read-only file system/);
+	expect(log).toMatch(/id_test: No such file/);
+	const said = readFileSync(join(runDir, "tasks", "work", "result.md"), "utf8");
+	expect(`${said}${log}`).not.toContain("PLANTED-SECRET");
+	expect(said).not.toMatch(/crew\.db/);
+	expect(readFileSync(join(home, ".ssh", "id_test"), "utf8")).toBe("PLANTED-SECRET\n");
+	const status = await statusOf(run);
+	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: false });
+	expect((await run(["status"])).stdout).toMatch(/work +worker +completed .*attempt 1 +sandbox workspace/);
+	const runId = runDir.split("/").pop() as string;
+	const denied = (await eventsOf(run, runId)).filter((e) => e.type === "sandbox.denied").map((e) => e.data);
+	expect(denied).toEqual([{ path: join(base, "outside.txt") }, { path: join(home, "x") }]);
+	expect((await run(["logs", runId, "work"])).stdout).toMatch(/the sandbox refused a write to .*outside\.txt/);
+});
+
+test("in a worktree a task's own edit reaches its branch; a write to the main checkout is refused", async () => {
+	const { dir, run } = await project(
+		'echo mine > own.txt; echo escaped > "$(git rev-parse --git-common-dir)/../escaped.txt"; echo tried',
+	);
+	const git = committed(dir);
+	await run(["trust"]);
+	const result = await run(["run", "-w", "one", "edit", "--workspace", "worktree"]);
+	expect(result.code).toBe(0);
+	expect(existsSync(join(dir, "escaped.txt"))).toBe(false);
+	const runDir = readdirOne(join(dir, ".crew", "runs"));
+	const log = readFileSync(join(runDir, "tasks", "work", "attempt-1.stderr.log"), "utf8");
+	expect(log).toMatch(/escaped\.txt: Read-only file system/);
+	const runId = runDir.split("/").pop() as string;
+	expect(git("show", `crew/${runId}:own.txt`)).toBe("mine\n");
+});
+
+test("a step with writes: src/ whose agent edits docs/x.md fails naming it, and the edit is not on the task's branch", async () => {
+	const { dir, run } = await project(
+		"mkdir -p src docs; echo a > src/a.ts; echo b > docs/x.md; echo c > notes.md",
+		"",
+		"writes: src/\n",
+	);
+	const git = committed(dir);
+	await run(["trust"]);
+	const result = await run(["run", "-w", "one", "edit", "--workspace", "worktree", "--json"]);
+	expect(result.code).not.toBe(0);
+	const { runId } = JSON.parse(result.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const status = await statusOf(run);
+	expect(status.tasks[0]?.error).toBe(
+		"changed files outside what it may write (only src), which crew put back: docs/x.md, notes.md",
+	);
+	const branch = `crew-tasks/${runId}/work`;
+	expect(git("show", `${branch}:src/a.ts`)).toBe("a\n");
+	expect(git("show", `${branch}:notes.md`)).toBe("original\n");
+	expect(git("ls-tree", "-r", "--name-only", branch)).not.toContain("docs/x.md");
+	const violated = (await eventsOf(run, runId)).filter((e) => e.type === "scope.violated").map((e) => e.data);
+	expect(violated).toEqual([{ paths: ["docs/x.md", "notes.md"] }]);
+});
+
+test("a read-only agent's edit is refused and the file is unchanged", async () => {
+	const { dir, run } = await project("echo changed > notes.md", "permissions: read-only\n");
+	await run(["trust"]);
+	const result = await run(["run", "-w", "one", "review"]);
+	expect(result.code).not.toBe(0);
+	expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe("original\n");
+	const status = await statusOf(run);
+	expect(status.tasks[0]?.error).toMatch(/notes\.md: Read-only file system/);
+	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: true });
+});
+
+test("at strict a check has no network; at workspace the same check reaches the server", async () => {
+	const { dir, run } = await project("echo done", "", "verify: node check.mjs\n");
+	writeFileSync(
+		join(dir, "check.mjs"),
+		`await fetch("http://127.0.0.1:${port}/").then((r) => r.text()).then(console.log, (e) => { console.log("refused", e.cause?.code, e.cause?.message); process.exit(1); });\n`,
+	);
+	await run(["trust"]);
+	const before = hits;
+	const strict = await run(["run", "-w", "one", "check", "--sandbox", "strict", "--json"]);
+	const { runId } = JSON.parse(strict.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	expect(strict.code).not.toBe(0);
+	expect(hits).toBe(before);
+	const failed = await statusOf(run);
+	expect(failed.tasks[0]?.error).toMatch(/refused ECONNREFUSED/);
+	const denied = (await eventsOf(run, runId)).filter((e) => e.type === "sandbox.denied").map((e) => e.data);
+	expect(denied).toContainEqual({ host: "127.0.0.1", port });
+	const open = await run(["run", "-w", "one", "check", "--sandbox", "workspace"]);
+	expect(open.code).toBe(0);
+	expect(hits).toBe(before + 1);
+});
+
+test("a project's file asking for a looser sandbox needs trust; trusted, its task runs unconfined", async () => {
+	const { base, run } = await project("echo escaped > ../outside.txt", "sandbox: off\n");
+	const refused = await run(["run", "-w", "one", "loosen"]);
+	expect(refused.code).not.toBe(0);
+	expect(refused.stderr).toMatch(
+		/the sandbox of agent 'worker' \(.*worker\.md\): sandbox: off, looser than the run's workspace/,
+	);
+	expect(existsSync(join(base, "outside.txt"))).toBe(false);
+	await run(["trust"]);
+	expect((await run(["run", "-w", "one", "loosen"])).code).toBe(0);
+	expect(readFileSync(join(base, "outside.txt"), "utf8")).toBe("escaped\n");
+	const status = await statusOf(run);
+	expect(status.tasks[0]?.sandbox).toEqual({ level: "off", readOnly: false });
+});
+
+test("without bubblewrap a run asking for a sandbox is refused; one asking none runs unconfined, warned", async () => {
+	const { base, run } = await project("echo escaped > ../outside.txt");
+	await run(["trust"]);
+	const noBwrap = { PATH: "/nonexistent" };
+	const refused = await run(["run", "-w", "one", "asked", "--sandbox", "workspace"], noBwrap);
+	expect(refused.code).not.toBe(0);
+	expect(refused.stderr).toMatch(
+		/asks for sandbox 'workspace', and no working bubblewrap \(bwrap\) is on PATH: install it \(Debian\/Ubuntu: apt-get install bubblewrap\)/,
+	);
+	expect((await run(["runs", "--json"])).stdout.trim()).toBe("[]");
+	const warned = await run(["run", "-w", "one", "unasked"], noBwrap);
+	expect(warned.code).toBe(0);
+	expect(warned.stderr).toMatch(/warning: tasks run unconfined \(sandbox off\): no working bubblewrap/);
+	expect(existsSync(join(base, "outside.txt"))).toBe(true);
+});
+
+/** Makes `dir` a git repository with its files committed; returns a git runner in it. */
+function committed(dir: string): (...args: string[]) => string {
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+	git("init", "-q");
+	writeFileSync(join(dir, ".gitignore"), ".crew/\n");
+	git("add", "-A");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base");
+	return git;
+}
+
+async function eventsOf(run: (args: readonly string[]) => Promise<{ stdout: string }>, runId: string) {
+	const lines = (await run(["events", runId, "--json"])).stdout.trim().split("\n");
+	return lines.map((line) => JSON.parse(line) as { type: string; data: unknown });
+}
+
+function readdirOne(folder: string): string {
+	const [only] = readdirSync(folder);
+	return join(folder, only as string);
+}
