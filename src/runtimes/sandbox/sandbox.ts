@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { dirname } from "node:path";
+import { crewPackageDir } from "../../config/crew-package.js";
 import { userConfigDir } from "../../config/resource-layers.js";
 import { isConfined } from "../../core/sandbox.js";
 import type { TaskRequest } from "../worker-runtime.js";
@@ -42,8 +43,8 @@ export class Sandbox {
 
 	/**
 	 * `command` as it is started for `request`: unchanged when its sandbox is off, else under
-	 * bubblewrap with its workspace (read-only for a read-only agent), what `needs` names and the
-	 * attempt's own files in sight, secrets and crew's own folders hidden, and a /tmp of its own.
+	 * bubblewrap with its workspace (read-only for a read-only agent), what `needs` names, the
+	 * attempt's own files and crew's own package (its bundled pi) in sight, secrets and crew's own folders hidden, and a /tmp of its own.
 	 * Throws when the request asks for a sandbox this machine cannot give.
 	 */
 	wrap(request: TaskRequest, command: Command, needs: Needs): Launch {
@@ -56,7 +57,13 @@ export class Sandbox {
 				workspace: request.cwd,
 				readOnlyWorkspace: asked.readOnly,
 				writable: needs.writable ?? [],
-				readable: [...asked.show, ...(needs.readable ?? []), dirname(request.promptFile), request.artifactDir],
+				readable: [
+					crewPackageDir(),
+					...asked.show,
+					...(needs.readable ?? []),
+					dirname(request.promptFile),
+					request.artifactDir,
+				],
 				hidden: [...secretFolders(home), userConfigDir(this.#env), userConfigDir(needs.env), ...asked.hide],
 				network: needs.network,
 			},
