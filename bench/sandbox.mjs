@@ -1,14 +1,19 @@
 /**
- * What crew's sandbox adds to an attempt: a one-step task whose command is `true`, run with the
- * sandbox off and at `workspace`, in pairs whose order alternates, so a slow moment of this shared
- * machine falls on both. Measured twice: the attempt alone (CommandRuntime.run, in this process)
- * and a whole `crew run` through the CLI. Target: under 50 ms added per attempt. Writes
- * bench/results/sandbox.json.
+ * What crew's sandbox adds to an attempt: a one-step task run with the sandbox off and at
+ * `workspace`, in pairs whose order alternates, so a slow moment of this shared machine falls on
+ * both. Measured three ways: an attempt whose command is `true` (CommandRuntime.run, in this
+ * process); an attempt of crew's bundled pi answering the scripted model server, whose network
+ * at `workspace` is crew's gate (AgentRuntime.run); and a whole `crew run` of the command through
+ * the CLI. Target: under 50 ms added per attempt. Writes bench/results/sandbox.json.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CommandRuntime } from "../dist/index.js";
+import { AgentRuntime } from "../dist/runtimes/agent-runtime.js";
+import { piCli } from "../dist/runtimes/pi-cli.js";
+import { scriptedCliSetup } from "../dist/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../dist/scripted-model/scripted-model-server.js";
 import { run, sourceVersion } from "./processes.mjs";
 import { log, median } from "./stats.mjs";
 
@@ -16,6 +21,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
 const ATTEMPT_PAIRS = 30;
 const RUN_PAIRS = 12;
+const AGENT_PAIRS = 12;
 const TARGET_MS = 50;
 
 // Under /var/tmp: a confined process gets a /tmp of its own, and its workspace is then bound back.
@@ -50,10 +56,12 @@ async function pairs(count, measure) {
 
 const runtime = new CommandRuntime({ env });
 let attempt = 0;
-async function oneAttempt(level) {
+
+/** A new attempt's request at `level` for `agent`. */
+function requestFor(level, agent) {
 	attempt += 1;
 	const artifactDir = join(dir, ".crew", "runs", "bench", "tasks", `t${attempt}`);
-	const request = {
+	return {
 		runId: "bench",
 		taskId: `t${attempt}`,
 		stepId: "work",
@@ -61,18 +69,34 @@ async function oneAttempt(level) {
 		attempt: 1,
 		attemptId: attempt,
 		epoch: 1,
-		agent: { name: "noop", runtime: "command", command: "true", systemPrompt: "" },
-		prompt: "",
+		agent,
+		prompt: "Say done.",
 		promptFile: join(artifactDir, "prompt.md"),
 		cwd: dir,
 		artifactDir,
 		artifactPrefix: `tasks/t${attempt}`,
-		sandbox: { level, readOnly: false, hide: [join(dir, ".crew")], show: [dir] },
+		sandbox: { level, readOnly: false, hide: [join(dir, ".crew")], show: [dir], hosts: [] },
 	};
+}
+
+async function oneAttempt(level) {
+	const request = requestFor(level, { name: "noop", runtime: "command", command: "true", systemPrompt: "" });
 	const start = performance.now();
 	const result = await runtime.run(request, { signal: new AbortController().signal, onEvent: () => {} });
 	const ms = performance.now() - start;
 	if (!result.ok) throw new Error(`attempt at ${level} failed: ${result.error?.message}`);
+	return ms;
+}
+
+const model = await ScriptedModelServer.start(() => ({ kind: "text", text: "done" }));
+const scripted = scriptedCliSetup("pi", model.url, join(dir, "pi-home"));
+const pi = new AgentRuntime(piCli, { env: { PATH: process.env.PATH, ...scripted.env } });
+async function oneAgentAttempt(level) {
+	const request = requestFor(level, { name: "pi", runtime: "pi", model: scripted.model, systemPrompt: "" });
+	const start = performance.now();
+	const result = await pi.run(request, { signal: new AbortController().signal, onEvent: () => {} });
+	const ms = performance.now() - start;
+	if (!result.ok) throw new Error(`pi's attempt at ${level} failed: ${result.error?.message}`);
 	return ms;
 }
 
@@ -95,14 +119,27 @@ try {
 		`attempt (command true): off ${attempts.offMs.toFixed(1)} ms, workspace ${attempts.onMs.toFixed(1)} ms, added ${attempts.addedMs.toFixed(1)} ms (median of ${ATTEMPT_PAIRS} pairs; target < ${TARGET_MS})`,
 	);
 	log(`  the runner's first confined attempt, which looks for bubblewrap: ${firstMs.toFixed(1)} ms`);
+	const agents = await pairs(AGENT_PAIRS, oneAgentAttempt);
+	log(
+		`attempt (bundled pi, scripted model, gated network): off ${agents.offMs.toFixed(0)} ms, workspace ${agents.onMs.toFixed(0)} ms, added ${agents.addedMs.toFixed(1)} ms (median of ${AGENT_PAIRS} pairs; target < ${TARGET_MS})`,
+	);
 	const runs = await pairs(RUN_PAIRS, oneRun);
 	log(
 		`crew run, one step: off ${runs.offMs.toFixed(0)} ms, workspace ${runs.onMs.toFixed(0)} ms, added ${runs.addedMs.toFixed(1)} ms (median of ${RUN_PAIRS} pairs)`,
 	);
-	const results = { version: sourceVersion(ROOT), targetMs: TARGET_MS, attempts, firstAttemptMs: firstMs, runs };
+	const results = {
+		version: sourceVersion(ROOT),
+		targetMs: TARGET_MS,
+		attempts,
+		agents,
+		firstAttemptMs: firstMs,
+		runs,
+	};
+	mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
 	writeFileSync(join(ROOT, "bench", "results", "sandbox.json"), `${JSON.stringify(results, null, 2)}\n`);
 	process.stdout.write(`${JSON.stringify(results)}\n`);
-	if (attempts.addedMs >= TARGET_MS) process.exitCode = 1;
+	if (attempts.addedMs >= TARGET_MS || agents.addedMs >= TARGET_MS) process.exitCode = 1;
 } finally {
+	await model.close();
 	rmSync(dir, { recursive: true, force: true });
 }

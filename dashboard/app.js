@@ -411,7 +411,7 @@ async function runPage(runId) {
 		panel.replaceChildren(
 			el("h2", {}, [`${t.stepId} `, statusBadge(t.status)]),
 			el("p", { id: "task-meta" }, [
-				`${t.id} · role ${t.role} · agent ${t.agent} · ${t.runtime}${t.model ? `/${t.model}` : ""} · attempt ${t.attempts} · ${elapsed(t.startedAt, t.finishedAt)}`,
+				`${t.id} · role ${t.role} · agent ${t.agent} · ${t.runtime}${t.model ? `/${t.model}` : ""} · attempt ${t.attempts} · ${elapsed(t.startedAt, t.finishedAt)}${d.sandbox ? ` · ${d.sandbox}` : ""}`,
 			]),
 			el("p", { id: "task-usage" }, [usageText(t.usage)]),
 			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),

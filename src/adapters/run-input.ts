@@ -46,7 +46,9 @@ export interface RunAsk {
  */
 export function runInput(
 	ask: RunAsk,
-	settings: Partial<Pick<Settings, "limits" | "budget" | "queue" | "setup" | "maxConcurrency" | "sandbox">>,
+	settings: Partial<
+		Pick<Settings, "limits" | "budget" | "queue" | "setup" | "maxConcurrency" | "sandbox" | "sandboxHosts">
+	>,
 ): PlanInput {
 	const sandbox = ask.sandbox ?? settings.sandbox;
 	const queue = ask.queue ?? settings.queue;
@@ -81,6 +83,7 @@ export function runInput(
 		...(ask.repository !== undefined ? { repository: ask.repository } : {}),
 		...(settings.setup ? { setup: settings.setup } : {}),
 		...(sandbox !== undefined ? { sandbox } : {}),
+		...(settings.sandboxHosts ? { sandboxHosts: settings.sandboxHosts } : {}),
 		...(settings.maxConcurrency !== undefined ? { concurrencyCap: settings.maxConcurrency } : {}),
 		...(Object.keys(budget).length > 0 ? { budget } : {}),
 	};

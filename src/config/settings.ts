@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
-import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
+import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
 import type { Project } from "./project.js";
 import { userConfigDir } from "./resource-layers.js";
@@ -32,6 +32,8 @@ export interface Settings {
 	readonly delegation?: Delegation;
 	/** The sandbox level of runs that ask for none (user config only). */
 	readonly sandbox?: SandboxLevel;
+	/** Hosts (`host:port`) confined agents may reach beside their model provider's (user config only). */
+	readonly sandboxHosts?: readonly string[];
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
@@ -101,6 +103,7 @@ interface FileSettings {
 	readonly nesting?: { maxDepth: number };
 	readonly delegation?: Delegation;
 	readonly sandbox?: SandboxLevel;
+	readonly sandboxHosts?: readonly string[];
 	readonly warnings: string[];
 }
 
@@ -198,12 +201,38 @@ function readDelegation(file: string, value: unknown): Delegation | undefined {
 	return value as Delegation;
 }
 
-function readSandbox(file: string, value: unknown): SandboxLevel | undefined {
-	if (value === undefined || isSandboxLevel(value)) return value;
-	throw new CrewError(
-		ErrorCode.InvalidInput,
-		`${file}: "sandbox" ${JSON.stringify(value)}: expected ${SANDBOX_LEVELS.map((l) => `"${l}"`).join(", ")}`,
-	);
+/** `"sandbox"`: a level, or `{"level": …, "hosts": ["host:port", …]}`. */
+function readSandbox(file: string, value: unknown): { level?: SandboxLevel; hosts?: string[] } {
+	const levels = SANDBOX_LEVELS.map((l) => `"${l}"`).join(", ");
+	if (value === undefined) return {};
+	if (isSandboxLevel(value)) return { level: value };
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "sandbox" ${JSON.stringify(value)}: expected ${levels}, or {"level": …, "hosts": ["host:port", …]}`,
+		);
+	}
+	const { level, hosts, ...rest } = value as Record<string, unknown>;
+	const unknown = Object.keys(rest)[0];
+	if (unknown !== undefined)
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "sandbox" has unknown key "${unknown}": expected level, hosts`,
+		);
+	if (level !== undefined && !isSandboxLevel(level))
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "sandbox" level ${JSON.stringify(level)}: expected ${levels}`,
+		);
+	if (hosts !== undefined && !Array.isArray(hosts))
+		throw new CrewError(ErrorCode.InvalidInput, `${file}: "sandbox" hosts must be a list of "host:port"`);
+	const bad = hosts?.find((h) => typeof h !== "string" || parseHostPort(h) === undefined);
+	if (bad !== undefined)
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${file}: "sandbox" host ${JSON.stringify(bad)}: expected "host:port", a port from 1 to 65535 (e.g. "api.example.com:443")`,
+		);
+	return { ...(level ? { level } : {}), ...(hosts ? { hosts: hosts as string[] } : {}) };
 }
 
 function read(file: string, isUser: boolean): FileSettings {
@@ -250,7 +279,8 @@ function read(file: string, isUser: boolean): FileSettings {
 		...(queue ? { queue } : {}),
 		...(nesting ? { nesting } : {}),
 		...(delegation ? { delegation } : {}),
-		...(sandbox ? { sandbox } : {}),
+		...(sandbox.level ? { sandbox: sandbox.level } : {}),
+		...(sandbox.hosts ? { sandboxHosts: sandbox.hosts } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -296,6 +326,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.nesting ? { nesting: user.nesting } : {}),
 		...(user.delegation ? { delegation: user.delegation } : {}),
 		...(user.sandbox ? { sandbox: user.sandbox } : {}),
+		...(user.sandboxHosts ? { sandboxHosts: user.sandboxHosts } : {}),
 		warnings: own.warnings,
 	};
 }

@@ -15,10 +15,40 @@ export interface SandboxAsk {
 	readonly source?: ResourceSource;
 }
 
-/** The run's sandbox: its level (flag, else user config, else the machine's default) and its team's ask. */
+/**
+ * The run's sandbox: its level (flag, else user config, else the machine's default), its team's
+ * ask, and the hosts the user lets confined agents reach beside their model provider's
+ * (`host:port`, from the user's config).
+ */
 export interface RunSandbox {
 	readonly level: SandboxLevel;
 	readonly team?: SandboxAsk;
+	readonly hosts?: readonly string[];
+}
+
+/**
+ * Where a confined attempt's processes may connect: `host`, the network as it is (commands at
+ * `workspace`); `none`, a loopback of their own (commands at `strict`); else only these hosts
+ * (`host:port`), through crew's gate (agent CLIs at either level).
+ */
+export type SandboxNetwork = "host" | "none" | readonly string[];
+
+/** A host and port a confined agent may reach. */
+export interface HostPort {
+	readonly host: string;
+	readonly port: number;
+}
+
+/** `host:port` as a user writes it (`[::1]:8080` for IPv6), checked; undefined when it is not one. */
+export function parseHostPort(text: string): HostPort | undefined {
+	const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/.exec(text);
+	const port = Number(match?.[2]);
+	if (!match || port < 1 || port > 65535) return undefined;
+	return { host: (match[1] as string).replace(/^\[|\]$/g, "").toLowerCase(), port };
+}
+
+export function hostPortText({ host, port }: HostPort): string {
+	return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** What an attempt's processes are confined to, decided where the run is planned; plain data. */
@@ -30,6 +60,8 @@ export interface AttemptSandbox {
 	readonly hide: readonly string[];
 	/** Folders read that may be out of sight: the repository a task's worktree belongs to. */
 	readonly show: readonly string[];
+	/** Hosts (`host:port`) its agent may reach beside its model provider's: the user's. */
+	readonly hosts: readonly string[];
 }
 
 /** Whether an attempt's processes are confined at all. */
@@ -37,10 +69,24 @@ export function isConfined(sandbox: { readonly level: SandboxLevel } | undefined
 	return sandbox !== undefined && sandbox.level !== "off";
 }
 
-/** How a recorded sandbox reads in views: `sandbox workspace, read-only`, or `unconfined`. */
-export function sandboxText(sandbox: { readonly level: SandboxLevel; readonly readOnly: boolean }): string {
+/**
+ * How a recorded sandbox reads in views: `sandbox workspace, read-only, network api.x.com:443`,
+ * `sandbox strict, no network`, or `unconfined`.
+ */
+export function sandboxText(sandbox: {
+	readonly level: SandboxLevel;
+	readonly readOnly: boolean;
+	readonly network?: SandboxNetwork;
+}): string {
 	if (sandbox.level === "off") return "unconfined";
-	return `sandbox ${sandbox.level}${sandbox.readOnly ? ", read-only" : ""}`;
+	const { network } = sandbox;
+	const reach =
+		network === undefined || network === "host"
+			? ""
+			: network === "none" || network.length === 0
+				? ", no network"
+				: `, network ${network.join(" ")}`;
+	return `sandbox ${sandbox.level}${sandbox.readOnly ? ", read-only" : ""}${reach}`;
 }
 
 export function isSandboxLevel(value: unknown): value is SandboxLevel {
@@ -81,7 +127,8 @@ export function agentAsk(agent: AgentSpec): SandboxAsk {
  */
 export function taskSandbox(task: TaskSpec, options: RunOptions, crewDir: string): AttemptSandbox {
 	const level = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
-	return { level, readOnly: readOnlyAgent(task.agent), hide: [crewDir], show: [options.cwd] };
+	const hosts = options.sandbox?.hosts ?? [];
+	return { level, readOnly: readOnlyAgent(task.agent), hide: [crewDir], show: [options.cwd], hosts };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BudgetLimits } from "./budget.js";
-import type { RunSandbox, SandboxLevel } from "./sandbox.js";
+import type { RunSandbox, SandboxLevel, SandboxNetwork } from "./sandbox.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { ThinkingLevel } from "./thinking.js";
 import type { VerifySpec } from "./verdict.js";
@@ -328,6 +328,8 @@ export interface TaskView extends ListedTask {
 export interface AttemptSandboxRecord {
 	readonly level: SandboxLevel;
 	readonly readOnly: boolean;
+	/** Where its agent could connect, once its runtime said so; absent for one recorded before. */
+	readonly network?: SandboxNetwork;
 }
 
 export interface ProcessHandle {

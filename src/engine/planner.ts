@@ -90,6 +90,8 @@ export interface PlanInput {
 	readonly integration?: IntegrationMode;
 	/** The run's sandbox level (its flag, else the user's config); absent: the machine's default. See `runSandbox`. */
 	readonly sandbox?: SandboxLevel;
+	/** Hosts (`host:port`) its confined agents may reach beside their model provider's: the user's config's. */
+	readonly sandboxHosts?: readonly string[];
 }
 
 export interface Plan {
@@ -214,7 +216,13 @@ function planChosen(
 	const workflow = oneAgent ?? loader.workflow(input.workflow);
 	const team = input.team === undefined ? undefined : loader.team(input.team);
 	const diagnostics: Diagnostic[] = [...workflow.diagnostics, ...(team?.diagnostics ?? [])];
-	const sandbox = runSandbox(input.sandbox, team, context.runtimes.sandbox, input.runtime === "dry-run", diagnostics);
+	const sandbox = runSandbox(
+		{ level: input.sandbox, hosts: input.sandboxHosts },
+		team,
+		context.runtimes.sandbox,
+		input.runtime === "dry-run",
+		diagnostics,
+	);
 	const problems: PlanProblem[] = [];
 	const resolver: Resolver = {
 		team: team?.item,

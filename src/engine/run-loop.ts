@@ -333,6 +333,8 @@ export class RunLoop {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
 		this.#writes.write(() => {
 			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
+			else if (event.type === "confined")
+				this.#deps.store.recordNetwork(this.#lease, live.attemptId, live.request.taskId, event.network);
 			else if (event.type === "usage") {
 				// On record with its event at once: a runner killed next loses none of it.
 				this.#deps.store.recordUsage(this.#lease, live.attemptId, live.request.taskId, event.usage);

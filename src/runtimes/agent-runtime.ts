@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import { finished } from "node:stream/promises";
 import { errorMessage } from "../core/errors.js";
 import { redact, redactDeep } from "../core/redact.js";
-import { isConfined } from "../core/sandbox.js";
+import { type HostPort, hostPortText, isConfined, parseHostPort } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { agentEnvironment } from "./agent-environment.js";
@@ -16,6 +16,7 @@ import { JsonLines } from "./json-lines.js";
 import { onPath } from "./program-path.js";
 import type { Command } from "./sandbox/confine.js";
 import { DenialWatch } from "./sandbox/denials.js";
+import type { GateWatch } from "./sandbox/network-gate.js";
 import { type Launch, Sandbox } from "./sandbox/sandbox.js";
 import { LiveGroups, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
@@ -67,6 +68,8 @@ export interface AgentCli {
 	 * A sandboxed attempt may write those that exist, and nothing else beside its workspace.
 	 */
 	state(env: NodeJS.ProcessEnv): { readonly folders: readonly string[]; readonly files: readonly string[] };
+	/** Where the CLI reaches the request's model, for `env`: all a confined attempt may connect to, with the user's hosts. */
+	hosts(request: TaskRequest, env: NodeJS.ProcessEnv): HostPort[];
 	stream(): AgentStream;
 	/**
 	 * What the request's trust asks of the program before it starts: arguments to put before the
@@ -129,11 +132,15 @@ export class AgentRuntime implements WorkerRuntime {
 
 	async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 		const { signal } = control;
-		// What a confined agent's tools were refused, read from their output.
-		const watch = new DenialWatch(control.onEvent, { offline: false, cwd: request.cwd });
-		const onEvent = isConfined(request.sandbox) ? watch.pass : control.onEvent;
 		signal.throwIfAborted();
 		const source = this.#options.env ?? process.env;
+		const confined = isConfined(request.sandbox);
+		// What a confined agent may reach, and what its tools were refused, read from their output.
+		const allowed = confined ? reachable(this.#cli.hosts(request, source), request.sandbox?.hosts ?? []) : [];
+		const watch = new DenialWatch(control.onEvent, { reach: allowed, cwd: request.cwd });
+		const onEvent = confined ? watch.pass : control.onEvent;
+		// Allowed hosts the gate could not connect to: the CLI sees a dropped connection, the user the cause.
+		const unreachable = new Set<string>();
 		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand(source);
 		mkdirSync(request.artifactDir, { recursive: true });
 		const base = `attempt-${request.attempt}`;
@@ -162,11 +169,16 @@ export class AgentRuntime implements WorkerRuntime {
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...this.#cli.args(request, systemFile)];
 		let launch: Launch;
 		try {
-			launch = this.#launch(request, { file: file as string, args }, source, env);
+			launch = await this.#launch(request, { file: file as string, args }, source, env, {
+				allow: allowed,
+				denied: (host) => watch.deny(host),
+				unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
+			});
 		} catch (error) {
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
+		if (confined) onEvent({ type: "confined", network: allowed.map(hostPortText) });
 
 		const stream = this.#cli.stream();
 		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
@@ -209,28 +221,38 @@ export class AgentRuntime implements WorkerRuntime {
 				onStdout: (chunk) => lines.push(chunk),
 			});
 		} finally {
+			await launch.close();
 			lines.end();
 			transcript.end();
 			await finished(transcript).catch((error: Error) => {
 				transcriptError ??= error;
 			});
 		}
-		if (isConfined(request.sandbox)) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
+		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		const result = { text: stream.text, usage: stream.usage, artifacts };
 		const failure = this.#failure(file as string, end, stream, transcriptError);
 		if (!failure) return { ...result, ok: true, exitCode: 0 };
 		// Where the CLI's own account is: its stderr, redacted, whatever the failure says.
 		const { logged, ...reported } = failure;
-		const error = logged ? { ...reported, message: `${reported.message} (log: ${logFile})` } : reported;
+		const gate =
+			unreachable.size > 0 ? `; crew's network gate could not connect to ${[...unreachable].join(", ")}` : "";
+		const message = `${reported.message}${logged ? ` (log: ${logFile})` : ""}${gate}`;
+		const error = { ...reported, message };
 		return { ...result, ok: false, exitCode: end.code, error };
 	}
 
 	/**
-	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable.
-	 * Until agents' connections are filtered by host, an agent keeps the network at every level.
+	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
+	 * a network of the hosts it reaches its model at and those the user allows, nothing else.
 	 */
-	#launch(request: TaskRequest, command: Command, source: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): Launch {
-		if (!isConfined(request.sandbox)) return { ...command, env: {} };
+	async #launch(
+		request: TaskRequest,
+		command: Command,
+		source: NodeJS.ProcessEnv,
+		env: NodeJS.ProcessEnv,
+		gate: GateWatch & { readonly allow: readonly HostPort[] },
+	): Promise<Launch> {
+		if (!isConfined(request.sandbox)) return { ...command, env: {}, close: async () => {} };
 		// Only what exists: a folder named by mistake is the CLI's to refuse, as it would unconfined.
 		const { folders, files } = this.#cli.state(source);
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
@@ -238,7 +260,7 @@ export class AgentRuntime implements WorkerRuntime {
 		return this.#sandbox.wrap(request, command, {
 			writable: [...folders, ...files],
 			readable: program,
-			network: "host",
+			network: gate,
 			env,
 		});
 	}
@@ -282,4 +304,10 @@ export class AgentRuntime implements WorkerRuntime {
 		if (!stream.answered) return { message: `${name} ended without an answer${said}`, retryable: false, logged: true };
 		return undefined;
 	}
+}
+
+/** The hosts a CLI reaches its model at, and those the user allows (`host:port`), each once. */
+function reachable(model: readonly HostPort[], user: readonly string[]): HostPort[] {
+	const all = [...model, ...user.flatMap((text) => parseHostPort(text) ?? [])];
+	return all.filter((a, i) => all.findIndex((b) => b.host === a.host && b.port === a.port) === i);
 }

@@ -6,6 +6,7 @@ import { allTools } from "../core/tools.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { ClaudeStream } from "./claude-stream.js";
 import { claudeCredentials } from "./credentials.js";
+import { claudeHosts } from "./provider-hosts.js";
 
 /** pi-crew's tool names as Claude Code calls them; names already in Claude's spelling pass as they are. */
 const CLAUDE_TOOLS: Readonly<Record<string, string>> = {
@@ -70,5 +71,6 @@ export const claudeCli: AgentCli = {
 	stdin: (request) => request.prompt,
 	credentials: () => claudeCredentials(),
 	thinking: claudeThinking,
+	hosts: (_request, env) => claudeHosts(env),
 	stream: () => new ClaudeStream(),
 };

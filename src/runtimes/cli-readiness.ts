@@ -1,9 +1,15 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnvironment } from "./agent-environment.js";
 import { codexConfig } from "./codex-config.js";
-import { claudeCredentials, codexCredentials, piAgentDir, piCredentials, piProviderKey } from "./credentials.js";
+import {
+	claudeCredentials,
+	codexCredentials,
+	piAgentDir,
+	piCredentials,
+	piDefault,
+	piProviderKey,
+} from "./credentials.js";
 import { failureLine } from "./failure-lines.js";
 
 /** One finding of `crew doctor`; `fix` says what to do when it is not ok. */
@@ -93,23 +99,6 @@ function listedModels(output: string): string[] {
 		.map((line) => line.trim().split(/\s+/))
 		.filter((cols) => cols.length >= 2 && cols[0] !== "")
 		.map(([provider, id]) => `${provider}/${id}`);
-}
-
-/** pi's default model from its settings (`defaultProvider`, `defaultModel`), when set. */
-function piDefault(env: NodeJS.ProcessEnv): string | undefined {
-	const dir = piAgentDir(env);
-	const file = dir ? join(dir, "settings.json") : undefined;
-	if (!file || !existsSync(file)) return undefined;
-	try {
-		const settings = JSON.parse(readFileSync(file, "utf8")) as { defaultProvider?: unknown; defaultModel?: unknown };
-		if (typeof settings.defaultModel !== "string") return undefined;
-		return typeof settings.defaultProvider === "string"
-			? `${settings.defaultProvider}/${settings.defaultModel}`
-			: settings.defaultModel;
-	} catch {
-		// A settings file pi cannot read either: pi reports it when it runs; no default is known.
-		return undefined;
-	}
 }
 
 /**

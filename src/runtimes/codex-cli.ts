@@ -5,6 +5,7 @@ import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { CodexStream } from "./codex-stream.js";
 import { codexCredentials } from "./credentials.js";
+import { codexHosts } from "./provider-hosts.js";
 
 /** crew's permission levels as Codex sandbox modes: `workspace` writes in the task's workspace only. */
 const SANDBOX: Readonly<Record<string, string>> = {
@@ -52,5 +53,6 @@ export const codexCli: AgentCli = {
 	stdin: (request) => request.prompt,
 	credentials: (_request, env) => codexCredentials(env),
 	thinking: codexThinking,
+	hosts: (_request, env) => codexHosts(env),
 	stream: () => new CodexStream(),
 };

@@ -11,11 +11,13 @@ export interface CodexConfig {
 	readonly model?: string;
 	/** The variable the provider's key is read from (`env_key` of `[model_providers.<provider>]`). */
 	readonly envKey?: string;
+	/** Where the provider is reached (`base_url` of `[model_providers.<provider>]`). */
+	readonly baseUrl?: string;
 }
 
 /**
  * Reads the few settings crew looks at from Codex's `config.toml`: top-level `model_provider` and
- * `model`, and the chosen provider's `env_key`, each a quoted string on a line of its own. Other
+ * `model`, and the chosen provider's `env_key` and `base_url`, each a quoted string on a line of its own. Other
  * TOML is left to Codex, which reports its own errors when it runs.
  */
 export function codexConfig(env: NodeJS.ProcessEnv): CodexConfig {
@@ -39,6 +41,14 @@ export function codexConfig(env: NodeJS.ProcessEnv): CodexConfig {
 	const top = sections.get("") as Map<string, string>;
 	const provider = top.get("model_provider") ?? "openai";
 	const model = top.get("model");
-	const envKey = sections.get(`model_providers.${provider}`)?.get("env_key");
-	return { file, provider, ...(model ? { model } : {}), ...(envKey ? { envKey } : {}) };
+	const section = sections.get(`model_providers.${provider}`);
+	const envKey = section?.get("env_key");
+	const baseUrl = section?.get("base_url");
+	return {
+		file,
+		provider,
+		...(model ? { model } : {}),
+		...(envKey ? { envKey } : {}),
+		...(baseUrl ? { baseUrl } : {}),
+	};
 }

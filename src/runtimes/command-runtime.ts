@@ -70,16 +70,17 @@ export class CommandRuntime implements WorkerRuntime {
 		const stdout = new BoundedBuffer(this.#maxResult);
 		const stdoutTail = new TailBuffer(2048);
 		const confined = isConfined(request.sandbox);
-		const watch = new DenialWatch(onEvent, { offline: request.sandbox?.level === "strict", cwd: request.cwd });
+		// A command runs what the user wrote: it keeps the network, unless the level is strict.
+		const offline = request.sandbox?.level === "strict";
+		const watch = new DenialWatch(onEvent, { reach: offline ? [] : "all", cwd: request.cwd });
 		const events = confined ? watch.pass : onEvent;
 		const output = new OutputEvents(events);
 		const variables = crewVariables(request, this.#env);
 		const env = { ...this.#env, ...variables };
-		// A command runs what the user wrote: it keeps the network, unless the level is strict.
-		const network = request.sandbox?.level === "strict" ? "none" : "host";
 		let launch: Launch;
 		try {
-			launch = this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
+			const network = offline ? "none" : "host";
+			launch = await this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
 		} catch (error) {
 			return failed(errorMessage(error), false, null, []);
 		}
@@ -103,6 +104,7 @@ export class CommandRuntime implements WorkerRuntime {
 			},
 		});
 		output.end();
+		await launch.close();
 		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;

@@ -92,6 +92,23 @@ export function piAgentDir(env: NodeJS.ProcessEnv): string | undefined {
 	return env.PI_CODING_AGENT_DIR || (env.HOME ? join(env.HOME, ".pi", "agent") : undefined);
 }
 
+/** pi's default model from its settings (`defaultProvider`, `defaultModel`), when set. */
+export function piDefault(env: NodeJS.ProcessEnv): string | undefined {
+	const dir = piAgentDir(env);
+	const file = dir ? join(dir, "settings.json") : undefined;
+	if (!file || !existsSync(file)) return undefined;
+	try {
+		const settings = JSON.parse(readFileSync(file, "utf8")) as { defaultProvider?: unknown; defaultModel?: unknown };
+		if (typeof settings.defaultModel !== "string") return undefined;
+		return typeof settings.defaultProvider === "string"
+			? `${settings.defaultProvider}/${settings.defaultModel}`
+			: settings.defaultModel;
+	} catch {
+		// A settings file pi cannot read either: pi reports it when it runs; no default is known.
+		return undefined;
+	}
+}
+
 /** Claude Code reads Anthropic's variables and its own. */
 export function claudeCredentials(): string[] {
 	return ["ANTHROPIC_*", "CLAUDE_*"];

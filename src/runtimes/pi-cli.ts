@@ -9,6 +9,7 @@ import { piAgentDir, piCredentials } from "./credentials.js";
 import { parseVersion, piProjectResources } from "./pi-project.js";
 import { PiStream } from "./pi-stream.js";
 import { onPath } from "./program-path.js";
+import { piHosts } from "./provider-hosts.js";
 
 /** The user's own `pi` on `PATH`, else the one crew bundles. */
 export function piProgram(env: NodeJS.ProcessEnv): readonly string[] {
@@ -62,6 +63,7 @@ export const piCli: AgentCli = {
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
 	thinking: (level) => ({ args: ["--thinking", level] }),
+	hosts: (request, env) => piHosts(request.agent.model, env),
 	stream: () => new PiStream(),
 	admit: async (request, version) => {
 		const found = piProjectResources(request.cwd);

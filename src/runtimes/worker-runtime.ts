@@ -1,4 +1,4 @@
-import type { AttemptSandbox } from "../core/sandbox.js";
+import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
 import type { VerifySpec } from "../core/verdict.js";
@@ -55,6 +55,8 @@ export type WorkerEvent =
 	 * result, Codex during a turn).
 	 */
 	| { readonly type: "usage"; readonly usage: Usage }
+	/** Where the attempt's agent may connect, as its runtime decided before starting it. */
+	| { readonly type: "confined"; readonly network: SandboxNetwork }
 	/** The sandbox refused a write to `path`, or a connection to `host` (and `port`), as the worker said. */
 	| {
 			readonly type: "sandbox-denied";

@@ -32,6 +32,8 @@ export interface RunStatements {
 	readonly taskExcerpt: Untyped;
 	readonly insertAttempt: Untyped;
 	readonly attemptProcess: Untyped;
+	readonly attemptNetwork: Untyped;
+	readonly taskNetwork: Untyped;
 	readonly finishAttempt: Untyped;
 	readonly loseAttempt: Untyped;
 	readonly loseAllAttempts: Untyped;
@@ -94,6 +96,13 @@ export function runStatements(db: Db): RunStatements {
 			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, model, status, started_at, sandbox) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
 		),
 		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
+		attemptNetwork: db.prepare(
+			"UPDATE attempts SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE id = ? AND sandbox IS NOT NULL",
+		),
+		// The task shows its latest attempt's.
+		taskNetwork: db.prepare(
+			"UPDATE tasks SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE run_id = ? AND id = ? AND sandbox IS NOT NULL AND attempts = (SELECT number FROM attempts WHERE id = ?)",
+		),
 		finishAttempt: db.prepare(
 			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ? WHERE id = ?",
 		),

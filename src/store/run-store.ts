@@ -1,5 +1,6 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
+import type { SandboxNetwork } from "../core/sandbox.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -290,6 +291,16 @@ export class RunStore {
 		this.#tx.write(() => {
 			this.#fence(lease);
 			this.#s.attemptProcess.run(handle.pid, handle.pgid, handle.startTime, attemptId);
+		});
+	}
+
+	/** Records where an attempt's agent may connect, on the attempt and, while it is the latest, on its task. */
+	recordNetwork(lease: Lease, attemptId: number, taskId: string, network: SandboxNetwork): void {
+		this.#tx.write(() => {
+			this.#fence(lease);
+			const json = JSON.stringify(network);
+			this.#s.attemptNetwork.run(json, attemptId);
+			this.#s.taskNetwork.run(json, lease.runId, taskId, attemptId);
 		});
 	}
 

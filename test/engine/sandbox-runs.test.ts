@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { crew } from "../helpers.js";
@@ -171,19 +172,23 @@ test("a project's file asking for a looser sandbox needs trust; trusted, its tas
 	expect(status.tasks[0]?.sandbox).toEqual({ level: "off", readOnly: false });
 });
 
-test("without bubblewrap a run asking for a sandbox is refused; one asking none runs unconfined, warned", async () => {
+test("without bubblewrap, or with it but no socat, a run asking for a sandbox is refused; one asking none runs unconfined, warned", async () => {
 	const { base, run } = await project("echo escaped > ../outside.txt");
 	await run(["trust"]);
-	const noBwrap = { PATH: "/nonexistent" };
-	const refused = await run(["run", "-w", "one", "asked", "--sandbox", "workspace"], noBwrap);
-	expect(refused.code).not.toBe(0);
-	expect(refused.stderr).toMatch(
-		/asks for sandbox 'workspace', and no working bubblewrap \(bwrap\) is on PATH: install it \(Debian\/Ubuntu: apt-get install bubblewrap\)/,
-	);
+	// A PATH with bubblewrap on it and nothing else.
+	const bwrapOnly = mkdtempSync(join(tmpdir(), "crew-bwrap-only-"));
+	symlinkSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), join(bwrapOnly, "bwrap"));
+	for (const PATH of ["/nonexistent", bwrapOnly]) {
+		const refused = await run(["run", "-w", "one", "asked", "--sandbox", "workspace"], { PATH });
+		expect(refused.code).not.toBe(0);
+		expect(refused.stderr).toMatch(
+			/asks for sandbox 'workspace', and bubblewrap \(bwrap\) and socat are not both on PATH and working: install them \(Debian\/Ubuntu: apt-get install bubblewrap socat\)/,
+		);
+	}
 	expect((await run(["runs", "--json"])).stdout.trim()).toBe("[]");
-	const warned = await run(["run", "-w", "one", "unasked"], noBwrap);
+	const warned = await run(["run", "-w", "one", "unasked"], { PATH: bwrapOnly });
 	expect(warned.code).toBe(0);
-	expect(warned.stderr).toMatch(/warning: tasks run unconfined \(sandbox off\): no working bubblewrap/);
+	expect(warned.stderr).toMatch(/warning: tasks run unconfined \(sandbox off\): bubblewrap \(bwrap\) and socat/);
 	expect(existsSync(join(base, "outside.txt"))).toBe(true);
 });
 

@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
@@ -23,6 +25,8 @@ const CLIS: readonly {
 	readonly command?: readonly string[];
 	readonly serverError: RegExp;
 	readonly unreachable: RegExp;
+	/** What it says of the same in crew's sandbox, where the gate takes its connection and drops it. */
+	readonly unreachableConfined: RegExp;
 	readonly reportsCost: boolean;
 	/**
 	 * What it has reported of a response when it is cut: all of it (pi, at each response's end),
@@ -36,6 +40,7 @@ const CLIS: readonly {
 		name: "pi",
 		serverError: /500 the model fell over/,
 		unreachable: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\)$/,
+		unreachableConfined: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\); /,
 		reportsCost: true,
 		cutUsage: "whole",
 	},
@@ -46,6 +51,7 @@ const CLIS: readonly {
 		// pi 1.x puts the status, then the provider's body, and the connection's own error.
 		serverError: /^500: .*the model fell over/,
 		unreachable: /^Connection error\.: connect ECONNREFUSED/,
+		unreachableConfined: /^Connection error\.: other side closed/,
 		reportsCost: true,
 		cutUsage: "whole",
 	},
@@ -55,6 +61,7 @@ const CLIS: readonly {
 		command: [join(ROOT, "node_modules", ".bin", "claude")],
 		serverError: /API Error: 500 the model fell over/,
 		unreachable: /Connection error|ECONNREFUSED|Unable to connect/i,
+		unreachableConfined: /^API Error: Connection dropped/,
 		reportsCost: true,
 		cutUsage: "input",
 	},
@@ -66,6 +73,7 @@ const CLIS: readonly {
 		serverError: /high demand/,
 		// Codex never gives up on an unreachable server: crew's timeout ends it.
 		unreachable: /timed out after 8\.0s/,
+		unreachableConfined: /^stream disconnected before completion/,
 		reportsCost: false,
 		cutUsage: "none",
 	},
@@ -162,7 +170,12 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 				"utf8",
 			);
 			expect(`${shown}${transcript}`).not.toContain("PLANTED-SECRET");
-			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: false });
+			const model = new URL(server.url);
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({
+				level: "workspace",
+				readOnly: false,
+				network: [`${model.hostname}:${model.port}`],
+			});
 			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
 			expect(denied.map((e) => e.data)).toContainEqual({ path: join(home, "x") });
 		} finally {
@@ -170,9 +183,64 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 		}
 	});
 
+	test("in crew's sandbox it reaches its model and the hosts its user allows, no other: a local server and a remote one stay unreached, each denial recorded", async () => {
+		const hits = { other: 0, allowed: 0 };
+		const serve = async (name: keyof typeof hits) => {
+			const server = createServer((_request, response) => {
+				hits[name] += 1;
+				response.end(`${name} reached\n`);
+			});
+			await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+			return { server, port: (server.address() as AddressInfo).port };
+		};
+		const other = await serve("other");
+		const allowed = await serve("allowed");
+		const curl = (url: string) => `curl -sS -m 5 -w ' said %{http_code}\\n' ${url};`;
+		const tried = `${curl(`http://127.0.0.1:${other.port}/`)} ${curl(`http://127.0.0.1:${allowed.port}/`)} ${curl("http://example.com/")} echo tried`;
+		const { server, repo, crew } = await setup(actThenReport(() => ({ kind: "shell", command: tried })));
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "try the network" }]);
+		try {
+			const userHost = `127.0.0.1:${allowed.port}`;
+			const plan = await crew.plan({
+				goal: "g",
+				workflow: "one",
+				retries: 0,
+				sandbox: "workspace",
+				sandboxHosts: [userHost],
+			});
+			const runId = crew.create(plan);
+			const end = await crew.execute(runId);
+			expect({ end, error: crew.snapshot(runId).tasks[0]?.error }).toEqual({ end: "completed", error: null });
+			expect(hits).toEqual({ other: 0, allowed: 1 });
+			const shown = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+			expect(shown).toContain("allowed reached");
+			// example.com, asked of crew's gate as a proxy, is refused there.
+			expect(shown).toContain(" said 403");
+			expect(shown).toContain("tried");
+			const model = new URL(server.url);
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({
+				level: "workspace",
+				readOnly: false,
+				network: [`${model.hostname}:${model.port}`, userHost],
+			});
+			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
+			expect(denied.map((e) => e.data)).toEqual(
+				expect.arrayContaining([
+					{ host: "127.0.0.1", port: other.port },
+					{ host: "example.com", port: 80 },
+				]),
+			);
+			expect(denied.map((e) => e.data)).not.toContainEqual({ host: "127.0.0.1", port: allowed.port });
+		} finally {
+			crew.close();
+			other.server.close();
+			allowed.server.close();
+		}
+	});
+
 	test("as a read-only reviewer in crew's sandbox, its attempted edit is refused", async () => {
 		const edit = "echo changed > notes.md; echo tried";
-		const { repo, crew } = await setup(
+		const { server, repo, crew } = await setup(
 			actThenReport(() => ({ kind: "shell", command: edit })),
 			() => "permissions: read-only\n",
 		);
@@ -182,7 +250,12 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "workspace" }));
 			await crew.execute(runId);
 			expect(readFileSync(join(repo.dir, "notes.md"), "utf8")).toBe("original\n");
-			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: true });
+			const model = new URL(server.url);
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toEqual({
+				level: "workspace",
+				readOnly: true,
+				network: [`${model.hostname}:${model.port}`],
+			});
 			// Claude Code refuses the edit itself, asking permission in print mode; the others run it, and crew's sandbox refuses it.
 			if (cli.name !== "claude") {
 				const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
@@ -340,7 +413,8 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 		);
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			// Unconfined, the CLI's own way of ending mid-response: in crew's sandbox its gate ends its connections too.
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "off" }));
 			const controller = new AbortController();
 			const running = crew.execute(runId, { signal: controller.signal });
 			// Cut once the first response (the tool call) came back whole and the second never comes.
@@ -397,17 +471,28 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 		}
 	});
 
-	test("an unreachable model server fails the task within its timeout, leaving no process", async () => {
+	test("an unreachable model server fails the task within its timeout, leaving no process; confined, crew's gate names it", async () => {
 		const { server, repo, crew } = await setup(writeNamedFile);
+		const model = new URL(server.url);
 		await server.close();
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
-			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000 }));
-			expect(await crew.execute(runId)).toBe("failed");
-			const [task] = crew.snapshot(runId).tasks;
-			expect(task?.status).toBe("failed");
-			expect(task?.error).toMatch(cli.unreachable);
-			expect(groupsCarrying({ CREW_RUN_ID: runId })).toEqual([]);
+			for (const sandbox of ["off", "workspace"] as const) {
+				const plan = await crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000, sandbox });
+				const runId = crew.create(plan);
+				expect(await crew.execute(runId)).toBe("failed");
+				const [task] = crew.snapshot(runId).tasks;
+				expect(task?.status).toBe("failed");
+				if (sandbox === "off") expect(task?.error).toMatch(cli.unreachable);
+				else {
+					// Inside, the gate's bridge takes the connection: the CLI sees it dropped, and crew says why.
+					expect(task?.error).toMatch(cli.unreachableConfined);
+					expect(task?.error).toMatch(
+						`; crew's network gate could not connect to ${model.hostname}:${model.port} (ECONNREFUSED)`,
+					);
+				}
+				expect(groupsCarrying({ CREW_RUN_ID: runId })).toEqual([]);
+			}
 		} finally {
 			crew.close();
 		}

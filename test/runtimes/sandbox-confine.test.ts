@@ -126,6 +126,6 @@ test("hidden files are covered by an empty one, hidden folders by an empty folde
 
 test("a sandbox that cannot be had is refused, saying how to get one", () => {
 	expect(() => confine(null, spec(), { file: "sh", args: [] })).toThrow(
-		/apt-get install bubblewrap\).*sandbox level off/,
+		/apt-get install bubblewrap socat\).*sandbox level off/,
 	);
 });

@@ -7,7 +7,6 @@ import { type AgentCliName, loadSettings, type Settings } from "../../config/set
 import { errorMessage } from "../../core/errors.js";
 import type { SandboxLevel } from "../../core/sandbox.js";
 import { RunReader } from "../../engine/run-reader.js";
-import { NO_SANDBOX } from "../../engine/run-sandbox.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";
@@ -17,7 +16,7 @@ import { bundledPi } from "../../runtimes/pi-cli.js";
 import { piExtensionsCheck } from "../../runtimes/pi-extensions-check.js";
 import { onPath } from "../../runtimes/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
-import { findBwrap } from "../../runtimes/sandbox/confine.js";
+import { findBwrap, findSocat, NO_SANDBOX } from "../../runtimes/sandbox/confine.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { smokeCheck } from "./doctor-smoke.js";
 import { Exit } from "./exit-codes.js";
@@ -128,18 +127,24 @@ function runtimeUses(project: Project | undefined): Map<AgentCliName, Map<string
 }
 
 /** Whether tasks can be confined here, and the level runs get when they ask for none. */
-function sandboxCheck(configured: SandboxLevel | undefined, env: NodeJS.ProcessEnv): Check {
+function sandboxCheck(configured: SandboxLevel | undefined, hosts: readonly string[], env: NodeJS.ProcessEnv): Check {
 	const bwrap = findBwrap(env.PATH);
-	const level = configured ?? (bwrap ? "workspace" : "off");
+	const socat = findSocat(env.PATH);
+	const level = configured ?? (bwrap && socat ? "workspace" : "off");
 	const by = configured ? "your config.json" : "the default";
-	if (bwrap) return { name: "sandbox", ok: true, detail: `bubblewrap ${bwrap}; runs are confined at ${level} (${by})` };
+	if (bwrap && socat)
+		return {
+			name: "sandbox",
+			ok: true,
+			detail: `bubblewrap ${bwrap}, socat ${socat}; runs are confined at ${level} (${by}); agents reach their model's hosts${hosts.length > 0 ? ` and ${hosts.join(", ")}` : ""}`,
+		};
 	if (configured === "off")
 		return { name: "sandbox", ok: true, detail: "off in your config.json: tasks run unconfined" };
 	return {
 		name: "sandbox",
 		ok: false,
 		detail: `${NO_SANDBOX}; ${configured ? `runs are refused, as your config.json asks for ${configured}` : "tasks run unconfined"}`,
-		fix: 'apt-get install bubblewrap (Debian/Ubuntu), or set "sandbox": "off" in your crew config.json to run unconfined on purpose',
+		fix: 'apt-get install bubblewrap socat (Debian/Ubuntu), or set "sandbox": "off" in your crew config.json to run unconfined on purpose',
 	};
 }
 
@@ -203,7 +208,7 @@ export async function doctorReport(
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });
-	const sandbox = sandboxCheck(settings?.sandbox, env);
+	const sandbox = sandboxCheck(settings?.sandbox, settings?.sandboxHosts ?? [], env);
 	checks.push(sandbox);
 	if (settings?.sandbox !== undefined && settings.sandbox !== "off") required.add(sandbox);
 	for (const { runtime, names } of credentialNames()) {

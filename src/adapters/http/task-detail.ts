@@ -1,4 +1,5 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
+import { sandboxText } from "../../core/sandbox.js";
 import { type RunReader, type UsageJson, usageJson } from "../../engine/run-reader.js";
 import { taskJson } from "./api-json.js";
 
@@ -15,6 +16,8 @@ export interface TaskDetail {
 	readonly result: string;
 	/** Its latest change as a patch, when it worked in a worktree. */
 	readonly patch: string | null;
+	/** How its latest attempt was confined, in words (`sandbox workspace, network …`); null before it ran. */
+	readonly sandbox: string | null;
 	readonly attempts: readonly {
 		number: number;
 		runtime: string;
@@ -51,6 +54,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 		log,
 		result: bounded(reader.result(runId, task.id).text),
 		patch: read(latest("patch")?.path),
+		sandbox: task.sandbox ? sandboxText(task.sandbox) : null,
 		attempts: reader
 			.taskAttempts(runId, task.id)
 			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error, usage }) => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SANDBOX_LEVELS } from "../../core/sandbox.js";
+import { parseHostPort, SANDBOX_LEVELS } from "../../core/sandbox.js";
 import type { CheckoutSource } from "../../workspace/checkouts.js";
 import type { AttemptParts, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 
@@ -62,7 +62,13 @@ export const AttemptJob = z.object({
 		artifactDir: z.string(),
 		artifactPrefix: z.string(),
 		// Its folders are the coordinator's: the worker hides and shows its own.
-		sandbox: z.object({ level: z.enum(SANDBOX_LEVELS), readOnly: z.boolean() }).optional(),
+		sandbox: z
+			.object({
+				level: z.enum(SANDBOX_LEVELS),
+				readOnly: z.boolean(),
+				hosts: z.array(z.string().refine((h) => parseHostPort(h) !== undefined, "expected host:port")).default([]),
+			})
+			.optional(),
 	}),
 });
 

@@ -1,8 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { GATE_MOUNT } from "./network-gate.js";
+
+/** Why this machine has no sandbox, and how to get one: said by errors, warnings and `crew doctor`. */
+export const NO_SANDBOX =
+	process.platform === "linux"
+		? "bubblewrap (bwrap) and socat are not both on PATH and working: install them (Debian/Ubuntu: apt-get install bubblewrap socat)"
+		: `crew has no sandbox on ${process.platform}`;
 
 /** What one confined process may see and do. */
 export interface SandboxSpec {
@@ -18,8 +25,11 @@ export interface SandboxSpec {
 	readonly readable: readonly string[];
 	/** Folders and files it must not see at all (secrets, crew's store); what is below them and named above shows again. */
 	readonly hidden: readonly string[];
-	/** `none`: no network but a loopback of its own. */
-	readonly network: "host" | "none";
+	/**
+	 * `none`: no network but a loopback of its own; `gate`: the same, with the folder of a
+	 * `NetworkGate`'s sockets shown at `GATE_MOUNT`, its only way out.
+	 */
+	readonly network: "host" | "none" | { readonly gate: string };
 }
 
 /** A program and its arguments, as spawned. */
@@ -64,12 +74,15 @@ export function secretFolders(home: string = homedir()): string[] {
  */
 export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+	if (typeof spec.network === "object") args.push("--ro-bind", spec.network.gate, GATE_MOUNT);
 	const workspace = resolve(spec.workspace);
+	// A folder reached through a symbolic link is mounted where the link leads: bwrap cannot make a mount point inside a link.
+	const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
 	const mounts: { path: string; kind: "read" | "write" | "hide" }[] = [
-		...spec.readable.map((path) => ({ path: resolve(path), kind: "read" as const })),
-		{ path: workspace, kind: spec.readOnlyWorkspace ? "read" : "write" },
-		...spec.writable.map((path) => ({ path: resolve(path), kind: "write" as const })),
-		...spec.hidden.map((path) => ({ path: resolve(path), kind: "hide" as const })),
+		...spec.readable.map((path) => ({ path: real(path), kind: "read" as const })),
+		{ path: real(workspace), kind: spec.readOnlyWorkspace ? "read" : "write" },
+		...spec.writable.map((path) => ({ path: real(path), kind: "write" as const })),
+		...spec.hidden.map((path) => ({ path: real(path), kind: "hide" as const })),
 	];
 	const depth = (path: string) => path.split("/").length;
 	const emptied: string[] = [];
@@ -84,7 +97,7 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 		} else args.push("--ro-bind", "/dev/null", path);
 	}
 	args.push(...emptied);
-	if (spec.network === "none") args.push("--unshare-net");
+	if (spec.network !== "host") args.push("--unshare-net");
 	args.push("--die-with-parent", "--chdir", workspace, "--", command.file, ...command.args);
 	return args;
 }
@@ -94,14 +107,21 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
  * on PATH or it cannot make its namespaces here.
  */
 export function findBwrap(path: string = process.env.PATH ?? ""): string | null {
+	return findWorking(path, "bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]);
+}
+
+/** The socat on PATH that runs, which bridges a confined agent's loopback to its network gate; null when there is none. */
+export function findSocat(path: string = process.env.PATH ?? ""): string | null {
+	return findWorking(path, "socat", ["-V"]);
+}
+
+/** The first `name` on `path`, if it runs with `args`. */
+function findWorking(path: string, name: string, args: readonly string[]): string | null {
 	for (const folder of path.split(":").filter(Boolean)) {
-		const file = join(folder, "bwrap");
+		const file = join(folder, name);
 		if (!existsSync(file)) continue;
 		try {
-			execFileSync(file, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
-				stdio: "ignore",
-				timeout: 10_000,
-			});
+			execFileSync(file, args, { stdio: "ignore", timeout: 10_000 });
 			return file;
 		} catch {
 			return null;
@@ -115,7 +135,7 @@ export function confine(bwrap: string | null, spec: SandboxSpec, command: Comman
 	if (bwrap === null) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`this task asks for a sandbox, and ${process.platform === "linux" ? "no working bubblewrap (bwrap) is on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap)" : `crew has none on ${process.platform}`}, or give the task the sandbox level off`,
+			`this task asks for a sandbox, and ${NO_SANDBOX}; or give the task the sandbox level off`,
 		);
 	}
 	return { file: bwrap, args: bwrapArgs(spec, command) };

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { HostPort } from "../../core/sandbox.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 
 /** How a refused write reads in a tool's output: a shell's, Node's, Python's, git's. */
@@ -9,7 +10,7 @@ const WRITE_REFUSED: readonly RegExp[] = [
 	/Unable to create '([^']+)': Read-only file system/g,
 ];
 
-/** How a connection a process without a network tried reads: Node's, curl's, a resolver's. */
+/** How a connection a process without a network (or a gated one) tried reads: Node's, curl's, a resolver's. */
 const CONNECT_REFUSED: readonly { readonly pattern: RegExp; readonly port: boolean }[] = [
 	{ pattern: /ECONNREFUSED (\[?[\w.:-]+?\]?):(\d+)/g, port: true },
 	{ pattern: /Failed to connect to (\S+) port (\d+)/g, port: true },
@@ -21,19 +22,26 @@ const CONNECT_REFUSED: readonly { readonly pattern: RegExp; readonly port: boole
  * What a confined attempt's processes were refused, read from what they said (their tools'
  * output, their own output and errors): each path or host once per attempt, as a
  * `sandbox-denied` event. The kernel tells a process, not crew, so this is what crew can know:
- * a refusal nothing printed goes unseen. Connections count only for a process without a network,
- * where no connection can succeed.
+ * a refusal nothing printed goes unseen. Connections count only for a process whose network is
+ * cut to a list of hosts (none, or its gate's), and then only to hosts not on it; a gate tells of
+ * what it refused through `deny`.
  */
 export class DenialWatch {
 	readonly #seen = new Set<string>();
 	readonly #onEvent: (event: WorkerEvent) => void;
-	readonly #offline: boolean;
+	readonly #reach: "all" | readonly HostPort[];
 	readonly #cwd: string;
 
-	/** `cwd`: where the processes started, which a relative path is read from. */
-	constructor(onEvent: (event: WorkerEvent) => void, options: { readonly offline: boolean; readonly cwd: string }) {
+	/**
+	 * `reach`: what the processes may connect to: `all` (the network as it is), or only these hosts;
+	 * `cwd`: where they started, which a relative path is read from.
+	 */
+	constructor(
+		onEvent: (event: WorkerEvent) => void,
+		options: { readonly reach: "all" | readonly HostPort[]; readonly cwd: string },
+	) {
 		this.#onEvent = onEvent;
-		this.#offline = options.offline;
+		this.#reach = options.reach;
 		this.#cwd = options.cwd;
 	}
 
@@ -45,20 +53,25 @@ export class DenialWatch {
 	};
 
 	scan(text: string): void {
-		if (!text.includes("ead-only") && !text.includes("rrno 30") && !this.#offline) return;
+		const reach = this.#reach;
+		if (!text.includes("ead-only") && !text.includes("rrno 30") && reach === "all") return;
 		for (const pattern of WRITE_REFUSED) {
-			for (const match of text.matchAll(pattern)) this.#deny({ path: resolve(this.#cwd, match[1] as string) });
+			for (const match of text.matchAll(pattern)) this.deny({ path: resolve(this.#cwd, match[1] as string) });
 		}
-		if (!this.#offline) return;
+		if (reach === "all") return;
 		for (const { pattern, port } of CONNECT_REFUSED) {
 			for (const match of text.matchAll(pattern)) {
-				const host = (match[1] as string).replace(/^\[|\]$/g, "");
-				this.#deny(port ? { host, port: Number(match[2]) } : { host });
+				const host = (match[1] as string).replace(/^\[|\]$/g, "").toLowerCase();
+				const number = port ? Number(match[2]) : undefined;
+				// A host it may reach that refused: the host's doing, not the sandbox's.
+				if (reach.some((a) => a.host === host && (number === undefined || a.port === number))) continue;
+				this.deny(number === undefined ? { host } : { host, port: number });
 			}
 		}
 	}
 
-	#deny(what: { readonly path: string } | { readonly host: string; readonly port?: number }): void {
+	/** Tells of a refusal, once per path or host per attempt. */
+	deny(what: { readonly path: string } | { readonly host: string; readonly port?: number }): void {
 		const key = JSON.stringify(what);
 		if (this.#seen.has(key)) return;
 		this.#seen.add(key);

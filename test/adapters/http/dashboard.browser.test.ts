@@ -103,6 +103,8 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 		"waiting for gate plan\ngate plan opened\ndone plan\n",
 	);
 	expect(await panel.locator("#task-prompt").textContent()).toContain("Do plan for ship the feature");
+	// How its latest attempt was confined: this test's agents run with the sandbox off.
+	expect(await panel.locator("#task-meta").textContent()).toMatch(/ · unconfined$/);
 
 	// A live task's transcript grows while it is open.
 	await node("build").click();
