@@ -2,6 +2,7 @@ import type { Settings } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../engine/agent-workflow.js";
 import type { Crew } from "../engine/crew.js";
+import { checkAgentSandbox } from "./agent-sandbox.js";
 import { startCallerRun } from "./background-runner.js";
 import { MOST_WAIT_SECONDS } from "./mcp/tool-specs.js";
 import { type RunAsk, runInput } from "./run-input.js";
@@ -27,6 +28,7 @@ export type AgentRequest = Pick<
 	| "budgetUsd"
 	| "timeout"
 	| "stallTimeout"
+	| "sandbox"
 > & {
 	readonly task: string;
 	readonly agent?: string;
@@ -63,6 +65,7 @@ export function agentWaitMs(request: AgentRequest): number {
 export async function startAgentRun(crew: Crew, settings: Settings, request: AgentRequest): Promise<AgentStarted> {
 	const agent = request.agent ?? DEFAULT_AGENT;
 	const { task, agent: _agent, session, wait: _wait, waitMs: _waitMs, ...ask } = request;
+	checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
 	const plan = await crew.plan(runInput({ ...ask, goal: task, workflow: agentWorkflowName(agent) }, settings));
 	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, session);
 	return {

@@ -17,6 +17,7 @@ import type { Check } from "../runtimes/cli-readiness.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { type TaskWorktree, Worktrees } from "../workspace/worktrees.js";
 import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
+import { checkAgentSandbox } from "./agent-sandbox.js";
 import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { doctorReport } from "./cli/doctor-command.js";
 import { statusText } from "./pi/run-report.js";
@@ -146,11 +147,9 @@ export class TeamActions {
 	}
 
 	plan(request: RunRequest): PlanSummary {
-		const plan = planRun(runInput(request, {}), {
-			loader: this.#loader(),
-			runtimes: RuntimeRegistry.standard(),
-			cwd: this.project.root,
-		});
+		const runtimes = RuntimeRegistry.standard();
+		checkAgentSandbox(request.sandbox, loadSettings(this.project), runtimes.sandbox);
+		const plan = planRun(runInput(request, {}), { loader: this.#loader(), runtimes, cwd: this.project.root });
 		return planSummary(plan, estimateFromStore(plan, this.project));
 	}
 
@@ -168,6 +167,7 @@ export class TeamActions {
 		const { session, ...ask } = request;
 		checkSession(session);
 		return await this.#write(async (crew) => {
+			checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
 			const plan = await crew.plan(runInput(ask, settings));
 			// Read before the run joins the history it reads.
 			const estimate = estimateFromStore(plan, this.project);

@@ -1,5 +1,14 @@
 import { z } from "zod";
+import { SANDBOX_LEVELS } from "../../core/sandbox.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
+
+/** A run's sandbox level, as `--sandbox` takes it; an agent may only tighten the user's own. */
+export const sandbox = z
+	.enum(SANDBOX_LEVELS)
+	.optional()
+	.describe(
+		"confine every task at this level (workspace, strict); default: the user's; a level looser than the user's own is refused",
+	);
 
 /** A limit as the CLI takes it: 0, or a duration such as 500ms, 30s, 5m or 1h. */
 export const limit = z.string().min(1).optional();
@@ -77,6 +86,7 @@ export const runParameters = {
 			"a command line checked after the workflow; while it fails, the workflow runs again (needs the repository's trust)",
 		),
 	maxIterations: z.number().int().optional().describe("passes of the workflow `until` may make (default 3)"),
+	sandbox,
 	args: z
 		.record(z.string(), z.unknown())
 		.optional()

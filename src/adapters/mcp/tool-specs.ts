@@ -1,6 +1,6 @@
 import { type ZodRawShape, z } from "zod";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
-import { limit, runParameters, sessionParameters } from "./run-parameters.js";
+import { limit, runParameters, sandbox, sessionParameters } from "./run-parameters.js";
 
 /**
  * What each of crew's agent-facing tools is called, says and takes: the MCP server serves them,
@@ -87,6 +87,7 @@ export const TOOL_SPECS = {
 				"limit on time its attempt may go without output, e.g. 5m; 0: none; default: the user's config, else 10m",
 			),
 			thinking: runParameters.thinking,
+			sandbox,
 			...sessionParameters,
 			background: z.boolean().optional().describe("answer at once with the runId instead of waiting; default false"),
 			waitSeconds: z

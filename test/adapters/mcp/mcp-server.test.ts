@@ -245,3 +245,27 @@ test("crew_plan and crew_run without a workflow use the team's defaultWorkflow, 
 	const final = await untilEnded(client, run.data.runId as string);
 	expect(final.run).toMatchObject({ status: "completed", workflow: "mine" });
 });
+
+test("crew_run, crew_plan and crew_agent take a sandbox level that tightens the user's, and refuse one that loosens it", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("one", [{ id: "a" }]);
+	const client = await connect(repo.dir);
+	// This machine has bubblewrap and socat, and the test's user sets no level: the user's own is workspace.
+	for (const [tool, args] of [
+		["crew_run", { goal: "x", workflow: "one" }],
+		["crew_plan", { goal: "x", workflow: "one" }],
+		["crew_agent", { task: "x", agent: "worker", background: true }],
+	] as const) {
+		const loosened = await call(client, tool, { ...args, sandbox: "off" });
+		expect(loosened.isError, tool).toBe(true);
+		expect(loosened.text).toMatch(
+			/sandbox 'off' is looser than 'workspace', this machine's default: an agent may only tighten it; to loosen it, run `crew run --sandbox off` yourself/,
+		);
+	}
+	expect(read(repo.dir, (reader) => reader.runs())).toEqual([]);
+	const run = await call(client, "crew_run", { goal: "x", workflow: "one", sandbox: "strict" });
+	expect(run.isError, run.text).toBe(false);
+	const runId = String(run.data.runId);
+	await untilEnded(client, runId);
+	expect(read(repo.dir, (reader) => reader.run(runId).options.sandbox?.level)).toBe("strict");
+});
