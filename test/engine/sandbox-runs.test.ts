@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { crew } from "../helpers.js";
+import { crew, waitFor } from "../helpers.js";
 
 /**
  * Runs confined by crew's sandbox, through the CLI, with real bubblewrap. Repositories and homes
@@ -190,6 +190,19 @@ test("without bubblewrap, or with it but no socat, a run asking for a sandbox is
 	expect(warned.code).toBe(0);
 	expect(warned.stderr).toMatch(/warning: tasks run unconfined \(sandbox off\): bubblewrap \(bwrap\) and socat/);
 	expect(existsSync(join(base, "outside.txt"))).toBe(true);
+});
+
+test("a cancelled confined task's process gets its grace, as an unconfined one does: it ends on SIGTERM its own way", async () => {
+	const { dir, run } = await project(
+		"trap 'sleep 0.3; echo graceful > stopped.txt; exit 0' TERM; touch started.txt; sleep 60 & wait",
+	);
+	await run(["trust"]);
+	const started = await run(["run", "-w", "one", "wait", "--detach", "--json"]);
+	const { runId } = JSON.parse(started.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	await waitFor("the task to start", () => existsSync(join(dir, "started.txt")));
+	expect((await run(["cancel", runId])).code).toBe(0);
+	expect((await statusOf(run)).tasks[0]).toMatchObject({ status: "cancelled", sandbox: { level: "workspace" } });
+	expect(readFileSync(join(dir, "stopped.txt"), "utf8")).toBe("graceful\n");
 });
 
 /** Makes `dir` a git repository with its files committed; returns a git runner in it. */

@@ -70,7 +70,9 @@ export function secretFolders(home: string = homedir()): string[] {
  * /proc and a private /tmp, then each folder named, a parent before what is below it (each mount
  * covers what was there): a hidden folder under an empty one, made read-only last (bwrap cannot
  * make the mount points below it otherwise), a hidden file under /dev/null. No new session: the
- * process stays in the group crew signals.
+ * process stays in the group crew signals. Nor `--die-with-parent`: bwrap dies at the group's
+ * SIGTERM, which would then SIGKILL its child at once; without it the child gets its grace, and
+ * outlives a runner that dies, as an unconfined worker does.
  */
 export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -98,7 +100,7 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 	}
 	args.push(...emptied);
 	if (spec.network !== "host") args.push("--unshare-net");
-	args.push("--die-with-parent", "--chdir", workspace, "--", command.file, ...command.args);
+	args.push("--chdir", workspace, "--", command.file, ...command.args);
 	return args;
 }
 
