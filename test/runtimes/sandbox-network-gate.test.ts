@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { HostPort } from "../../src/core/sandbox.js";
 import { bwrapArgs, findBwrap } from "../../src/runtimes/sandbox/confine.js";
@@ -56,7 +56,9 @@ test("behind the gate an allowed loopback port is reached as it is; another is r
 		args: ["-c", "curl -s -o /dev/null -w '%{http_code}' http://example.com/ || true"],
 	});
 	const args = (command: { file: string; args: string[] }) => {
-		const spec = { workspace, readOnlyWorkspace: false, writable: [], readable: [], hidden: [] };
+		// Node's own folder shown again: under /tmp (a fresh clone's Node 22), the sandbox's own /tmp hides it.
+		const readable = [dirname(process.execPath)];
+		const spec = { workspace, readOnlyWorkspace: false, writable: [], readable, hidden: [] };
 		return bwrapArgs({ ...spec, network: { gate: gate.folder } }, command);
 	};
 	const run = (command: { file: string; args: string[] }) =>
