@@ -391,6 +391,35 @@ async function runPage(runId) {
 		paintTasks();
 	};
 
+	// One box per page, moved into the panel of a running task: what is typed survives the panel's redraws.
+	const steerText = /** @type {HTMLTextAreaElement} */ (
+		el("textarea", { id: "steer-text", rows: "2", placeholder: "A message the agent hears at its next turn" })
+	);
+	const steerSend = el("button", { id: "steer-send", type: "button" }, ["Send"]);
+	const steerResult = el("span", { id: "steer-result", class: "muted" });
+	const steerBox = el("div", { id: "steer" }, [
+		el("h3", {}, ["Steer"]),
+		steerText,
+		el("p", {}, [steerSend, steerResult]),
+	]);
+	steerSend.addEventListener("click", async () => {
+		const task = selected;
+		const text = steerText.value.trim();
+		if (!task || text === "") return;
+		steerResult.textContent = "sending…";
+		try {
+			const sent = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/steer`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+				body: JSON.stringify({ message: text }),
+			});
+			steerResult.textContent = `message ${sent.message}: ${sent.state}${sent.reason ? `: ${sent.reason}` : ""}`;
+			if (sent.state !== "refused") steerText.value = "";
+		} catch (error) {
+			steerResult.textContent = `not sent: ${/** @type {Error} */ (error).message}`;
+		}
+	});
+
 	const showTask = async () => {
 		if (!selected) return;
 		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
@@ -415,6 +444,7 @@ async function runPage(runId) {
 			]),
 			el("p", { id: "task-usage" }, [usageText(t.usage)]),
 			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),
+			...(t.status === "running" ? [steerBox] : []),
 			el("h3", {}, ["Transcript"]),
 			log,
 			el("h3", {}, ["Result"]),
@@ -438,6 +468,10 @@ async function runPage(runId) {
 
 	/** @param {string} id */
 	const select = (id) => {
+		if (id !== selected) {
+			steerText.value = "";
+			steerResult.textContent = "";
+		}
 		selected = id;
 		paintTasks();
 		showTask().catch((e) => panel.replaceChildren(el("p", { class: "error" }, [e.message])));

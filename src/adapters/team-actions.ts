@@ -12,6 +12,7 @@ import { Crew } from "../engine/crew.js";
 import { estimateFromStore } from "../engine/plan-estimate.js";
 import { planRun } from "../engine/planner.js";
 import { eventJson, RunReader, type StatusJson } from "../engine/run-reader.js";
+import type { Steered } from "../engine/steer-task.js";
 import { type ResourceKind, ResourceLoader } from "../resources/resource-loader.js";
 import type { Check } from "../runtimes/cli-readiness.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -29,6 +30,8 @@ import { type RunAsk, runInput } from "./run-input.js";
 import { type MergeOutcome, mergeRun } from "./run-merge.js";
 import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
 
+/** Longest an agent-facing call waits for a runner to deliver a steering message, in ms. */
+const STEER_WAIT_MS = 5000;
 /** Longest an agent-facing call waits for a runner to confirm a cancel, in ms: under clients' timeouts. */
 const CANCEL_WAIT_MS = 10_000;
 /** Events one call returns at most; the caller asks again from `next`. */
@@ -258,6 +261,12 @@ export class TeamActions {
 			const status = runnerAlive ? crew.run(runId).status : (await startBackgroundRunner(crew, runId)).status;
 			return { runId, approved: tasks, status };
 		});
+	}
+
+	/** Gives a running task's agent `message` at its next turn; see `Crew.steer`. */
+	async steer(runId: string, task: string, message: string): Promise<Steered> {
+		checkId("run", runId);
+		return await this.#write((crew) => crew.steer(runId, task, message, STEER_WAIT_MS));
 	}
 
 	async reject(runId: string, reason: string): Promise<{ runId: string; status: string }> {

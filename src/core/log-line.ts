@@ -10,6 +10,8 @@ export const LogKind = {
 	Error: "error",
 	Commit: "commit",
 	Status: "status",
+	/** A person's message to the agent, and how it went. */
+	Message: "message",
 } as const;
 export type LogKind = (typeof LogKind)[keyof typeof LogKind];
 
@@ -84,6 +86,12 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 			const paths = Array.isArray(data.paths) ? data.paths.join(", ") : "";
 			return { kind: LogKind.Error, text: `changed files outside its scope, put back: ${paths}` };
 		}
+		case "task.steered":
+			return { kind: LogKind.Message, text: `message ${String(data.message ?? "?")}: ${str(data.text)}` };
+		case "task.steer.delivered":
+			return { kind: LogKind.Message, text: `message ${String(data.message ?? "?")} delivered to its agent` };
+		case "task.steer.refused":
+			return { kind: LogKind.Error, text: `message ${String(data.message ?? "?")} refused: ${str(data.reason)}` };
 		case "worker.commit":
 			return { kind: LogKind.Commit, text: `committed ${str(data.commit).slice(0, 12)} on ${str(data.branch)}` };
 		default: {

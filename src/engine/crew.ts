@@ -32,6 +32,7 @@ import { RunCredentials } from "./run-credentials.js";
 import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./run-housekeeping.js";
 import { RunLoop } from "./run-loop.js";
 import { checkRunTrusted, runReach } from "./run-reach.js";
+import { type Steered, steerTask } from "./steer-task.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
 	readonly project: Project;
@@ -379,6 +380,15 @@ export class Crew {
 		const runnerAlive =
 			run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
 		return { tasks, runnerAlive };
+	}
+
+	/**
+	 * Gives the running agent of task or step `ref` a message at its next turn, through the run's
+	 * runner; waits up to `waitMs` (default 5 s) to say whether it was delivered. See `steerTask`.
+	 */
+	steer(runId: string, ref: string, text: string, waitMs = 5000): Promise<Steered> {
+		const { now, staleAfterMs, pollMs } = this.#options;
+		return steerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
 	}
 
 	/** Removes an ended run's worktrees, their work kept on their branches; see `cleanupRun`. */

@@ -2,9 +2,10 @@ import { formatDuration } from "../core/duration.js";
 import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
 import type { Cause, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord } from "../core/types.js";
-import type { TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
+import type { Delivery, TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Settlement } from "../store/run-changes.js";
+import { AttemptMailbox } from "./attempt-mailbox.js";
 import { StopReason } from "./stop-reason.js";
 
 export interface AttemptOutcome {
@@ -23,6 +24,8 @@ export interface LiveAttemptOptions {
 	/** Limit on time without worker output, in ms. */
 	readonly stallTimeoutMs?: number;
 	readonly now: () => number;
+	/** Why the attempt's agent cannot take messages while it works; absent when it can. */
+	readonly unsteerable?: string;
 	/** Called with each worker event; may run before `start` returns. */
 	readonly onEvent: (attempt: LiveAttempt, event: WorkerEvent) => void;
 }
@@ -68,6 +71,8 @@ export class LiveAttempt {
 	readonly request: TaskRequest;
 	readonly #controller = new AbortController();
 	readonly #options: LiveAttemptOptions;
+	/** Messages for its agent; absent when it takes none. */
+	readonly #mailbox: AttemptMailbox | undefined;
 	#done: Promise<AttemptOutcome> | undefined;
 	readonly #now: () => number;
 	#lastActivity: number;
@@ -81,6 +86,13 @@ export class LiveAttempt {
 		this.#now = options.now;
 		this.#lastActivity = options.now();
 		this.#options = options;
+		this.#mailbox = options.unsteerable === undefined ? new AttemptMailbox() : undefined;
+	}
+
+	/** Gives its agent `text` at its next turn, or says why it could not. */
+	steer(text: string): Promise<Delivery> {
+		if (!this.#mailbox) return Promise.resolve({ delivered: false, reason: this.#options.unsteerable ?? "" });
+		return this.#mailbox.send(text);
 	}
 
 	/** Settles once the worker has ended; an attempt not started yet counts as ended. */
@@ -107,13 +119,15 @@ export class LiveAttempt {
 			this.#lastActivity = this.#now();
 			this.#options.onEvent(this, event);
 		};
+		const steering = this.#mailbox ? { steering: this.#mailbox } : {};
 		this.#done = runtime
-			.run(request, { signal: this.#controller.signal, onEvent })
+			.run(request, { signal: this.#controller.signal, onEvent, ...steering })
 			.then(
 				(result) => ({ result }),
 				(error: unknown) => ({ error }),
 			)
 			.finally(() => {
+				this.#mailbox?.close("the attempt has ended");
 				clearTimeout(this.#wallTimer);
 				clearTimeout(this.#stallTimer);
 			});

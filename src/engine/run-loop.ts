@@ -23,6 +23,7 @@ import type { RunDriver } from "./run-driver.js";
 import { plannedTasks, RunGrowth } from "./run-growth.js";
 import { RunIntegration } from "./run-integration.js";
 import { runOutcome } from "./run-outcome.js";
+import { RunSteering } from "./run-steering.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
@@ -94,6 +95,7 @@ export class RunLoop {
 	readonly #releaseWhenWaiting: boolean;
 	readonly #integration: RunIntegration;
 	readonly #growth: RunGrowth;
+	readonly #steering: RunSteering;
 
 	constructor(
 		deps: RunLoopDeps,
@@ -128,6 +130,17 @@ export class RunLoop {
 		this.#slots = this.#slotQueue();
 		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
 			this.#slots = this.#slotQueue();
+		});
+		this.#steering = new RunSteering({
+			store: deps.store,
+			writes: this.#writes,
+			lease,
+			live: (taskId) => this.#workers.find(taskId),
+			status: (taskId) => {
+				const i = this.#tasks.dag.indexOf.get(taskId);
+				return i === undefined ? undefined : this.#tasks.status[i];
+			},
+			onStoreError: (message) => this.#stopAll("shutdown", message),
 		});
 		this.#integration = new RunIntegration(
 			{ store: deps.store, writes: this.#writes, branch: deps.integration },
@@ -166,6 +179,7 @@ export class RunLoop {
 			onCancel: (reason) => this.#cancel(reason),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
+				if (this.#stopping !== "lease-lost") this.#steering.tick();
 				if ((this.#stopping && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
 			},
 		});
@@ -532,6 +546,7 @@ export class RunLoop {
 			open: counted.filter((s) => s !== TaskStatus.Completed).length,
 			total: this.#tasks.status.length,
 		});
+		this.#steering.refuseRest();
 		this.#deps.store.finishRun(this.#lease, final, "settle", error);
 		return final;
 	}

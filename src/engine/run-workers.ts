@@ -5,7 +5,7 @@ import type { WorkerEvent } from "../runtimes/worker-runtime.js";
 import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";
 import type { RunLoopDeps } from "./run-loop.js";
 import type { StopReason } from "./stop-reason.js";
-import { taskRuntime } from "./task-runtime.js";
+import { taskRuntime, unsteerable } from "./task-runtime.js";
 
 /** The attempts of a run whose workers run now, by task index, and those ended and not yet recorded. */
 export class RunWorkers {
@@ -36,6 +36,12 @@ export class RunWorkers {
 		return [...this.#running.keys()];
 	}
 
+	/** The running attempt of task `taskId`, if it runs here. */
+	find(taskId: string): LiveAttempt | undefined {
+		for (const live of this.#running.values()) if (live.request.taskId === taskId) return live;
+		return undefined;
+	}
+
 	/** Starts the worker of a recorded attempt, under the task's limits; with `stop`, stopped at once. */
 	launch(start: Start, spec: TaskSpec, stop: StopReason | undefined): void {
 		const { options } = this.#run;
@@ -44,8 +50,10 @@ export class RunWorkers {
 			stallTimeoutMs: this.#deps.options.defaultStallTimeoutMs,
 		};
 		const { timeoutMs, stallTimeoutMs } = attemptLimits(spec, options, options.runtime ?? spec.agent.runtime, defaults);
+		const why = unsteerable(spec, start.runtime, this.#deps);
 		const live = new LiveAttempt({
 			runtime: taskRuntime(spec, start.runtime, this.#deps, options),
+			...(why !== undefined ? { unsteerable: why } : {}),
 			attemptId: start.attemptId,
 			promptArtifact: start.promptArtifact,
 			request: start.request,

@@ -50,3 +50,17 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	}
 	return runtime;
 }
+
+/**
+ * Why the agent of a task's attempt run by runtime `name` cannot take messages while it works;
+ * undefined when it can.
+ */
+export function unsteerable(spec: TaskSpec, name: string, deps: Deps): string | undefined {
+	const here = deps.localRuntimes ?? deps.runtimes;
+	const local = spec.integration || here === deps.runtimes;
+	const runtime = (spec.integration ? here : deps.runtimes).get(name);
+	if (runtime.steerable) return undefined;
+	if (!local) return "its attempt runs on a remote worker, which takes no messages for it";
+	if (name === "command") return "a command agent cannot be steered: it takes no messages";
+	return `${name} agents take no messages while they work`;
+}

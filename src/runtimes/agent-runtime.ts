@@ -1,12 +1,14 @@
 import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
+import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { errorMessage } from "../core/errors.js";
 import { redact, redactDeep } from "../core/redact.js";
 import { type HostPort, hostPortText, isConfined, parseHostPort } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
+import { AgentConversation, type Conversation } from "./agent-conversation.js";
 import { agentEnvironment } from "./agent-environment.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
@@ -53,6 +55,8 @@ export interface AgentCli {
 	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
 	 */
 	stdin?(request: TaskRequest): string;
+	/** For a CLI that takes messages while it works: how to talk to it, which replaces `stdin`. */
+	readonly conversation?: Conversation;
 	/**
 	 * The variables of `env` the CLI reads for its configuration and to reach the request's model:
 	 * names, or prefixes ending in `*`. No other provider's keys reach it.
@@ -108,12 +112,13 @@ export interface AgentRuntimeOptions {
 
 /**
  * Runs a task with an agent CLI in its JSON-lines mode, stdin closed, at once or after the
- * prompt (pi and Codex wait for it otherwise). The exit code is not trusted alone: a failure the CLI reports in its output fails
+ * prompt (Codex waits for it otherwise), or once its work is over for a CLI that converses. The exit code is not trusted alone: a failure the CLI reports in its output fails
  * the attempt even when it exits 0. The transcript keeps what the stream says belongs in it,
  * bounded, with lines that are not JSON kept as `crew.unparsed`.
  */
 export class AgentRuntime implements WorkerRuntime {
 	readonly name: string;
+	readonly steerable: boolean;
 	readonly #cli: AgentCli;
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
@@ -123,6 +128,7 @@ export class AgentRuntime implements WorkerRuntime {
 
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
 		this.name = cli.name;
+		this.steerable = cli.conversation !== undefined;
 		this.#cli = cli;
 		this.#options = options;
 		this.#live = options.live ?? new LiveGroups();
@@ -193,8 +199,13 @@ export class AgentRuntime implements WorkerRuntime {
 			written += line.length + 1;
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
+		const talk = this.#cli.conversation;
+		const conversation = talk
+			? new AgentConversation(talk, control.steering, (line) => keep(JSON.stringify(line)))
+			: undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
+				conversation?.read(line.value);
 				const { events, keep: kept } = stream.accept(line.value);
 				// Stored as its own JSON again, with every string in it redacted.
 				if (kept) keep(JSON.stringify(redactDeep(line.value)));
@@ -211,7 +222,8 @@ export class AgentRuntime implements WorkerRuntime {
 				cwd: request.cwd,
 				env: { ...env, ...launch.env },
 				token: this.#seal.token(variables),
-				stdin: this.#cli.stdin?.(request) ?? null,
+				stdin: talk ? talk.prompt(request.prompt) : (this.#cli.stdin?.(request) ?? null),
+				...(conversation ? { converse: (stdin: Writable) => conversation.attach(stdin) } : {}),
 				logFile,
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
 				graceMs: this.#options.graceMs ?? 3000,
@@ -221,6 +233,7 @@ export class AgentRuntime implements WorkerRuntime {
 				onStdout: (chunk) => lines.push(chunk),
 			});
 		} finally {
+			conversation?.end("its agent has ended");
 			await launch.close();
 			lines.end();
 			transcript.end();

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { allTools } from "../core/tools.js";
+import type { Conversation } from "./agent-conversation.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { ClaudeStream } from "./claude-stream.js";
 import { claudeCredentials } from "./credentials.js";
@@ -37,17 +38,33 @@ function claudeThinking(level: ThinkingLevel): ThinkingSetting | undefined {
 }
 
 /**
- * Claude Code in print mode with stream-json output: the agent's model, tools, permissions and
- * system prompt, no session kept. The prompt goes on stdin, which print mode reads when no prompt
- * is given as an argument: any length (an argument is capped at 128 KiB), kept as it is, and no
- * option can take it for a value.
+ * Claude Code's stream-json input: user messages on stdin, the prompt first. One sent while the
+ * agent works reaches its model with the next request; its `result` line says the work is over.
+ */
+const claudeConversation: Conversation = {
+	prompt: (text) => userLine(text),
+	message: (text) => userLine(text),
+	replies: false,
+	read: (event) => (event.type === "result" ? { over: true } : undefined),
+};
+
+function userLine(text: string): string {
+	return `${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`;
+}
+
+/**
+ * Claude Code in print mode with stream-json input and output: the agent's model, tools,
+ * permissions and system prompt, no session kept. The prompt goes on stdin as its first message:
+ * any length (an argument is capped at 128 KiB), kept as it is, and no option can take it for a
+ * value.
  */
 export const claudeCli: AgentCli = {
 	name: "claude",
 	defaultCommand: () => ["claude"],
 	args(request, systemFile) {
 		const { agent } = request;
-		const args = ["-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence"];
+		const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
+		args.push("--no-session-persistence");
 		args.push(...(PERMISSIONS[agent.permissions ?? "workspace"] ?? []));
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
@@ -68,7 +85,7 @@ export const claudeCli: AgentCli = {
 		const home = env.HOME || homedir();
 		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
 	},
-	stdin: (request) => request.prompt,
+	conversation: claudeConversation,
 	credentials: () => claudeCredentials(),
 	thinking: claudeThinking,
 	hosts: (_request, env) => claudeHosts(env),

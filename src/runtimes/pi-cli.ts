@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
+import type { Conversation } from "./agent-conversation.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { piAgentDir, piCredentials } from "./credentials.js";
 import { parseVersion, piProjectResources } from "./pi-project.js";
@@ -27,27 +28,37 @@ export function bundledPi(): readonly string[] {
 	return [process.execPath, cli];
 }
 
-/** Longest prompt passed as an argument, in bytes; Linux caps one argument at 128 KiB. */
-const MAX_ARGUMENT_BYTES = 64 * 1024;
-
 /**
- * Whether pi can take the prompt as its argument: pi has no `--`, so a prompt that looks like an
- * option or a file reference goes as `@<file>` instead, which pi wraps in a `<file>` block.
+ * pi's RPC mode: the prompt, then steering messages, as commands on stdin; pi replies to each by
+ * its id, and says `agent_end` when its agent is done. A prompt pi refuses ends the work too.
  */
-function asArgument(prompt: string): boolean {
-	return !/^[-@]/.test(prompt) && Buffer.byteLength(prompt) <= MAX_ARGUMENT_BYTES;
-}
+const piConversation: Conversation = {
+	prompt: (text) => `${JSON.stringify({ id: PROMPT_ID, type: "prompt", message: text })}\n`,
+	message: (text, id) => `${JSON.stringify({ id, type: "steer", message: text })}\n`,
+	replies: true,
+	read(event) {
+		if (event.type === "agent_end") return { over: true };
+		if (event.type !== "response" || typeof event.id !== "string") return undefined;
+		if (event.id === PROMPT_ID) return event.success === false ? { over: true } : undefined;
+		const refused =
+			event.success === false ? { refused: `pi refused it: ${String(event.error ?? "no reason given")}` } : {};
+		return { reply: event.id, ...refused };
+	},
+};
+
+const PROMPT_ID = "crew-prompt";
 
 /**
- * pi in JSON mode: `pi --mode json -p --no-session --offline`, the agent's model (`provider/id`),
- * tools and system prompt, and the prompt.
+ * pi in RPC mode: `pi --mode rpc --no-session --offline`, the agent's model (`provider/id`), tools
+ * and system prompt; the prompt and any steering go on stdin (`piConversation`), and its events
+ * are those of its JSON mode.
  */
 export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
 	state: (env) => ({ folders: [piAgentDir(env) ?? join(homedir(), ".pi", "agent")], files: [] }),
 	args(request, systemFile) {
-		const args = ["--mode", "json", "-p", "--no-session", "--offline"];
+		const args = ["--mode", "rpc", "--no-session", "--offline"];
 		const { agent } = request;
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
@@ -57,9 +68,9 @@ export const piCli: AgentCli = {
 			else args.push("--no-tools");
 		}
 		if (systemFile) args.push("--append-system-prompt", systemFile);
-		args.push(asArgument(request.prompt) ? request.prompt : `@${request.promptFile}`);
 		return args;
 	},
+	conversation: piConversation,
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
 	thinking: (level) => ({ args: ["--thinking", level] }),

@@ -19,7 +19,7 @@ interface PiMessage {
 }
 
 /**
- * Reads pi's `--mode json` events into crew's event schema. pi has no final summary event: the
+ * Reads pi's `--mode json` events (the same in its RPC mode, with replies to commands) into crew's event schema. pi has no final summary event: the
  * result is the text of the last assistant message, usage is summed over assistant messages, and
  * a failure shows as an assistant message with `stopReason: "error"` (pi exits 0 even then).
  */
@@ -62,6 +62,12 @@ export class PiStream implements AgentStream {
 					],
 					keep: true,
 				};
+			// A command pi refused: the prompt's refusal is the attempt's failure.
+			case "response":
+				if (event.success !== false || event.command !== "prompt") return { events: [], keep: true };
+				// Its first line says why; the rest is advice for pi's own interactive user.
+				this.error = { message: `pi refused the prompt: ${firstLine(event.error)}`, retryable: false };
+				return { events: [{ type: "error", ...this.error }], keep: true };
 			default:
 				return { events: [], keep: true };
 		}
@@ -98,4 +104,9 @@ export class PiStream implements AgentStream {
 		}
 		return events;
 	}
+}
+
+function firstLine(text: unknown): string {
+	const line = typeof text === "string" ? (text.split("\n").find((l) => l.trim() !== "") ?? "") : "";
+	return line.trim() || "no reason given";
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { attemptFileStream } from "./attempt-files.js";
@@ -47,6 +47,11 @@ export interface WorkerProcessOptions {
 	readonly env: NodeJS.ProcessEnv;
 	/** Written to stdin, then closed; null leaves stdin closed from the start. */
 	readonly stdin: string | null;
+	/**
+	 * Keeps stdin open after `stdin` is written, and hands it over once the process runs: its
+	 * holder writes more and ends it.
+	 */
+	readonly converse?: (stdin: Writable) => void;
 	/** Absolute path of the attempt's stderr log. */
 	readonly logFile: string;
 	readonly maxLogBytes: number;
@@ -93,7 +98,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		child = spawn(options.file, options.args as string[], {
 			cwd: options.cwd,
 			detached: true,
-			stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+			stdio: [options.stdin === null && !options.converse ? "ignore" : "pipe", "pipe", "pipe"],
 			env: { ...options.env, [ATTEMPT_TOKEN]: options.token },
 		});
 	} catch (error) {
@@ -134,10 +139,13 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		logged += chunk.length;
 		onEvent({ type: "activity" });
 	});
-	if (options.stdin !== null && child.stdin) {
+	if (child.stdin) {
 		// A worker that never reads its input closes stdin early; that is its choice, not a failure.
 		child.stdin.on("error", () => undefined);
-		child.stdin.end(options.stdin);
+		if (options.converse) {
+			if (options.stdin !== null) child.stdin.write(options.stdin);
+			options.converse(child.stdin);
+		} else child.stdin.end(options.stdin ?? undefined);
 	}
 
 	let stopping: Promise<void> | undefined;

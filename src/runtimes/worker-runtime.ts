@@ -98,6 +98,21 @@ export interface RunControl {
 	/** Aborting ends the worker's whole process group; the promise then rejects with `signal.reason`. */
 	readonly signal: AbortSignal;
 	readonly onEvent: (event: WorkerEvent) => void;
+	/** Where messages for the running agent come from; absent when nobody can send any. */
+	readonly steering?: Steering;
+}
+
+/** How a message for a running agent went: taken by its agent, or refused and why. */
+export type Delivery = { readonly delivered: true } | { readonly delivered: false; readonly reason: string };
+
+/**
+ * The channel a runtime whose agent takes messages while it works (`steerable`) opens once its
+ * agent can, and closes when it no longer can. Messages sent before it opens wait for it.
+ */
+export interface Steering {
+	open(deliver: (text: string) => Promise<Delivery>): void;
+	/** No more messages: those still waiting, and any sent later, are refused with `reason`. */
+	close(reason: string): void;
 }
 
 /** What a task asks of each attempt besides its agent: a check after it, a setup hook before it. */
@@ -109,6 +124,8 @@ export interface AttemptParts {
 
 export interface WorkerRuntime {
 	readonly name: string;
+	/** Whether its agents take messages while they work, through `RunControl.steering`. */
+	readonly steerable?: boolean;
 	run(request: TaskRequest, control: RunControl): Promise<WorkerResult>;
 	/**
 	 * Offered by a runtime that runs attempts elsewhere: this runtime, running the task's setup

@@ -224,4 +224,23 @@ ${reorderedSql("runs.id", "NULL")};`,
 		// A task's is its latest attempt's, so views need not look for that attempt.
 		sql: "ALTER TABLE attempts ADD COLUMN sandbox TEXT; ALTER TABLE tasks ADD COLUMN sandbox TEXT;",
 	},
+	{
+		version: 12,
+		name: "messages for running agents, and how each was delivered",
+		// kind 'steer': state queued | delivered | refused, detail the refusal's reason.
+		sql: `
+CREATE TABLE messages (
+	id INTEGER PRIMARY KEY,
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	task_id TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	text TEXT NOT NULL,
+	state TEXT NOT NULL,
+	detail TEXT,
+	attempt_id INTEGER,
+	created_at TEXT NOT NULL,
+	settled_at TEXT
+);
+CREATE INDEX messages_by_state ON messages (run_id, state);`,
+	},
 ];

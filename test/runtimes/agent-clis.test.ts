@@ -34,6 +34,8 @@ const CLIS: readonly {
 	 * lower bound (Codex, at the end of a turn).
 	 */
 	readonly cutUsage: "whole" | "input" | "none";
+	/** Whether crew can give its agent a message while it works. */
+	readonly steers: boolean;
 }[] = [
 	{
 		label: "pi 0.73 (bundled)",
@@ -43,6 +45,7 @@ const CLIS: readonly {
 		unreachableConfined: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\); /,
 		reportsCost: true,
 		cutUsage: "whole",
+		steers: true,
 	},
 	{
 		label: "pi 1.x",
@@ -54,6 +57,7 @@ const CLIS: readonly {
 		unreachableConfined: /^Connection error\.: other side closed/,
 		reportsCost: true,
 		cutUsage: "whole",
+		steers: true,
 	},
 	{
 		label: "claude",
@@ -64,6 +68,7 @@ const CLIS: readonly {
 		unreachableConfined: /^API Error: Connection dropped/,
 		reportsCost: true,
 		cutUsage: "input",
+		steers: true,
 	},
 	{
 		label: "codex",
@@ -76,6 +81,7 @@ const CLIS: readonly {
 		unreachableConfined: /^stream disconnected before completion/,
 		reportsCost: false,
 		cutUsage: "none",
+		steers: false,
 	},
 ];
 
@@ -311,6 +317,54 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 			expect(events).toContain("worker.tool-start");
 			expect(events).toContain("worker.tool-end");
 			expect(events).toContain("worker.usage");
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("a message steered mid-task reaches its model in the next request, is recorded, and counts in the attempt's usage; steering the finished task is refused", async () => {
+		const steer = "STEER-TEXT: also mention the bananas";
+		const { server, repo, crew } = await setup((request) => {
+			if (request.messages.some((m) => m.text.includes("STEER-TEXT"))) return { kind: "text", text: "steered" };
+			if (request.afterToolResult) return { kind: "text", text: "not steered" };
+			return { kind: "shell", command: "sleep 2; echo slept" };
+		});
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "work a while" }]);
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+			const running = crew.execute(runId);
+			await waitFor("the agent's shell to run", () => crew.events(runId).some((e) => e.type === "worker.tool-start"));
+			const steered = await crew.steer(runId, "a", steer);
+			expect(await running).toBe("completed");
+			await expect(crew.steer(runId, "a", "too late")).rejects.toThrow(
+				"task a is completed: only a running task's agent can be steered",
+			);
+			const dir = join(repo.dir, ".crew", "runs", runId, "tasks", "a");
+			const events = crew.events(runId);
+			const asSteered = events.find((e) => e.type === "task.steered");
+			expect(asSteered).toMatchObject({ taskId: "a", data: { message: steered.message, text: steer } });
+			if (!cli.steers) {
+				const reason = `${cli.name} agents take no messages while they work`;
+				expect(steered).toMatchObject({ runId, taskId: "a", state: "refused", reason });
+				expect(events.find((e) => e.type === "task.steer.refused")).toMatchObject({ data: { reason } });
+				expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("not steered");
+				return;
+			}
+			expect(steered).toMatchObject({ runId, taskId: "a", state: "delivered" });
+			expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("steered");
+			// The request after the tool's result is the first to carry the message.
+			const asked = server.requests.filter((r) => r.tools.length > 0);
+			const first = asked.findIndex((r) => r.messages.some((m) => m.text.includes(steer)));
+			expect(first).toBeGreaterThan(0);
+			expect(asked.slice(0, first).every((r) => !r.afterToolResult)).toBe(true);
+			const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8");
+			expect(transcript).toContain('"type":"crew.steer"');
+			expect(transcript).toContain("steered");
+			const delivered = events.find((e) => e.type === "task.steer.delivered");
+			expect(delivered).toMatchObject({ taskId: "a", data: { message: steered.message, attempt: 1 } });
+			// The steered turn's request counts in the attempt's usage, each request once.
+			const task = crew.snapshot(runId).tasks[0];
+			expect(task?.usage.input).toBe(asked.reduce((n, r) => n + r.promptTokens, 0));
 		} finally {
 			crew.close();
 		}

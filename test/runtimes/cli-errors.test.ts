@@ -49,7 +49,7 @@ async function failedTask(
 test("pi with an empty configuration fails the task with pi's own words about the missing key and its log's path", async () => {
 	const home = emptyHome();
 	const { error, log } = await failedTask("pi", { HOME: home, PI_CODING_AGENT_DIR: home });
-	expect(error).toMatch(/^pi exited with code 1: No API key found for the selected model\. \(log: /);
+	expect(error).toMatch(/^pi refused the prompt: No API key found for the selected model\. \(log: /);
 	expect(error).toContain(log);
 	expect(existsSync(log)).toBe(true);
 	expect(error).not.toMatch(/models\.md/);
@@ -62,7 +62,7 @@ test("pi asked for a provider it has no key for names that provider", async () =
 		{ HOME: home, PI_CODING_AGENT_DIR: home },
 		"model: anthropic/claude-sonnet-4-5\n",
 	);
-	expect(error).toMatch(/^pi exited with code 1: No API key found for anthropic\. \(log: /);
+	expect(error).toMatch(/^pi refused the prompt: No API key found for anthropic\. \(log: /);
 	expect(error).toContain(log);
 });
 

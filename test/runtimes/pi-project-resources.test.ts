@@ -118,6 +118,6 @@ describe("which pi a worker runs", () => {
 		expect(await run(process.env.PATH ?? "")).toBe("completed");
 		expect(existsSync(used)).toBe(false);
 		expect(await run(`${bin}:${process.env.PATH}`)).toBe("completed");
-		expect(readFileSync(used, "utf8")).toContain("--mode json");
+		expect(readFileSync(used, "utf8")).toContain("--mode rpc");
 	});
 });

@@ -124,6 +124,7 @@ const LOG_MARKS: Readonly<Record<LogKind, string>> = {
 	error: "error:",
 	commit: "git:",
 	status: "task",
+	message: "person:",
 };
 
 /** A log entry as text: its time, a mark of its kind, and its text with later lines indented. */

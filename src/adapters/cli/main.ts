@@ -13,6 +13,11 @@ import type { OutputFlags, RunFlags } from "./run-commands.js";
 import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
 
+interface SteerFlags {
+	file?: string;
+	json?: boolean;
+}
+
 function program(setExit: (code: number) => void): Command {
 	const cli = new Command("crew")
 		.description("Run teams of AI coding agents as durable, resumable DAG runs")
@@ -236,6 +241,18 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (runId: string, options: JsonOption) => exit((await runs()).approveCommand(runId, options)));
+
+	cli
+		.command("steer")
+		.description("give a running task's agent a message at its next turn (pi and Claude Code agents)")
+		.argument("<runId>")
+		.argument("<task>", "a task id, or a step id")
+		.argument("[message]", "what the agent should hear; - reads standard input")
+		.option("--file <path>", "read the message from a file")
+		.option("--json", "print {runId, taskId, message, state, reason?}")
+		.action(async (runId: string, task: string, message: string | undefined, options: SteerFlags) =>
+			exit((await import("./steer-command.js")).steerCommand(runId, task, message, options)),
+		);
 
 	cli
 		.command("reject")

@@ -52,6 +52,7 @@ const Since = z.object({
 		.optional(),
 });
 const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
+const SteerBody = z.object({ message: z.string().trim().min(1, "expected a non-empty message") });
 
 /** Parses input with a schema, or throws an error that names the bad field and value. */
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
@@ -170,6 +171,13 @@ export function createApp(options: AppOptions): CrewApp {
 		const body: unknown = await c.req.json().catch(() => undefined);
 		const { reason } = parse(Rejection, body ?? {}, "body field");
 		return c.json(await actions.reject(id, reason));
+	});
+
+	app.post("/api/runs/:runId/tasks/:task/steer", async (c) => {
+		const id = runId(c);
+		const body: unknown = await c.req.json().catch(() => undefined);
+		const { message } = parse(SteerBody, body ?? {}, "body field");
+		return c.json(await actions.steer(id, c.req.param("task"), message));
 	});
 
 	app.get("/metrics", async (c) => {

@@ -101,6 +101,7 @@ export function createMcpServer(
 		checkNesting(actions, env, "crew_approve");
 		return reply(await actions.approve(runId));
 	});
+	tool("crew_steer", async ({ runId, task, message }) => reply(await actions.steer(runId, task, message)));
 	tool("crew_reject", async ({ runId, reason }) => reply(await actions.reject(runId, reason)));
 	tool("crew_retry", async ({ runId, task }) => {
 		checkNesting(actions, env, "crew_retry");

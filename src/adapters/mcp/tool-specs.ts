@@ -1,5 +1,6 @@
 import { type ZodRawShape, z } from "zod";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
+import { MAX_STEER_CHARS } from "../../engine/steer-limits.js";
 import { limit, runParameters, sandbox, sessionParameters } from "./run-parameters.js";
 
 /**
@@ -147,6 +148,15 @@ export const TOOL_SPECS = {
 	crew_approve: {
 		description: "Approve what a run waits for (its approval gates), so those tasks start.",
 		input: { runId },
+	},
+	crew_steer: {
+		description:
+			"Give the running agent of a task a message it hears at its next turn (pi and Claude Code agents), and answer {runId, taskId, message, state, reason?}: state is delivered, refused (reason says why: the task is not running, its agent takes no messages) or queued (no runner gave it yet).",
+		input: {
+			runId,
+			task,
+			message: z.string().min(1).max(MAX_STEER_CHARS).describe("what the agent should hear, as a person's words to it"),
+		},
 	},
 	crew_reject: {
 		description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",

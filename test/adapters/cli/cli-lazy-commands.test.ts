@@ -59,6 +59,7 @@ const CASES: Record<string, Case> = {
 	cancel: { args: (id) => ["cancel", id], code: 0, says: /had already ended: completed/ },
 	approve: { args: (id) => ["approve", id], code: 1, says: /nothing to approve/ },
 	reject: { args: (id) => ["reject", id, "--reason", "no"], code: 1, says: /nothing waiting for approval/ },
+	steer: { args: (id) => ["steer", id, "a", "hi"], code: 1, says: /task a is completed: only a running task/ },
 	status: { args: (id) => ["status", id], code: 0, says: /run \S+ {2}completed/ },
 	watch: { args: (id) => ["watch", id], code: 0, says: /run \S+ completed/ },
 	serve: {

@@ -199,6 +199,20 @@ test("bad input gets a clear error with the right status, naming the value", asy
 	);
 	expect(rejected.status).toBe(400);
 	expect(rejected.body.error).toContain("invalid body field reason 42");
+	const steer = (body: unknown) =>
+		json(
+			app.request(`/api/runs/${runId}/tasks/left/steer`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+				body: JSON.stringify(body),
+			}),
+		);
+	const blank = await steer({ message: "  " });
+	expect(blank.status).toBe(400);
+	expect(blank.body.error).toContain("expected a non-empty message");
+	const ended = await steer({ message: "too late" });
+	expect(ended.status).toBe(409);
+	expect(ended.body.error).toContain("task left is completed: only a running task's agent can be steered");
 });
 
 test("changes need the token, and only loopback host names are answered when asked", async () => {

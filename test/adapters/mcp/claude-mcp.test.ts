@@ -102,6 +102,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"mcp__crew__crew_run",
 		"mcp__crew__crew_runs",
 		"mcp__crew__crew_status",
+		"mcp__crew__crew_steer",
 		"mcp__crew__crew_validate",
 		"mcp__crew__crew_wait",
 		"mcp__crew__crew_worktrees",

@@ -90,6 +90,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 		"crew_run",
 		"crew_runs",
 		"crew_status",
+		"crew_steer",
 		"crew_validate",
 		"crew_wait",
 		"crew_worktrees",
@@ -136,6 +137,16 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 	const second = await call(client, "crew_run", { goal: "wait forever", workflow: "slow" });
 	const secondId = second.data.runId as string;
 	await waitFor("the waiter started", () => repo.starts("wait").length === 1);
+	const steered = await call(client, "crew_steer", { runId: secondId, task: "wait", message: "hurry up" });
+	expect(steered.data).toMatchObject({
+		runId: secondId,
+		taskId: "wait",
+		state: "refused",
+		reason: "a command agent cannot be steered: it takes no messages",
+	});
+	const notRunning = await call(client, "crew_steer", { runId: secondId, task: "after", message: "x" });
+	expect(notRunning.isError).toBe(true);
+	expect(notRunning.text).toContain("task after is queued: only a running task's agent can be steered");
 	const cancelled = await call(client, "crew_cancel", { runId: secondId });
 	expect(cancelled.data).toEqual({ runId: secondId, status: "cancelled" });
 	const afterCancel = await untilEnded(client, secondId);

@@ -1,0 +1,36 @@
+import { findProject } from "../../config/project.js";
+import { Crew } from "../../engine/crew.js";
+import { Exit } from "./exit-codes.js";
+import { readTextInput } from "./goal-input.js";
+
+const MESSAGE = {
+	noun: "message",
+	option: "--file",
+	usage: 'crew steer <runId> <task> "<message>"',
+	purpose: "what the agent should hear",
+} as const;
+
+/**
+ * `crew steer`: gives a running task's agent a message at its next turn, and says whether it was
+ * delivered, refused (exit 1) or still waits for the agent.
+ */
+export async function steerCommand(
+	runId: string,
+	task: string,
+	argument: string | undefined,
+	flags: { file?: string; json?: boolean },
+): Promise<number> {
+	const text = readTextInput(argument, flags.file, MESSAGE);
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	try {
+		const steered = await crew.steer(runId, task, text);
+		if (flags.json) process.stdout.write(`${JSON.stringify(steered)}\n`);
+		else {
+			const why = steered.reason ? `: ${steered.reason}` : "";
+			process.stdout.write(`message ${steered.message} to task ${steered.taskId}: ${steered.state}${why}\n`);
+		}
+		return steered.state === "refused" ? Exit.Failed : Exit.Ok;
+	} finally {
+		crew.close();
+	}
+}

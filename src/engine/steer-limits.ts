@@ -1,0 +1,2 @@
+/** Longest steering message, in characters. */
+export const MAX_STEER_CHARS = 32 * 1024;

@@ -1,0 +1,79 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { CrewError, ErrorCode, isCrewError } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import { TaskStatus } from "../core/status.js";
+import type { TaskRecord } from "../core/types.js";
+import { isLeaseHolderAlive } from "../store/lease.js";
+import type { RunStore } from "../store/run-store.js";
+import { MAX_STEER_CHARS } from "./steer-limits.js";
+
+export interface Steered {
+	readonly runId: string;
+	readonly taskId: string;
+	/** The message's record. */
+	readonly message: number;
+	/** `queued` when no runner gave it to the agent within the wait. */
+	readonly state: "queued" | "delivered" | "refused";
+	/** Why it was refused, or why it still waits. */
+	readonly reason?: string;
+}
+
+export interface SteerDeps {
+	readonly store: RunStore;
+	readonly now: () => number;
+	readonly staleAfterMs: number;
+	readonly pollMs: number;
+}
+
+/**
+ * Records `text` for the running agent of task or step `ref` and waits up to `waitMs` for the
+ * run's runner to give it to the agent or refuse it. A step with several tasks means its running one.
+ */
+export async function steerTask(
+	deps: SteerDeps,
+	runId: string,
+	ref: string,
+	text: string,
+	waitMs: number,
+): Promise<Steered> {
+	checkId("run", runId);
+	if (typeof text !== "string" || text.trim() === "") {
+		throw new CrewError(ErrorCode.InvalidInput, "a steering message needs text: say what the agent should hear");
+	}
+	if (text.length > MAX_STEER_CHARS) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`a steering message of ${text.length} characters is too long: at most ${MAX_STEER_CHARS}`,
+		);
+	}
+	const { store } = deps;
+	const task = runningTask(store, runId, ref);
+	const message = store.requestSteer(runId, task.id, text);
+	const until = deps.now() + waitMs;
+	for (;;) {
+		const row = store.message(message);
+		if (row && row.state !== "queued") {
+			return { runId, taskId: task.id, message, state: row.state, ...(row.detail ? { reason: row.detail } : {}) };
+		}
+		if (deps.now() >= until) break;
+		await delay(deps.pollMs);
+	}
+	const run = store.queries.getRun(runId);
+	const alive = run.lease !== null && isLeaseHolderAlive(run.lease, deps.now(), deps.staleAfterMs);
+	const reason = alive
+		? "its agent has not taken it yet; it gets it when it can"
+		: `no runner holds run ${runId} now; the runner that resumes it gives it to the task's next attempt`;
+	return { runId, taskId: task.id, message, state: "queued", reason };
+}
+
+/** Task `ref`, or the running task of step `ref` when the step has several. */
+function runningTask(store: RunStore, runId: string, ref: string): TaskRecord {
+	try {
+		return store.queries.findTask(runId, ref);
+	} catch (error) {
+		if (!isCrewError(error, ErrorCode.InvalidInput)) throw error;
+		const running = store.queries.listTasks(runId).filter((t) => t.stepId === ref && t.status === TaskStatus.Running);
+		if (running.length === 1 && running[0]) return running[0];
+		throw error;
+	}
+}
