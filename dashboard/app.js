@@ -495,11 +495,63 @@ async function runPage(runId) {
 	}, 1000);
 }
 
+/** The header's count of what waits on a person, kept current. */
+function watchInbox() {
+	const count = document.getElementById("inbox-count");
+	const refresh = async () => {
+		const { items } = await api("/api/inbox");
+		if (count) count.textContent = String(items.length);
+		count?.classList.toggle("waiting", items.length > 0);
+	};
+	refresh().catch((e) => setConnection(e.message));
+	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
+}
+
+/** Everything waiting on a person, oldest first, each with the command that answers it. */
+async function inboxPage() {
+	setWhere("inbox");
+	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+	const body = el("tbody");
+	main.replaceChildren(
+		el("h1", {}, ["Inbox"]),
+		el("table", { id: "inbox" }, [
+			el("thead", {}, [
+				el(
+					"tr",
+					{},
+					["Since", "Kind", "Run", "What", "Answer"].map((h) => el("th", {}, [h])),
+				),
+			]),
+			body,
+		]),
+	);
+	const refresh = async () => {
+		const { items } = await api("/api/inbox");
+		body.replaceChildren(
+			...(items.length === 0
+				? [el("tr", {}, [el("td", { colspan: "5", class: "muted" }, ["Nothing waits for you."])])]
+				: items.map((/** @type {any} */ i) =>
+						el("tr", { "data-kind": i.kind, "data-run": i.runId }, [
+							el("td", {}, [new Date(i.since).toLocaleString()]),
+							el("td", {}, [i.kind]),
+							el("td", {}, [el("a", { href: `/runs/${encodeURIComponent(i.runId)}` }, [i.runId])]),
+							el("td", {}, [i.what]),
+							el("td", {}, [el("code", {}, [i.command])]),
+						]),
+					)),
+		);
+	};
+	await refresh();
+	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
+}
+
 async function start() {
 	token();
+	watchInbox();
 	const match = /^\/runs\/([^/]+)$/.exec(location.pathname);
 	try {
 		if (match) await runPage(decodeURIComponent(match[1] ?? ""));
+		else if (location.pathname === "/inbox") await inboxPage();
 		else await runsPage();
 	} catch (error) {
 		const main = document.getElementById("main");

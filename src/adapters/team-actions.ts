@@ -21,6 +21,7 @@ import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from
 import { checkAgentSandbox } from "./agent-sandbox.js";
 import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { doctorReport } from "./cli/doctor-command.js";
+import { type InboxItem, inboxItems } from "./inbox.js";
 import { statusText } from "./pi/run-report.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
 import { type Recommendation, recommendTeam, type ValidationReport, validationReport } from "./resource-reports.js";
@@ -263,6 +264,11 @@ export class TeamActions {
 		});
 	}
 
+	/** Everything waiting on a person, oldest first; see `inboxItems`. */
+	inbox(): { items: InboxItem[] } {
+		return { items: this.#read((reader) => inboxItems(reader)) };
+	}
+
 	/** Gives a running task's agent `message` at its next turn; see `Crew.steer`. */
 	async steer(runId: string, task: string, message: string): Promise<Steered> {
 		checkId("run", runId);
@@ -297,7 +303,7 @@ export class TeamActions {
 				.slice(0, limit)
 				.map((run): RunEntry => {
 					const status = JSON.parse(reader.statusJson(run.id)) as StatusJson;
-					const budgetSpent = reader.hasEvent(run.id, "budget.exhausted");
+					const budgetSpent = reader.budgetStopped(run.id);
 					const { next } = runStanding(run, reader.status(run.id).tasks, { budgetSpent });
 					return {
 						runId: run.id,

@@ -4,6 +4,7 @@ import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
+import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
@@ -389,6 +390,29 @@ export class Crew {
 	steer(runId: string, ref: string, text: string, waitMs = 5000): Promise<Steered> {
 		const { now, staleAfterMs, pollMs } = this.#options;
 		return steerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
+	}
+
+	/**
+	 * Changes the caps of a run that no runner holds, before it is resumed: `caps` replace the
+	 * run's own, the others stay. A run with a live runner, or completed, is refused.
+	 */
+	changeBudget(runId: string, caps: Pick<BudgetLimits, "tokens" | "usd">): void {
+		const run = this.#queries.getRun(checkId("run", runId));
+		if (run.status === RunStatus.Completed) {
+			throw new CrewError(ErrorCode.Conflict, `run ${runId} is completed; its budget no longer matters`);
+		}
+		if (run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs)) {
+			throw new CrewError(
+				ErrorCode.Conflict,
+				`run ${runId} has a live runner; its budget changes only between runners: cancel it, then resume it with the new budget`,
+			);
+		}
+		for (const [key, value] of Object.entries(caps)) {
+			if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+				throw new CrewError(ErrorCode.InvalidInput, `invalid budget ${key} ${value}: expected a number > 0`);
+			}
+		}
+		this.#store.setBudget(runId, { ...run.options.budget, ...caps });
 	}
 
 	/** Removes an ended run's worktrees, their work kept on their branches; see `cleanupRun`. */

@@ -29,6 +29,7 @@ import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
 import { RunWrites } from "./run-writes.js";
 import { StopReason } from "./stop-reason.js";
+import { recordWorkerEvent } from "./worker-events.js";
 
 export interface RunLoopDeps {
 	readonly store: RunStore;
@@ -50,12 +51,6 @@ type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
 const COMPLETED = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
 /** A failed `--until` check with passes left: the next pass answers it. */
 const SUPERSEDED = { attemptStatus: "failed", to: TaskStatus.Superseded, cause: "settle" } as const;
-
-/** Worker events recorded under names of their own, rather than as `worker.<type>`. */
-const OWN_EVENTS: Readonly<Record<string, string>> = {
-	"sandbox-denied": "sandbox.denied",
-	"scope-violated": "scope.violated",
-};
 
 /** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
 export const ATTACH = "attach:";
@@ -345,21 +340,12 @@ export class RunLoop {
 	 */
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
 		if (event.type === "activity" || this.#stopping === "lease-lost") return;
-		this.#writes.write(() => {
-			if (event.type === "spawned") this.#deps.store.recordProcess(this.#lease, live.attemptId, event.process);
-			else if (event.type === "confined")
-				this.#deps.store.recordNetwork(this.#lease, live.attemptId, live.request.taskId, event.network);
-			else if (event.type === "usage") {
-				// On record with its event at once: a runner killed next loses none of it.
-				this.#deps.store.recordUsage(this.#lease, live.attemptId, live.request.taskId, event.usage);
-				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, event.usage);
+		this.#writes.write(() =>
+			recordWorkerEvent(this.#deps.store, this.#lease, live, event, (usage) => {
+				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, usage);
 				this.#checkBudget();
-			} else {
-				const { type, ...data } = event;
-				const name = OWN_EVENTS[type] ?? `worker.${type}`;
-				this.#deps.store.appendEvent(this.#lease, name, live.request.taskId, data);
-			}
-		});
+			}),
+		);
 	}
 
 	/** A write failed, or the store stayed locked as long as the lease lasts: the run stops. */

@@ -402,10 +402,10 @@ export class RunReader {
 		return seq;
 	}
 
-	/** Whether the run has an event of `type`. */
-	hasEvent(runId: string, type: string): boolean {
+	/** Whether the run's latest runner stopped it for its budget (a resume with a larger one may not). */
+	budgetStopped(runId: string): boolean {
 		checkId("run", runId);
-		return this.#q().hasEvent(runId, type);
+		return this.#q().budgetStopped(runId);
 	}
 
 	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */

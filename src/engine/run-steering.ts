@@ -3,6 +3,7 @@ import { isTerminalTask, type TaskStatus } from "../core/status.js";
 import { isBusy } from "../store/database.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
+import type { MessageRow } from "../store/task-messages.js";
 import type { LiveAttempt } from "./live-attempt.js";
 import type { RunWrites } from "./run-writes.js";
 
@@ -34,9 +35,9 @@ export class RunSteering {
 
 	tick(): void {
 		const { store, writes, lease } = this.#deps;
-		let queued: ReturnType<RunStore["queuedMessages"]>;
+		let queued: MessageRow[];
 		try {
-			queued = store.queuedMessages(lease.runId);
+			queued = store.messages.queued(lease.runId);
 		} catch (error) {
 			// A reader is kept out only for a moment; the next tick looks again.
 			if (!isBusy(error)) this.#deps.onStoreError(`cannot reach the store: ${errorMessage(error)}`);
@@ -50,23 +51,23 @@ export class RunSteering {
 				const attempt = { id: live.attemptId, number: live.request.attempt };
 				void live.steer(message.text).then((delivery) => {
 					const refused = delivery.delivered ? {} : { refused: delivery.reason };
-					writes.write(() => store.settleSteer(lease, message.id, { attempt, ...refused }));
+					writes.write(() => store.messages.settle(lease, message.id, { attempt, ...refused }));
 				});
 				continue;
 			}
 			const status = this.#deps.status(message.taskId);
 			if (status === undefined || !isTerminalTask(status)) continue;
 			this.#taken.add(message.id);
-			writes.write(() => store.settleSteer(lease, message.id, { refused: `task ${message.taskId} is ${status}` }));
+			writes.write(() => store.messages.settle(lease, message.id, { refused: `task ${message.taskId} is ${status}` }));
 		}
 	}
 
 	/** The run ends: messages still queued are refused, each naming its task's status. Called in the ending's write. */
 	refuseRest(): void {
 		const { store, lease } = this.#deps;
-		for (const message of store.queuedMessages(lease.runId)) {
+		for (const message of store.messages.queued(lease.runId)) {
 			const status = this.#deps.status(message.taskId) ?? "gone";
-			store.settleSteer(lease, message.id, { refused: `task ${message.taskId} is ${status}` });
+			store.messages.settle(lease, message.id, { refused: `task ${message.taskId} is ${status}` });
 		}
 	}
 }

@@ -48,10 +48,10 @@ export async function steerTask(
 	}
 	const { store } = deps;
 	const task = runningTask(store, runId, ref);
-	const message = store.requestSteer(runId, task.id, text);
+	const message = store.messages.request(runId, task.id, text);
 	const until = deps.now() + waitMs;
 	for (;;) {
-		const row = store.message(message);
+		const row = store.messages.get(message);
 		if (row && row.state !== "queued") {
 			return { runId, taskId: task.id, message, state: row.state, ...(row.detail ? { reason: row.detail } : {}) };
 		}

@@ -109,7 +109,7 @@ export class RunQueries {
 	readonly #excerpt: () => Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
 	readonly #events: () => Statement<[string, number, number], EventRow>;
 	readonly #eventsOfTypes: () => Statement<[string, string], EventRow>;
-	readonly #hasEvent: () => Statement<[string, string], number>;
+	readonly #budgetStopped: () => Statement<[string, string], number>;
 	readonly #attempts: () => Statement<[string], AttemptRow>;
 	readonly #liveAttempts: () => Statement<[string], AttemptRow>;
 	readonly #artifacts: () => Statement<[string], ArtifactRow>;
@@ -157,12 +157,14 @@ export class RunQueries {
 		this.#eventsOfTypes = once(() =>
 			db.prepare("SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq"),
 		);
-		this.#hasEvent = once(
+		this.#budgetStopped = once(
 			() =>
-				db.prepare("SELECT 1 FROM events WHERE run_id = ? AND type = ? LIMIT 1").pluck() as Statement<
-					[string, string],
-					number
-				>,
+				db
+					.prepare(
+						`SELECT 1 FROM events WHERE run_id = ? AND type = 'budget.exhausted' AND seq > coalesce(
+							(SELECT max(seq) FROM events WHERE run_id = ? AND type = 'run.running'), 0) LIMIT 1`,
+					)
+					.pluck() as Statement<[string, string], number>,
 		);
 		this.#evidence = once(() => db.prepare("SELECT evidence FROM task_data WHERE run_id = ? AND task_id = ?"));
 		this.#approvedAt = once(() => db.prepare("SELECT approved_at FROM tasks WHERE run_id = ? AND id = ?"));
@@ -327,9 +329,9 @@ export class RunQueries {
 		return this.#events().all(runId, afterSeq, limit).map(toEvent);
 	}
 
-	/** Whether the run has an event of `type`. */
-	hasEvent(runId: string, type: string): boolean {
-		return this.#hasEvent().get(runId, type) !== undefined;
+	/** Whether the run's latest runner stopped it for its budget: it spent it after it took the run. */
+	budgetStopped(runId: string): boolean {
+		return this.#budgetStopped().get(runId, runId) !== undefined;
 	}
 
 	/** Every event of the run of one of `types`, oldest first. */

@@ -21,6 +21,7 @@ export interface RunStatements {
 	readonly heartbeat: Untyped;
 	readonly bumpEpoch: Untyped;
 	readonly cancelRequest: Untyped;
+	readonly setBudget: Untyped;
 	readonly integration: Untyped;
 	readonly waitingTasks: Statement<[string], { id: string }>;
 	readonly approveTasks: Untyped;
@@ -71,6 +72,7 @@ export function runStatements(db: Db): RunStatements {
 		heartbeat: db.prepare("UPDATE runs SET lease_heartbeat = ? WHERE id = ? AND epoch = ?"),
 		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
 		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
+		setBudget: db.prepare("UPDATE runs SET options = json_set(options, '$.budget', json(?)) WHERE id = ?"),
 		integration: db.prepare("UPDATE runs SET integration = ? WHERE id = ?"),
 		waitingTasks: db.prepare(
 			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL ORDER BY idx",

@@ -1,3 +1,4 @@
+import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import type { SandboxNetwork } from "../core/sandbox.js";
@@ -25,7 +26,7 @@ import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
-import { type MessageRow, TaskMessages } from "./task-messages.js";
+import { TaskMessages } from "./task-messages.js";
 import { Transactions } from "./transactions.js";
 import { UsageRecords } from "./usage-records.js";
 import { ViewRows } from "./view-rows.js";
@@ -41,7 +42,8 @@ export class RunStore {
 	readonly #usage: UsageRecords;
 	readonly #rows: ViewRows;
 	readonly #tx: Transactions;
-	readonly #messages: TaskMessages;
+	/** Messages for running agents, and how each went. */
+	readonly messages: TaskMessages;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -51,7 +53,12 @@ export class RunStore {
 		this.#s = runStatements(db);
 		this.#usage = new UsageRecords(db);
 		this.#rows = new ViewRows(db);
-		this.#messages = new TaskMessages(db);
+		this.messages = new TaskMessages(db, {
+			write: (fn) => this.#tx.write(fn),
+			event: (runId, type, taskId, data) => this.#event(runId, type, taskId, data),
+			fence: (lease) => this.#fence(lease),
+			time: () => this.#iso(),
+		});
 	}
 
 	#iso(): string {
@@ -187,59 +194,17 @@ export class RunStore {
 		});
 	}
 
+	/** Sets the run's budget caps, from any process; the event keeps the caps before and after. */
+	setBudget(runId: string, budget: BudgetLimits): void {
+		this.#tx.write(() => {
+			const before = this.queries.getRun(runId).options.budget ?? {};
+			this.#s.setBudget.run(JSON.stringify(budget), runId);
+			this.#event(runId, "run.budget-changed", null, { from: before, to: budget });
+		});
+	}
+
 	cancelRequested(runId: string): string | null {
 		return this.#s.cancelRequested.get(runId)?.cancel_requested ?? null;
-	}
-
-	/**
-	 * Records a message for the running agent of task `taskId`, from any process, redacted: the
-	 * run's runner gives it to the agent. A task that is not running is refused, naming its status.
-	 */
-	requestSteer(runId: string, taskId: string, text: string): number {
-		return this.#tx.write(() => {
-			const row = this.#s.taskStatus.get(runId, taskId);
-			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${runId} has no task '${taskId}'`);
-			if (row.status !== "running") {
-				throw new CrewError(
-					ErrorCode.Conflict,
-					`task ${taskId} is ${row.status}: only a running task's agent can be steered`,
-				);
-			}
-			const kept = redact(text);
-			const id = this.#messages.add(runId, taskId, kept, this.#iso());
-			this.#event(runId, "task.steered", taskId, { message: id, text: kept });
-			return id;
-		});
-	}
-
-	/** Records how message `id` went: given to the agent of `attempt` (its record and number), or refused and why. */
-	settleSteer(
-		lease: Lease,
-		id: number,
-		outcome: { attempt?: { readonly id: number; readonly number: number }; refused?: string },
-	): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			const message = this.#messages.get(id);
-			const state = outcome.refused === undefined ? "delivered" : "refused";
-			const detail = outcome.refused ?? null;
-			const { attempt } = outcome;
-			if (!message || !this.#messages.settle(id, state, detail, attempt?.id ?? null, this.#iso())) return;
-			this.#event(lease.runId, `task.steer.${state}`, message.taskId, {
-				message: id,
-				...(attempt ? { attempt: attempt.number } : {}),
-				...(detail !== null ? { reason: detail } : {}),
-			});
-		});
-	}
-
-	/** The run's steering messages not yet given to an agent, oldest first. */
-	queuedMessages(runId: string): MessageRow[] {
-		return this.#messages.queued(runId);
-	}
-
-	message(id: number): MessageRow | undefined {
-		return this.#messages.get(id);
 	}
 
 	/**

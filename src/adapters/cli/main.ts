@@ -9,7 +9,7 @@ import { amount, cap, count, json, names, port } from "./option-values.js";
 import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
-import type { OutputFlags, RunFlags } from "./run-commands.js";
+import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
 import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
 
@@ -135,9 +135,11 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<runId>")
 		.option("-d, --detach", "resume in a background runner")
 		.option("--json", "print {runId, status} as the last line of stdout")
+		.option("--budget-tokens <n>", "the run's new cap on tokens, from here on", cap("token budget", true))
+		.option("--budget-usd <amount>", "the run's new cap on cost in US dollars", cap("dollar budget", false))
 		.addOption(new Option("--if-queued", "start the run only if it never started").hideHelp())
 		.addOption(new Option("--background", "run as a background runner, which waits for approvals").hideHelp())
-		.action(async (runId: string, options: OutputFlags) => exit((await runs()).resumeCommand(runId, options)));
+		.action(async (runId: string, options: ResumeFlags) => exit((await runs()).resumeCommand(runId, options)));
 
 	cli
 		.command("retry")
@@ -350,6 +352,12 @@ function program(setExit: (code: number) => void): Command {
 		.option("--session <id>", "only the runs an agent started with this session id (crew_run's session)")
 		.option("--json", "machine-readable output")
 		.action(async (options: JsonOption & { session?: string }) => exit((await reads()).runsCommand(options)));
+
+	cli
+		.command("inbox")
+		.description("everything waiting on you in this repository, oldest first, each with the command that answers it")
+		.option("--json", "print {items: [{kind, runId, goal, tasks, since, what, command}]}")
+		.action(async (options: JsonOption) => exit((await reads()).inboxCommand(options)));
 
 	cli
 		.command("events")

@@ -5,6 +5,7 @@ import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/status.js";
 import type { TaskJsonField } from "../../core/status-selection.js";
 import { eventJson, mergeView, RunReader, type RunView, runSummary } from "../../engine/run-reader.js";
+import { inboxItems, inboxText } from "../inbox.js";
 import { runStanding } from "../run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
 import { eventText, logText, runsText, statusText } from "./format.js";
@@ -68,7 +69,7 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 			view.show(state, now);
 			if (isTerminalRun(state.run.status)) {
 				const { run, tasks } = reader.status(id);
-				const budgetSpent = reader.hasEvent(id, "budget.exhausted");
+				const budgetSpent = reader.budgetStopped(id);
 				return exitOfRun(runStanding(run, tasks, { budgetSpent }).ending);
 			}
 			await sleep(options.interval);
@@ -85,6 +86,13 @@ export async function runsCommand(options: JsonOption & { session?: string }): P
 	if (options.json) {
 		process.stdout.write(`${JSON.stringify(runs.map(runSummary))}\n`);
 	} else process.stdout.write(runsText(runs));
+	return 0;
+}
+
+/** `crew inbox`: everything waiting on a person in this repository, oldest first. */
+export async function inboxCommand(options: JsonOption): Promise<number> {
+	const items = withReader((reader) => inboxItems(reader));
+	process.stdout.write(options.json ? `${JSON.stringify({ items })}\n` : inboxText(items));
 	return 0;
 }
 

@@ -93,10 +93,20 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 	}
 }
 
-export async function resumeCommand(runId: string, flags: OutputFlags): Promise<number> {
+export interface ResumeFlags extends OutputFlags {
+	/** New caps for the run, set before it resumes. */
+	readonly budgetTokens?: number;
+	readonly budgetUsd?: number;
+}
+
+export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<number> {
 	checkId("run", runId);
 	const { crew, view, quiet } = open(flags);
 	try {
+		const { budgetTokens: tokens, budgetUsd: usd } = flags;
+		if (tokens !== undefined || usd !== undefined) {
+			crew.changeBudget(runId, { ...(tokens !== undefined ? { tokens } : {}), ...(usd !== undefined ? { usd } : {}) });
+		}
 		const run = crew.run(runId);
 		if (run.status === RunStatus.Completed) {
 			if (flags.json) process.stdout.write(`${JSON.stringify({ runId, status: run.status })}\n`);
@@ -217,7 +227,7 @@ export async function runHere(
 			for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
 		}
 		const listing = reader.status(runId);
-		const budgetSpent = reader.hasEvent(runId, "budget.exhausted");
+		const budgetSpent = reader.budgetStopped(runId);
 		return { status, listing, standing: runStanding(listing.run, listing.tasks, { budgetSpent, interrupted }) };
 	} finally {
 		reader.close();

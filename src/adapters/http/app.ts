@@ -118,6 +118,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return next();
 	});
 
+	app.get("/api/inbox", (c) => c.json(actions.inbox()));
 	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map((run) => runJson(run)) }));
 	app.get("/api/runs/:runId", (c) => {
 		const { since } = parse(Since, c.req.query(), "query parameter");
@@ -187,6 +188,7 @@ export function createApp(options: AppOptions): CrewApp {
 
 	app.get("/", (c) => dashboardFile(c, "index.html"));
 	app.get("/runs/:runId", (c) => dashboardFile(c, "index.html"));
+	app.get("/inbox", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
 
 	return {

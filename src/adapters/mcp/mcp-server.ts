@@ -108,6 +108,7 @@ export function createMcpServer(
 		return reply(await actions.retry(runId, task));
 	});
 	tool("crew_runs", (filter) => reply(actions.runs(filter)));
+	tool("crew_inbox", () => reply(actions.inbox()));
 	tool("crew_recommend", ({ goal }) => reply(actions.recommend(goal)));
 	tool("crew_validate", () => reply(actions.validate()));
 	tool("crew_doctor", async ({ smoke }) => reply(await actions.doctor(smoke === true)));

@@ -175,6 +175,11 @@ export const TOOL_SPECS = {
 			limit: z.number().int().min(1).max(1000).optional().describe("at most this many runs (default 20)"),
 		},
 	},
+	crew_inbox: {
+		description:
+			"Everything waiting on a person in this repository, oldest first: approvals, integration conflicts left for a person, budget stops, failed and interrupted runs; each {kind, runId, goal, tasks, since, what, command} with the command that answers it.",
+		input: {},
+	},
 	crew_recommend: {
 		description: "The team and workflow whose routing hints fit a goal, and why; nothing runs.",
 		input: { goal },

@@ -1,0 +1,124 @@
+import { ErrorCode, isCrewError } from "../core/errors.js";
+import { RunStatus, TaskStatus } from "../core/status.js";
+import type { RunReader } from "../engine/run-reader.js";
+import { RunEnding, runStanding } from "./run-ending.js";
+
+/** What waits on a person. */
+export const InboxKind = {
+	/** Tasks at an approval gate. */
+	Approval: "approval",
+	/** Completed work that is not all on the run's integration branch: a conflict left for a person. */
+	Conflict: "conflict",
+	/** A run that stopped because its budget was spent. */
+	Budget: "budget",
+	/** A run that failed, with tasks that can be run again. */
+	Failed: "failed",
+	/** A run whose runner stopped before it ended. */
+	Interrupted: "interrupted",
+} as const;
+export type InboxKind = (typeof InboxKind)[keyof typeof InboxKind];
+
+export interface InboxItem {
+	readonly kind: InboxKind;
+	readonly runId: string;
+	/** The run's goal, its first line. */
+	readonly goal: string;
+	/** The tasks it concerns, when it is theirs. */
+	readonly tasks: readonly string[];
+	/** Since when it waits (ISO time): the run's latest change. */
+	readonly since: string;
+	/** What waits, in words. */
+	readonly what: string;
+	/** The command that answers it. */
+	readonly command: string;
+}
+
+/** Everything waiting on a person among the repository's runs, oldest first. */
+export function inboxItems(reader: RunReader): InboxItem[] {
+	const items: InboxItem[] = [];
+	for (const stored of storedRuns(reader)) {
+		if (stored.status === RunStatus.Completed && stored.integration?.status !== "conflict") continue;
+		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;
+		const { run, tasks } = reader.status(stored.id);
+		const id = run.id;
+		const base = { runId: id, goal: run.goal.split("\n", 1)[0] ?? "", since: run.updatedAt };
+		const waiting = tasks.filter((t) => t.status === TaskStatus.Waiting).map((t) => t.id);
+		if (waiting.length > 0) {
+			items.push({
+				...base,
+				kind: InboxKind.Approval,
+				tasks: waiting,
+				what: `${waiting.join(", ")} ${waiting.length === 1 ? "waits" : "wait"} for approval`,
+				command: `crew approve ${id}`,
+			});
+		}
+		const budgetSpent = reader.budgetStopped(id);
+		const { ending, next } = runStanding(run, tasks, { budgetSpent });
+		const conflicts = run.integration?.conflicts ?? [];
+		if (ending === RunEnding.IntegrationIncomplete || conflicts.length > 0) {
+			const missing = run.integration?.missing ?? [];
+			const said = conflicts.map((c) => `${c.task} conflicts in ${c.files.join(", ")}`);
+			items.push({
+				...base,
+				kind: InboxKind.Conflict,
+				tasks: missing,
+				what: `not on ${run.integration?.branch ?? `crew/${id}`}: ${said.join("; ") || missing.join(", ")}`,
+				command: next ?? `crew merge ${id} --partial`,
+			});
+			continue;
+		}
+		if (run.status === RunStatus.Interrupted) {
+			items.push({
+				...base,
+				kind: InboxKind.Interrupted,
+				tasks: [],
+				what: "its runner stopped before the run ended",
+				command: `crew resume ${id}`,
+			});
+			continue;
+		}
+		if (run.status !== RunStatus.Failed) continue;
+		if (budgetSpent) {
+			items.push({
+				...base,
+				kind: InboxKind.Budget,
+				tasks: [],
+				what: run.error ?? "its budget is spent",
+				command: `crew resume ${id} ${/tokens/.test(run.error ?? "") ? "--budget-tokens" : "--budget-usd"} <more>`,
+			});
+			continue;
+		}
+		const failed = tasks.filter((t) => t.status === TaskStatus.Failed);
+		const first = failed[0];
+		if (!first) continue;
+		items.push({
+			...base,
+			kind: InboxKind.Failed,
+			tasks: failed.map((t) => t.id),
+			what: `${first.id} failed: ${first.error ?? "no reason recorded"}`,
+			command: `crew retry ${id} ${first.id}`,
+		});
+	}
+	return items.sort((a, b) => a.since.localeCompare(b.since));
+}
+
+/** The repository's runs; none before its store exists. */
+function storedRuns(reader: RunReader) {
+	try {
+		return reader.runs();
+	} catch (error) {
+		if (isCrewError(error, ErrorCode.NotFound)) return [];
+		throw error;
+	}
+}
+
+/** The inbox as text: an item a line or two, with the command that answers it. */
+export function inboxText(items: readonly InboxItem[]): string {
+	if (items.length === 0) return "nothing waits for you\n";
+	return items
+		.map(
+			(i) =>
+				`${i.since.slice(0, 19).replace("T", " ")}  ${i.kind.padEnd(11)} ${i.runId}  ${i.what}\n    ${i.command}\n`,
+		)
+		.join("");
+}
