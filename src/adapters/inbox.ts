@@ -15,6 +15,8 @@ export const InboxKind = {
 	Failed: "failed",
 	/** A run whose runner stopped before it ended. */
 	Interrupted: "interrupted",
+	/** A notification that could not be sent (kept a week). */
+	Notify: "notify",
 } as const;
 export type InboxKind = (typeof InboxKind)[keyof typeof InboxKind];
 
@@ -33,9 +35,23 @@ export interface InboxItem {
 	readonly command: string;
 }
 
+/** How long a failed notification stays in the inbox, in ms. */
+export const NOTIFY_FAILURES_KEPT_MS = 7 * 24 * 3600 * 1000;
+
 /** Everything waiting on a person among the repository's runs, oldest first. */
-export function inboxItems(reader: RunReader): InboxItem[] {
+export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 	const items: InboxItem[] = [];
+	for (const failed of reader.failedNotifications(new Date(now - NOTIFY_FAILURES_KEPT_MS).toISOString())) {
+		items.push({
+			kind: InboxKind.Notify,
+			runId: failed.runId,
+			goal: "",
+			tasks: [],
+			since: failed.time,
+			what: `${failed.target} was not told of the run's ${failed.event} (${failed.tries} tries): ${failed.error}`,
+			command: "crew doctor",
+		});
+	}
 	for (const stored of storedRuns(reader)) {
 		if (stored.status === RunStatus.Completed && stored.integration?.status !== "conflict") continue;
 		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;

@@ -5,6 +5,7 @@ import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
+import { type NotifyTarget, readNotifyTargets } from "./notify-targets.js";
 import type { Project } from "./project.js";
 import { userConfigDir } from "./resource-layers.js";
 
@@ -34,6 +35,8 @@ export interface Settings {
 	readonly sandbox?: SandboxLevel;
 	/** Hosts (`host:port`) confined agents may reach beside their model provider's (user config only). */
 	readonly sandboxHosts?: readonly string[];
+	/** Where runners tell of runs' ends and waits (user config only). */
+	readonly notify?: readonly NotifyTarget[];
 	/** What the project's config asked for that only the user's config may set: ignored. */
 	readonly warnings: readonly string[];
 }
@@ -66,6 +69,7 @@ const USER_ONLY: readonly string[] = [
 	"nesting",
 	"delegation",
 	"sandbox",
+	"notify",
 ];
 
 export interface SetupHook {
@@ -104,6 +108,7 @@ interface FileSettings {
 	readonly delegation?: Delegation;
 	readonly sandbox?: SandboxLevel;
 	readonly sandboxHosts?: readonly string[];
+	readonly notify?: readonly NotifyTarget[];
 	readonly warnings: string[];
 }
 
@@ -268,6 +273,7 @@ function read(file: string, isUser: boolean): FileSettings {
 	const nesting = readNesting(file, own("nesting"));
 	const delegation = readDelegation(file, own("delegation"));
 	const sandbox = readSandbox(file, own("sandbox"));
+	const notify = readNotifyTargets(file, own("notify"));
 	const runLimits = readLimits(file, fields.limits);
 	const hooks: FileSettings = {
 		warnings,
@@ -281,6 +287,7 @@ function read(file: string, isUser: boolean): FileSettings {
 		...(delegation ? { delegation } : {}),
 		...(sandbox.level ? { sandbox: sandbox.level } : {}),
 		...(sandbox.hosts ? { sandboxHosts: sandbox.hosts } : {}),
+		...(notify ? { notify } : {}),
 	};
 	const budget = fields.budget;
 	if (budget === undefined) return hooks;
@@ -327,6 +334,7 @@ export function loadSettings(project: Project, env: NodeJS.ProcessEnv = process.
 		...(user.delegation ? { delegation: user.delegation } : {}),
 		...(user.sandbox ? { sandbox: user.sandbox } : {}),
 		...(user.sandboxHosts ? { sandboxHosts: user.sandboxHosts } : {}),
+		...(user.notify ? { notify: user.notify } : {}),
 		warnings: own.warnings,
 	};
 }

@@ -23,6 +23,7 @@ import { type Db, openReader } from "../store/database.js";
 import { HistoryQueries } from "../store/history-queries.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { MetricQueries, type StoredCounts } from "../store/metric-queries.js";
+import { type FailedNotification, failedNotifications } from "../store/notification-records.js";
 import { RUNNER_GONE, RunQueries } from "../store/run-queries.js";
 import { type TaskLinks, ViewQueries } from "../store/view-queries.js";
 
@@ -406,6 +407,11 @@ export class RunReader {
 	budgetStopped(runId: string): boolean {
 		checkId("run", runId);
 		return this.#q().budgetStopped(runId);
+	}
+
+	/** Notifications that failed after all their tries since `since` (an ISO time), oldest first; none before the store exists. */
+	failedNotifications(since: string): FailedNotification[] {
+		return this.#db ? failedNotifications(this.#db, since) : [];
 	}
 
 	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */

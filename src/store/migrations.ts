@@ -243,4 +243,23 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_by_state ON messages (run_id, state);`,
 	},
+	{
+		version: 13,
+		name: "notifications sent of runs' events, each once per target",
+		// state: sending | sent | failed; a row is claimed before its first try, so none is sent twice.
+		sql: `
+CREATE TABLE notifications (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	target TEXT NOT NULL,
+	event TEXT NOT NULL,
+	state TEXT NOT NULL,
+	tries INTEGER NOT NULL DEFAULT 0,
+	error TEXT,
+	created_at TEXT NOT NULL,
+	sent_at TEXT,
+	PRIMARY KEY (run_id, seq, target)
+) WITHOUT ROWID;
+CREATE INDEX notifications_by_state ON notifications (state);`,
+	},
 ];

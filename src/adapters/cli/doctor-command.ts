@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { type NotifyTarget, targetName } from "../../config/notify-targets.js";
 import { findProject, type Project } from "../../config/project.js";
 import { resourceLayers, userConfigDir, userResourceDirs } from "../../config/resource-layers.js";
 import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
@@ -18,6 +19,7 @@ import { onPath } from "../../runtimes/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { findBwrap, findSocat, NO_SANDBOX } from "../../runtimes/sandbox/confine.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
+import { NOTIFY_FAILURES_KEPT_MS } from "../inbox.js";
 import { smokeCheck } from "./doctor-smoke.js";
 import { Exit } from "./exit-codes.js";
 
@@ -67,6 +69,25 @@ function storeCheck(project: Project | undefined, notFound: string): Check {
 			? `${health.file}: ${health.check}, schema ${health.schemaVersion}, ${health.runs} runs`
 			: `${health.file}: ${health.check}`;
 		return { name: "store", ok: !health.exists || health.check === "ok", detail };
+	} finally {
+		reader.close();
+	}
+}
+
+/** The user's notify targets, and the notifications that failed in the last week. */
+function notifyCheck(project: Project, targets: readonly NotifyTarget[], env: NodeJS.ProcessEnv): Check {
+	const reader = new RunReader(project);
+	try {
+		const failed = reader.failedNotifications(new Date(Date.now() - NOTIFY_FAILURES_KEPT_MS).toISOString());
+		const latest = failed.at(-1);
+		const names = `${targets.length} ${targets.length === 1 ? "target" : "targets"}: ${targets.map(targetName).join(", ")}`;
+		if (!latest) return { name: "notify", ok: true, detail: names };
+		return {
+			name: "notify",
+			ok: false,
+			detail: `${names}; ${failed.length} failed this week, latest: ${latest.target}, run ${latest.runId}'s ${latest.event}: ${latest.error}`,
+			fix: `check "notify" in ${join(userConfigDir(env), "config.json")}`,
+		};
 	} finally {
 		reader.close();
 	}
@@ -218,6 +239,7 @@ export async function doctorReport(
 	const store = storeCheck(project, notFound);
 	checks.push(store);
 	required.add(store);
+	if (project && settings?.notify) checks.push(notifyCheck(project, settings.notify, env));
 	const runnable: RuntimeUse[] = [];
 	for (const use of ready) {
 		const found = await readiness(use, env);

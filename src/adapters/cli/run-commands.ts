@@ -4,12 +4,14 @@ import { ensureCrewDir, findProject } from "../../config/project.js";
 import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
+import type { EventRecord } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { type RunListing, RunReader } from "../../engine/run-reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
 import { type BackgroundRunner, retryInBackground, startBackgroundRunner } from "../background-runner.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
+import { Notifier } from "../notifier.js";
 import { type RunStanding, runStanding } from "../run-ending.js";
 import { type RunAsk, runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
@@ -46,10 +48,20 @@ export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quie
 	const project = findProject(process.cwd());
 	const settings = loadSettings(project);
 	for (const warning of settings.warnings) process.stderr.write(`crew: warning: ${warning}\n`);
+	const targets = settings.notify ?? [];
+	const notifier =
+		targets.length > 0 ? new Notifier({ targets, dbFile: project.dbFile, repository: project.root }) : undefined;
+	const hear = [...(quiet ? [] : [view.onEvent]), ...(notifier ? [notifier.heard] : [])];
 	const crew = new Crew({
 		project,
 		runtimes: configuredRuntimes(settings),
-		...(quiet ? {} : { onEvent: view.onEvent }),
+		...(hear.length > 0
+			? {
+					onEvent: (runId: string, event: EventRecord) => {
+						for (const h of hear) h(runId, event);
+					},
+				}
+			: {}),
 	});
 	return { crew, view, quiet, settings };
 }
