@@ -3,11 +3,16 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { findProject } from "../../config/project.js";
 import { errorMessage } from "../../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../../core/status.js";
+import type { InboxItem } from "../inbox.js";
 import { CrewClient } from "./crew-client.js";
 import { type CrewCall, runReport } from "./run-report.js";
 
 /** Time between reads of a watched run's status, in ms. */
 const WATCH_MS = 1000;
+/** Time between reads of the repository's inbox, in ms. */
+const INBOX_MS = 3000;
+/** Inbox items one notice names at most; the rest are counted. */
+const NOTICE_ITEMS = 5;
 /** Runs a reminder names at most; the rest are counted. */
 const REMINDER_RUNS = 10;
 /** The custom message type of crew's reports in a pi session. */
@@ -32,6 +37,11 @@ export class CrewSession {
 	readonly #watches = new Map<string, NodeJS.Timeout>();
 	/** Runs a tool call is waiting for: their end goes into its answer, not into a report. */
 	readonly #held = new Set<string>();
+	/** The inbox items the person was told of, by key; and the timer that looks for new ones. */
+	readonly #told = new Set<string>();
+	#inboxTimer: NodeJS.Timeout | undefined;
+	/** The session, as its start gave it. */
+	#ctx: ExtensionContext | undefined;
 
 	constructor(pi: ExtensionAPI) {
 		this.#pi = pi;
@@ -89,6 +99,7 @@ export class CrewSession {
 		// A watch never keeps pi running on its own.
 		timer.unref();
 		this.#watches.set(runId, timer);
+		if (this.#ctx) this.#watchInbox(this.#ctx);
 	}
 
 	/**
@@ -96,6 +107,7 @@ export class CrewSession {
 	 * still going and names them. A repository without crew's store costs nothing.
 	 */
 	async start(ctx: ExtensionContext): Promise<void> {
+		this.#ctx = ctx;
 		if (!existsSync(findProject(ctx.cwd).dbFile)) return;
 		const runs = await this.#sessionRuns(ctx);
 		const reported = reportedRuns(ctx);
@@ -106,6 +118,33 @@ export class CrewSession {
 		const going = runs.filter((r) => !isTerminalRun(r.status));
 		for (const run of going) this.watch(ctx.cwd, run.runId);
 		if (going.length > 0) this.#remind(going);
+		await this.#checkInbox(ctx);
+		this.#watchInbox(ctx);
+	}
+
+	/** Looks at the inbox now and then from here on, for as long as the session lasts. */
+	#watchInbox(ctx: ExtensionContext): void {
+		if (this.#inboxTimer) return;
+		this.#inboxTimer = setInterval(() => {
+			// A look that fails (crew busy, the session closing) is tried again at the next.
+			this.#checkInbox(ctx).catch(() => undefined);
+		}, INBOX_MS);
+		// Looking at the inbox never keeps pi running on its own.
+		this.#inboxTimer.unref();
+	}
+
+	/**
+	 * Tells the person what newly waits on them in the repository's inbox (an approval, a failed
+	 * run, …), each item once per session, with the command that answers it.
+	 */
+	async #checkInbox(ctx: ExtensionContext): Promise<void> {
+		const { items } = (await this.call(ctx.cwd, "crew_inbox", {})) as { items: InboxItem[] };
+		const fresh = items.filter((i) => !this.#told.has(inboxKey(i)));
+		if (fresh.length === 0) return;
+		for (const item of fresh) this.#told.add(inboxKey(item));
+		const named = fresh.slice(0, NOTICE_ITEMS).map((i) => `- ${i.kind} ${i.runId}: ${i.what} → ${i.command}`);
+		const more = fresh.length > NOTICE_ITEMS ? [`(and ${fresh.length - NOTICE_ITEMS} more: crew inbox)`] : [];
+		ctx.ui.notify([`crew inbox: ${items.length} waiting on you`, ...named, ...more].join("\n"), "info");
 	}
 
 	/** After compaction: the agent is told again which of its runs are still going. */
@@ -131,6 +170,8 @@ export class CrewSession {
 	}
 
 	async close(): Promise<void> {
+		clearInterval(this.#inboxTimer);
+		this.#inboxTimer = undefined;
 		for (const runId of [...this.#watches.keys()]) this.#unwatch(runId);
 		const clients = [...this.#clients.values()];
 		this.#clients.clear();
@@ -173,6 +214,11 @@ export class CrewSession {
 		clearInterval(this.#watches.get(runId));
 		this.#watches.delete(runId);
 	}
+}
+
+/** What makes an inbox item a new one: what waits, where, since when. */
+function inboxKey(item: InboxItem): string {
+	return `${item.kind} ${item.runId} ${item.since}`;
 }
 
 /**

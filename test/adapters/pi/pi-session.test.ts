@@ -6,7 +6,7 @@ import { projectAt } from "../../../src/config/project.js";
 import { RunReader } from "../../../src/engine/run-reader.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../../src/scripted-model/turns.js";
-import { gitRepo, PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { crew, gitRepo, PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";
 import { serverStarter } from "../../scripted-model/servers.js";
 import { PiRpc } from "./pi-rpc.js";
 
@@ -220,4 +220,34 @@ test("pi 1.x: the agent tool runs one agent in the foreground, and one in the ba
 	expect(answers[2]).toBe(`crew run ${second} ended completed\ndone worker\n`);
 	// Both ends were in the tool's answers: no report repeats them.
 	expect(sessionMessages(sessionDir, "crew-run")).toEqual([]);
+});
+
+test("pi 1.x: a session tells the person what waits in the repository's inbox when it starts, and what newly waits while it is open, each once", async () => {
+	const server = await startServer(() => ({ kind: "text", text: "done" }));
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-inbox-")));
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("gated", [{ id: "gate", extra: { approval: "true" } }]);
+	const env = { PATH: process.env.PATH, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, ...scripted.env };
+	PiRpc.install(PI_1, ROOT, env);
+	const gated = async () =>
+		JSON.parse(
+			(await crew(repo.dir, ["run", "g", "--workflow", "gated", "--json"])).stdout.trim().split("\n").at(-1) ?? "{}",
+		).runId as string;
+	const first = await gated();
+
+	const pi = open(["--no-session", "--model", scripted.model], repo.dir, env);
+	const notices = () =>
+		pi.records().filter((r) => r.type === "extension_ui_request" && String(r.message).startsWith("crew inbox:"));
+	await pi.record("the inbox at the start", () => notices().length === 1);
+	expect(String(notices()[0]?.message)).toBe(
+		`crew inbox: 1 waiting on you\n- approval ${first}: gate waits for approval → crew approve ${first}`,
+	);
+	const second = await gated();
+	await pi.record("the new item", () => notices().length === 2, 20_000);
+	expect(String(notices()[1]?.message)).toBe(
+		`crew inbox: 2 waiting on you\n- approval ${second}: gate waits for approval → crew approve ${second}`,
+	);
+	await new Promise((resolve) => setTimeout(resolve, 4000));
+	expect(notices()).toHaveLength(2);
+	await pi.close();
 });
