@@ -162,3 +162,46 @@ test("the run page says when a worktree run's integration left a conflict, and w
 	expect(await integration.getAttribute("class")).toBe("error");
 	expect(await page.locator("#run-error").textContent()).toContain("integration incomplete");
 });
+
+test("the header counts what waits in the inbox, the inbox page says how to answer it, approving empties it, and a running task's panel steers its agent", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	const gates = join(repo.dir, "gates");
+	mkdirSync(gates);
+	repo.agent("worker", `--gate ${gates}`);
+	repo.workflow("gated", [
+		{ id: "gate", extra: { approval: "true" } },
+		{ id: "work", dependsOn: ["gate"] },
+	]);
+	writeFileSync(join(gates, "gate"), "");
+	const started = await crew(repo.dir, ["run", "g", "--workflow", "gated", "--detach", "--json"]);
+	const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	await page.goto(await serve(repo.dir));
+	await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("1");
+	await page.click("#inbox-link");
+	await page.waitForURL("**/inbox");
+	const row = page.locator(`#inbox tr[data-kind="approval"][data-run="${runId}"]`);
+	await row.waitFor();
+	expect(await row.locator("code").textContent()).toBe(`crew approve ${runId}`);
+	expect(await row.textContent()).toContain("gate waits for approval");
+
+	await row.locator("a").click();
+	await page.waitForURL(`**/runs/${runId}`);
+	await page.click("#approve");
+	await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("0");
+	const work = page.locator('g.node[data-task="work"]');
+	await work.and(page.locator('[data-status="running"]')).waitFor();
+	await work.click();
+	await page.locator("#steer-text").fill("look at the tests too");
+	await page.click("#steer-send");
+	await expect
+		.poll(() => page.locator("#steer-result").textContent())
+		.toBe("message 1: refused: a command agent cannot be steered: it takes no messages");
+	await page.locator("#task-log .log-line", { hasText: "message 1: look at the tests too" }).waitFor();
+
+	writeFileSync(join(gates, "work"), "");
+	await page.locator(".run-head .status", { hasText: "completed" }).waitFor();
+	await page.close();
+});
