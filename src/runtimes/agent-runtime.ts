@@ -111,9 +111,10 @@ export interface AgentRuntimeOptions {
 }
 
 /**
- * Runs a task with an agent CLI in its JSON-lines mode, stdin closed, at once or after the
- * prompt (Codex waits for it otherwise), or once its work is over for a CLI that converses. The exit code is not trusted alone: a failure the CLI reports in its output fails
- * the attempt even when it exits 0. The transcript keeps what the stream says belongs in it,
+ * Runs a task with an agent CLI in its JSON-lines mode. Its stdin is closed after the prompt
+ * (Codex waits for it otherwise), or, for a CLI that converses, once it says its work is over.
+ * The exit code is not trusted alone: a failure the CLI reports in its output fails the attempt
+ * even when it exits 0. The transcript keeps what the stream says belongs in it,
  * bounded, with lines that are not JSON kept as `crew.unparsed`.
  */
 export class AgentRuntime implements WorkerRuntime {
