@@ -2,8 +2,14 @@ import type { Writable } from "node:stream";
 import { redact } from "../core/redact.js";
 import type { Delivery, Steering } from "./worker-runtime.js";
 
-/** What one line of a conversing CLI's output says of the conversation. */
-export type Said = { readonly reply: string; readonly refused?: string } | { readonly over: true };
+/**
+ * What one line of a conversing CLI's output says of the conversation: a reply to a message, the
+ * end of the work, or a dialog that waits for a person (`id`, and what it asks).
+ */
+export type Said =
+	| { readonly reply: string; readonly refused?: string }
+	| { readonly over: true }
+	| { readonly dialog: string; readonly asks: string };
 
 /**
  * How a CLI that takes JSON-line messages on its stdin while it works is talked to: its stdin
@@ -18,6 +24,8 @@ export interface Conversation {
 	readonly replies: boolean;
 	/** What an output event says: a reply to a message (refused and why), or that the work is over. */
 	read(event: Record<string, unknown>): Said | undefined;
+	/** The line that closes dialog `id` unanswered. */
+	dismiss?(id: string): string;
 }
 
 const OVER = "its agent has finished its work";
@@ -55,6 +63,13 @@ export class AgentConversation {
 		if (said === undefined) return;
 		if ("over" in said) {
 			this.end(OVER);
+			return;
+		}
+		if ("dialog" in said) {
+			// No person watches a worker: the dialog is closed at once, as a person who said nothing would.
+			this.#record({ type: "crew.dialog", id: said.dialog, asks: redact(said.asks), answer: "cancelled" });
+			const line = this.#talk.dismiss?.(said.dialog);
+			if (line && this.#stdin && !this.#stdin.writableEnded) this.#stdin.write(line);
 			return;
 		}
 		const settle = this.#replies.get(said.reply);

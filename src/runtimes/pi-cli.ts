@@ -28,6 +28,11 @@ export function bundledPi(): readonly string[] {
 	return [process.execPath, cli];
 }
 
+const PROMPT_ID = "crew-prompt";
+
+/** The extension UI requests of pi's RPC mode that wait for an answer. */
+const DIALOGS: ReadonlySet<string> = new Set(["select", "confirm", "input", "editor"]);
+
 /**
  * pi's RPC mode: the prompt, then steering messages, as commands on stdin; pi replies to each by
  * its id, and says `agent_end` when its agent is done. A prompt pi refuses ends the work too.
@@ -36,8 +41,13 @@ const piConversation: Conversation = {
 	prompt: (text) => `${JSON.stringify({ id: PROMPT_ID, type: "prompt", message: text })}\n`,
 	message: (text, id) => `${JSON.stringify({ id, type: "steer", message: text })}\n`,
 	replies: true,
+	dismiss: (id) => `${JSON.stringify({ type: "extension_ui_response", id, cancelled: true })}\n`,
 	read(event) {
 		if (event.type === "agent_end") return { over: true };
+		if (event.type === "extension_ui_request" && typeof event.id === "string" && DIALOGS.has(String(event.method))) {
+			const asks = [event.title, event.message].filter((t) => typeof t === "string").join(": ");
+			return { dialog: event.id, asks };
+		}
 		if (event.type !== "response" || typeof event.id !== "string") return undefined;
 		if (event.id === PROMPT_ID) return event.success === false ? { over: true } : undefined;
 		const refused =
@@ -45,8 +55,6 @@ const piConversation: Conversation = {
 		return { reply: event.id, ...refused };
 	},
 };
-
-const PROMPT_ID = "crew-prompt";
 
 /**
  * pi in RPC mode: `pi --mode rpc --no-session --offline`, the agent's model (`provider/id`), tools

@@ -113,3 +113,50 @@ test("a custom provider of the user's pi 1.x whose key and header name variables
 		crew.close();
 	}
 });
+
+/** A permission gate as pi's users write them: it asks the person before each shell command. */
+const GATE_EXTENSION = `export default function (pi) {
+	pi.on("tool_call", async (event, ctx) => {
+		if (event.toolName !== "bash" || !ctx.hasUI) return undefined;
+		const ok = await ctx.ui.confirm("Run this command?", JSON.stringify(event.input));
+		return ok ? undefined : { block: true, reason: "the person declined" };
+	});
+}
+`;
+
+test("a user's extension that opens a dialog in a crew worker is answered at once, as no person is there, and the task goes on", async () => {
+	const server = await ScriptedModelServer.start(
+		actThenReport(() => ({ kind: "shell", command: "echo ran > ran.txt" }), "reported"),
+	);
+	servers.push(server);
+	const repo = new TestRepo();
+	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const extensions = join(scripted.env.PI_CODING_AGENT_DIR as string, "extensions");
+	mkdirSync(extensions, { recursive: true });
+	writeFileSync(join(extensions, "gate.js"), GATE_EXTENSION);
+	repo.writeFile(".crew/agents/runner.md", `---\nname: runner\nruntime: pi\nmodel: ${scripted.model}\n---\nYou run.\n`);
+	repo.workflow("one", [{ id: "a", role: "runner", text: "run it", extra: { stallTimeout: "15s" } }]);
+	const crew = new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({
+			graceMs: 500,
+			pi: { command: PI_1, env: { PATH: process.env.PATH, ...scripted.env } },
+		}),
+		pollMs: 20,
+	});
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+		const status = await crew.execute(runId);
+		expect(status, crew.snapshot(runId).tasks[0]?.error ?? "").toBe("completed");
+		const ended = crew.events(runId).find((e) => e.type === "worker.tool-end");
+		expect(ended?.data).toMatchObject({ name: "bash", isError: true });
+		const transcript = readFileSync(
+			join(repo.dir, ".crew", "runs", runId, "tasks", "a", "attempt-1.transcript.jsonl"),
+			"utf8",
+		);
+		expect(transcript).toContain('"type":"crew.dialog"');
+		expect(transcript).toContain("Run this command?");
+	} finally {
+		crew.close();
+	}
+});
