@@ -54,8 +54,7 @@ export class Notifier {
 			try {
 				if (!this.#caughtUp.has(runId)) {
 					this.#caughtUp.add(runId);
-					for (const earlier of this.#store().queries.eventsOfTypes(runId, Object.keys(TOLD)))
-						if (earlier.seq < event.seq) this.#tell(runId, earlier);
+					for (const earlier of this.#untold(runId, event.seq)) this.#tell(runId, earlier);
 				}
 				this.#tell(runId, event);
 			} catch (error) {
@@ -64,6 +63,17 @@ export class Notifier {
 			}
 		});
 	};
+
+	/**
+	 * Events before `seq` that the runner before this one may not have told of: those since it
+	 * took the run. Older ones were its predecessors' to tell, or came before any target was set.
+	 */
+	#untold(runId: string, seq: number): EventRecord[] {
+		const events = this.#store().queries.eventsOfTypes(runId, [...Object.keys(TOLD), "run.running"]);
+		const starts = events.filter((e) => e.type === "run.running" && e.seq <= seq).map((e) => e.seq);
+		const since = starts.at(-2) ?? 0;
+		return events.filter((e) => e.type !== "run.running" && e.seq > since && e.seq < seq);
+	}
 
 	#tell(runId: string, event: EventRecord): void {
 		const told = TOLD[event.type];

@@ -144,3 +144,34 @@ test("a target that keeps failing is tried three times, then shows in crew inbox
 	expect(check).toMatchObject({ ok: false, fix: `check "notify" in ${join(home, "crew", "config.json")}` });
 	expect(check.detail).toContain("1 failed this week");
 });
+
+test("the runner that takes over a run tells of what the runner before it had not told", async () => {
+	const hook = await receiver();
+	const home = mkdtempSync(join(tmpdir(), "crew-notify-home-"));
+	mkdirSync(join(home, "crew"), { recursive: true });
+	const env = { ...process.env, XDG_CONFIG_HOME: home };
+	const repo = new TestRepo();
+	closers.push(() => cancelLiveRuns(repo.dir));
+	const gates = join(repo.dir, "gates");
+	mkdirSync(gates);
+	repo.agent("worker", `--gate ${gates}`);
+	repo.workflow("gated", [{ id: "g", extra: { approval: "true" } }]);
+	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
+	// The first runner has no target: it tells of nothing, and is killed waiting.
+	const started = await crew(repo.dir, ["run", "g", "--workflow", "gated", "--detach", "--json"], 60_000, env);
+	const { runId } = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}");
+	await waitFor("the run to wait", () => runStatus(repo.dir, runId) === "waiting");
+	const reader = new RunReader(projectAt(repo.dir));
+	const pid = reader.run(runId).lease?.pid ?? 0;
+	reader.close();
+	process.kill(pid, "SIGKILL");
+	await waitFor("the runner to die", () => !isAlive(pid));
+
+	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ notify: [{ webhook: hook.url }] }));
+	writeFileSync(join(gates, "g"), "");
+	expect((await crew(repo.dir, ["approve", runId], 60_000, env)).code).toBe(0);
+	await waitFor("the run to complete", () => runStatus(repo.dir, runId) === "completed");
+	await waitFor("the notifications", () => hook.posts.length >= 2);
+	await new Promise((resolve) => setTimeout(resolve, 500));
+	expect(hook.posts.map((p) => JSON.parse(p.body).type)).toEqual(["run.waiting", "run.completed"]);
+});
