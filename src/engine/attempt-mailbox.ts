@@ -1,3 +1,4 @@
+import { errorMessage } from "../core/errors.js";
 import type { Delivery, Steering } from "../runtimes/worker-runtime.js";
 
 /**
@@ -35,7 +36,7 @@ export class AttemptMailbox implements Steering {
 		try {
 			return await deliver(text);
 		} catch (error) {
-			return { delivered: false, reason: `it could not be written to its agent: ${String(error)}` };
+			return { delivered: false, reason: `it could not be written to its agent: ${errorMessage(error)}` };
 		}
 	}
 }

@@ -62,7 +62,7 @@ export async function steerTask(
 	const alive = run.lease !== null && isLeaseHolderAlive(run.lease, deps.now(), deps.staleAfterMs);
 	const reason = alive
 		? "its agent has not taken it yet; it gets it when it can"
-		: `no runner holds run ${runId} now; the runner that resumes it gives it to the task's next attempt`;
+		: `no runner holds run ${runId} now; a runner that resumes it gives the message to the task's agent when the task runs`;
 	return { runId, taskId: task.id, message, state: "queued", reason };
 }
 
