@@ -41,6 +41,8 @@ export const Cause = {
 	RunnerLost: "runner-lost",
 	Resume: "resume",
 	Retry: "retry",
+	/** A running task's agent asked a person a question and waits for the answer. */
+	Ask: "ask",
 } as const;
 export type Cause = (typeof Cause)[keyof typeof Cause];
 
@@ -58,6 +60,7 @@ const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
 		interrupted: ANY,
 		superseded: [Cause.Settle],
 		queued: [Cause.Backoff],
+		waiting: [Cause.Ask],
 	},
 	waiting: { queued: ANY, running: ANY, cancelled: ANY, skipped: ANY, failed: ANY },
 	completed: {},

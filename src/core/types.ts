@@ -64,6 +64,10 @@ export interface TaskSpec {
 	readonly timeoutMs?: number;
 	/** Limit on time without any output from the worker, in ms; 0: none. */
 	readonly stallTimeoutMs?: number;
+	/** How long a question its agent asks may wait for an answer, in ms; 0: no limit. */
+	readonly askTimeoutMs?: number;
+	/** `false`: its agent gets no `ask` tool. */
+	readonly ask?: false;
 	/** Extra attempts after a retryable failure. */
 	readonly retries?: number;
 	/** How the task's work is checked before it may complete. */

@@ -33,6 +33,10 @@ export function judgeAttempt(
 	if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
 		return { kind: "cancelled", cause: stop.kind === "abort" ? "abort" : "cancel", error: stop.message };
 	}
+	if (stop?.kind === "unanswered") {
+		// Asked again, the agent would wait for the same person again.
+		return { kind: "failed", attemptStatus: "timed-out", failure: { message: stop.message, retryable: false } };
+	}
 	if (stop) {
 		const attemptStatus = stop.kind === "timeout" ? "timed-out" : "stalled";
 		return { kind: "failed", attemptStatus, failure: { message: stop.message, retryable: true } };

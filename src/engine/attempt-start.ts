@@ -1,3 +1,4 @@
+import { withAnswers } from "../core/asked.js";
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
 import { type AttemptSandbox, taskSandbox } from "../core/sandbox.js";
 import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
@@ -33,13 +34,19 @@ export function recordStart(
 	});
 	const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
 	const evidence = store.queries.evidenceOf(runId, spec.id);
-	const prompt = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
+	const checked = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
+	const answered = store.questions.answers(runId, spec.id);
+	const prompt = withAnswers(
+		checked,
+		answered.map((q) => ({ question: q.question, answer: q.answer ?? "" })),
+	);
 	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", prompt);
 	const asked = taskSandbox(spec, run.options, crewDir);
 	// A dry run starts no process: nothing to confine.
 	const sandbox = runtime === "dry-run" ? { ...asked, level: "off" as const } : asked;
 	const { level, readOnly } = sandbox;
 	const attempt = store.startAttempt(lease, spec.id, runtime, model, { level, readOnly });
+	for (const q of answered) if (q.state === "answered") store.questions.delivered(lease, q.id, spec.id, attempt, false);
 	const agent = model ? { ...spec.agent, model } : spec.agent;
 	return start(files, run, task.index, runtime, {
 		spec,

@@ -23,6 +23,7 @@ import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
+import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
@@ -390,6 +391,15 @@ export class Crew {
 	steer(runId: string, ref: string, text: string, waitMs = 5000): Promise<Steered> {
 		const { now, staleAfterMs, pollMs } = this.#options;
 		return steerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
+	}
+
+	/**
+	 * Answers the question the agent of task or step `ref` waits on; waits up to `waitMs` (default
+	 * 5 s) for the run's runner to give it to the agent. See `answerTask`.
+	 */
+	answer(runId: string, ref: string, text: string, waitMs = 5000): Promise<AnswerGiven> {
+		const { now, staleAfterMs, pollMs } = this.#options;
+		return answerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
 	}
 
 	/**

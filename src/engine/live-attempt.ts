@@ -26,6 +26,13 @@ export interface LiveAttemptOptions {
 	readonly now: () => number;
 	/** Why the attempt's agent cannot take messages while it works; absent when it can. */
 	readonly unsteerable?: string;
+	/**
+	 * Asks a person the agent's question, resolving with the answer; absent when the agent may not
+	 * ask. While it waits, the attempt's timers stand still, and `askTimeoutMs` runs instead.
+	 */
+	readonly onAsk?: (attempt: LiveAttempt, question: string) => Promise<string>;
+	/** How long a question may wait for its answer, in ms; then the attempt fails. */
+	readonly askTimeoutMs?: number;
 	/** Called with each worker event; may run before `start` returns. */
 	readonly onEvent: (attempt: LiveAttempt, event: WorkerEvent) => void;
 }
@@ -77,7 +84,13 @@ export class LiveAttempt {
 	readonly #now: () => number;
 	#lastActivity: number;
 	#wallTimer: NodeJS.Timeout | undefined;
+	/** When the wall-clock limit strikes; moved on by the time spent waiting for answers. */
+	#wallDeadline = Number.POSITIVE_INFINITY;
 	#stallTimer: NodeJS.Timeout | undefined;
+	/** Questions its agent waits on now, and the timer of the oldest. */
+	#asking = 0;
+	#askingSince = 0;
+	#askTimer: NodeJS.Timeout | undefined;
 
 	constructor(options: LiveAttemptOptions) {
 		this.attemptId = options.attemptId;
@@ -106,30 +119,25 @@ export class LiveAttempt {
 	 */
 	start(): Promise<AttemptOutcome> {
 		if (this.#done) return this.#done;
-		const { timeoutMs, stallTimeoutMs, runtime, request } = this.#options;
+		const { timeoutMs, runtime, request } = this.#options;
 		this.#lastActivity = this.#now();
-		if (timeoutMs !== undefined) {
-			this.#wallTimer = setTimeout(
-				() => this.stop(new StopReason("timeout", `timed out after ${formatDuration(timeoutMs)}`)),
-				timeoutMs,
-			);
-		}
-		if (stallTimeoutMs !== undefined) this.#armStall(stallTimeoutMs, stallTimeoutMs);
+		if (timeoutMs !== undefined) this.#wallDeadline = this.#now() + timeoutMs;
+		this.#armTimers();
 		const onEvent = (event: WorkerEvent) => {
 			this.#lastActivity = this.#now();
 			this.#options.onEvent(this, event);
 		};
 		const steering = this.#mailbox ? { steering: this.#mailbox } : {};
+		const asking = this.#options.onAsk ? { asking: (question: string) => this.#ask(question) } : {};
 		this.#done = runtime
-			.run(request, { signal: this.#controller.signal, onEvent, ...steering })
+			.run(request, { signal: this.#controller.signal, onEvent, ...steering, ...asking })
 			.then(
 				(result) => ({ result }),
 				(error: unknown) => ({ error }),
 			)
 			.finally(() => {
 				this.#mailbox?.close("the attempt has ended");
-				clearTimeout(this.#wallTimer);
-				clearTimeout(this.#stallTimer);
+				this.#clearTimers();
 			});
 		return this.#done;
 	}
@@ -142,6 +150,50 @@ export class LiveAttempt {
 	/** Aborts the worker; the first reason wins. */
 	stop(reason: StopReason): void {
 		if (!this.#controller.signal.aborted) this.#controller.abort(reason);
+	}
+
+	/** The wall-clock and stall timers, from now: the wall's up to its deadline. */
+	#armTimers(): void {
+		const { timeoutMs, stallTimeoutMs } = this.#options;
+		if (timeoutMs !== undefined) {
+			const stop = () => this.stop(new StopReason("timeout", `timed out after ${formatDuration(timeoutMs)}`));
+			this.#wallTimer = setTimeout(stop, Math.max(0, this.#wallDeadline - this.#now()));
+		}
+		if (stallTimeoutMs !== undefined) this.#armStall(stallTimeoutMs, stallTimeoutMs);
+	}
+
+	#clearTimers(): void {
+		clearTimeout(this.#wallTimer);
+		clearTimeout(this.#stallTimer);
+		clearTimeout(this.#askTimer);
+	}
+
+	/**
+	 * Its agent waits for a person's answer: the time it waits counts against neither its timeout
+	 * nor its stall limit, only against `askTimeoutMs`.
+	 */
+	async #ask(question: string): Promise<string> {
+		const { onAsk, askTimeoutMs } = this.#options;
+		if (!onAsk) throw new Error("this attempt's agent may not ask");
+		if (this.#asking++ === 0) {
+			this.#askingSince = this.#now();
+			this.#clearTimers();
+			if (askTimeoutMs !== undefined) {
+				const first = question.split("\n", 1)[0];
+				const message = `no answer within ${formatDuration(askTimeoutMs)} to its question: ${first}`;
+				this.#askTimer = setTimeout(() => this.stop(new StopReason("unanswered", message)), askTimeoutMs);
+			}
+		}
+		try {
+			return await onAsk(this, question);
+		} finally {
+			if (--this.#asking === 0 && !this.#controller.signal.aborted) {
+				clearTimeout(this.#askTimer);
+				this.#wallDeadline += this.#now() - this.#askingSince;
+				this.#lastActivity = this.#now();
+				this.#armTimers();
+			}
+		}
 	}
 
 	#armStall(limitMs: number, delayMs: number): void {

@@ -277,6 +277,8 @@ function planChosen(
 			dependsOn: step.dependsOn,
 			...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
 			...(step.stallTimeoutMs !== undefined ? { stallTimeoutMs: step.stallTimeoutMs } : {}),
+			...(step.askTimeoutMs !== undefined ? { askTimeoutMs: step.askTimeoutMs } : {}),
+			...(step.ask === false ? { ask: false as const } : {}),
 			...(step.retries !== undefined ? { retries: step.retries } : {}),
 			...(step.verify ? { verify: step.verify } : {}),
 			...(remoteRepository || usesWorktree(step, mode) ? { worktree: true } : {}),

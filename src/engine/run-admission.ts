@@ -10,7 +10,8 @@ import type { RunTasks } from "./run-tasks.js";
 
 /**
  * Which ready tasks may start now, beyond free slots: a task waits at its approval gate until a
- * person approves it, for running tasks whose write scopes it overlaps, and for its budget
+ * person approves it, for the answer to a question its agent asked under a runner that was lost
+ * (asked once, never again), for running tasks whose write scopes it overlaps, and for its budget
  * reservation to fit.
  */
 export class RunAdmission {
@@ -20,6 +21,8 @@ export class RunAdmission {
 	readonly #budget: RunBudget;
 	/** Tasks at their approval gate. */
 	readonly #awaiting = new Set<number>();
+	/** Tasks whose earlier attempt's question waits for an answer. */
+	readonly #answering = new Set<number>();
 	/** Whether the run is recorded as waiting for approval. */
 	#waiting = false;
 
@@ -30,9 +33,9 @@ export class RunAdmission {
 		this.#budget = budget;
 	}
 
-	/** Tasks waiting for approval. */
+	/** Tasks waiting for approval, or for an answer, before they start. */
 	get awaiting(): number {
-		return this.#awaiting.size;
+		return this.#awaiting.size + this.#answering.size;
 	}
 
 	/**
@@ -55,6 +58,14 @@ export class RunAdmission {
 				this.#store.awaitApproval(this.#lease, spec.id, what);
 				this.#tasks.status[i] = TaskStatus.Waiting;
 				this.#awaiting.add(i);
+				continue;
+			}
+			const asked = this.#store.questions.open(this.#lease.runId, spec.id).find((q) => q.state === "asked");
+			if (asked) {
+				slots.release(i);
+				this.#store.questions.wait(this.#lease, spec.id, asked);
+				this.#tasks.status[i] = TaskStatus.Waiting;
+				this.#answering.add(i);
 				continue;
 			}
 			if (this.#clashes(spec, [...running, ...admitted])) {
@@ -99,23 +110,33 @@ export class RunAdmission {
 		this.#store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
 	}
 
-	/** Approved tasks leave their gate and queue up. */
+	/** Approved tasks leave their gate and queue up, as do tasks whose questions have answers. */
 	admitApproved(slots: SlotQueue): void {
-		if (this.#awaiting.size === 0) return;
-		const changes: TaskChange[] = [];
-		for (const id of this.#store.queries.approvedWaiting(this.#lease.runId)) {
+		const ids = this.#awaiting.size === 0 ? [] : this.#store.queries.approvedWaiting(this.#lease.runId);
+		const released = ids.flatMap((id) => {
 			const i = this.#tasks.dag.indexOf.get(id);
-			if (i === undefined || !this.#awaiting.delete(i)) continue;
+			return i !== undefined && this.#awaiting.delete(i) ? [i] : [];
+		});
+		for (const i of this.#answering) {
+			const open = this.#store.questions.open(this.#lease.runId, this.#tasks.id(i));
+			if (open.some((q) => q.state === "asked")) continue;
+			this.#answering.delete(i);
+			released.push(i);
+		}
+		const changes: TaskChange[] = released.map((i) => {
 			this.#tasks.status[i] = TaskStatus.Queued;
 			slots.requeue(i);
-			changes.push({ taskId: id, to: TaskStatus.Queued, cause: "dispatch" });
-		}
+			return { taskId: this.#tasks.id(i), to: TaskStatus.Queued, cause: "dispatch" };
+		});
 		this.#store.transitionTasks(this.#lease, changes);
 	}
 
-	/** The run reads `waiting` while approval is all it waits for (`idle`: nothing else is going), and `running` again after. */
-	markWaiting(idle: boolean): void {
-		const waiting = this.#awaiting.size > 0 && idle;
+	/**
+	 * The run reads `waiting` while a person is all it waits for (`idle`: nothing else is going;
+	 * `asking`: live attempts wait for answers), and `running` again after.
+	 */
+	markWaiting(idle: boolean, asking: number): void {
+		const waiting = this.awaiting + asking > 0 && idle;
 		if (waiting === this.#waiting) return;
 		this.#store.setWaiting(this.#lease, waiting);
 		this.#waiting = waiting;

@@ -23,6 +23,7 @@ import type { RunDriver } from "./run-driver.js";
 import { plannedTasks, RunGrowth } from "./run-growth.js";
 import { RunIntegration } from "./run-integration.js";
 import { runOutcome } from "./run-outcome.js";
+import { RunQuestions } from "./run-questions.js";
 import { RunSteering } from "./run-steering.js";
 import { modelChain, RunTasks } from "./run-tasks.js";
 import { startTicker } from "./run-ticker.js";
@@ -91,6 +92,7 @@ export class RunLoop {
 	readonly #integration: RunIntegration;
 	readonly #growth: RunGrowth;
 	readonly #steering: RunSteering;
+	readonly #questions: RunQuestions;
 
 	constructor(
 		deps: RunLoopDeps,
@@ -121,6 +123,7 @@ export class RunLoop {
 		this.#workers = new RunWorkers(deps, this.#run, {
 			onEvent: (live, event) => this.#onWorkerEvent(live, event),
 			onSettled: () => this.#wake(),
+			onAsk: (live, question) => this.#questions.ask(live, question),
 		});
 		this.#slots = this.#slotQueue();
 		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
@@ -134,6 +137,17 @@ export class RunLoop {
 			status: (taskId) => {
 				const i = this.#tasks.dag.indexOf.get(taskId);
 				return i === undefined ? undefined : this.#tasks.status[i];
+			},
+			onStoreError: (message) => this.#stopAll("shutdown", message),
+		});
+		this.#questions = new RunQuestions({
+			store: deps.store,
+			writes: this.#writes,
+			lease,
+			moved: (taskId, to) => {
+				const i = this.#tasks.dag.indexOf.get(taskId);
+				if (i !== undefined) this.#tasks.status[i] = to;
+				this.#wake();
 			},
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 		});
@@ -174,7 +188,10 @@ export class RunLoop {
 			onCancel: (reason) => this.#cancel(reason),
 			onStoreError: (message) => this.#stopAll("shutdown", message),
 			onTick: () => {
-				if (this.#stopping !== "lease-lost") this.#steering.tick();
+				if (this.#stopping !== "lease-lost") {
+					this.#steering.tick();
+					this.#questions.tick();
+				}
 				if ((this.#stopping && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
 			},
 		});
@@ -202,8 +219,10 @@ export class RunLoop {
 					if (this.#driver) this.#growth.drive(this.#driver);
 					this.#admission.admitApproved(this.#slots);
 					const filled = this.#fill();
-					const idle = this.#workers.size === 0 && this.#backoffs.size === 0 && this.#slots.ready === 0;
-					this.#admission.markWaiting(idle && filled.length === 0);
+					// Workers whose agents wait for answers count as idle: only a person moves them.
+					const asking = this.#questions.asking;
+					const idle = this.#workers.size === asking && this.#backoffs.size === 0 && this.#slots.ready === 0;
+					this.#admission.markWaiting(idle && filled.length === 0, asking);
 					return filled;
 				});
 				for (const ended of this.#ended.splice(0)) this.#driver?.settled(ended.taskId, ended.status, ended.error);
@@ -360,6 +379,7 @@ export class RunLoop {
 		this.#workers.release(i);
 		this.#slots.release(i);
 		if (this.#stopping === "lease-lost") return;
+		this.#questions.ended(live, "its attempt ended before the answer reached it");
 		const spec = this.#tasks.specs[i] as TaskSpec;
 		const judged = judgeAttempt(outcome, spec, {
 			stopping: this.#stopping !== undefined,

@@ -7,25 +7,30 @@ import type { RunLoopDeps } from "./run-loop.js";
 import type { StopReason } from "./stop-reason.js";
 import { taskRuntime, unsteerable } from "./task-runtime.js";
 
+/** How long a question waits for its answer where its step does not say, in ms. */
+export const DEFAULT_ASK_TIMEOUT_MS = 24 * 3600 * 1000;
+
+export interface RunWorkerHooks {
+	/** Hears each worker event. */
+	readonly onEvent: (live: LiveAttempt, event: WorkerEvent) => void;
+	/** Called each time a worker ends. */
+	readonly onSettled: () => void;
+	/** Asks a person an agent's question; resolves with the answer. */
+	readonly onAsk: (live: LiveAttempt, question: string) => Promise<string>;
+}
+
 /** The attempts of a run whose workers run now, by task index, and those ended and not yet recorded. */
 export class RunWorkers {
 	readonly #deps: RunLoopDeps;
 	readonly #run: RunRecord;
-	readonly #onEvent: (live: LiveAttempt, event: WorkerEvent) => void;
-	readonly #onSettled: () => void;
+	readonly #hooks: RunWorkerHooks;
 	readonly #running = new Map<number, LiveAttempt>();
 	readonly #settled: Settled[] = [];
 
-	/** `onEvent` hears each worker event; `onSettled` is called each time a worker ends. */
-	constructor(
-		deps: RunLoopDeps,
-		run: RunRecord,
-		hooks: { onEvent: (live: LiveAttempt, event: WorkerEvent) => void; onSettled: () => void },
-	) {
+	constructor(deps: RunLoopDeps, run: RunRecord, hooks: RunWorkerHooks) {
 		this.#deps = deps;
 		this.#run = run;
-		this.#onEvent = hooks.onEvent;
-		this.#onSettled = hooks.onSettled;
+		this.#hooks = hooks;
 	}
 
 	get size(): number {
@@ -51,6 +56,7 @@ export class RunWorkers {
 		};
 		const { timeoutMs, stallTimeoutMs } = attemptLimits(spec, options, options.runtime ?? spec.agent.runtime, defaults);
 		const why = unsteerable(spec, start.runtime, this.#deps);
+		const askTimeoutMs = spec.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
 		const live = new LiveAttempt({
 			runtime: taskRuntime(spec, start.runtime, this.#deps, options),
 			...(why !== undefined ? { unsteerable: why } : {}),
@@ -60,13 +66,15 @@ export class RunWorkers {
 			...(timeoutMs !== undefined ? { timeoutMs } : {}),
 			...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
 			now: this.#deps.options.now,
-			onEvent: this.#onEvent,
+			onEvent: this.#hooks.onEvent,
+			...(spec.ask === false ? {} : { onAsk: this.#hooks.onAsk }),
+			...(askTimeoutMs > 0 ? { askTimeoutMs } : {}),
 		});
 		this.#running.set(start.index, live);
 		if (stop) live.stop(stop);
 		void live.start().then((outcome) => {
 			this.#settled.push({ index: start.index, live, outcome });
-			this.#onSettled();
+			this.#hooks.onSettled();
 		});
 	}
 

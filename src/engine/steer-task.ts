@@ -47,7 +47,7 @@ export async function steerTask(
 		);
 	}
 	const { store } = deps;
-	const task = runningTask(store, runId, ref);
+	const task = taskOrOneOfStep(store, runId, ref, TaskStatus.Running);
 	const message = store.messages.request(runId, task.id, text);
 	const until = deps.now() + waitMs;
 	for (;;) {
@@ -66,14 +66,14 @@ export async function steerTask(
 	return { runId, taskId: task.id, message, state: "queued", reason };
 }
 
-/** Task `ref`, or the running task of step `ref` when the step has several. */
-function runningTask(store: RunStore, runId: string, ref: string): TaskRecord {
+/** Task `ref`, or the one task of step `ref` that is `status` when the step has several. */
+export function taskOrOneOfStep(store: RunStore, runId: string, ref: string, status: TaskStatus): TaskRecord {
 	try {
 		return store.queries.findTask(runId, ref);
 	} catch (error) {
 		if (!isCrewError(error, ErrorCode.InvalidInput)) throw error;
-		const running = store.queries.listTasks(runId).filter((t) => t.stepId === ref && t.status === TaskStatus.Running);
-		if (running.length === 1 && running[0]) return running[0];
+		const found = store.queries.listTasks(runId).filter((t) => t.stepId === ref && t.status === status);
+		if (found.length === 1 && found[0]) return found[0];
 		throw error;
 	}
 }

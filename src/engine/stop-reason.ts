@@ -1,6 +1,6 @@
 /** Why the engine aborted an attempt; carried as the AbortSignal's reason. */
 export class StopReason extends Error {
-	readonly kind: "cancel" | "abort" | "timeout" | "stall" | "lease-lost" | "shutdown";
+	readonly kind: "cancel" | "abort" | "timeout" | "stall" | "unanswered" | "lease-lost" | "shutdown";
 
 	constructor(kind: StopReason["kind"], message: string) {
 		super(message);

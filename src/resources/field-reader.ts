@@ -77,14 +77,18 @@ export class FieldReader {
 		return undefined;
 	}
 
-	/** Every field as written, a list as its items joined by `, `. */
-	/** `timeout:` and `stallTimeout:` in ms; a value that is not 0 or a duration is an error naming it. */
-	limits(): { timeoutMs?: number; stallTimeoutMs?: number } {
-		const limits: { timeoutMs?: number; stallTimeoutMs?: number } = {};
-		for (const [key, field] of [
+	/**
+	 * `timeout:` and `stallTimeout:` in ms, with `askTimeout:` where `ask` is true; a value that is
+	 * not 0 or a duration is an error naming it.
+	 */
+	limits(ask = false): { timeoutMs?: number; stallTimeoutMs?: number; askTimeoutMs?: number } {
+		const limits: { timeoutMs?: number; stallTimeoutMs?: number; askTimeoutMs?: number } = {};
+		const keys = [
 			["timeout", "timeoutMs"],
 			["stallTimeout", "stallTimeoutMs"],
-		] as const) {
+			...(ask ? ([["askTimeout", "askTimeoutMs"]] as const) : []),
+		] as const;
+		for (const [key, field] of keys) {
 			const value = this.text(key);
 			if (value === undefined || value === "") continue;
 			try {
@@ -96,6 +100,7 @@ export class FieldReader {
 		return limits;
 	}
 
+	/** Every field as written, a list as its items joined by `, `. */
 	flat(): Record<string, string> {
 		const flat: Record<string, string> = {};
 		for (const [key, { value }] of Object.entries(this.#fields)) {

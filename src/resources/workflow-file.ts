@@ -20,12 +20,16 @@ export interface WorkflowStep {
 	/** Limits on each attempt, in ms (0: none), and extra attempts after a retryable failure. */
 	readonly timeoutMs?: number;
 	readonly stallTimeoutMs?: number;
+	/** How long a question its agent asks may wait for an answer, in ms (0: as long as it takes). */
+	readonly askTimeoutMs?: number;
 	readonly retries?: number;
 	readonly model?: string;
 	readonly thinking?: ThinkingLevel;
 	readonly verify?: VerifySpec;
 	/** The step's task waits for a person's approval before it starts. */
 	readonly approval?: boolean;
+	/** `false`: the step's agent gets no `ask` tool, so it cannot wait for a person. */
+	readonly ask?: boolean;
 	/** Whether the step works in a worktree of its own; absent: as the run says. */
 	readonly worktree?: boolean;
 	/** The step's result is a plan whose tasks join the run. */
@@ -65,6 +69,8 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"stallTimeout",
 	"retries",
 	"approval",
+	"ask",
+	"askTimeout",
 	"expand",
 	"writes",
 	"sandbox",
@@ -140,6 +146,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 	if (text === "") diagnostics.push({ level: "error", file, line, message: `step '${id}' has no task text` });
 	const verify = parseVerify(read.text("verify"));
 	const approval = read.flag("approval");
+	const ask = read.flag("ask");
 	const worktree = read.flag("worktree");
 	const expand = read.text("expand");
 	if (expand !== undefined && expand !== "plan" && expand !== "")
@@ -166,6 +173,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...(thinking !== undefined && !thinkingError ? { thinking: thinking as ThinkingLevel } : {}),
 		...(verify ? { verify } : {}),
 		...(approval !== undefined ? { approval } : {}),
+		...(ask !== undefined ? { ask } : {}),
 		...(worktree !== undefined ? { worktree } : {}),
 		...(expand === "plan" ? { expand: true } : {}),
 		...(writes.length > 0 ? { writes } : {}),
@@ -204,8 +212,11 @@ function normalizeScope(path: string): string | undefined {
 	return parts.join("/") || ".";
 }
 
-function stepLimits(read: FieldReader): Pick<WorkflowStep, "timeoutMs" | "stallTimeoutMs" | "retries"> {
-	const limits: { timeoutMs?: number; stallTimeoutMs?: number; retries?: number } = read.limits();
+function stepLimits(
+	read: FieldReader,
+): Pick<WorkflowStep, "timeoutMs" | "stallTimeoutMs" | "askTimeoutMs" | "retries"> {
+	const limits: { timeoutMs?: number; stallTimeoutMs?: number; askTimeoutMs?: number; retries?: number } =
+		read.limits(true);
 	const retries = read.integer("retries", 0);
 	if (retries !== undefined) limits.retries = retries;
 	return limits;

@@ -1,15 +1,17 @@
 import type { Writable } from "node:stream";
 import { redact } from "../core/redact.js";
-import type { Delivery, Steering } from "./worker-runtime.js";
+import type { Delivery, RunControl, Steering } from "./worker-runtime.js";
 
 /**
  * What one line of a conversing CLI's output says of the conversation: a reply to a message, the
- * end of the work, or a dialog that waits for a person (`id`, and what it asks).
+ * end of the work, a dialog that waits for a person (`id`, and what it asks), or the agent's
+ * `ask` tool asking a person `question` (`id` names it in the answer).
  */
 export type Said =
 	| { readonly reply: string; readonly refused?: string }
 	| { readonly over: true }
-	| { readonly dialog: string; readonly asks: string };
+	| { readonly dialog: string; readonly asks: string }
+	| { readonly ask: string; readonly question: string };
 
 /**
  * How a CLI that takes JSON-line messages on its stdin while it works is talked to: its stdin
@@ -26,6 +28,8 @@ export interface Conversation {
 	read(event: Record<string, unknown>): Said | undefined;
 	/** The line that closes dialog `id` unanswered. */
 	dismiss?(id: string): string;
+	/** The line that gives the agent's question `id` its answer. */
+	answer?(id: string, text: string): string;
 }
 
 const OVER = "its agent has finished its work";
@@ -37,16 +41,22 @@ const OVER = "its agent has finished its work";
 export class AgentConversation {
 	readonly #talk: Conversation;
 	readonly #steering: Steering | undefined;
+	readonly #asking: ((question: string) => Promise<string>) | undefined;
 	readonly #record: (line: Record<string, unknown>) => void;
 	readonly #replies = new Map<string, (delivery: Delivery) => void>();
 	#stdin: Writable | undefined;
 	#sent = 0;
 	#over = false;
 
-	/** `record` keeps a line in the attempt's transcript. */
-	constructor(talk: Conversation, steering: Steering | undefined, record: (line: Record<string, unknown>) => void) {
+	/** `record` keeps a line in the attempt's transcript; `asking` puts the agent's questions to a person. */
+	constructor(
+		talk: Conversation,
+		control: Pick<RunControl, "steering" | "asking">,
+		record: (line: Record<string, unknown>) => void,
+	) {
 		this.#talk = talk;
-		this.#steering = steering;
+		this.#steering = control.steering;
+		this.#asking = control.asking;
 		this.#record = record;
 	}
 
@@ -65,16 +75,37 @@ export class AgentConversation {
 			this.end(OVER);
 			return;
 		}
-		if ("dialog" in said) {
+		if ("ask" in said && this.#asking) {
+			this.#ask(said.ask, said.question, this.#asking);
+			return;
+		}
+		if ("ask" in said || "dialog" in said) {
 			// No person watches a worker: the dialog is closed at once, as a person who said nothing would.
-			this.#record({ type: "crew.dialog", id: said.dialog, asks: redact(said.asks), answer: "cancelled" });
-			const line = this.#talk.dismiss?.(said.dialog);
-			if (line && this.#stdin && !this.#stdin.writableEnded) this.#stdin.write(line);
+			const [id, asks] = "ask" in said ? [said.ask, said.question] : [said.dialog, said.asks];
+			this.#record({ type: "crew.dialog", id, asks: redact(asks), answer: "cancelled" });
+			this.#write(this.#talk.dismiss?.(id));
 			return;
 		}
 		const settle = this.#replies.get(said.reply);
 		this.#replies.delete(said.reply);
 		settle?.(said.refused === undefined ? { delivered: true } : { delivered: false, reason: said.refused });
+	}
+
+	/** A person answers the agent's question `id`; the answer goes back as its tool's result. */
+	#ask(id: string, question: string, asking: (question: string) => Promise<string>): void {
+		this.#record({ type: "crew.ask", id, question: redact(question) });
+		asking(question).then(
+			(answer) => {
+				this.#record({ type: "crew.answer", id, text: redact(answer) });
+				this.#write(this.#talk.answer?.(id, answer));
+			},
+			// The attempt is stopping: its agent is ended, not answered.
+			() => {},
+		);
+	}
+
+	#write(line: string | undefined): void {
+		if (line && this.#stdin && !this.#stdin.writableEnded) this.#stdin.write(line);
 	}
 
 	/** The agent takes no more messages, because `reason`; its stdin is closed. */

@@ -48,8 +48,16 @@ export interface AgentCli {
 	readonly name: string;
 	/** The program and its first arguments when none is configured; `env` holds the `PATH` to look in. */
 	defaultCommand(env: NodeJS.ProcessEnv): readonly string[];
-	/** The arguments after those; `systemFile` holds the agent's system prompt when it has one. */
-	args(request: TaskRequest, systemFile: string | undefined): string[];
+	/**
+	 * The arguments after those; `systemFile` holds the agent's system prompt when it has one, and
+	 * `asks` says whether its agent gets crew's `ask` tool (`askTool`).
+	 */
+	args(request: TaskRequest, systemFile: string | undefined, asks: boolean): string[];
+	/**
+	 * How the CLI's agent is given crew's `ask` tool, for a CLI that converses: a file written for
+	 * the attempt (the end of its name, and its text), and the arguments that load it.
+	 */
+	readonly askTool?: { readonly suffix: string; readonly text: string; args(file: string): string[] };
 	/**
 	 * What the CLI reads on its stdin, which is closed after it: the prompt, for a CLI that reads
 	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
@@ -173,7 +181,16 @@ export class AgentRuntime implements WorkerRuntime {
 			const error = { message: admission.refused, retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
 		}
-		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...this.#cli.args(request, systemFile)];
+		const { askTool } = this.#cli;
+		const asks = control.asking !== undefined && askTool !== undefined && this.#cli.conversation !== undefined;
+		let askArgs: string[] = [];
+		if (asks) {
+			const file = join(request.artifactDir, `${base}.${askTool.suffix}`);
+			writeAttemptFile(file, askTool.text);
+			askArgs = askTool.args(file);
+		}
+		const own = this.#cli.args(request, systemFile, asks);
+		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...askArgs, ...own];
 		let launch: Launch;
 		try {
 			launch = await this.#launch(request, { file: file as string, args }, source, env, {
@@ -201,9 +218,7 @@ export class AgentRuntime implements WorkerRuntime {
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
 		const talk = this.#cli.conversation;
-		const conversation = talk
-			? new AgentConversation(talk, control.steering, (line) => keep(JSON.stringify(line)))
-			: undefined;
+		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
 				conversation?.read(line.value);

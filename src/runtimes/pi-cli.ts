@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ASK_DESCRIPTION, ASK_TOOL } from "../core/asked.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { Conversation } from "./agent-conversation.js";
@@ -33,6 +34,31 @@ const PROMPT_ID = "crew-prompt";
 /** The extension UI requests of pi's RPC mode that wait for an answer. */
 const DIALOGS: ReadonlySet<string> = new Set(["select", "confirm", "input", "editor"]);
 
+/** The title of the dialog by which crew's extension asks a person the agent's question. */
+const ASK_TITLE = "crew-ask: ";
+
+/**
+ * crew's pi extension for an attempt whose agent may ask: its `ask` tool opens an input dialog
+ * that crew answers with a person's answer, which becomes the tool's result.
+ */
+const ASK_EXTENSION = `export default function (pi) {
+	pi.registerTool({
+		name: ${JSON.stringify(ASK_TOOL)},
+		label: "Ask",
+		description: ${JSON.stringify(ASK_DESCRIPTION)},
+		parameters: {
+			type: "object",
+			properties: { question: { type: "string", description: "The question, whole: the person sees nothing else." } },
+			required: ["question"],
+		},
+		async execute(_id, params, _signal, _onUpdate, ctx) {
+			const answer = await ctx.ui.input(${JSON.stringify(ASK_TITLE)} + String(params.question));
+			return { content: [{ type: "text", text: answer ?? "(no answer)" }], details: {} };
+		},
+	});
+}
+`;
+
 /**
  * pi's RPC mode: the prompt, then steering messages, as commands on stdin; pi replies to each by
  * its id, and says `agent_end` when its agent is done. A prompt pi refuses ends the work too.
@@ -42,8 +68,15 @@ const piConversation: Conversation = {
 	message: (text, id) => `${JSON.stringify({ id, type: "steer", message: text })}\n`,
 	replies: true,
 	dismiss: (id) => `${JSON.stringify({ type: "extension_ui_response", id, cancelled: true })}\n`,
+	answer: (id, text) => `${JSON.stringify({ type: "extension_ui_response", id, value: text })}\n`,
 	read(event) {
 		if (event.type === "agent_end") return { over: true };
+		const { title } = event;
+		if (event.type === "extension_ui_request" && event.method === "input" && typeof event.id === "string") {
+			if (typeof title === "string" && title.startsWith(ASK_TITLE)) {
+				return { ask: event.id, question: title.slice(ASK_TITLE.length) };
+			}
+		}
 		if (event.type === "extension_ui_request" && typeof event.id === "string" && DIALOGS.has(String(event.method))) {
 			const asks = [event.title, event.message].filter((t) => typeof t === "string").join(": ");
 			return { dialog: event.id, asks };
@@ -65,13 +98,14 @@ export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
 	state: (env) => ({ folders: [piAgentDir(env) ?? join(homedir(), ".pi", "agent")], files: [] }),
-	args(request, systemFile) {
+	args(request, systemFile, asks) {
 		const args = ["--mode", "rpc", "--no-session", "--offline"];
 		const { agent } = request;
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
-			// pi's own tools only: other names (pi-crew's `ask`, `delegate`, …) are left out.
-			const tools = (agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t));
+			// pi's own tools, and crew's `ask` when the agent may ask: other names (pi-crew's
+			// `delegate`, …) are left out. pi's list names extensions' tools too.
+			const tools = [...(agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t)), ...(asks ? [ASK_TOOL] : [])];
 			if (tools.length > 0) args.push("--tools", tools.join(","));
 			else args.push("--no-tools");
 		}
@@ -79,6 +113,7 @@ export const piCli: AgentCli = {
 		return args;
 	},
 	conversation: piConversation,
+	askTool: { suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
 	thinking: (level) => ({ args: ["--thinking", level] }),

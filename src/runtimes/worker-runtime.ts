@@ -100,6 +100,11 @@ export interface RunControl {
 	readonly onEvent: (event: WorkerEvent) => void;
 	/** Where messages for the running agent come from; absent when nobody can send any. */
 	readonly steering?: Steering;
+	/**
+	 * Asks a person `question` for the agent, which waits: resolves with the answer. Absent when
+	 * the agent may not ask (`ask: false`), and then it is given no `ask` tool.
+	 */
+	readonly asking?: (question: string) => Promise<string>;
 }
 
 /** How a message for a running agent went: taken by its agent, or refused and why. */

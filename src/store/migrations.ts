@@ -262,4 +262,13 @@ CREATE TABLE notifications (
 ) WITHOUT ROWID;
 CREATE INDEX notifications_by_state ON notifications (state);`,
 	},
+	{
+		version: 14,
+		name: "questions a running agent asks a person, and their answers",
+		// kind 'question': state asked | answered | delivered | withdrawn; text the question.
+		sql: `
+ALTER TABLE messages ADD COLUMN answer TEXT;
+ALTER TABLE messages ADD COLUMN answered_at TEXT;
+CREATE INDEX messages_by_task ON messages (run_id, task_id, kind);`,
+	},
 ];

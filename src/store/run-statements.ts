@@ -41,6 +41,10 @@ export interface RunStatements {
 	readonly artifact: Untyped;
 }
 
+/** A task that waits for an answer to its question, not at its approval gate: approving passes it by. */
+const NOT_ASKING = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = tasks.run_id AND m.task_id = tasks.id
+	AND m.kind = 'question' AND m.state IN ('asked', 'answered'))`;
+
 export function runStatements(db: Db): RunStatements {
 	return {
 		epoch: db.prepare("SELECT epoch FROM runs WHERE id = ?") as Statement<[string], { epoch: number }>,
@@ -75,10 +79,10 @@ export function runStatements(db: Db): RunStatements {
 		setBudget: db.prepare("UPDATE runs SET options = json_set(options, '$.budget', json(?)) WHERE id = ?"),
 		integration: db.prepare("UPDATE runs SET integration = ? WHERE id = ?"),
 		waitingTasks: db.prepare(
-			"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL ORDER BY idx",
+			`SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL AND ${NOT_ASKING} ORDER BY idx`,
 		) as Statement<[string], { id: string }>,
 		approveTasks: db.prepare(
-			"UPDATE tasks SET approved_at = ? WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL",
+			`UPDATE tasks SET approved_at = ? WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL AND ${NOT_ASKING}`,
 		),
 		cancelRequested: db.prepare("SELECT cancel_requested FROM runs WHERE id = ?") as Statement<
 			[string],

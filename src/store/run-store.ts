@@ -27,6 +27,7 @@ import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
 import { TaskMessages } from "./task-messages.js";
+import { TaskQuestions } from "./task-questions.js";
 import { Transactions } from "./transactions.js";
 import { UsageRecords } from "./usage-records.js";
 import { ViewRows } from "./view-rows.js";
@@ -44,6 +45,8 @@ export class RunStore {
 	readonly #tx: Transactions;
 	/** Messages for running agents, and how each went. */
 	readonly messages: TaskMessages;
+	/** Questions running agents ask a person, and their answers. */
+	readonly questions: TaskQuestions;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -53,11 +56,19 @@ export class RunStore {
 		this.#s = runStatements(db);
 		this.#usage = new UsageRecords(db);
 		this.#rows = new ViewRows(db);
-		this.messages = new TaskMessages(db, {
-			write: (fn) => this.#tx.write(fn),
-			event: (runId, type, taskId, data) => this.#event(runId, type, taskId, data),
-			fence: (lease) => this.#fence(lease),
+		const writes = {
+			write: <T>(fn: () => T) => this.#tx.write(fn),
+			event: (runId: string, type: string, taskId: string | null, data: Record<string, unknown>) =>
+				this.#event(runId, type, taskId, data),
+			fence: (lease: Lease) => this.#fence(lease),
 			time: () => this.#iso(),
+		};
+		this.messages = new TaskMessages(db, writes);
+		this.questions = new TaskQuestions(db, {
+			...writes,
+			// A task asks while it runs, and runs again when its agent has the answer.
+			move: (runId, taskId, to, error) =>
+				this.#moveTask(runId, { taskId, to, cause: to === "waiting" ? "ask" : "dispatch", error }),
 		});
 	}
 

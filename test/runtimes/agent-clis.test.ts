@@ -36,6 +36,8 @@ const CLIS: readonly {
 	readonly cutUsage: "whole" | "input" | "none";
 	/** Whether crew can give its agent a message while it works. */
 	readonly steers: boolean;
+	/** Whether crew gives its agent the `ask` tool. */
+	readonly asks: boolean;
 }[] = [
 	{
 		label: "pi 0.73 (bundled)",
@@ -46,6 +48,7 @@ const CLIS: readonly {
 		reportsCost: true,
 		cutUsage: "whole",
 		steers: true,
+		asks: true,
 	},
 	{
 		label: "pi 1.x",
@@ -58,6 +61,7 @@ const CLIS: readonly {
 		reportsCost: true,
 		cutUsage: "whole",
 		steers: true,
+		asks: true,
 	},
 	{
 		label: "claude",
@@ -69,6 +73,7 @@ const CLIS: readonly {
 		reportsCost: true,
 		cutUsage: "input",
 		steers: true,
+		asks: false,
 	},
 	{
 		label: "codex",
@@ -82,6 +87,7 @@ const CLIS: readonly {
 		reportsCost: false,
 		cutUsage: "none",
 		steers: false,
+		asks: false,
 	},
 ];
 
@@ -369,6 +375,64 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 			crew.close();
 		}
 	});
+
+	test.runIf(cli.asks)(
+		"an agent that asks waits with its task waiting; the answer is its tool's result in the next request, and the run completes",
+		async () => {
+			const { server, repo, crew } = await setup((request) => {
+				if (request.messages.some((m) => m.text.includes("ANSWER-TEXT"))) return { kind: "text", text: "answered" };
+				return { kind: "call", tool: "ask", args: { question: "Which database, Postgres or SQLite?" } };
+			});
+			repo.workflow("one", [{ id: "a", role: "scribe", text: "pick a database" }]);
+			try {
+				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+				const running = crew.execute(runId);
+				await waitFor("the task to wait for its answer", () => crew.snapshot(runId).run.status === "waiting");
+				expect(crew.snapshot(runId).tasks[0]).toMatchObject({
+					status: "waiting",
+					error: "asks: Which database, Postgres or SQLite?",
+				});
+				const given = await crew.answer(runId, "a", "ANSWER-TEXT: Postgres");
+				expect(given).toMatchObject({
+					taskId: "a",
+					question: "Which database, Postgres or SQLite?",
+					state: "delivered",
+				});
+				expect(await running).toBe("completed");
+				await expect(crew.answer(runId, "a", "again")).rejects.toThrow(
+					`task a of run ${runId} has no question waiting for an answer`,
+				);
+				const dir = join(repo.dir, ".crew", "runs", runId, "tasks", "a");
+				expect(readFileSync(join(dir, "result.md"), "utf8")).toBe("answered");
+				// The model was asked twice: the ask, then with the answer as the tool's result.
+				const asked = server.requests.filter((r) => r.tools.length > 0);
+				expect(asked).toHaveLength(2);
+				expect(asked[0]?.tools).toContain("ask");
+				expect(asked[1]?.afterToolResult).toBe(true);
+				expect(asked[1]?.messages.at(-1)?.text).toContain("ANSWER-TEXT: Postgres");
+				const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8");
+				expect(transcript).toContain('"type":"crew.ask"');
+				expect(transcript).toContain('"type":"crew.answer"');
+				const types = crew.events(runId).map((e) => e.type);
+				const order = ["task.asked", "task.waiting", "task.answered", "task.answer.delivered", "task.running"];
+				expect(types.filter((t) => order.includes(t) || t.startsWith("run."))).toEqual([
+					"run.created",
+					"run.running",
+					"task.running",
+					"task.waiting",
+					"task.asked",
+					"run.waiting",
+					"task.answered",
+					"task.running",
+					"task.answer.delivered",
+					"run.running",
+					"run.completed",
+				]);
+			} finally {
+				crew.close();
+			}
+		},
+	);
 
 	test("a 200 KiB prompt reaches the model whole", async () => {
 		const { server, repo, crew } = await setup(writeNamedFile);

@@ -1,0 +1,29 @@
+/** The name of the tool that lets an agent ask a person a question, in every runtime that offers it. */
+export const ASK_TOOL = "ask";
+
+/** What the `ask` tool tells the model it does. */
+export const ASK_DESCRIPTION =
+	"Ask the person who runs this task a question, and wait for the answer. Use it only when you cannot go on without a decision or a fact that only they have.";
+
+/** A question an earlier attempt of the task asked, and the answer a person gave. */
+export interface Answered {
+	readonly question: string;
+	readonly answer: string;
+}
+
+/**
+ * The task's prompt for an attempt whose earlier attempts asked questions: each with the answer
+ * a person gave, so that the agent need not ask again.
+ */
+export function withAnswers(prompt: string, answered: readonly Answered[]): string {
+	if (answered.length === 0) return prompt;
+	const pairs = answered.flatMap((a) => ["", `Question: ${a.question}`, `Answer: ${a.answer}`]);
+	return [
+		prompt.trimEnd(),
+		"",
+		"## Questions already answered",
+		"An earlier attempt at this task asked these questions, and a person answered them; do not ask them again.",
+		...pairs,
+		"",
+	].join("\n");
+}

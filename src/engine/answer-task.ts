@@ -1,0 +1,58 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { checkId } from "../core/ids.js";
+import { TaskStatus } from "../core/status.js";
+import { isLeaseHolderAlive } from "../store/lease.js";
+import { MAX_STEER_CHARS } from "./steer-limits.js";
+import { type SteerDeps, taskOrOneOfStep } from "./steer-task.js";
+
+export interface AnswerGiven {
+	readonly runId: string;
+	readonly taskId: string;
+	/** The question's record, and its text. */
+	readonly questionId: number;
+	readonly question: string;
+	/** `delivered` once the agent has the answer; `answered` while it waits for a runner to give it. */
+	readonly state: "answered" | "delivered";
+	/** Whether a live runner holds the run: without one, a runner must be started for the answer to count. */
+	readonly runnerAlive: boolean;
+}
+
+/**
+ * Answers the question task or step `ref` waits on with `text`, and waits up to `waitMs` for the
+ * run's runner to give it to the agent that asked. A step with several tasks means the one that waits.
+ */
+export async function answerTask(
+	deps: SteerDeps,
+	runId: string,
+	ref: string,
+	text: string,
+	waitMs: number,
+): Promise<AnswerGiven> {
+	checkId("run", runId);
+	if (typeof text !== "string" || text.trim() === "") {
+		throw new CrewError(ErrorCode.InvalidInput, "an answer needs text: say what the agent should hear");
+	}
+	if (text.length > MAX_STEER_CHARS) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`an answer of ${text.length} characters is too long: at most ${MAX_STEER_CHARS}`,
+		);
+	}
+	const { store } = deps;
+	const task = taskOrOneOfStep(store, runId, ref, TaskStatus.Waiting);
+	const asked = store.questions.answer(runId, task.id, text);
+	const alive = () => {
+		const run = store.queries.getRun(runId);
+		return run.lease !== null && isLeaseHolderAlive(run.lease, deps.now(), deps.staleAfterMs);
+	};
+	const base = { runId, taskId: task.id, questionId: asked.id, question: asked.question };
+	const until = deps.now() + waitMs;
+	while (alive()) {
+		const state = store.questions.state(asked.id);
+		if (state === "delivered") return { ...base, state, runnerAlive: true };
+		if (deps.now() >= until) break;
+		await delay(deps.pollMs);
+	}
+	return { ...base, state: "answered", runnerAlive: alive() };
+}

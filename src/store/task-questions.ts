@@ -1,0 +1,199 @@
+import type { Statement } from "better-sqlite3";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { redact } from "../core/redact.js";
+import type { Db } from "./database.js";
+import type { Lease } from "./lease.js";
+import type { StoreWrites } from "./task-messages.js";
+
+/** A question a task's agent asked a person, as recorded. */
+export interface QuestionRow {
+	readonly id: number;
+	readonly taskId: string;
+	readonly question: string;
+	/**
+	 * `asked` until a person answers (`answered`); `delivered` once the agent has the answer, as its
+	 * tool's result or in a later attempt's prompt; `withdrawn` when its attempt ended first.
+	 */
+	readonly state: "asked" | "answered" | "delivered" | "withdrawn";
+	readonly answer: string | null;
+	/** The attempt that asked it. */
+	readonly attemptId: number | null;
+	readonly askedAt: string;
+}
+
+/** A question that waits for a person, with its run and task. */
+export interface OpenQuestion extends QuestionRow {
+	readonly runId: string;
+}
+
+/** The store's writes, and the task moves a question makes: running to waiting and back. */
+export interface QuestionWrites extends StoreWrites {
+	move(runId: string, taskId: string, to: "waiting" | "running", error: string | null): void;
+}
+
+const COLUMNS =
+	"id, run_id AS runId, task_id AS taskId, text AS question, state, answer, attempt_id AS attemptId, created_at AS askedAt";
+
+/**
+ * Questions that running agents ask a person, in the `messages` table (kind `question`), with
+ * their answers and events. Asking makes the task `waiting`; the answer, given from any process,
+ * reaches the agent through the run's runner, or a later attempt's prompt when the agent is gone.
+ */
+export class TaskQuestions {
+	readonly #w: QuestionWrites;
+	readonly #insert: Statement<[string, string, string, number, string]>;
+	readonly #answer: Statement<[string, string, number]>;
+	readonly #settle: Statement<[string, string | null, number | null, string, number, string]>;
+	readonly #open: Statement<[string, string], OpenQuestion>;
+	readonly #ofAttempt: Statement<[number], OpenQuestion>;
+	readonly #answered: Statement<[string], OpenQuestion>;
+	readonly #answers: Statement<[string, string], OpenQuestion>;
+	readonly #waiting: Statement<[], OpenQuestion>;
+	readonly #state: Statement<[number], { state: QuestionRow["state"] }>;
+
+	constructor(db: Db, writes: QuestionWrites) {
+		this.#w = writes;
+		this.#insert = db.prepare(
+			"INSERT INTO messages (run_id, task_id, kind, text, state, attempt_id, created_at) VALUES (?, ?, 'question', ?, 'asked', ?, ?)",
+		);
+		this.#answer = db.prepare(
+			"UPDATE messages SET state = 'answered', answer = ?, answered_at = ? WHERE id = ? AND state = 'asked'",
+		);
+		this.#settle = db.prepare(
+			"UPDATE messages SET state = ?, detail = ?, attempt_id = coalesce(?, attempt_id), settled_at = ? WHERE id = ? AND state = ?",
+		);
+		const open = "kind = 'question' AND state IN ('asked', 'answered')";
+		this.#open = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND ${open} ORDER BY id`);
+		this.#ofAttempt = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE attempt_id = ? AND ${open} ORDER BY id`);
+		this.#answered = db.prepare(
+			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND kind = 'question' AND state = 'answered' ORDER BY id`,
+		);
+		this.#answers = db.prepare(
+			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state IN ('answered', 'delivered') ORDER BY id`,
+		);
+		this.#state = db.prepare("SELECT state FROM messages WHERE id = ? AND kind = 'question'");
+		this.#waiting = db.prepare(
+			`SELECT ${COLUMNS} FROM messages m WHERE kind = 'question' AND state = 'asked'
+			 AND EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = m.run_id AND t.id = m.task_id AND t.status = 'waiting')
+			 ORDER BY id`,
+		);
+	}
+
+	/**
+	 * The agent of running attempt `attempt` asks `question`: recorded (redacted), and its task
+	 * waits for the answer. Returns the question's record.
+	 */
+	ask(
+		lease: Lease,
+		taskId: string,
+		attempt: { readonly id: number; readonly number: number },
+		question: string,
+	): number {
+		return this.#w.write(() => {
+			this.#w.fence(lease);
+			const kept = redact(question);
+			const { runId } = lease;
+			const id = Number(this.#insert.run(runId, taskId, kept, attempt.id, this.#w.time()).lastInsertRowid);
+			this.#w.move(runId, taskId, "waiting", `asks: ${kept.split("\n", 1)[0]}`);
+			this.#w.event(runId, "task.asked", taskId, { question: id, attempt: attempt.number, text: kept });
+			return id;
+		});
+	}
+
+	/**
+	 * A person answers the question task `taskId` waits on, from any process; the run's runner
+	 * gives it to the agent. Returns the question answered.
+	 */
+	answer(runId: string, taskId: string, text: string): QuestionRow {
+		return this.#w.write(() => {
+			const asked = this.#open.all(runId, taskId).find((q) => q.state === "asked");
+			if (!asked)
+				throw new CrewError(ErrorCode.Conflict, `task ${taskId} of run ${runId} has no question waiting for an answer`);
+			const kept = redact(text);
+			this.#answer.run(kept, this.#w.time(), asked.id);
+			this.#w.event(runId, "task.answered", taskId, { question: asked.id, text: kept });
+			return { ...asked, state: "answered", answer: kept };
+		});
+	}
+
+	/**
+	 * The answer to question `id` reached the agent of attempt `attempt` (its record and number):
+	 * as its tool's result (`live`: its task runs again), or in the prompt it starts with.
+	 */
+	delivered(
+		lease: Lease,
+		id: number,
+		taskId: string,
+		attempt: { readonly id: number; readonly number: number },
+		live: boolean,
+	): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			if (this.#settle.run("delivered", null, attempt.id, this.#w.time(), id, "answered").changes === 0) return;
+			if (live) this.#w.move(lease.runId, taskId, "running", null);
+			this.#w.event(lease.runId, "task.answer.delivered", taskId, {
+				question: id,
+				attempt: attempt.number,
+				...(live ? {} : { in: "prompt" }),
+			});
+		});
+	}
+
+	/**
+	 * Attempt `attemptId` of task `taskId` ended while its agent waited for answers: its questions
+	 * are withdrawn, with `why`, and the task runs until the attempt's ending is recorded.
+	 */
+	withdraw(lease: Lease, taskId: string, attemptId: number, why: string): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			let withdrawn = 0;
+			for (const q of this.#ofAttempt.all(attemptId)) {
+				if (this.#settle.run("withdrawn", why, null, this.#w.time(), q.id, q.state).changes === 0) continue;
+				withdrawn++;
+				this.#w.event(lease.runId, "task.question.withdrawn", taskId, { question: q.id, reason: why });
+			}
+			if (withdrawn > 0) this.#w.move(lease.runId, taskId, "running", null);
+		});
+	}
+
+	/**
+	 * Task `taskId`, queued again after the runner its agent asked under was lost, waits again for
+	 * the answer to `question`, without asking anew.
+	 */
+	wait(lease: Lease, taskId: string, question: QuestionRow): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#w.move(lease.runId, taskId, "waiting", `asks: ${question.question.split("\n", 1)[0]}`);
+		});
+	}
+
+	/** Task `taskId`'s questions not yet given to an agent, oldest first. */
+	open(runId: string, taskId: string): OpenQuestion[] {
+		return this.#open.all(runId, taskId);
+	}
+
+	/** Questions of attempt `attemptId` not yet given to it. */
+	ofAttempt(attemptId: number): OpenQuestion[] {
+		return this.#ofAttempt.all(attemptId);
+	}
+
+	/** The run's answered questions whose answers no agent has yet. */
+	answered(runId: string): OpenQuestion[] {
+		return this.#answered.all(runId);
+	}
+
+	/** Task `taskId`'s questions that have answers, oldest first: what a new attempt's prompt tells. */
+	answers(runId: string, taskId: string): OpenQuestion[] {
+		return this.#answers.all(runId, taskId);
+	}
+
+	/** Where question `id` stands; undefined when there is none. */
+	state(id: number): QuestionRow["state"] | undefined {
+		return this.#state.get(id)?.state;
+	}
+
+	/** Every question in the store that waits for a person, oldest first. */
+	waiting(): OpenQuestion[] {
+		return this.#waiting.all();
+	}
+}
