@@ -507,11 +507,52 @@ function watchInbox() {
 	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
 }
 
-/** Everything waiting on a person, oldest first, each with the command that answers it. */
+/**
+ * A box that answers an agent's question from the page: one per question, kept across the
+ * table's redraws so that what is typed survives them.
+ * @param {string} runId
+ * @param {string} task
+ */
+function answerForm(runId, task) {
+	const text = /** @type {HTMLInputElement} */ (el("input", { class: "answer-text", placeholder: "Your answer" }));
+	const send = el("button", { class: "answer-send", type: "submit" }, ["Answer"]);
+	const result = el("span", { class: "answer-result muted" });
+	const form = el("form", { class: "answer", "data-task": task }, [text, send, result]);
+	form.addEventListener("submit", async (event) => {
+		event.preventDefault();
+		const answer = text.value.trim();
+		if (answer === "") return;
+		result.textContent = "sending…";
+		try {
+			const given = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/answer`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+				body: JSON.stringify({ answer }),
+			});
+			result.textContent =
+				given.state === "delivered" ? "its agent has the answer" : `answered; the run is ${given.status}`;
+			text.value = "";
+		} catch (error) {
+			result.textContent = `not sent: ${/** @type {Error} */ (error).message}`;
+		}
+	});
+	return form;
+}
+
+/** Everything waiting on a person, oldest first, each with the command that answers it, and a box for each question. */
 async function inboxPage() {
 	setWhere("inbox");
 	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 	const body = el("tbody");
+	/** @type {Map<string, HTMLElement>} */
+	const forms = new Map();
+	/** @param {any} i */
+	const formFor = (i) => {
+		const key = `${i.runId}/${i.tasks[0]}`;
+		const form = forms.get(key) ?? answerForm(i.runId, i.tasks[0]);
+		forms.set(key, form);
+		return form;
+	};
 	main.replaceChildren(
 		el("h1", {}, ["Inbox"]),
 		el("table", { id: "inbox" }, [
@@ -536,7 +577,7 @@ async function inboxPage() {
 							el("td", {}, [i.kind]),
 							el("td", {}, [el("a", { href: `/runs/${encodeURIComponent(i.runId)}` }, [i.runId])]),
 							el("td", {}, [i.what]),
-							el("td", {}, [el("code", {}, [i.command])]),
+							el("td", {}, [el("code", {}, [i.command]), ...(i.kind === "question" ? [formFor(i)] : [])]),
 						]),
 					)),
 		);

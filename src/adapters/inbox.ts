@@ -7,6 +7,8 @@ import { RunEnding, runStanding } from "./run-ending.js";
 export const InboxKind = {
 	/** Tasks at an approval gate. */
 	Approval: "approval",
+	/** A question a task's agent asked, which it waits on. */
+	Question: "question",
 	/** Completed work that is not all on the run's integration branch: a conflict left for a person. */
 	Conflict: "conflict",
 	/** A run that stopped because its budget was spent. */
@@ -52,13 +54,27 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 			command: "crew doctor",
 		});
 	}
+	const questions = reader.waitingQuestions();
+	const asking = new Set(questions.map((q) => `${q.runId}/${q.taskId}`));
 	for (const stored of storedRuns(reader)) {
 		if (stored.status === RunStatus.Completed && stored.integration?.status !== "conflict") continue;
 		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;
 		const { run, tasks } = reader.status(stored.id);
 		const id = run.id;
 		const base = { runId: id, goal: run.goal.split("\n", 1)[0] ?? "", since: run.updatedAt };
-		const waiting = tasks.filter((t) => t.status === TaskStatus.Waiting).map((t) => t.id);
+		for (const q of questions.filter((q) => q.runId === id)) {
+			items.push({
+				...base,
+				kind: InboxKind.Question,
+				tasks: [q.taskId],
+				since: q.askedAt,
+				what: `${q.taskId} asks: ${q.question}`,
+				command: `crew answer ${id} ${q.taskId} "<answer>"`,
+			});
+		}
+		const waiting = tasks
+			.filter((t) => t.status === TaskStatus.Waiting && !asking.has(`${id}/${t.id}`))
+			.map((t) => t.id);
 		if (waiting.length > 0) {
 			items.push({
 				...base,

@@ -14,6 +14,7 @@ const TOLD: Readonly<Record<string, readonly NotifyEvent[]>> = {
 	"run.failed": ["failed", "ended"],
 	"run.cancelled": ["ended"],
 	"run.waiting": ["waiting"],
+	"task.asked": ["waiting"],
 	"budget.warning": ["budget"],
 };
 
@@ -124,6 +125,9 @@ export class Notifier {
 			team: run.team,
 			error: run.error,
 			repository: this.#options.repository,
+			...(event.type === "task.asked" && event.taskId
+				? { task: event.taskId, question: String(event.data.text ?? "") }
+				: {}),
 		};
 	}
 
@@ -156,10 +160,14 @@ export interface Payload {
 	readonly team: string | null;
 	readonly error: string | null;
 	readonly repository: string;
+	/** For a question an agent asked: its task, and the question. */
+	readonly task?: string;
+	readonly question?: string;
 }
 
 /** One line saying what happened, for chat and push targets. */
 export function payloadText(p: Payload): string {
+	if (p.question !== undefined) return `crew run ${p.runId}: task ${p.task} asks: ${p.question}`;
 	const what =
 		p.event === "waiting" ? "waits for you" : p.event === "budget" ? "has spent 80% of its budget" : p.status;
 	return `crew run ${p.runId} ${what}: ${p.goal}${p.error && p.event !== "waiting" ? ` (${p.error})` : ""}`;

@@ -8,6 +8,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { RunStatus } from "../core/status.js";
 import type { StatusSelection } from "../core/status-selection.js";
+import type { AnswerGiven } from "../engine/answer-task.js";
 import { Crew } from "../engine/crew.js";
 import { estimateFromStore } from "../engine/plan-estimate.js";
 import { planRun } from "../engine/planner.js";
@@ -31,7 +32,7 @@ import { type RunAsk, runInput } from "./run-input.js";
 import { type MergeOutcome, mergeRun } from "./run-merge.js";
 import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
 
-/** Longest an agent-facing call waits for a runner to deliver a steering message, in ms. */
+/** Longest an agent-facing call waits for a runner to deliver a steering message or an answer, in ms. */
 const STEER_WAIT_MS = 5000;
 /** Longest an agent-facing call waits for a runner to confirm a cancel, in ms: under clients' timeouts. */
 const CANCEL_WAIT_MS = 10_000;
@@ -273,6 +274,19 @@ export class TeamActions {
 	async steer(runId: string, task: string, message: string): Promise<Steered> {
 		checkId("run", runId);
 		return await this.#write((crew) => crew.steer(runId, task, message, STEER_WAIT_MS));
+	}
+
+	/**
+	 * Answers the question a task's agent waits on; see `Crew.answer`. A run whose runner is gone
+	 * gets a background runner, whose next attempt of the task is told the answer.
+	 */
+	async answer(runId: string, task: string, answer: string): Promise<AnswerGiven & { status: string }> {
+		checkId("run", runId);
+		return await this.#write(async (crew) => {
+			const given = await crew.answer(runId, task, answer, STEER_WAIT_MS);
+			const status = given.runnerAlive ? crew.run(runId).status : (await startBackgroundRunner(crew, runId)).status;
+			return { ...given, status };
+		});
 	}
 
 	async reject(runId: string, reason: string): Promise<{ runId: string; status: string }> {

@@ -48,7 +48,6 @@ export class TaskQuestions {
 	readonly #ofAttempt: Statement<[number], OpenQuestion>;
 	readonly #answered: Statement<[string], OpenQuestion>;
 	readonly #answers: Statement<[string, string], OpenQuestion>;
-	readonly #waiting: Statement<[], OpenQuestion>;
 	readonly #state: Statement<[number], { state: QuestionRow["state"] }>;
 
 	constructor(db: Db, writes: QuestionWrites) {
@@ -72,11 +71,6 @@ export class TaskQuestions {
 			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state IN ('answered', 'delivered') ORDER BY id`,
 		);
 		this.#state = db.prepare("SELECT state FROM messages WHERE id = ? AND kind = 'question'");
-		this.#waiting = db.prepare(
-			`SELECT ${COLUMNS} FROM messages m WHERE kind = 'question' AND state = 'asked'
-			 AND EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = m.run_id AND t.id = m.task_id AND t.status = 'waiting')
-			 ORDER BY id`,
-		);
 	}
 
 	/**
@@ -191,9 +185,15 @@ export class TaskQuestions {
 	state(id: number): QuestionRow["state"] | undefined {
 		return this.#state.get(id)?.state;
 	}
+}
 
-	/** Every question in the store that waits for a person, oldest first. */
-	waiting(): OpenQuestion[] {
-		return this.#waiting.all();
-	}
+/** Every question in the store that waits for a person, oldest first. */
+export function waitingQuestions(db: Db): OpenQuestion[] {
+	return db
+		.prepare<[], OpenQuestion>(
+			`SELECT ${COLUMNS} FROM messages m WHERE kind = 'question' AND state = 'asked'
+			 AND EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = m.run_id AND t.id = m.task_id AND t.status = 'waiting')
+			 ORDER BY id`,
+		)
+		.all();
 }

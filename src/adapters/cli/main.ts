@@ -257,6 +257,18 @@ function program(setExit: (code: number) => void): Command {
 		);
 
 	cli
+		.command("answer")
+		.description("answer the question a task's agent asked, which it waits on; starts a runner if none is left")
+		.argument("<runId>")
+		.argument("<task>", "a task id, or a step id")
+		.argument("[answer]", "what the agent should hear; - reads standard input")
+		.option("--file <path>", "read the answer from a file")
+		.option("--json", "print {runId, taskId, questionId, question, state, runnerAlive, runner?}")
+		.action(async (runId: string, task: string, answer: string | undefined, options: SteerFlags) =>
+			exit((await import("./answer-command.js")).answerCommand(runId, task, answer, options)),
+		);
+
+	cli
 		.command("reject")
 		.description("refuse what a run waits for: the run is cancelled with your reason")
 		.argument("<runId>")

@@ -53,6 +53,7 @@ const Since = z.object({
 });
 const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
 const SteerBody = z.object({ message: z.string().trim().min(1, "expected a non-empty message") });
+const AnswerBody = z.object({ answer: z.string().trim().min(1, "expected a non-empty answer") });
 
 /** Parses input with a schema, or throws an error that names the bad field and value. */
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
@@ -179,6 +180,13 @@ export function createApp(options: AppOptions): CrewApp {
 		const body: unknown = await c.req.json().catch(() => undefined);
 		const { message } = parse(SteerBody, body ?? {}, "body field");
 		return c.json(await actions.steer(id, c.req.param("task"), message));
+	});
+
+	app.post("/api/runs/:runId/tasks/:task/answer", async (c) => {
+		const id = runId(c);
+		const body: unknown = await c.req.json().catch(() => undefined);
+		const { answer } = parse(AnswerBody, body ?? {}, "body field");
+		return c.json(await actions.answer(id, c.req.param("task"), answer));
 	});
 
 	app.get("/metrics", async (c) => {

@@ -158,6 +158,15 @@ export const TOOL_SPECS = {
 			message: z.string().min(1).max(MAX_STEER_CHARS).describe("what the agent should hear, as a person's words to it"),
 		},
 	},
+	crew_answer: {
+		description:
+			"Answer the question a task's agent asked (crew_inbox lists them), which it waits on: the answer is its ask tool's result, or, if its agent is gone, told to the task's next attempt. Answers {runId, taskId, questionId, question, state, runnerAlive, status}: state delivered once the agent has it; a run with no runner left gets a background runner.",
+		input: {
+			runId,
+			task,
+			answer: z.string().min(1).max(MAX_STEER_CHARS).describe("the answer, as a person's words to the agent"),
+		},
+	},
 	crew_reject: {
 		description: "Refuse what a run waits for: the run is cancelled with the reason as its error.",
 		input: { runId, reason: z.string().min(1).describe("why") },
@@ -177,7 +186,7 @@ export const TOOL_SPECS = {
 	},
 	crew_inbox: {
 		description:
-			"Everything waiting on a person in this repository, oldest first: approvals, integration conflicts left for a person, budget stops, failed and interrupted runs; each {kind, runId, goal, tasks, since, what, command} with the command that answers it.",
+			"Everything waiting on a person in this repository, oldest first: approvals, agents' questions, integration conflicts left for a person, budget stops, failed and interrupted runs; each {kind, runId, goal, tasks, since, what, command} with the command that answers it.",
 		input: {},
 	},
 	crew_recommend: {

@@ -1,0 +1,46 @@
+import { findProject } from "../../config/project.js";
+import { Crew } from "../../engine/crew.js";
+import { startBackgroundRunner } from "../background-runner.js";
+import { Exit } from "./exit-codes.js";
+import { readTextInput } from "./goal-input.js";
+
+const ANSWER = {
+	noun: "answer",
+	option: "--file",
+	usage: 'crew answer <runId> <task> "<answer>"',
+	purpose: "what the agent should hear",
+} as const;
+
+/**
+ * `crew answer`: answers the question a task's agent waits on. A live runner gives it to the
+ * agent; with none left, a runner is started in the background, whose new attempt of the task
+ * has the question and its answer in its prompt.
+ */
+export async function answerCommand(
+	runId: string,
+	task: string,
+	argument: string | undefined,
+	flags: { file?: string; json?: boolean },
+): Promise<number> {
+	const text = readTextInput(argument, flags.file, ANSWER);
+	const crew = new Crew({ project: findProject(process.cwd()) });
+	try {
+		const given = await crew.answer(runId, task, text);
+		const runner = given.runnerAlive ? undefined : await startBackgroundRunner(crew, runId);
+		if (flags.json) {
+			const resumed = runner ? { runner: { pid: runner.pid, status: runner.status } } : {};
+			process.stdout.write(`${JSON.stringify({ ...given, ...resumed })}\n`);
+			return Exit.Ok;
+		}
+		const told =
+			given.state === "delivered"
+				? "its agent has the answer"
+				: runner
+					? `no runner held the run: one started in the background (pid ${runner.pid}), and the task's next attempt is told the answer; follow it with: crew watch ${runId}`
+					: "its runner gives it to the agent at its next look";
+		process.stdout.write(`question ${given.questionId} of task ${given.taskId} answered: ${told}\n`);
+		return Exit.Ok;
+	} finally {
+		crew.close();
+	}
+}

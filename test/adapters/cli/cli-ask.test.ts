@@ -1,0 +1,84 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
+import { cancelLiveRuns, crew, crewProcess, exitOf, read, TestRepo, waitFor } from "../../helpers.js";
+import { serverStarter } from "../../scripted-model/servers.js";
+
+const startServer = serverStarter();
+const repos: TestRepo[] = [];
+afterEach(async () => {
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
+});
+
+const QUESTION = "Which database, Postgres or SQLite?";
+
+test("a question survives its runner: killed -9 while its pi agent waits, the resumed run waits again without asking the model, and crew answer's text reaches the next attempt", async () => {
+	const server = await startServer((request) => {
+		const said = request.messages.map((m) => m.text).join("\n");
+		if (said.includes("ANSWER-TEXT")) return { kind: "text", text: "answered" };
+		return { kind: "call", tool: "ask", args: { question: QUESTION } };
+	});
+	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const env = { ...process.env, ...pi.env };
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
+	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
+
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one"], env);
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	await waitFor(
+		"the task to wait for its answer",
+		() => read(repo.dir, (r) => r.status(runId).tasks[0]?.status) === "waiting",
+	);
+	const inbox = JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout);
+	expect(inbox.items).toEqual([
+		expect.objectContaining({
+			kind: "question",
+			runId,
+			tasks: ["a"],
+			what: `a asks: ${QUESTION}`,
+			command: `crew answer ${runId} a "<answer>"`,
+		}),
+	]);
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+	expect(server.requests).toHaveLength(1);
+
+	const resumed = await crew(repo.dir, ["resume", runId, "--detach"], 60_000, env);
+	expect(resumed.code, resumed.stderr).toBe(0);
+	await waitFor(
+		"the resumed run to wait for the answer",
+		() => read(repo.dir, (r) => r.status(runId).run.status) === "waiting",
+	);
+	expect(read(repo.dir, (r) => r.status(runId).tasks[0])).toMatchObject({
+		status: "waiting",
+		error: `asks: ${QUESTION}`,
+	});
+	// Not asked again: the model has heard nothing since.
+	expect(server.requests).toHaveLength(1);
+
+	const answered = await crew(repo.dir, ["answer", runId, "a", "ANSWER-TEXT: Postgres"], 60_000, env);
+	expect(answered.code, answered.stderr).toBe(0);
+	expect(answered.stdout).toBe("question 1 of task a answered: its agent has the answer\n");
+	await waitFor("the run to complete", () => read(repo.dir, (r) => r.status(runId).run.status) === "completed", 60_000);
+
+	// The second attempt started afresh, its prompt carrying the question and its answer.
+	expect(server.requests).toHaveLength(2);
+	const prompt = server.requests[1]?.messages.find((m) => m.role === "user")?.text ?? "";
+	expect(prompt).toContain(`Question: ${QUESTION}\nAnswer: ANSWER-TEXT: Postgres`);
+	const task = read(repo.dir, (r) => r.status(runId).tasks[0]);
+	expect(task).toMatchObject({ status: "completed", attempts: 2 });
+	const events = read(repo.dir, (r) => r.events(runId));
+	expect(events.filter((e) => e.type === "task.asked")).toHaveLength(1);
+	expect(events.find((e) => e.type === "task.answer.delivered")).toMatchObject({
+		taskId: "a",
+		data: { attempt: 2, in: "prompt" },
+	});
+	const again = await crew(repo.dir, ["answer", runId, "a", "too late"], 60_000, env);
+	expect(again.code).toBe(1);
+	expect(again.stderr).toContain(`task a of run ${runId} has no question waiting for an answer`);
+	expect(JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout).items).toEqual([]);
+});
