@@ -284,7 +284,8 @@ export class TeamActions {
 		checkId("run", runId);
 		return await this.#write(async (crew) => {
 			const given = await crew.answer(runId, task, answer, STEER_WAIT_MS);
-			const status = given.runnerAlive ? crew.run(runId).status : (await startBackgroundRunner(crew, runId)).status;
+			const orphaned = given.state === "answered" && !given.runnerAlive;
+			const status = orphaned ? (await startBackgroundRunner(crew, runId)).status : crew.run(runId).status;
 			return { ...given, status };
 		});
 	}

@@ -14,7 +14,7 @@ export interface AnswerGiven {
 	readonly question: string;
 	/** `delivered` once the agent has the answer; `answered` while it waits for a runner to give it. */
 	readonly state: "answered" | "delivered";
-	/** Whether a live runner holds the run: without one, a runner must be started for the answer to count. */
+	/** Whether a live runner holds the run: without one, an answer not delivered needs a runner started. */
 	readonly runnerAlive: boolean;
 }
 
@@ -48,11 +48,12 @@ export async function answerTask(
 	};
 	const base = { runId, taskId: task.id, questionId: asked.id, question: asked.question };
 	const until = deps.now() + waitMs;
-	while (alive()) {
-		const state = store.questions.state(asked.id);
-		if (state === "delivered") return { ...base, state, runnerAlive: true };
-		if (deps.now() >= until) break;
+	for (;;) {
+		// Read before the runner: one that gave the answer may have ended its run since.
+		const delivered = store.questions.state(asked.id) === "delivered";
+		const runnerAlive = alive();
+		if (delivered) return { ...base, state: "delivered", runnerAlive };
+		if (!runnerAlive || deps.now() >= until) return { ...base, state: "answered", runnerAlive };
 		await delay(deps.pollMs);
 	}
-	return { ...base, state: "answered", runnerAlive: alive() };
 }

@@ -26,7 +26,8 @@ export async function answerCommand(
 	const crew = new Crew({ project: findProject(process.cwd()) });
 	try {
 		const given = await crew.answer(runId, task, text);
-		const runner = given.runnerAlive ? undefined : await startBackgroundRunner(crew, runId);
+		const orphaned = given.state === "answered" && !given.runnerAlive;
+		const runner = orphaned ? await startBackgroundRunner(crew, runId) : undefined;
 		if (flags.json) {
 			const resumed = runner ? { runner: { pid: runner.pid, status: runner.status } } : {};
 			process.stdout.write(`${JSON.stringify({ ...given, ...resumed })}\n`);

@@ -60,6 +60,7 @@ const CASES: Record<string, Case> = {
 	approve: { args: (id) => ["approve", id], code: 1, says: /nothing to approve/ },
 	reject: { args: (id) => ["reject", id, "--reason", "no"], code: 1, says: /nothing waiting for approval/ },
 	steer: { args: (id) => ["steer", id, "a", "hi"], code: 1, says: /task a is completed: only a running task/ },
+	answer: { args: (id) => ["answer", id, "a", "yes"], code: 1, says: /task a of run \S+ has no question waiting/ },
 	status: { args: (id) => ["status", id], code: 0, says: /run \S+ {2}completed/ },
 	watch: { args: (id) => ["watch", id], code: 0, says: /run \S+ completed/ },
 	serve: {

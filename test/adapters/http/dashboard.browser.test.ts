@@ -3,7 +3,20 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { CLI, cancelLiveRuns, conflictingWorktrees, crew, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
+import {
+	CLI,
+	cancelLiveRuns,
+	cliHome,
+	conflictingWorktrees,
+	crew,
+	isAlive,
+	ROOT,
+	read,
+	TestRepo,
+	waitFor,
+} from "../../helpers.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
@@ -204,4 +217,43 @@ test("the header counts what waits in the inbox, the inbox page says how to answ
 	writeFileSync(join(gates, "work"), "");
 	await page.locator(".run-head .status", { hasText: "completed" }).waitFor();
 	await page.close();
+});
+
+test("the inbox count rises when an agent asks a question, and answering it from the inbox page lets the run finish", async () => {
+	const model = await ScriptedModelServer.start((request) => {
+		if (request.messages.some((m) => m.text.includes("ANSWER-TEXT"))) return { kind: "text", text: "answered" };
+		return { kind: "call", tool: "ask", args: { question: "Which database, Postgres or SQLite?" } };
+	});
+	const pi = scriptedCliSetup("pi", model.url, cliHome("pi"));
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
+	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	try {
+		await page.goto(await serve(repo.dir));
+		await page.click("#inbox-link");
+		await page.waitForURL("**/inbox");
+		await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("0");
+
+		const env = { ...process.env, ...pi.env };
+		const started = await crew(repo.dir, ["run", "g", "--workflow", "one", "--detach", "--json"], 60_000, env);
+		const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+		await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 30_000 }).toBe("1");
+		const row = page.locator(`#inbox tr[data-kind="question"][data-run="${runId}"]`);
+		await row.waitFor();
+		expect(await row.textContent()).toContain("a asks: Which database, Postgres or SQLite?");
+		await row.locator(".answer-text").fill("ANSWER-TEXT: Postgres");
+		const [response] = await Promise.all([
+			page.waitForResponse((r) => r.url().endsWith(`/api/runs/${runId}/tasks/a/answer`)),
+			row.locator(".answer-send").click(),
+		]);
+		expect(await response.json()).toMatchObject({ runId, taskId: "a", state: "delivered" });
+		await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("0");
+		await waitFor("the run to complete", () => read(repo.dir, (r) => r.status(runId).run.status) === "completed");
+		expect(model.requests.at(-1)?.messages.at(-1)?.text).toContain("ANSWER-TEXT: Postgres");
+	} finally {
+		await page.close();
+		await model.close();
+	}
 });

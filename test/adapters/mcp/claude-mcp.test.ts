@@ -86,6 +86,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 	const offered = asked[0]?.tools.filter((t) => t.startsWith("mcp__crew__")).sort();
 	expect(offered).toEqual([
 		"mcp__crew__crew_agent",
+		"mcp__crew__crew_answer",
 		"mcp__crew__crew_approve",
 		"mcp__crew__crew_cancel",
 		"mcp__crew__crew_doctor",

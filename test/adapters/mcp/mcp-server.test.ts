@@ -74,6 +74,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 	const { tools } = await client.listTools();
 	expect(tools.map((t) => t.name).sort()).toEqual([
 		"crew_agent",
+		"crew_answer",
 		"crew_approve",
 		"crew_cancel",
 		"crew_doctor",
