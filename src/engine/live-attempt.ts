@@ -184,9 +184,18 @@ export class LiveAttempt {
 				this.#askTimer = setTimeout(() => this.stop(new StopReason("unanswered", message)), askTimeoutMs);
 			}
 		}
+		const { signal } = this.#controller;
+		let onAbort = () => {};
+		// A stopped attempt's agent gets no answer: its question fails with the reason it stopped.
+		const stopped = new Promise<never>((_, reject) => {
+			onAbort = () => reject(signal.reason);
+			if (signal.aborted) onAbort();
+			else signal.addEventListener("abort", onAbort, { once: true });
+		});
 		try {
-			return await onAsk(this, question);
+			return await Promise.race([onAsk(this, question), stopped]);
 		} finally {
+			signal.removeEventListener("abort", onAbort);
 			if (--this.#asking === 0 && !this.#controller.signal.aborted) {
 				clearTimeout(this.#askTimer);
 				this.#wallDeadline += this.#now() - this.#askingSince;

@@ -1,0 +1,88 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { expect, test } from "vitest";
+import { ZERO_USAGE } from "../../src/core/types.js";
+import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
+import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../../src/runtimes/worker-runtime.js";
+import { TestRepo, waitFor } from "../helpers.js";
+import { testCrew } from "./engine-helpers.js";
+
+/** An agent that asks `question` at once, and answers with what it was told, or says it could not ask. */
+class Asker implements WorkerRuntime {
+	readonly name = "asker";
+	async run(_request: TaskRequest, control: RunControl): Promise<WorkerResult> {
+		const text = control.asking ? `told: ${await control.asking("Which database?")}` : "could not ask";
+		return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts: [] };
+	}
+}
+
+function askerRepo(extra: Record<string, string> = {}): TestRepo {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/asker.md", "---\nname: asker\nruntime: asker\n---\nYou ask.\n");
+	repo.workflow("one", [{ id: "a", role: "asker", extra }]);
+	return repo;
+}
+
+function resultOf(repo: TestRepo, runId: string): string {
+	return readFileSync(join(repo.dir, ".crew", "runs", runId, "tasks", "a", "result.md"), "utf8");
+}
+
+function testAskers(repo: TestRepo) {
+	return testCrew(repo, { runtimes: new RuntimeRegistry([new Asker()]) });
+}
+
+test("time spent waiting for an answer counts against neither the attempt's timeout nor its stall limit", async () => {
+	const repo = askerRepo({ timeout: "1s", stallTimeout: "1s" });
+	const crew = testAskers(repo);
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		const running = crew.execute(runId);
+		await waitFor("task a to wait", () => crew.snapshot(runId).tasks[0]?.status === "waiting");
+		await delay(1500);
+		expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "waiting", attempts: 1 });
+		// Approval is another matter: a task that asks is not at its gate.
+		expect(() => crew.approve(runId)).toThrow(`run ${runId} has nothing waiting for approval`);
+		expect(await crew.answer(runId, "a", "Postgres")).toMatchObject({ state: "delivered" });
+		expect(await running).toBe("completed");
+		expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "completed", attempts: 1 });
+		expect(resultOf(repo, runId)).toBe("told: Postgres");
+	} finally {
+		crew.close();
+	}
+});
+
+test("a question unanswered within its step's askTimeout fails the task with that reason, once, and is withdrawn", async () => {
+	const repo = askerRepo({ askTimeout: "1s", retries: "2" });
+	const crew = testAskers(repo);
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		expect(await crew.execute(runId)).toBe("failed");
+		const task = crew.snapshot(runId).tasks[0];
+		expect(task).toMatchObject({
+			status: "failed",
+			attempts: 1,
+			error: "no answer within 1.0s to its question: Which database?",
+		});
+		const withdrawn = crew.events(runId).find((e) => e.type === "task.question.withdrawn");
+		expect(withdrawn).toMatchObject({
+			taskId: "a",
+			data: { reason: "its attempt ended before the answer reached it" },
+		});
+		await expect(crew.answer(runId, "a", "late")).rejects.toThrow(`task a of run ${runId} has no question waiting`);
+	} finally {
+		crew.close();
+	}
+});
+
+test("a step with ask: false gives its agent no way to ask", async () => {
+	const repo = askerRepo({ ask: "false" });
+	const crew = testAskers(repo);
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		expect(await crew.execute(runId)).toBe("completed");
+		expect(resultOf(repo, runId)).toBe("could not ask");
+	} finally {
+		crew.close();
+	}
+});
