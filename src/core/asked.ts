@@ -5,6 +5,12 @@ export const ASK_TOOL = "ask";
 export const ASK_DESCRIPTION =
 	"Ask the person who runs this task a question, and wait for the answer. Use it only when you cannot go on without a decision or a fact that only they have.";
 
+/**
+ * How long an agent CLI lets a call of crew's `ask` tool wait, in ms: a week, crew's longest
+ * duration. The step's `askTimeout` ends a question sooner, and the attempt with it.
+ */
+export const ASK_WAIT_MS = 7 * 24 * 3600 * 1000;
+
 /** A question an earlier attempt of the task asked, and the answer a person gave. */
 export interface Answered {
 	readonly question: string;

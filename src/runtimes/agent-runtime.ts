@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
+import { crewPackagePath } from "../config/crew-package.js";
+import { ASK_WAIT_MS } from "../core/asked.js";
 import { errorMessage } from "../core/errors.js";
 import { redact, redactDeep } from "../core/redact.js";
 import { type HostPort, hostPortText, isConfined, parseHostPort } from "../core/sandbox.js";
@@ -10,6 +12,7 @@ import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { AgentConversation, type Conversation } from "./agent-conversation.js";
 import { agentEnvironment } from "./agent-environment.js";
+import { AskSocket } from "./ask-socket.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
 import { crewVariables } from "./command-runtime.js";
@@ -53,11 +56,8 @@ export interface AgentCli {
 	 * `asks` says whether its agent gets crew's `ask` tool (`askTool`).
 	 */
 	args(request: TaskRequest, systemFile: string | undefined, asks: boolean): string[];
-	/**
-	 * How the CLI's agent is given crew's `ask` tool, for a CLI that converses: a file written for
-	 * the attempt (the end of its name, and its text), and the arguments that load it.
-	 */
-	readonly askTool?: { readonly suffix: string; readonly text: string; args(file: string): string[] };
+	/** How the CLI's agent is given crew's `ask` tool; absent: it is not. */
+	readonly askTool?: AskTool;
 	/**
 	 * What the CLI reads on its stdin, which is closed after it: the prompt, for a CLI that reads
 	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
@@ -90,6 +90,24 @@ export interface AgentCli {
 	 */
 	admit?(request: TaskRequest, version: () => Promise<string>): Promise<Admission>;
 }
+
+/** How an agent CLI is given crew's `ask` tool. */
+export type AskTool =
+	/**
+	 * An extension crew writes for the attempt (the end of its file's name, and its text), loaded by
+	 * `args(file)`, whose questions come as the CLI's dialogs (`Conversation`).
+	 */
+	| { readonly via: "extension"; readonly suffix: string; readonly text: string; args(file: string): string[] }
+	/**
+	 * crew's ask server as an MCP server named `crew`, which the CLI starts with the command line
+	 * `server`; `waitMs` is how long a call may wait for its answer.
+	 */
+	| {
+			readonly via: "mcp";
+			args(server: readonly string[], waitMs: number): string[];
+			/** Variables that let a call wait `waitMs`. */
+			env?(waitMs: number): Readonly<Record<string, string>>;
+	  };
 
 export interface ThinkingSetting {
 	readonly args: readonly string[];
@@ -174,31 +192,33 @@ export class AgentRuntime implements WorkerRuntime {
 		const variables = crewVariables(request, source);
 		const level = request.agent.thinking;
 		const thinking = level === undefined ? undefined : this.#cli.thinking(level);
-		const env = agentEnvironment(source, { ...variables, ...thinking?.env }, this.#cli.credentials(request, source));
+		const tool = this.#cli.askTool;
+		const askEnv = control.asking && tool?.via === "mcp" ? tool.env?.(ASK_WAIT_MS) : undefined;
+		const env = agentEnvironment(
+			source,
+			{ ...variables, ...thinking?.env, ...askEnv },
+			this.#cli.credentials(request, source),
+		);
 		const version = () => this.#programVersion(file as string, lead, env);
 		const admission = (await this.#cli.admit?.(request, version)) ?? { args: [] };
 		if ("refused" in admission) {
 			const error = { message: admission.refused, retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
 		}
-		const { askTool } = this.#cli;
-		const asks = control.asking !== undefined && askTool !== undefined && this.#cli.conversation !== undefined;
-		let askArgs: string[] = [];
-		if (asks) {
-			const file = join(request.artifactDir, `${base}.${askTool.suffix}`);
-			writeAttemptFile(file, askTool.text);
-			askArgs = askTool.args(file);
-		}
-		const own = this.#cli.args(request, systemFile, asks);
-		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...askArgs, ...own];
+		// Questions come once the CLI runs, by when its transcript is open.
+		let note: (line: Record<string, unknown>) => void = () => {};
+		const ask = await this.#askTool(request, control, base, (line) => note(line));
+		const own = this.#cli.args(request, systemFile, ask !== undefined);
+		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own];
 		let launch: Launch;
 		try {
-			launch = await this.#launch(request, { file: file as string, args }, source, env, {
+			launch = await this.#launch(request, { file: file as string, args }, source, env, ask?.socket, {
 				allow: allowed,
 				denied: (host) => watch.deny(host),
 				unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
 			});
 		} catch (error) {
+			await ask?.socket?.close();
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
@@ -217,6 +237,7 @@ export class AgentRuntime implements WorkerRuntime {
 			written += line.length + 1;
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
+		note = (line) => keep(JSON.stringify(line));
 		const talk = this.#cli.conversation;
 		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
@@ -250,6 +271,7 @@ export class AgentRuntime implements WorkerRuntime {
 			});
 		} finally {
 			conversation?.end("its agent has ended");
+			await ask?.socket?.close();
 			await launch.close();
 			lines.end();
 			transcript.end();
@@ -271,14 +293,48 @@ export class AgentRuntime implements WorkerRuntime {
 	}
 
 	/**
+	 * The arguments that give the attempt's agent crew's `ask` tool, with what they need made: the
+	 * extension's file, or the socket crew's ask server brings questions to. Undefined when the
+	 * agent may not ask, or its CLI cannot be given the tool.
+	 */
+	async #askTool(
+		request: TaskRequest,
+		control: RunControl,
+		base: string,
+		note: (line: Record<string, unknown>) => void,
+	): Promise<{ args: string[]; socket?: AskSocket } | undefined> {
+		const tool = this.#cli.askTool;
+		const { asking } = control;
+		if (!asking || !tool) return undefined;
+		if (tool.via === "extension") {
+			if (!this.#cli.conversation) return undefined;
+			const file = join(request.artifactDir, `${base}.${tool.suffix}`);
+			writeAttemptFile(file, tool.text);
+			return { args: tool.args(file) };
+		}
+		let asked = 0;
+		const socket = await AskSocket.open(async (question) => {
+			const id = `crew-question-${++asked}`;
+			note({ type: "crew.ask", id, question: redact(question) });
+			const answer = await asking(question);
+			note({ type: "crew.answer", id, text: redact(answer) });
+			return answer;
+		});
+		const server = [process.execPath, crewPackagePath("bin", "crew.js"), "ask-server", socket.path];
+		return { args: tool.args(server, ASK_WAIT_MS), socket };
+	}
+
+	/**
 	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
-	 * a network of the hosts it reaches its model at and those the user allows, nothing else.
+	 * a network of the hosts it reaches its model at and those the user allows, nothing else. An
+	 * attempt whose agent may ask can reach its `ask` socket, and run crew's ask server.
 	 */
 	async #launch(
 		request: TaskRequest,
 		command: Command,
 		source: NodeJS.ProcessEnv,
 		env: NodeJS.ProcessEnv,
+		ask: AskSocket | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
 		if (!isConfined(request.sandbox)) return { ...command, env: {}, close: async () => {} };
@@ -286,9 +342,10 @@ export class AgentRuntime implements WorkerRuntime {
 		const { folders, files } = this.#cli.state(source);
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
+		const asker = ask ? [dirname(process.execPath)] : [];
 		return this.#sandbox.wrap(request, command, {
-			writable: [...folders, ...files],
-			readable: program,
+			writable: [...folders, ...files, ...(ask ? [ask.folder] : [])],
+			readable: [...program, ...asker],
 			network: gate,
 			env,
 		});

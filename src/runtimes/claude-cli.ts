@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ASK_TOOL } from "../core/asked.js";
 import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { allTools } from "../core/tools.js";
@@ -86,6 +87,18 @@ export const claudeCli: AgentCli = {
 		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
 	},
 	conversation: claudeConversation,
+	askTool: {
+		via: "mcp",
+		// Allowed by name: its permission mode would otherwise ask a person who is not there.
+		args: (server) => [
+			"--mcp-config",
+			JSON.stringify({ mcpServers: { crew: { command: server[0], args: server.slice(1) } } }),
+			"--allowedTools",
+			`mcp__crew__${ASK_TOOL}`,
+		],
+		// Offered to the model from the start: deferred behind a tool search, an agent would not know it can ask.
+		env: (waitMs) => ({ MCP_TOOL_TIMEOUT: String(waitMs), ENABLE_TOOL_SEARCH: "false" }),
+	},
 	credentials: () => claudeCredentials(),
 	thinking: claudeThinking,
 	hosts: (_request, env) => claudeHosts(env),

@@ -113,7 +113,7 @@ export const piCli: AgentCli = {
 		return args;
 	},
 	conversation: piConversation,
-	askTool: { suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
+	askTool: { via: "extension", suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.
 	thinking: (level) => ({ args: ["--thinking", level] }),

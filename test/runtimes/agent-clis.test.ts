@@ -73,7 +73,7 @@ const CLIS: readonly {
 		reportsCost: true,
 		cutUsage: "input",
 		steers: true,
-		asks: false,
+		asks: true,
 	},
 	{
 		label: "codex",
@@ -407,7 +407,8 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 				// The model was asked twice: the ask, then with the answer as the tool's result.
 				const asked = server.requests.filter((r) => r.tools.length > 0);
 				expect(asked).toHaveLength(2);
-				expect(asked[0]?.tools).toContain("ask");
+				// pi's own name for it, or Claude Code's for an MCP server's tool: mcp__crew__ask.
+				expect(asked[0]?.tools).toContain(cli.name === "pi" ? "ask" : "mcp__crew__ask");
 				expect(asked[1]?.afterToolResult).toBe(true);
 				expect(asked[1]?.messages.at(-1)?.text).toContain("ANSWER-TEXT: Postgres");
 				const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8");

@@ -349,6 +349,12 @@ function program(setExit: (code: number) => void): Command {
 		.description("serve crew's tools over MCP on stdin/stdout for this repository (for Claude Code, Codex, …)")
 		.action(async () => exit((await import("../mcp/mcp-command.js")).mcpCommand(version())));
 
+	// Started by an agent CLI, never by a person: see `askServerCommand`.
+	cli
+		.command("ask-server", { hidden: true })
+		.argument("<socket>")
+		.action(async (socket: string) => exit((await import("../mcp/ask-server.js")).askServerCommand(socket, version())));
+
 	cli
 		.command("reconcile")
 		.description("check that runs, runners, workers, worktrees and branches agree; --fix ends orphans")
