@@ -1,3 +1,4 @@
+import { ASKS } from "../core/asked.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { RunRecord, TaskRecord } from "../core/types.js";
 
@@ -47,8 +48,11 @@ export function runStanding(
 						? `crew merge ${id}`
 						: undefined,
 			};
-		case RunStatus.Waiting:
-			return { ending: RunEnding.NeedsPerson, next: `crew approve ${id}` };
+		case RunStatus.Waiting: {
+			const asking = tasks.find((t) => t.status === TaskStatus.Waiting && t.error?.startsWith(ASKS));
+			const next = asking ? `crew answer ${id} ${asking.id} "<answer>"` : `crew approve ${id}`;
+			return { ending: RunEnding.NeedsPerson, next };
+		}
 		case RunStatus.Interrupted:
 			return { ending: RunEnding.Interrupted, next: `crew resume ${id}` };
 		case RunStatus.Cancelled:

@@ -1,6 +1,14 @@
 /** The name of the tool that lets an agent ask a person a question, in every runtime that offers it. */
 export const ASK_TOOL = "ask";
 
+/** What a task that waits for an answer shows as what it waits on, before the question's first line. */
+export const ASKS = "asks: ";
+
+/** What a task that waits for the answer to `question` shows as what it waits on. */
+export function asksLine(question: string): string {
+	return `${ASKS}${question.split("\n", 1)[0]}`;
+}
+
 /** What the `ask` tool tells the model it does. */
 export const ASK_DESCRIPTION =
 	"Ask the person who runs this task a question, and wait for the answer. Use it only when you cannot go on without a decision or a fact that only they have.";

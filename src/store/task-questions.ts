@@ -1,4 +1,5 @@
 import type { Statement } from "better-sqlite3";
+import { asksLine } from "../core/asked.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact } from "../core/redact.js";
 import type { Db } from "./database.js";
@@ -88,7 +89,7 @@ export class TaskQuestions {
 			const kept = redact(question);
 			const { runId } = lease;
 			const id = Number(this.#insert.run(runId, taskId, kept, attempt.id, this.#w.time()).lastInsertRowid);
-			this.#w.move(runId, taskId, "waiting", `asks: ${kept.split("\n", 1)[0]}`);
+			this.#w.move(runId, taskId, "waiting", asksLine(kept));
 			this.#w.event(runId, "task.asked", taskId, { question: id, attempt: attempt.number, text: kept });
 			return id;
 		});
@@ -157,7 +158,7 @@ export class TaskQuestions {
 	wait(lease: Lease, taskId: string, question: QuestionRow): void {
 		this.#w.write(() => {
 			this.#w.fence(lease);
-			this.#w.move(lease.runId, taskId, "waiting", `asks: ${question.question.split("\n", 1)[0]}`);
+			this.#w.move(lease.runId, taskId, "waiting", asksLine(question.question));
 		});
 	}
 
