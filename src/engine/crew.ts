@@ -24,6 +24,7 @@ import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { type AnswerGiven, answerTask } from "./answer-task.js";
+import { changeBudget } from "./budget-change.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
@@ -402,27 +403,10 @@ export class Crew {
 		return answerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
 	}
 
-	/**
-	 * Changes the caps of a run that no runner holds, before it is resumed: `caps` replace the
-	 * run's own, the others stay. A run with a live runner, or completed, is refused.
-	 */
+	/** Changes the caps of a run that no runner holds, before it is resumed; see `changeBudget`. */
 	changeBudget(runId: string, caps: Pick<BudgetLimits, "tokens" | "usd">): void {
-		const run = this.#queries.getRun(checkId("run", runId));
-		if (run.status === RunStatus.Completed) {
-			throw new CrewError(ErrorCode.Conflict, `run ${runId} is completed; its budget no longer matters`);
-		}
-		if (run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs)) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`run ${runId} has a live runner; its budget changes only between runners: cancel it, then resume it with the new budget`,
-			);
-		}
-		for (const [key, value] of Object.entries(caps)) {
-			if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-				throw new CrewError(ErrorCode.InvalidInput, `invalid budget ${key} ${value}: expected a number > 0`);
-			}
-		}
-		this.#store.setBudget(runId, { ...run.options.budget, ...caps });
+		const { now, staleAfterMs } = this.#options;
+		changeBudget({ store: this.#store, now, staleAfterMs }, runId, caps);
 	}
 
 	/** Removes an ended run's worktrees, their work kept on their branches; see `cleanupRun`. */
