@@ -1,9 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { TaskStatus } from "../core/status.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
-import { MAX_STEER_CHARS } from "./steer-limits.js";
+import { checkPersonText } from "./steer-limits.js";
 import { type SteerDeps, taskOrOneOfStep } from "./steer-task.js";
 
 export interface AnswerGiven {
@@ -30,15 +29,7 @@ export async function answerTask(
 	waitMs: number,
 ): Promise<AnswerGiven> {
 	checkId("run", runId);
-	if (typeof text !== "string" || text.trim() === "") {
-		throw new CrewError(ErrorCode.InvalidInput, "an answer needs text: say what the agent should hear");
-	}
-	if (text.length > MAX_STEER_CHARS) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`an answer of ${text.length} characters is too long: at most ${MAX_STEER_CHARS}`,
-		);
-	}
+	checkPersonText(text, "an answer");
 	const { store } = deps;
 	const task = taskOrOneOfStep(store, runId, ref, TaskStatus.Waiting);
 	const asked = store.questions.answer(runId, task.id, text);

@@ -1,11 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { CrewError, ErrorCode, isCrewError } from "../core/errors.js";
+import { ErrorCode, isCrewError } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { TaskStatus } from "../core/status.js";
 import type { TaskRecord } from "../core/types.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
-import { MAX_STEER_CHARS } from "./steer-limits.js";
+import { checkPersonText } from "./steer-limits.js";
 
 export interface Steered {
 	readonly runId: string;
@@ -37,15 +37,7 @@ export async function steerTask(
 	waitMs: number,
 ): Promise<Steered> {
 	checkId("run", runId);
-	if (typeof text !== "string" || text.trim() === "") {
-		throw new CrewError(ErrorCode.InvalidInput, "a steering message needs text: say what the agent should hear");
-	}
-	if (text.length > MAX_STEER_CHARS) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`a steering message of ${text.length} characters is too long: at most ${MAX_STEER_CHARS}`,
-		);
-	}
+	checkPersonText(text, "a steering message");
 	const { store } = deps;
 	const task = taskOrOneOfStep(store, runId, ref, TaskStatus.Running);
 	const message = store.messages.request(runId, task.id, text);

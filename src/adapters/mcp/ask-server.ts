@@ -1,10 +1,10 @@
 import { createConnection } from "node:net";
 import { createInterface } from "node:readline";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../../core/asked.js";
 import { errorMessage } from "../../core/errors.js";
+import { serveOverStdio } from "./stdio.js";
 
 /** Time between progress notifications while a question waits, in ms. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -41,14 +41,7 @@ export async function askServerCommand(socket: string, version: string): Promise
 			}
 		},
 	);
-	const transport = new StdioServerTransport();
-	const closed = new Promise<void>((resolve) => {
-		transport.onclose = () => resolve();
-		process.stdin.once("end", () => resolve());
-	});
-	await server.connect(transport);
-	await closed;
-	await server.close();
+	await serveOverStdio(server);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { findProject } from "../../config/project.js";
 import { checkStoreBinding } from "../../store/database.js";
 import { TeamActions } from "../team-actions.js";
 import { createMcpServer } from "./mcp-server.js";
+import { serveOverStdio } from "./stdio.js";
 
 /**
  * Serves crew over MCP on stdin/stdout for the repository it starts in, until the client closes
@@ -12,13 +12,6 @@ import { createMcpServer } from "./mcp-server.js";
 export async function mcpCommand(version: string): Promise<number> {
 	checkStoreBinding();
 	const server = createMcpServer(new TeamActions(findProject(process.cwd())), version);
-	const transport = new StdioServerTransport();
-	const closed = new Promise<void>((resolve) => {
-		transport.onclose = () => resolve();
-		process.stdin.once("end", () => resolve());
-	});
-	await server.connect(transport);
-	await closed;
-	await server.close();
+	await serveOverStdio(server);
 	return 0;
 }
