@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { type NotifyEvent, type NotifyTarget, targetName, wants } from "../config/notify-targets.js";
+import { ASKS } from "../core/asked.js";
 import { errorMessage } from "../core/errors.js";
+import { TaskStatus } from "../core/status.js";
 import type { EventRecord } from "../core/types.js";
 import { openWriter } from "../store/database.js";
 import { NotificationRecords } from "../store/notification-records.js";
@@ -78,7 +80,7 @@ export class Notifier {
 
 	#tell(runId: string, event: EventRecord): void {
 		const told = TOLD[event.type];
-		if (!told) return;
+		if (!told || (event.type === "run.waiting" && this.#onlyQuestions(runId))) return;
 		for (const target of this.#options.targets) {
 			const kind = told.find((k) => wants(target, k));
 			if (!kind) continue;
@@ -88,6 +90,14 @@ export class Notifier {
 				process.stderr.write(`crew: cannot record a notification of run ${runId}: ${errorMessage(error)}\n`);
 			});
 		}
+	}
+
+	/** Whether all the run waits for is answers to questions, each told of as it was asked. */
+	#onlyQuestions(runId: string): boolean {
+		const waiting = this.#store()
+			.queries.listTasks(runId)
+			.filter((t) => t.status === TaskStatus.Waiting);
+		return waiting.length > 0 && waiting.every((t) => t.error?.startsWith(ASKS));
 	}
 
 	async #deliver(runId: string, event: EventRecord, kind: NotifyEvent, target: NotifyTarget): Promise<void> {

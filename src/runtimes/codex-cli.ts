@@ -51,6 +51,21 @@ export const codexCli: AgentCli = {
 	},
 	state: (env) => ({ folders: [env.CODEX_HOME || join(env.HOME || homedir(), ".codex")], files: [] }),
 	stdin: (request) => request.prompt,
+	askTool: {
+		via: "mcp",
+		// TOML values: a JSON string, or list of strings, is one.
+		args: (server, waitMs) => [
+			"--config",
+			`mcp_servers.crew.command=${JSON.stringify(server[0])}`,
+			"--config",
+			`mcp_servers.crew.args=${JSON.stringify(server.slice(1))}`,
+			"--config",
+			`mcp_servers.crew.tool_timeout_sec=${Math.ceil(waitMs / 1000)}`,
+			// Approved ahead: asking a person is all it does, and `exec` has no one to approve a call.
+			"--config",
+			'mcp_servers.crew.default_tools_approval_mode="approve"',
+		],
+	},
 	credentials: (_request, env) => codexCredentials(env),
 	thinking: codexThinking,
 	hosts: (_request, env) => codexHosts(env),

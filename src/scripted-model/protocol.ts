@@ -48,7 +48,8 @@ export function textOf(content: unknown): string {
 				if (typeof part?.text === "string") return part.text;
 				// A tool result's own content (Anthropic `tool_result`, OpenAI `*_output`).
 				if (part?.content !== undefined) return textOf(part.content);
-				if (typeof part?.output === "string") return part.output;
+				// A string, or content parts (Codex gives an MCP tool's result so).
+				if (part?.output !== undefined) return textOf(part.output);
 				return "";
 			})
 			.join("");

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -21,9 +21,16 @@ test("a question survives its runner: killed -9 while its pi agent waits, the re
 		return { kind: "call", tool: "ask", args: { question: QUESTION } };
 	});
 	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
-	const env = { ...process.env, ...pi.env };
+	// A command told when the run waits for a person: the question is one thing it waits for.
+	const home = mkdtempSync(join(tmpdir(), "crew-ask-home-"));
+	const told = join(home, "told.jsonl");
+	mkdirSync(join(home, "crew"), { recursive: true });
+	const notify = [{ command: `cat >> ${told}; echo >> ${told}`, events: ["waiting"] }];
+	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ notify }));
+	const env = { ...process.env, ...pi.env, XDG_CONFIG_HOME: home };
 	const repo = new TestRepo();
 	repos.push(repo);
+	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
 	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
 	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
 
@@ -43,6 +50,22 @@ test("a question survives its runner: killed -9 while its pi agent waits, the re
 			command: `crew answer ${runId} a "<answer>"`,
 		}),
 	]);
+	await waitFor(
+		"the question's notification",
+		() => existsSync(told) && readFileSync(told, "utf8").includes("task.asked"),
+	);
+	const notices = readFileSync(told, "utf8")
+		.trim()
+		.split("\n")
+		.filter((l) => l !== "")
+		.map((l) => JSON.parse(l));
+	expect(notices.find((n) => n.type === "task.asked")).toMatchObject({
+		event: "waiting",
+		type: "task.asked",
+		runId,
+		task: "a",
+		question: QUESTION,
+	});
 	runner.kill("SIGKILL");
 	await exitOf(runner);
 	expect(server.requests).toHaveLength(1);
@@ -81,4 +104,11 @@ test("a question survives its runner: killed -9 while its pi agent waits, the re
 	expect(again.code).toBe(1);
 	expect(again.stderr).toContain(`task a of run ${runId} has no question waiting for an answer`);
 	expect(JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout).items).toEqual([]);
+	// One notice for the one question: neither run's waiting for its answer is told again.
+	expect(
+		readFileSync(told, "utf8")
+			.trim()
+			.split("\n")
+			.filter((l) => l !== ""),
+	).toHaveLength(1);
 });
