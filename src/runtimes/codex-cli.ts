@@ -24,6 +24,10 @@ function codexThinking(level: ThinkingLevel): ThinkingSetting | undefined {
 	return { args: ["--config", `model_reasoning_effort=${JSON.stringify(effort)}`] };
 }
 
+/** What tells a Codex agent that it may ask a person, and how. */
+const CODEX_ASK_HINT =
+	"When you cannot go on without a decision or a fact that only the person who runs this task has, find the tool `ask` of the MCP server `crew` with tool_search and call it with your question; its result is their answer.";
+
 /**
  * Codex's `exec` mode with JSON output, keeping no session: the agent's model and sandbox, and its
  * system prompt as developer instructions (a JSON string is a valid TOML string). Codex has no
@@ -34,7 +38,7 @@ function codexThinking(level: ThinkingLevel): ThinkingSetting | undefined {
 export const codexCli: AgentCli = {
 	name: "codex",
 	defaultCommand: () => ["codex"],
-	args(request) {
+	args(request, _systemFile, asks) {
 		const { agent } = request;
 		const args = ["exec", "--json", "--ephemeral", "--skip-git-repo-check"];
 		// In crew's sandbox, that is the boundary: Codex's own would nest a second one inside it.
@@ -44,8 +48,10 @@ export const codexCli: AgentCli = {
 			confined ? "danger-full-access" : (SANDBOX[agent.permissions ?? "workspace"] ?? "workspace-write"),
 		);
 		if (agent.model) args.push("--model", agent.model);
-		if (agent.systemPrompt.trim() !== "")
-			args.push("--config", `developer_instructions=${JSON.stringify(agent.systemPrompt)}`);
+		// Codex offers an MCP server's tools only through its tool search: the agent is told to look.
+		const instructions = [agent.systemPrompt.trim(), ...(asks ? [CODEX_ASK_HINT] : [])].filter((t) => t !== "");
+		if (instructions.length > 0)
+			args.push("--config", `developer_instructions=${JSON.stringify(instructions.join("\n\n"))}`);
 		args.push("-");
 		return args;
 	},

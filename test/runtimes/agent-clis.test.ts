@@ -410,6 +410,9 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 				// pi's own name for it, or an MCP server's tool's (Codex finds it with its tool search first).
 				const offered = asked.flatMap((r) => r.tools);
 				expect(offered).toContain(cli.name === "pi" ? "ask" : "mcp__crew__ask");
+				// Codex's agent is told the tool is there to be found.
+				const told = asked[0]?.messages.some((m) => m.text.includes("find the tool `ask` of the MCP server `crew`"));
+				expect(told).toBe(cli.name === "codex");
 				expect(asked.at(-1)?.afterToolResult).toBe(true);
 				expect(asked.at(-1)?.messages.at(-1)?.text).toContain("ANSWER-TEXT: Postgres");
 				const transcript = readFileSync(join(dir, "attempt-1.transcript.jsonl"), "utf8");
