@@ -74,9 +74,11 @@ export class RunQuestions {
 			this.#pending.delete(question.id);
 			const { live } = pending;
 			const attempt = { id: live.attemptId, number: live.request.attempt };
+			// Its task runs again once none of its agent's questions waits any more.
+			const waits = [...this.#pending.values()].some((p) => p.live === live);
 			writes.write(() => {
 				store.questions.delivered(lease, question.id, question.taskId, attempt, true);
-				this.#deps.moved(question.taskId, TaskStatus.Running);
+				if (!waits) this.#deps.moved(question.taskId, TaskStatus.Running);
 			});
 			pending.give(question.answer ?? "");
 		}

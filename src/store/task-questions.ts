@@ -50,6 +50,7 @@ export class TaskQuestions {
 	readonly #answered: Statement<[string], OpenQuestion>;
 	readonly #answers: Statement<[string, string], OpenQuestion>;
 	readonly #state: Statement<[number], { state: QuestionRow["state"] }>;
+	readonly #taskStatus: Statement<[string, string], { status: string }>;
 
 	constructor(db: Db, writes: QuestionWrites) {
 		this.#w = writes;
@@ -72,6 +73,7 @@ export class TaskQuestions {
 			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state IN ('answered', 'delivered') ORDER BY id`,
 		);
 		this.#state = db.prepare("SELECT state FROM messages WHERE id = ? AND kind = 'question'");
+		this.#taskStatus = db.prepare("SELECT status FROM tasks WHERE run_id = ? AND id = ?");
 	}
 
 	/**
@@ -89,7 +91,8 @@ export class TaskQuestions {
 			const kept = redact(question);
 			const { runId } = lease;
 			const id = Number(this.#insert.run(runId, taskId, kept, attempt.id, this.#w.time()).lastInsertRowid);
-			this.#w.move(runId, taskId, "waiting", asksLine(kept));
+			// A second question while the first waits: the task already waits.
+			if (this.#status(runId, taskId) === "running") this.#w.move(runId, taskId, "waiting", asksLine(kept));
 			this.#w.event(runId, "task.asked", taskId, { question: id, attempt: attempt.number, text: kept });
 			return id;
 		});
@@ -125,7 +128,11 @@ export class TaskQuestions {
 		this.#w.write(() => {
 			this.#w.fence(lease);
 			if (this.#settle.run("delivered", null, attempt.id, this.#w.time(), id, "answered").changes === 0) return;
-			if (live) this.#w.move(lease.runId, taskId, "running", null);
+			// Its task runs again once none of its agent's questions waits any more.
+			const waits = this.#ofAttempt.all(attempt.id).length > 0;
+			if (live && !waits && this.#status(lease.runId, taskId) === "waiting") {
+				this.#w.move(lease.runId, taskId, "running", null);
+			}
 			this.#w.event(lease.runId, "task.answer.delivered", taskId, {
 				question: id,
 				attempt: attempt.number,
@@ -147,7 +154,9 @@ export class TaskQuestions {
 				withdrawn++;
 				this.#w.event(lease.runId, "task.question.withdrawn", taskId, { question: q.id, reason: why });
 			}
-			if (withdrawn > 0) this.#w.move(lease.runId, taskId, "running", null);
+			if (withdrawn > 0 && this.#status(lease.runId, taskId) === "waiting") {
+				this.#w.move(lease.runId, taskId, "running", null);
+			}
 		});
 	}
 
@@ -160,6 +169,10 @@ export class TaskQuestions {
 			this.#w.fence(lease);
 			this.#w.move(lease.runId, taskId, "waiting", asksLine(question.question));
 		});
+	}
+
+	#status(runId: string, taskId: string): string | undefined {
+		return this.#taskStatus.get(runId, taskId)?.status;
 	}
 
 	/** Task `taskId`'s questions not yet given to an agent, oldest first. */

@@ -8,11 +8,15 @@ import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../..
 import { TestRepo, waitFor } from "../helpers.js";
 import { testCrew } from "./engine-helpers.js";
 
-/** An agent that asks `question` at once, and answers with what it was told, or says it could not ask. */
+/** An agent that asks its questions at once, all together, and answers with what it was told, or says it could not ask. */
 class Asker implements WorkerRuntime {
 	readonly name = "asker";
+	constructor(readonly questions: readonly string[] = ["Which database?"]) {}
 	async run(_request: TaskRequest, control: RunControl): Promise<WorkerResult> {
-		const text = control.asking ? `told: ${await control.asking("Which database?")}` : "could not ask";
+		const { asking } = control;
+		const text = asking
+			? `told: ${(await Promise.all(this.questions.map((q) => asking(q)))).join(" | ")}`
+			: "could not ask";
 		return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts: [] };
 	}
 }
@@ -28,8 +32,8 @@ function resultOf(repo: TestRepo, runId: string): string {
 	return readFileSync(join(repo.dir, ".crew", "runs", runId, "tasks", "a", "result.md"), "utf8");
 }
 
-function testAskers(repo: TestRepo) {
-	return testCrew(repo, { runtimes: new RuntimeRegistry([new Asker()]) });
+function testAskers(repo: TestRepo, asker = new Asker()) {
+	return testCrew(repo, { runtimes: new RuntimeRegistry([asker]) });
 }
 
 test("time spent waiting for an answer counts against neither the attempt's timeout nor its stall limit", async () => {
@@ -82,6 +86,28 @@ test("a step with ask: false gives its agent no way to ask", async () => {
 		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
 		expect(await crew.execute(runId)).toBe("completed");
 		expect(resultOf(repo, runId)).toBe("could not ask");
+	} finally {
+		crew.close();
+	}
+});
+
+test("an agent that asks two questions at once waits until both are answered; its task runs again after the second", async () => {
+	const repo = askerRepo();
+	const crew = testAskers(repo, new Asker(["Which database?", "Which port?"]));
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		const running = crew.execute(runId);
+		await waitFor("both questions", () => crew.events(runId).filter((e) => e.type === "task.asked").length === 2);
+		expect(await crew.answer(runId, "a", "Postgres")).toMatchObject({
+			question: "Which database?",
+			state: "delivered",
+		});
+		expect(crew.snapshot(runId).tasks[0]?.status).toBe("waiting");
+		expect(await crew.answer(runId, "a", "5432")).toMatchObject({ question: "Which port?", state: "delivered" });
+		expect(await running).toBe("completed");
+		expect(resultOf(repo, runId)).toBe("told: Postgres | 5432");
+		const moves = crew.events(runId).filter((e) => e.type === "task.waiting" || e.type === "task.running");
+		expect(moves.map((e) => e.type)).toEqual(["task.running", "task.waiting", "task.running"]);
 	} finally {
 		crew.close();
 	}
