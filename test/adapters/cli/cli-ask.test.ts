@@ -14,7 +14,7 @@ afterEach(async () => {
 
 const QUESTION = "Which database, Postgres or SQLite?";
 
-test("a question survives its runner: killed -9 while its pi agent waits, the resumed run waits again without asking the model, and crew answer's text reaches the next attempt", async () => {
+test("the inbox lists an approval, a failed run and a question; a question survives its runner: killed -9 while its pi agent waits, the resumed run waits again without asking the model, and crew answer's text reaches the next attempt", async () => {
 	const server = await startServer((request) => {
 		const said = request.messages.map((m) => m.text).join("\n");
 		if (said.includes("ANSWER-TEXT")) return { kind: "text", text: "answered" };
@@ -33,23 +33,37 @@ test("a question survives its runner: killed -9 while its pi agent waits, the re
 	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
 	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
 	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
+	// Besides the question, the inbox holds an approval and a failed run.
+	repo.agent("worker");
+	repo.writeFile(
+		".crew/agents/failer.md",
+		"---\nname: failer\nruntime: command\ncommand: echo broken >&2; exit 3\n---\n",
+	);
+	repo.workflow("gated", [{ id: "gate", extra: { approval: "true" } }]);
+	repo.workflow("bad", [{ id: "b", role: "failer" }]);
+
+	const gated = await crew(repo.dir, ["run", "g", "--workflow", "gated", "--json"], 60_000, env);
+	const waiting = JSON.parse(gated.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+	const bad = await crew(repo.dir, ["run", "g", "--workflow", "bad", "--retries", "0", "--json"], 60_000, env);
+	const failed = JSON.parse(bad.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one"], env);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor("the run recorded", () =>
+		read(repo.dir, (r) => r.runs().find((run) => run.workflow === "one")?.id),
+	);
 	await waitFor(
 		"the task to wait for its answer",
 		() => read(repo.dir, (r) => r.status(runId).tasks[0]?.status) === "waiting",
 	);
 	const inbox = JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout);
-	expect(inbox.items).toEqual([
-		expect.objectContaining({
-			kind: "question",
-			runId,
-			tasks: ["a"],
-			what: `a asks: ${QUESTION}`,
-			command: `crew answer ${runId} a "<answer>"`,
-		}),
+	expect(
+		inbox.items.map((i: { kind: string; runId: string; command: string }) => [i.kind, i.runId, i.command]),
+	).toEqual([
+		["approval", waiting, `crew approve ${waiting}`],
+		["failed", failed, `crew retry ${failed} b`],
+		["question", runId, `crew answer ${runId} a "<answer>"`],
 	]);
+	expect(inbox.items[2]).toMatchObject({ tasks: ["a"], what: `a asks: ${QUESTION}` });
 	await waitFor(
 		"the question's notification",
 		() => existsSync(told) && readFileSync(told, "utf8").includes("task.asked"),
@@ -103,12 +117,12 @@ test("a question survives its runner: killed -9 while its pi agent waits, the re
 	const again = await crew(repo.dir, ["answer", runId, "a", "too late"], 60_000, env);
 	expect(again.code).toBe(1);
 	expect(again.stderr).toContain(`task a of run ${runId} has no question waiting for an answer`);
-	expect(JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout).items).toEqual([]);
+	const left = JSON.parse((await crew(repo.dir, ["inbox", "--json"], 60_000, env)).stdout).items;
+	expect(left.map((i: { kind: string }) => i.kind)).toEqual(["approval", "failed"]);
 	// One notice for the one question: neither run's waiting for its answer is told again.
-	expect(
-		readFileSync(told, "utf8")
-			.trim()
-			.split("\n")
-			.filter((l) => l !== ""),
-	).toHaveLength(1);
+	const lines = readFileSync(told, "utf8")
+		.trim()
+		.split("\n")
+		.filter((l) => l !== "");
+	expect(lines.map((l) => JSON.parse(l)).filter((n) => n.runId === runId)).toHaveLength(1);
 });
