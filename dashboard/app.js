@@ -512,8 +512,9 @@ function watchInbox() {
  * table's redraws so that what is typed survives them.
  * @param {string} runId
  * @param {string} task
+ * @param {number} question
  */
-function answerForm(runId, task) {
+function answerForm(runId, task, question) {
 	const text = /** @type {HTMLInputElement} */ (el("input", { class: "answer-text", placeholder: "Your answer" }));
 	const send = el("button", { class: "answer-send", type: "submit" }, ["Answer"]);
 	const result = el("span", { class: "answer-result muted" });
@@ -527,7 +528,7 @@ function answerForm(runId, task) {
 			const given = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/answer`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-				body: JSON.stringify({ answer }),
+				body: JSON.stringify({ answer, question }),
 			});
 			result.textContent =
 				given.state === "delivered" ? "its agent has the answer" : `answered; the run is ${given.status}`;
@@ -548,8 +549,8 @@ async function inboxPage() {
 	const forms = new Map();
 	/** @param {any} i */
 	const formFor = (i) => {
-		const key = `${i.runId}/${i.tasks[0]}`;
-		const form = forms.get(key) ?? answerForm(i.runId, i.tasks[0]);
+		const key = `${i.runId}/${i.question}`;
+		const form = forms.get(key) ?? answerForm(i.runId, i.tasks[0], i.question);
 		forms.set(key, form);
 		return form;
 	};

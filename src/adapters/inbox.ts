@@ -1,3 +1,4 @@
+import { ASKS } from "../core/asked.js";
 import { ErrorCode, isCrewError } from "../core/errors.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { RunReader } from "../engine/run-reader.js";
@@ -35,6 +36,8 @@ export interface InboxItem {
 	readonly what: string;
 	/** The command that answers it. */
 	readonly command: string;
+	/** A question's number, as `crew answer --question` takes it. */
+	readonly question?: number;
 }
 
 /** How long a failed notification stays in the inbox, in ms. */
@@ -55,26 +58,28 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 		});
 	}
 	const questions = reader.waitingQuestions();
-	const asking = new Set(questions.map((q) => `${q.runId}/${q.taskId}`));
 	for (const stored of storedRuns(reader)) {
 		if (stored.status === RunStatus.Completed && stored.integration?.status !== "conflict") continue;
 		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;
 		const { run, tasks } = reader.status(stored.id);
 		const id = run.id;
 		const base = { runId: id, goal: run.goal.split("\n", 1)[0] ?? "", since: run.updatedAt };
-		for (const q of questions.filter((q) => q.runId === id)) {
+		const asked = questions.filter((q) => q.runId === id);
+		for (const q of asked) {
+			// A task that asks several questions at once is told which one an answer is for.
+			const several = asked.filter((o) => o.taskId === q.taskId).length > 1;
 			items.push({
 				...base,
 				kind: InboxKind.Question,
 				tasks: [q.taskId],
 				since: q.askedAt,
 				what: `${q.taskId} asks: ${q.question}`,
-				command: `crew answer ${id} ${q.taskId} "<answer>"`,
+				command: `crew answer ${id} ${q.taskId}${several ? ` --question ${q.id}` : ""} "<answer>"`,
+				question: q.id,
 			});
 		}
-		const waiting = tasks
-			.filter((t) => t.status === TaskStatus.Waiting && !asking.has(`${id}/${t.id}`))
-			.map((t) => t.id);
+		// A task that asked waits for its answer, not at an approval gate.
+		const waiting = tasks.filter((t) => t.status === TaskStatus.Waiting && !t.error?.startsWith(ASKS)).map((t) => t.id);
 		if (waiting.length > 0) {
 			items.push({
 				...base,

@@ -280,10 +280,18 @@ export class TeamActions {
 	 * Answers the question a task's agent waits on; see `Crew.answer`. A run whose runner is gone
 	 * gets a background runner, whose next attempt of the task is told the answer.
 	 */
-	async answer(runId: string, task: string, answer: string): Promise<AnswerGiven & { status: string }> {
+	async answer(
+		runId: string,
+		task: string,
+		answer: string,
+		question?: number,
+	): Promise<AnswerGiven & { status: string }> {
 		checkId("run", runId);
 		return await this.#write(async (crew) => {
-			const given = await crew.answer(runId, task, answer, STEER_WAIT_MS);
+			const given = await crew.answer(runId, task, answer, {
+				waitMs: STEER_WAIT_MS,
+				...(question !== undefined ? { question } : {}),
+			});
 			const orphaned = given.state === "answered" && !given.runnerAlive;
 			const status = orphaned ? (await startBackgroundRunner(crew, runId)).status : crew.run(runId).status;
 			return { ...given, status };

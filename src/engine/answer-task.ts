@@ -1,8 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { TaskStatus } from "../core/status.js";
+import { checkPersonText } from "../core/steer-limits.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
-import { checkPersonText } from "./steer-limits.js";
 import { type SteerDeps, taskOrOneOfStep } from "./steer-task.js";
 
 export interface AnswerGiven {
@@ -18,8 +19,9 @@ export interface AnswerGiven {
 }
 
 /**
- * Answers the question task or step `ref` waits on with `text`, and waits up to `waitMs` for the
- * run's runner to give it to the agent that asked. A step with several tasks means the one that waits.
+ * Answers the question task or step `ref` waits on with `text` (question `questionId`, which must
+ * be named when it waits on several), and waits up to `waitMs` for the run's runner to give it to
+ * the agent that asked. A step with several tasks means the one that waits.
  */
 export async function answerTask(
 	deps: SteerDeps,
@@ -27,12 +29,16 @@ export async function answerTask(
 	ref: string,
 	text: string,
 	waitMs: number,
+	questionId?: number,
 ): Promise<AnswerGiven> {
 	checkId("run", runId);
 	checkPersonText(text, "an answer");
 	const { store } = deps;
 	const task = taskOrOneOfStep(store, runId, ref, TaskStatus.Waiting);
-	const asked = store.questions.answer(runId, task.id, text);
+	if (questionId !== undefined && !(Number.isInteger(questionId) && questionId > 0)) {
+		throw new CrewError(ErrorCode.InvalidInput, `invalid question ${questionId}: expected a question's number`);
+	}
+	const asked = store.questions.answer(runId, task.id, text, questionId);
 	const alive = () => {
 		const run = store.queries.getRun(runId);
 		return run.lease !== null && isLeaseHolderAlive(run.lease, deps.now(), deps.staleAfterMs);

@@ -395,12 +395,19 @@ export class Crew {
 	}
 
 	/**
-	 * Answers the question the agent of task or step `ref` waits on; waits up to `waitMs` (default
-	 * 5 s) for the run's runner to give it to the agent. See `answerTask`.
+	 * Answers the question the agent of task or step `ref` waits on (`question`, its number, when it
+	 * waits on several); waits up to `waitMs` (default 5 s) for the run's runner to give it to the
+	 * agent. See `answerTask`.
 	 */
-	answer(runId: string, ref: string, text: string, waitMs = 5000): Promise<AnswerGiven> {
+	answer(
+		runId: string,
+		ref: string,
+		text: string,
+		options: { readonly waitMs?: number; readonly question?: number } = {},
+	): Promise<AnswerGiven> {
 		const { now, staleAfterMs, pollMs } = this.#options;
-		return answerTask({ store: this.#store, now, staleAfterMs, pollMs }, runId, ref, text, waitMs);
+		const deps = { store: this.#store, now, staleAfterMs, pollMs };
+		return answerTask(deps, runId, ref, text, options.waitMs ?? 5000, options.question);
 	}
 
 	/** Changes the caps of a run that no runner holds, before it is resumed; see `changeBudget`. */

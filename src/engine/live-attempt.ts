@@ -87,10 +87,10 @@ export class LiveAttempt {
 	/** When the wall-clock limit strikes; moved on by the time spent waiting for answers. */
 	#wallDeadline = Number.POSITIVE_INFINITY;
 	#stallTimer: NodeJS.Timeout | undefined;
-	/** Questions its agent waits on now, and the timer of the oldest. */
+	/** Questions its agent waits on now, since when, and each one's own limit. */
 	#asking = 0;
 	#askingSince = 0;
-	#askTimer: NodeJS.Timeout | undefined;
+	readonly #askTimers = new Set<NodeJS.Timeout>();
 
 	constructor(options: LiveAttemptOptions) {
 		this.attemptId = options.attemptId;
@@ -165,7 +165,7 @@ export class LiveAttempt {
 	#clearTimers(): void {
 		clearTimeout(this.#wallTimer);
 		clearTimeout(this.#stallTimer);
-		clearTimeout(this.#askTimer);
+		for (const timer of this.#askTimers) clearTimeout(timer);
 	}
 
 	/**
@@ -178,11 +178,13 @@ export class LiveAttempt {
 		if (this.#asking++ === 0) {
 			this.#askingSince = this.#now();
 			this.#clearTimers();
-			if (askTimeoutMs !== undefined) {
-				const first = question.split("\n", 1)[0];
-				const message = `no answer within ${formatDuration(askTimeoutMs)} to its question: ${first}`;
-				this.#askTimer = setTimeout(() => this.stop(new StopReason("unanswered", message)), askTimeoutMs);
-			}
+		}
+		let limit: NodeJS.Timeout | undefined;
+		if (askTimeoutMs !== undefined) {
+			const first = question.split("\n", 1)[0];
+			const message = `no answer within ${formatDuration(askTimeoutMs)} to its question: ${first}`;
+			limit = setTimeout(() => this.stop(new StopReason("unanswered", message)), askTimeoutMs);
+			this.#askTimers.add(limit);
 		}
 		const { signal } = this.#controller;
 		let onAbort = () => {};
@@ -196,8 +198,9 @@ export class LiveAttempt {
 			return await Promise.race([onAsk(this, question), stopped]);
 		} finally {
 			signal.removeEventListener("abort", onAbort);
+			clearTimeout(limit);
+			if (limit) this.#askTimers.delete(limit);
 			if (--this.#asking === 0 && !this.#controller.signal.aborted) {
-				clearTimeout(this.#askTimer);
 				this.#wallDeadline += this.#now() - this.#askingSince;
 				this.#lastActivity = this.#now();
 				this.#armTimers();

@@ -70,7 +70,8 @@ export class RunQuestions {
 		}
 		for (const question of answered) {
 			const pending = this.#pending.get(question.id);
-			if (!pending) continue;
+			// A stopped attempt is not answered: its task's next attempt is, in its prompt.
+			if (!pending || pending.live.stopReason) continue;
 			this.#pending.delete(question.id);
 			const { live } = pending;
 			const attempt = { id: live.attemptId, number: live.request.attempt };

@@ -4,6 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { errorMessage } from "../core/errors.js";
+import { MAX_STEER_CHARS } from "../core/steer-limits.js";
+
+/** The longest line a question comes in, in bytes: room for the longest question crew records. */
+const MAX_LINE_BYTES = 4 * MAX_STEER_CHARS;
 
 /**
  * Where crew's ask server, which an agent CLI starts as an MCP server for the attempt, brings the
@@ -25,6 +29,12 @@ export class AskSocket {
 			socket.on("close", () => this.#open.delete(socket));
 			socket.on("error", () => socket.destroy());
 			const lines = createInterface({ input: socket });
+			// One line, as long as a person's answer may be; a longer one is cut off and refused.
+			let read = 0;
+			socket.on("data", (chunk: Buffer) => {
+				read += chunk.length;
+				if (read > MAX_LINE_BYTES) socket.end(`${JSON.stringify({ error: "the question is too long" })}\n`);
+			});
 			lines.once("line", (line) => {
 				lines.close();
 				let question: unknown;
@@ -48,10 +58,15 @@ export class AskSocket {
 	/** Listens for questions, each put to a person through `asking`. */
 	static async open(asking: (question: string) => Promise<string>): Promise<AskSocket> {
 		const socket = new AskSocket(asking);
-		await new Promise<void>((done, fail) => {
-			socket.#server.once("error", fail);
-			socket.#server.listen(socket.path, () => done());
-		});
+		try {
+			await new Promise<void>((done, fail) => {
+				socket.#server.once("error", fail);
+				socket.#server.listen(socket.path, () => done());
+			});
+		} catch (error) {
+			rmSync(socket.folder, { recursive: true, force: true });
+			throw error;
+		}
 		return socket;
 	}
 

@@ -125,6 +125,8 @@ export class RunStore {
 			cause: change.cause,
 			...(change.error ? { error: change.error } : {}),
 		});
+		// A task that has ended waits for no answer, whichever way it ended.
+		if (terminal) this.questions.withdrawAsked(runId, change.taskId, `task ${change.taskId} is ${change.to}`);
 	}
 
 	#moveRun(runId: string, to: RunStatus, cause: Cause, error: string | null, data: Record<string, unknown> = {}): void {

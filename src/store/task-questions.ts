@@ -47,6 +47,7 @@ export class TaskQuestions {
 	readonly #settle: Statement<[string, string | null, number | null, string, number, string]>;
 	readonly #open: Statement<[string, string], OpenQuestion>;
 	readonly #ofAttempt: Statement<[number], OpenQuestion>;
+	readonly #askedOf: Statement<[string, string], OpenQuestion>;
 	readonly #answered: Statement<[string], OpenQuestion>;
 	readonly #answers: Statement<[string, string], OpenQuestion>;
 	readonly #state: Statement<[number], { state: QuestionRow["state"] }>;
@@ -66,6 +67,9 @@ export class TaskQuestions {
 		const open = "kind = 'question' AND state IN ('asked', 'answered')";
 		this.#open = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND ${open} ORDER BY id`);
 		this.#ofAttempt = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE attempt_id = ? AND ${open} ORDER BY id`);
+		this.#askedOf = db.prepare(
+			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state = 'asked' ORDER BY id`,
+		);
 		this.#answered = db.prepare(
 			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND kind = 'question' AND state = 'answered' ORDER BY id`,
 		);
@@ -102,11 +106,21 @@ export class TaskQuestions {
 	 * A person answers the question task `taskId` waits on, from any process; the run's runner
 	 * gives it to the agent. Returns the question answered.
 	 */
-	answer(runId: string, taskId: string, text: string): QuestionRow {
+	answer(runId: string, taskId: string, text: string, questionId?: number): QuestionRow {
 		return this.#w.write(() => {
-			const asked = this.#open.all(runId, taskId).find((q) => q.state === "asked");
-			if (!asked)
+			const waiting = this.#status(runId, taskId) === "waiting" ? this.#askedOf.all(runId, taskId) : [];
+			if (waiting.length === 0) {
 				throw new CrewError(ErrorCode.Conflict, `task ${taskId} of run ${runId} has no question waiting for an answer`);
+			}
+			const asked = questionId === undefined ? waiting[0] : waiting.find((q) => q.id === questionId);
+			if (!asked || (questionId === undefined && waiting.length > 1)) {
+				const listed = waiting.map((q) => `${q.id}: ${q.question.split("\n", 1)[0]}`).join("; ");
+				const which = questionId === undefined ? "say which" : `question ${questionId} is not one of them`;
+				throw new CrewError(
+					ErrorCode.InvalidInput,
+					`task ${taskId} waits for answers to ${waiting.length === 1 ? "one question" : `${waiting.length} questions`} (${listed}); ${which} with --question <id>`,
+				);
+			}
 			const kept = redact(text);
 			this.#answer.run(kept, this.#w.time(), asked.id);
 			this.#w.event(runId, "task.answered", taskId, { question: asked.id, text: kept });
@@ -142,22 +156,26 @@ export class TaskQuestions {
 	}
 
 	/**
-	 * Attempt `attemptId` of task `taskId` ended while its agent waited for answers: its questions
-	 * are withdrawn, with `why`, and the task runs until the attempt's ending is recorded.
+	 * Attempt `attemptId` of task `taskId` ended while its agent waited for answers: questions not
+	 * answered yet are withdrawn, with `why`; answers already given are kept for the task's next
+	 * attempt, whose prompt carries them. The task runs until the attempt's ending is recorded.
 	 */
 	withdraw(lease: Lease, taskId: string, attemptId: number, why: string): void {
 		this.#w.write(() => {
 			this.#w.fence(lease);
-			let withdrawn = 0;
-			for (const q of this.#ofAttempt.all(attemptId)) {
-				if (this.#settle.run("withdrawn", why, null, this.#w.time(), q.id, q.state).changes === 0) continue;
-				withdrawn++;
-				this.#w.event(lease.runId, "task.question.withdrawn", taskId, { question: q.id, reason: why });
-			}
-			if (withdrawn > 0 && this.#status(lease.runId, taskId) === "waiting") {
-				this.#w.move(lease.runId, taskId, "running", null);
-			}
+			for (const q of this.#ofAttempt.all(attemptId)) if (q.state === "asked") this.#withdrawOne(lease.runId, q, why);
+			if (this.#status(lease.runId, taskId) === "waiting") this.#w.move(lease.runId, taskId, "running", null);
 		});
+	}
+
+	/** Task `taskId` has ended: the questions it asked that wait for answers are withdrawn, with `why`. Inside a write. */
+	withdrawAsked(runId: string, taskId: string, why: string): void {
+		for (const q of this.#askedOf.all(runId, taskId)) this.#withdrawOne(runId, q, why);
+	}
+
+	#withdrawOne(runId: string, q: QuestionRow, why: string): void {
+		if (this.#settle.run("withdrawn", why, null, this.#w.time(), q.id, q.state).changes === 0) return;
+		this.#w.event(runId, "task.question.withdrawn", q.taskId, { question: q.id, reason: why });
 	}
 
 	/**

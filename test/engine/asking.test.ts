@@ -98,16 +98,47 @@ test("an agent that asks two questions at once waits until both are answered; it
 		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
 		const running = crew.execute(runId);
 		await waitFor("both questions", () => crew.events(runId).filter((e) => e.type === "task.asked").length === 2);
+		const [db, port] = crew.events(runId).flatMap((e) => (e.type === "task.asked" ? [Number(e.data.question)] : []));
+		// Which question an answer is for must be said.
+		await expect(crew.answer(runId, "a", "Postgres")).rejects.toThrow(
+			`task a waits for answers to 2 questions (${db}: Which database?; ${port}: Which port?); say which with --question <id>`,
+		);
+		expect(await crew.answer(runId, "a", "5432", { question: port })).toMatchObject({
+			question: "Which port?",
+			state: "delivered",
+		});
+		expect(crew.snapshot(runId).tasks[0]?.status).toBe("waiting");
 		expect(await crew.answer(runId, "a", "Postgres")).toMatchObject({
 			question: "Which database?",
 			state: "delivered",
 		});
-		expect(crew.snapshot(runId).tasks[0]?.status).toBe("waiting");
-		expect(await crew.answer(runId, "a", "5432")).toMatchObject({ question: "Which port?", state: "delivered" });
 		expect(await running).toBe("completed");
 		expect(resultOf(repo, runId)).toBe("told: Postgres | 5432");
 		const moves = crew.events(runId).filter((e) => e.type === "task.waiting" || e.type === "task.running");
 		expect(moves.map((e) => e.type)).toEqual(["task.running", "task.waiting", "task.running"]);
+	} finally {
+		crew.close();
+	}
+});
+
+test("a cancelled task's question is withdrawn: answering it is refused, and starts nothing", async () => {
+	const repo = askerRepo();
+	const crew = testAskers(repo);
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		const running = crew.execute(runId);
+		await waitFor("task a to wait", () => crew.snapshot(runId).tasks[0]?.status === "waiting");
+		await crew.cancel(runId);
+		expect(await running).toBe("cancelled");
+		await expect(crew.answer(runId, "a", "too late")).rejects.toThrow(
+			`task a of run ${runId} has no question waiting for an answer`,
+		);
+		const withdrawn = crew.events(runId).find((e) => e.type === "task.question.withdrawn");
+		expect(withdrawn).toMatchObject({
+			taskId: "a",
+			data: { reason: "its attempt ended before the answer reached it" },
+		});
+		expect(crew.run(runId).status).toBe("cancelled");
 	} finally {
 		crew.close();
 	}

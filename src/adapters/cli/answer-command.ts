@@ -20,12 +20,17 @@ export async function answerCommand(
 	runId: string,
 	task: string,
 	argument: string | undefined,
-	flags: { file?: string; json?: boolean },
+	flags: { file?: string; json?: boolean; question?: number },
 ): Promise<number> {
 	const text = readTextInput(argument, flags.file, ANSWER);
 	const crew = new Crew({ project: findProject(process.cwd()) });
 	try {
-		const given = await crew.answer(runId, task, text);
+		const given = await crew.answer(
+			runId,
+			task,
+			text,
+			flags.question !== undefined ? { question: flags.question } : {},
+		);
 		const orphaned = given.state === "answered" && !given.runnerAlive;
 		const runner = orphaned ? await startBackgroundRunner(crew, runId) : undefined;
 		if (flags.json) {

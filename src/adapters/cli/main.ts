@@ -13,6 +13,10 @@ import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
 import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
 
+interface AnswerFlags extends SteerFlags {
+	question?: number;
+}
+
 interface SteerFlags {
 	file?: string;
 	json?: boolean;
@@ -263,8 +267,13 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<task>", "a task id, or a step id")
 		.argument("[answer]", "what the agent should hear; - reads standard input")
 		.option("--file <path>", "read the answer from a file")
+		.option(
+			"--question <id>",
+			"which question, by its number (crew inbox gives it), when the task asks several",
+			cap("question", true),
+		)
 		.option("--json", "print {runId, taskId, questionId, question, state, runnerAlive, runner?}")
-		.action(async (runId: string, task: string, answer: string | undefined, options: SteerFlags) =>
+		.action(async (runId: string, task: string, answer: string | undefined, options: AnswerFlags) =>
 			exit((await import("./answer-command.js")).answerCommand(runId, task, answer, options)),
 		);
 

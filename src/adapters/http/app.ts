@@ -53,7 +53,10 @@ const Since = z.object({
 });
 const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
 const SteerBody = z.object({ message: z.string().trim().min(1, "expected a non-empty message") });
-const AnswerBody = z.object({ answer: z.string().trim().min(1, "expected a non-empty answer") });
+const AnswerBody = z.object({
+	answer: z.string().trim().min(1, "expected a non-empty answer"),
+	question: z.number().int().min(1).optional(),
+});
 
 /** Parses input with a schema, or throws an error that names the bad field and value. */
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
@@ -185,8 +188,8 @@ export function createApp(options: AppOptions): CrewApp {
 	app.post("/api/runs/:runId/tasks/:task/answer", async (c) => {
 		const id = runId(c);
 		const body: unknown = await c.req.json().catch(() => undefined);
-		const { answer } = parse(AnswerBody, body ?? {}, "body field");
-		return c.json(await actions.answer(id, c.req.param("task"), answer));
+		const { answer, question } = parse(AnswerBody, body ?? {}, "body field");
+		return c.json(await actions.answer(id, c.req.param("task"), answer, question));
 	});
 
 	app.get("/metrics", async (c) => {

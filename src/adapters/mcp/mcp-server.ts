@@ -102,7 +102,9 @@ export function createMcpServer(
 		return reply(await actions.approve(runId));
 	});
 	tool("crew_steer", async ({ runId, task, message }) => reply(await actions.steer(runId, task, message)));
-	tool("crew_answer", async ({ runId, task, answer }) => reply(await actions.answer(runId, task, answer)));
+	tool("crew_answer", async ({ runId, task, answer, question }) =>
+		reply(await actions.answer(runId, task, answer, question)),
+	);
 	tool("crew_reject", async ({ runId, reason }) => reply(await actions.reject(runId, reason)));
 	tool("crew_retry", async ({ runId, task }) => {
 		checkNesting(actions, env, "crew_retry");

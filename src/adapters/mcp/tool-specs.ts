@@ -1,6 +1,6 @@
 import { type ZodRawShape, z } from "zod";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
-import { MAX_STEER_CHARS } from "../../engine/steer-limits.js";
+import { MAX_STEER_CHARS } from "../../core/steer-limits.js";
 import { limit, runParameters, sandbox, sessionParameters } from "./run-parameters.js";
 
 /**
@@ -165,6 +165,12 @@ export const TOOL_SPECS = {
 			runId,
 			task,
 			answer: z.string().min(1).max(MAX_STEER_CHARS).describe("the answer, as a person's words to the agent"),
+			question: z
+				.number()
+				.int()
+				.min(1)
+				.optional()
+				.describe("which question, by its number (crew_inbox gives it), when the task waits on several"),
 		},
 	},
 	crew_reject: {

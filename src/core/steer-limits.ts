@@ -1,4 +1,4 @@
-import { CrewError, ErrorCode } from "../core/errors.js";
+import { CrewError, ErrorCode } from "./errors.js";
 
 /** Longest steering message, or answer to an agent's question, in characters. */
 export const MAX_STEER_CHARS = 32 * 1024;
