@@ -198,11 +198,6 @@ export class TaskQuestions {
 		return this.#open.all(runId, taskId);
 	}
 
-	/** Questions of attempt `attemptId` not yet given to it. */
-	ofAttempt(attemptId: number): OpenQuestion[] {
-		return this.#ofAttempt.all(attemptId);
-	}
-
 	/** The run's answered questions whose answers no agent has yet. */
 	answered(runId: string): OpenQuestion[] {
 		return this.#answered.all(runId);
