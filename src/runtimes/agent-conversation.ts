@@ -4,23 +4,28 @@ import type { Delivery, RunControl, Steering } from "./worker-runtime.js";
 
 /**
  * What one line of a conversing CLI's output says of the conversation: a reply to a message, the
- * end of the work, a dialog that waits for a person (`id`, and what it asks), or the agent's
- * `ask` tool asking a person `question` (`id` names it in the answer).
+ * end of the work, a dialog that waits for a person (`id`, and what it asks), the agent's `ask`
+ * tool asking a person `question` (`id` names it in the answer), or lines the conversation sends
+ * next (for a CLI whose talk has steps before the prompt reaches its agent).
  */
 export type Said =
 	| { readonly reply: string; readonly refused?: string }
 	| { readonly over: true }
 	| { readonly dialog: string; readonly asks: string }
-	| { readonly ask: string; readonly question: string };
+	| { readonly ask: string; readonly question: string }
+	| { readonly send: string };
 
 /**
- * How a CLI that takes JSON-line messages on its stdin while it works is talked to: its stdin
- * stays open from the prompt until its work is over, then is closed, which ends it.
+ * How a CLI that takes JSON-line messages on its stdin while it works is talked to, one attempt's
+ * talk: its stdin stays open from the prompt until its work is over, then is closed, which ends it.
  */
 export interface Conversation {
-	/** The line that gives the agent its prompt. */
+	/** The first lines written, which give the agent its prompt or lead to it. */
 	prompt(text: string): string;
-	/** The line that gives the working agent `text`; `id` names it in the CLI's reply. */
+	/**
+	 * The line that gives the working agent `text`; `id` names it in the CLI's reply. Empty when
+	 * the message must wait: it is sent later, in a `send`.
+	 */
 	message(text: string, id: string): string;
 	/** Whether the CLI replies to each message; when not, a message written counts as taken. */
 	readonly replies: boolean;
@@ -75,6 +80,10 @@ export class AgentConversation {
 			this.end(OVER);
 			return;
 		}
+		if ("send" in said) {
+			this.#write(said.send);
+			return;
+		}
 		if ("ask" in said && this.#asking) {
 			this.#ask(said.ask, said.question, this.#asking);
 			return;
@@ -126,7 +135,7 @@ export class AgentConversation {
 		const taken = this.#talk.replies
 			? new Promise<Delivery>((resolve) => this.#replies.set(id, resolve))
 			: Promise.resolve<Delivery>({ delivered: true });
-		stdin.write(this.#talk.message(text, id));
+		this.#write(this.#talk.message(text, id));
 		return taken;
 	}
 }

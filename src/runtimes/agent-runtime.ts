@@ -59,12 +59,10 @@ export interface AgentCli {
 	/** How the CLI's agent is given crew's `ask` tool; absent: it is not. */
 	readonly askTool?: AskTool;
 	/**
-	 * What the CLI reads on its stdin, which is closed after it: the prompt, for a CLI that reads
-	 * it there (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
+	 * For a CLI that takes messages while it works: how to talk to it in one attempt. It gets its
+	 * prompt on stdin (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
 	 */
-	stdin?(request: TaskRequest): string;
-	/** For a CLI that takes messages while it works: how to talk to it, which replaces `stdin`. */
-	readonly conversation?: Conversation;
+	conversation?(): Conversation;
 	/**
 	 * The variables of `env` the CLI reads for its configuration and to reach the request's model:
 	 * names, or prefixes ending in `*`. No other provider's keys reach it.
@@ -137,8 +135,8 @@ export interface AgentRuntimeOptions {
 }
 
 /**
- * Runs a task with an agent CLI in its JSON-lines mode. Its stdin is closed after the prompt
- * (Codex waits for it otherwise), or, for a CLI that converses, once it says its work is over.
+ * Runs a task with an agent CLI in its JSON-lines mode. A CLI that converses gets its prompt and
+ * any messages on its stdin, which is closed once it says its work is over; another gets none.
  * The exit code is not trusted alone: a failure the CLI reports in its output fails the attempt
  * even when it exits 0. The transcript keeps what the stream says belongs in it,
  * bounded, with lines that are not JSON kept as `crew.unparsed`.
@@ -238,7 +236,7 @@ export class AgentRuntime implements WorkerRuntime {
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
 		note = (line) => keep(JSON.stringify(line));
-		const talk = this.#cli.conversation;
+		const talk = this.#cli.conversation?.();
 		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
@@ -259,7 +257,7 @@ export class AgentRuntime implements WorkerRuntime {
 				cwd: request.cwd,
 				env: { ...env, ...launch.env },
 				token: this.#seal.token(variables),
-				stdin: talk ? talk.prompt(request.prompt) : (this.#cli.stdin?.(request) ?? null),
+				stdin: talk ? talk.prompt(request.prompt) : null,
 				...(conversation ? { converse: (stdin: Writable) => conversation.attach(stdin) } : {}),
 				logFile,
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,

@@ -86,7 +86,7 @@ export const claudeCli: AgentCli = {
 		const home = env.HOME || homedir();
 		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
 	},
-	conversation: claudeConversation,
+	conversation: () => claudeConversation,
 	askTool: {
 		via: "mcp",
 		// Allowed by name: its permission mode would otherwise ask a person who is not there.

@@ -1,6 +1,6 @@
-import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
-import { withPartial } from "../core/usage.js";
+import { type Usage, ZERO_USAGE } from "../core/types.js";
 import type { AgentStream } from "./agent-runtime.js";
+import { CREW_REQUESTS } from "./codex-conversation.js";
 import { isRetryableModelError } from "./model-errors.js";
 import { withOutput } from "./tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
@@ -10,92 +10,156 @@ interface CodexItem {
 	readonly type?: string;
 	readonly text?: string;
 	readonly command?: string;
-	readonly exit_code?: number | null;
+	readonly exitCode?: number | null;
 	readonly status?: string;
 	readonly changes?: unknown;
-	readonly message?: string;
-	readonly aggregated_output?: string;
+	readonly server?: string;
+	readonly tool?: string;
+	readonly arguments?: unknown;
+	readonly result?: unknown;
+	readonly error?: { readonly message?: string } | null;
+	readonly aggregatedOutput?: string | null;
 }
 
-interface CodexUsage {
-	readonly input_tokens?: number;
-	readonly cached_input_tokens?: number;
-	readonly cache_write_input_tokens?: number;
-	readonly output_tokens?: number;
+/** A thread's tokens so far, as Codex counts them: cached tokens inside `inputTokens`. */
+interface CodexTokens {
+	readonly inputTokens?: number;
+	readonly cachedInputTokens?: number;
+	readonly cacheWriteInputTokens?: number;
+	readonly outputTokens?: number;
 }
+
+/** Output kept of a command while it runs, for when its end does not carry it. */
+const MAX_DELTAS = 64 * 1024;
 
 /** The tool an item stands for, as crew names it; undefined for items that are not tool calls. */
 function toolOf(item: CodexItem): { name: string; args?: unknown } | undefined {
-	if (item.type === "command_execution") return { name: "command", args: { command: item.command } };
-	if (item.type === "file_change") return { name: "apply_patch", args: { changes: item.changes } };
-	if (item.type === "mcp_tool_call" || item.type === "web_search") return { name: item.type };
-	return undefined;
+	switch (item.type) {
+		case "commandExecution":
+			return { name: "command", args: { command: item.command } };
+		case "fileChange":
+			return { name: "apply_patch", args: { changes: item.changes } };
+		case "mcpToolCall":
+			return { name: `mcp__${item.server}__${item.tool}`, args: item.arguments };
+		case "dynamicToolCall":
+			return { name: String(item.tool), args: item.arguments };
+		case "webSearch":
+			return { name: "web_search" };
+		default:
+			return undefined;
+	}
+}
+
+function failed(item: CodexItem): boolean {
+	return (
+		item.status === "failed" || item.status === "declined" || (typeof item.exitCode === "number" && item.exitCode !== 0)
+	);
 }
 
 /**
- * Reads `codex exec --json` output. The answer is the last `agent_message` item, usage comes with
- * each `turn.completed` (tokens only: Codex reports no cost), and `turn.failed` is the failure.
- * OpenAI counts cached tokens inside `input_tokens`; crew counts them apart, as cache reads. A
- * turn's model requests are reported only when it completes: from `turn.started` until then, the
- * usage is partial.
+ * Reads the notifications of Codex's app server. The answer is the last agent message; usage
+ * comes after each model response, as the thread's running totals (tokens only: Codex reports no
+ * cost); the turn's end says whether it completed, and an error it will not retry is the failure.
+ * A request of crew's it refused is a failure too. Deltas stay out of the transcript: the item
+ * they build carries them whole.
  */
 export class CodexStream implements AgentStream {
 	usage: Usage = ZERO_USAGE;
 	text = "";
 	answered = false;
 	error: WorkerFailure | undefined;
+	#totals: Usage = ZERO_USAGE;
+	readonly #outputs = new Map<string, string>();
 
 	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean } {
-		const item = (event.item ?? {}) as CodexItem;
-		const id = String(item.id ?? "");
-		const tool = toolOf(item);
-		switch (event.type) {
-			case "item.started":
+		const params = (event.params ?? {}) as Record<string, unknown>;
+		const item = (params.item ?? {}) as CodexItem;
+		switch (event.method) {
+			case "item/started": {
+				const tool = toolOf(item);
+				const id = String(item.id ?? "");
 				return { events: tool ? [{ type: "tool-start", id, name: tool.name, args: tool.args }] : [], keep: true };
-			case "item.completed":
-				if (item.type === "agent_message" && item.text) {
-					this.text = item.text;
-					return { events: [{ type: "assistant", text: item.text }], keep: true };
-				}
-				if (!tool) return { events: [], keep: true };
-				return {
-					events: [
-						{
-							type: "tool-end",
-							id,
-							name: tool.name,
-							isError: item.status === "failed" || (typeof item.exit_code === "number" && item.exit_code !== 0),
-							...withOutput(item.aggregated_output),
-						},
-					],
-					keep: true,
-				};
-			case "turn.started":
-				this.usage = withPartial(this.usage, true);
-				return { events: [{ type: "usage", usage: withPartial(ZERO_USAGE, true) }], keep: true };
-			case "turn.completed":
-				return { events: this.#turnCompleted((event.usage ?? {}) as CodexUsage), keep: true };
-			case "turn.failed": {
-				const message = (event.error as { message?: string } | undefined)?.message || "codex turn failed";
-				this.error = { message, retryable: isRetryableModelError(message) };
-				return { events: [{ type: "error", ...this.error }], keep: true };
 			}
+			case "item/completed":
+				return { events: this.#completed(item), keep: true };
+			case "item/commandExecution/outputDelta": {
+				const id = String(params.itemId ?? "");
+				const sofar = this.#outputs.get(id) ?? "";
+				if (sofar.length < MAX_DELTAS) this.#outputs.set(id, sofar + String(params.delta ?? ""));
+				return { events: [], keep: false };
+			}
+			case "thread/tokenUsage/updated":
+				return { events: this.#tokens(params.tokenUsage), keep: true };
+			case "error":
+				if (params.willRetry === true) return { events: [], keep: true };
+				return { events: this.#fail((params.error ?? {}) as { message?: string }), keep: true };
+			case "turn/completed":
+				return { events: this.#turnCompleted((params.turn ?? {}) as Record<string, unknown>), keep: true };
 			default:
-				return { events: [], keep: true };
+				break;
 		}
+		if (typeof event.method === "string" && /[Dd]elta$/.test(event.method)) return { events: [], keep: false };
+		const request = CREW_REQUESTS.get(String(event.id));
+		const refused = event.error as { message?: string } | undefined;
+		if (event.method === undefined && request !== undefined && refused !== undefined) {
+			this.error = { message: `codex refused ${request}: ${refused.message ?? "no reason given"}`, retryable: false };
+			return { events: [{ type: "error", ...this.error }], keep: true };
+		}
+		return { events: [], keep: true };
 	}
 
-	#turnCompleted(u: CodexUsage): WorkerEvent[] {
-		this.answered = true;
-		const cached = u.cached_input_tokens ?? 0;
-		const usage: Usage = {
-			input: Math.max(0, (u.input_tokens ?? 0) - cached),
-			output: u.output_tokens ?? 0,
+	#completed(item: CodexItem): WorkerEvent[] {
+		const id = String(item.id ?? "");
+		if (item.type === "agentMessage" && item.text) {
+			this.text = item.text;
+			return [{ type: "assistant", text: item.text }];
+		}
+		const tool = toolOf(item);
+		if (!tool) return [];
+		const streamed = this.#outputs.get(id);
+		this.#outputs.delete(id);
+		const output = item.aggregatedOutput || streamed || item.result || item.error?.message;
+		return [{ type: "tool-end", id, name: tool.name, isError: failed(item), ...withOutput(output) }];
+	}
+
+	/** The usage of the responses since the last update: the totals' growth. */
+	#tokens(value: unknown): WorkerEvent[] {
+		const total = ((value ?? {}) as { total?: CodexTokens }).total;
+		if (!total) return [];
+		const cached = total.cachedInputTokens ?? 0;
+		const totals: Usage = {
+			input: Math.max(0, (total.inputTokens ?? 0) - cached),
+			output: total.outputTokens ?? 0,
 			cacheRead: cached,
-			cacheWrite: u.cache_write_input_tokens ?? 0,
+			cacheWrite: total.cacheWriteInputTokens ?? 0,
 			cost: 0,
 		};
-		this.usage = withPartial(addUsage(this.usage, usage), false);
-		return [{ type: "usage", usage }];
+		const before = this.#totals;
+		const usage: Usage = {
+			input: Math.max(0, totals.input - before.input),
+			output: Math.max(0, totals.output - before.output),
+			cacheRead: Math.max(0, totals.cacheRead - before.cacheRead),
+			cacheWrite: Math.max(0, totals.cacheWrite - before.cacheWrite),
+			cost: 0,
+		};
+		this.#totals = totals;
+		this.usage = totals;
+		return usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0 ? [] : [{ type: "usage", usage }];
+	}
+
+	#turnCompleted(turn: Record<string, unknown>): WorkerEvent[] {
+		if (turn.status === "completed") {
+			this.answered = true;
+			return [];
+		}
+		if (this.error) return [];
+		const error = (turn.error ?? {}) as { message?: string };
+		return this.#fail({ message: error.message || `codex's turn ended ${String(turn.status ?? "without a status")}` });
+	}
+
+	#fail(error: { message?: string }): WorkerEvent[] {
+		const message = error.message || "codex turn failed";
+		this.error = { message, retryable: isRetryableModelError(message) };
+		return [{ type: "error", ...this.error }];
 	}
 }

@@ -112,7 +112,7 @@ export const piCli: AgentCli = {
 		if (systemFile) args.push("--append-system-prompt", systemFile);
 		return args;
 	},
-	conversation: piConversation,
+	conversation: () => piConversation,
 	askTool: { via: "extension", suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
 	credentials: (request, env) => piCredentials(request.agent.model, env),
 	// pi's own levels; pi 0.73 knows no `max`, says so on stderr and keeps its default.

@@ -107,7 +107,7 @@ test("Codex that cannot start names the reason from its stderr, not its warnings
 	const home = emptyHome();
 	const { error, log } = await failedTask("codex", { HOME: home, CODEX_HOME: join(home, "missing") });
 	expect(error).toMatch(
-		/^codex exited with code 1: Error finding codex home: CODEX_HOME points to .*missing.* \(log: /,
+		/^codex exited with code 1: Error: CODEX_HOME points to .*missing.*, but that path does not exist \(log: /,
 	);
 	expect(error).toContain(log);
 });

@@ -1,0 +1,71 @@
+import { expect, test } from "vitest";
+import { CodexConversation } from "../../src/runtimes/codex-conversation.js";
+
+const sent = (lines: string) =>
+	lines
+		.trim()
+		.split("\n")
+		.map((l) => JSON.parse(l));
+
+/** Codex's answers up to a started turn, read by `talk`; what it sent in reply to each. */
+function startTurn(talk: CodexConversation) {
+	const first = sent(talk.prompt("the prompt"));
+	const afterInit = talk.read({ id: "crew-initialize", result: {} });
+	const afterThread = talk.read({ id: "crew-thread", result: { thread: { id: "T" } } });
+	return { first, afterInit, afterThread };
+}
+
+test("Codex's app server is initialized, given an ephemeral thread and a turn with the prompt, in that order", () => {
+	const talk = new CodexConversation();
+	const { first, afterInit, afterThread } = startTurn(talk);
+	expect(first).toEqual([expect.objectContaining({ id: "crew-initialize", method: "initialize" })]);
+	expect(afterInit && "send" in afterInit && sent(afterInit.send)).toEqual([
+		{ method: "initialized" },
+		{ id: "crew-thread", method: "thread/start", params: { ephemeral: true } },
+	]);
+	expect(afterThread && "send" in afterThread && sent(afterThread.send)).toEqual([
+		{
+			id: "crew-turn",
+			method: "turn/start",
+			params: { threadId: "T", input: [{ type: "text", text: "the prompt", text_elements: [] }] },
+		},
+	]);
+	expect(talk.read({ method: "turn/completed", params: { turn: { id: "U", status: "completed" } } })).toEqual({
+		over: true,
+	});
+});
+
+test("a message before the turn has an id waits for it, then steers that turn; Codex's answer settles it", () => {
+	const talk = new CodexConversation();
+	startTurn(talk);
+	expect(talk.message("early", "crew-message-1")).toBe("");
+	const started = talk.read({ method: "turn/started", params: { turn: { id: "U" } } });
+	expect(started && "send" in started && sent(started.send)).toEqual([
+		{
+			id: "crew-message-1",
+			method: "turn/steer",
+			params: { threadId: "T", expectedTurnId: "U", input: [{ type: "text", text: "early", text_elements: [] }] },
+		},
+	]);
+	// The turn's response, after its notice, changes nothing.
+	expect(talk.read({ id: "crew-turn", result: { turn: { id: "U" } } })).toBeUndefined();
+	expect(sent(talk.message("later", "crew-message-2"))[0].params.expectedTurnId).toBe("U");
+	expect(talk.read({ id: "crew-message-1", result: { turnId: "U" } })).toEqual({ reply: "crew-message-1" });
+	expect(talk.read({ id: "crew-message-2", error: { code: -32600, message: "no active turn" } })).toEqual({
+		reply: "crew-message-2",
+		refused: "no active turn",
+	});
+});
+
+test("a request Codex makes of its client is a dialog, declined by its own id; a refused start ends the work", () => {
+	const talk = new CodexConversation();
+	startTurn(talk);
+	const asked = talk.read({ id: 7, method: "item/commandExecution/requestApproval", params: {} });
+	expect(asked).toEqual({ dialog: "7", asks: "item/commandExecution/requestApproval" });
+	expect(sent(talk.dismiss("7"))).toEqual([
+		{ id: 7, error: { code: -32000, message: "no person watches this agent" } },
+	]);
+	const refused = new CodexConversation();
+	refused.prompt("p");
+	expect(refused.read({ id: "crew-initialize", error: { code: -32600, message: "bad" } })).toEqual({ over: true });
+});
