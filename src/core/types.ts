@@ -1,3 +1,4 @@
+import type { AgentSetup } from "./agent-setup.js";
 import type { BudgetLimits } from "./budget.js";
 import type { RunSandbox, SandboxLevel, SandboxNetwork } from "./sandbox.js";
 import type { RunStatus, TaskStatus } from "./status.js";
@@ -49,6 +50,8 @@ export interface AgentSpec {
 	readonly timeoutMs?: number;
 	/** Limit on time without output of this agent's attempts, in ms; 0: none. */
 	readonly stallTimeoutMs?: number;
+	/** pi-crew's keys for its CLI's system prompt, context, skills, extensions and turns. */
+	readonly setup?: AgentSetup;
 	readonly systemPrompt: string;
 }
 

@@ -112,6 +112,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
 		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
 		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
+		...(base?.setup ? { setup: base.setup } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
 	if (checkRuntime) checkAgentRuntime(agent, resolver);

@@ -19,6 +19,7 @@ import { agentWorkflow } from "./agent-workflow.js";
 import { untilId, untilTask } from "./run-growth.js";
 import { runSandbox } from "./run-sandbox.js";
 import { planScript } from "./script/script-plan.js";
+import { setupWarnings } from "./setup-check.js";
 import { thinkingWarnings } from "./thinking-check.js";
 import { chooseWorkflow } from "./workflow-choice.js";
 
@@ -311,6 +312,7 @@ function planChosen(
 	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
 	const agents = expanded.flatMap((t) => [t.agent, ...Object.values(t.expand?.roles ?? {})]);
 	diagnostics.push(...thinkingWarnings(agents, input.runtime, context.runtimes));
+	diagnostics.push(...setupWarnings(agents, input.runtime, context.runtimes, context.cwd));
 
 	const plan: Plan = {
 		goal: input.goal,

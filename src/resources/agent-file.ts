@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { type AgentSetup, SYSTEM_PROMPT_MODES, type SystemPromptMode } from "../core/agent-setup.js";
 import type { SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { isKnownTool } from "../core/tools.js";
@@ -23,6 +24,8 @@ export interface AgentResource {
 	/** Limits on each attempt of the agent's tasks, in ms; 0: none. A step's own limit wins. */
 	readonly timeoutMs?: number;
 	readonly stallTimeoutMs?: number;
+	/** pi-crew's keys for the CLI's system prompt, context, skills, extensions and turns. */
+	readonly setup?: AgentSetup;
 	readonly systemPrompt: string;
 	readonly file: string;
 	/** The file's line of each frontmatter key. */
@@ -91,6 +94,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 	if (permissions !== undefined && !permitted) {
 		read.error("permissions", `permissions '${permissions}': expected one of ${PERMISSIONS.join(", ")}`);
 	}
+	const setup = readSetup(read);
 	const runtime = read.text("runtime");
 	const command = read.text("command");
 	const description = read.text("description");
@@ -108,10 +112,29 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...(permitted ? { permissions: permissions as Permissions } : {}),
 			...read.sandbox(),
 			...read.limits(),
+			...(Object.keys(setup).length > 0 ? { setup } : {}),
 			systemPrompt: body.trim(),
 			file,
 			lines: read.lines(),
 		},
 		diagnostics: byLine(diagnostics),
 	};
+}
+
+/** The agent's setup keys as written (`skills: false`, like `none`, is an empty list). */
+function readSetup(read: FieldReader): AgentSetup {
+	const mode = read.text("systemPromptMode") || undefined;
+	const modeOk = mode === undefined || (SYSTEM_PROMPT_MODES as readonly string[]).includes(mode);
+	if (!modeOk)
+		read.error("systemPromptMode", `systemPromptMode '${mode}': expected one of ${SYSTEM_PROMPT_MODES.join(", ")}`);
+	const setup: { -readonly [K in keyof AgentSetup]: AgentSetup[K] } = {
+		systemPromptMode: modeOk ? (mode as SystemPromptMode | undefined) : undefined,
+		inheritProjectContext: read.flag("inheritProjectContext"),
+		inheritSkills: read.flag("inheritSkills"),
+		skills: read.list("skills"),
+		extensions: read.list("extensions"),
+		excludeExtensions: read.list("excludeExtensions"),
+		maxTurns: read.integer("maxTurns", 1),
+	};
+	return Object.fromEntries(Object.entries(setup).filter(([, v]) => v !== undefined)) as AgentSetup;
 }

@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { crewPackagePath } from "../config/crew-package.js";
+import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import { ASK_WAIT_MS } from "../core/asked.js";
 import { errorMessage } from "../core/errors.js";
 import { redact, redactDeep } from "../core/redact.js";
@@ -52,17 +53,19 @@ export interface AgentCli {
 	/** The program and its first arguments when none is configured; `env` holds the `PATH` to look in. */
 	defaultCommand(env: NodeJS.ProcessEnv): readonly string[];
 	/**
-	 * The arguments after those; `systemFile` holds the agent's system prompt when it has one, and
-	 * `asks` says whether its agent gets crew's `ask` tool (`askTool`).
+	 * The arguments after those: for `request`, its agent's system prompt in `systemFile` when it
+	 * has one, crew's `ask` tool when `asks` (`askTool`); `env` is where skills are looked for.
 	 */
-	args(request: TaskRequest, systemFile: string | undefined, asks: boolean): string[];
+	args(request: TaskRequest, attempt: AttemptArgs): string[];
+	/** The keys of an agent's setup the CLI has no equivalent of, among those `setup` sets. */
+	ignores(setup: AgentSetup): SetupKey[];
 	/** How the CLI's agent is given crew's `ask` tool; absent: it is not. */
 	readonly askTool?: AskTool;
 	/**
 	 * For a CLI that takes messages while it works: how to talk to it in one attempt. It gets its
 	 * prompt on stdin (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
 	 */
-	conversation?(): Conversation;
+	conversation?(request: TaskRequest): Conversation;
 	/**
 	 * The variables of `env` the CLI reads for its configuration and to reach the request's model:
 	 * names, or prefixes ending in `*`. No other provider's keys reach it.
@@ -87,6 +90,13 @@ export interface AgentCli {
 	 * asked once per runtime and only when needed.
 	 */
 	admit?(request: TaskRequest, version: () => Promise<string>): Promise<Admission>;
+}
+
+/** What an attempt adds to its request for a CLI's arguments. */
+export interface AttemptArgs {
+	readonly systemFile: string | undefined;
+	readonly asks: boolean;
+	readonly env: NodeJS.ProcessEnv;
 }
 
 /** How an agent CLI is given crew's `ask` tool. */
@@ -206,7 +216,7 @@ export class AgentRuntime implements WorkerRuntime {
 		// Questions come once the CLI runs, by when its transcript is open.
 		let note: (line: Record<string, unknown>) => void = () => {};
 		const ask = await this.#askTool(request, control, base, (line) => note(line));
-		const own = this.#cli.args(request, systemFile, ask !== undefined);
+		const own = this.#cli.args(request, { systemFile, asks: ask !== undefined, env: source });
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own];
 		let launch: Launch;
 		try {
@@ -236,7 +246,7 @@ export class AgentRuntime implements WorkerRuntime {
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
 		note = (line) => keep(JSON.stringify(line));
-		const talk = this.#cli.conversation?.();
+		const talk = this.#cli.conversation?.(request);
 		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
@@ -347,6 +357,10 @@ export class AgentRuntime implements WorkerRuntime {
 			network: gate,
 			env,
 		});
+	}
+
+	ignores(setup: AgentSetup): SetupKey[] {
+		return this.#cli.ignores(setup);
 	}
 
 	takesThinking(level: ThinkingLevel): boolean {

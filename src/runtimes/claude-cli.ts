@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { replacesSystemPrompt, unsetKeys } from "../core/agent-setup.js";
 import { ASK_TOOL } from "../core/asked.js";
 import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
@@ -62,8 +63,9 @@ function userLine(text: string): string {
 export const claudeCli: AgentCli = {
 	name: "claude",
 	defaultCommand: () => ["claude"],
-	args(request, systemFile) {
+	args(request, { systemFile }) {
 		const { agent } = request;
+		const setup = agent.setup ?? {};
 		const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
 		args.push("--no-session-persistence");
 		args.push(...(PERMISSIONS[agent.permissions ?? "workspace"] ?? []));
@@ -76,7 +78,11 @@ export const claudeCli: AgentCli = {
 			];
 			args.push("--tools", tools.length > 0 ? tools.join(",") : "");
 		}
-		if (systemFile) args.push("--append-system-prompt-file", systemFile);
+		if (systemFile)
+			args.push(replacesSystemPrompt(setup) ? "--system-prompt-file" : "--append-system-prompt-file", systemFile);
+		// Skills come with its slash commands, and go with them.
+		if (!setup.inheritSkills) args.push("--disable-slash-commands");
+		if (setup.maxTurns !== undefined) args.push("--max-turns", String(setup.maxTurns));
 		// In crew's sandbox, that is the boundary: a user's own Claude sandbox would nest inside it.
 		if (isConfined(request.sandbox)) args.push("--settings", JSON.stringify({ sandbox: { enabled: false } }));
 		return args;
@@ -87,6 +93,8 @@ export const claudeCli: AgentCli = {
 		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
 	},
 	conversation: () => claudeConversation,
+	// It reads CLAUDE.md whatever it is told, finds skills only itself, and has no extensions.
+	ignores: (setup) => unsetKeys(setup, ["inheritProjectContext", "skills", "extensions", "excludeExtensions"]),
 	askTool: {
 		via: "mcp",
 		// Allowed by name: its permission mode would otherwise ask a person who is not there.

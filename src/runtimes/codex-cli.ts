@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { replacesSystemPrompt, unsetKeys } from "../core/agent-setup.js";
 import { isConfined } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
@@ -43,20 +44,32 @@ function config(key: string, value: unknown): string[] {
 export const codexCli: AgentCli = {
 	name: "codex",
 	defaultCommand: () => ["codex"],
-	args(request, _systemFile, asks) {
+	args(request, { asks }) {
 		const { agent } = request;
+		const setup = agent.setup ?? {};
 		// In crew's sandbox, that is the boundary: Codex's own would nest a second one inside it.
 		const confined = isConfined(request.sandbox);
 		const sandbox = confined ? "danger-full-access" : (SANDBOX[agent.permissions ?? "workspace"] ?? "workspace-write");
 		const args = ["app-server", ...config("sandbox_mode", sandbox), ...config("approval_policy", "never")];
 		if (agent.model) args.push(...config("model", agent.model));
+		// A system prompt that replaces Codex's own goes with the thread (`CodexConversation`).
+		const appended = replacesSystemPrompt(setup) ? "" : agent.systemPrompt.trim();
 		// Codex offers an MCP server's tools only through its tool search: the agent is told to look.
-		const instructions = [agent.systemPrompt.trim(), ...(asks ? [CODEX_ASK_HINT] : [])].filter((t) => t !== "");
+		const instructions = [appended, ...(asks ? [CODEX_ASK_HINT] : [])].filter((t) => t !== "");
 		if (instructions.length > 0) args.push(...config("developer_instructions", instructions.join("\n\n")));
+		// No bytes of AGENTS.md: none is read.
+		if (!setup.inheritProjectContext) args.push(...config("project_doc_max_bytes", 0));
 		return args;
 	},
+	ignores: (setup) =>
+		unsetKeys(setup, ["inheritSkills", "skills", "extensions", "excludeExtensions"]).concat(
+			setup.maxTurns !== undefined ? ["maxTurns"] : [],
+		),
 	state: (env) => ({ folders: [env.CODEX_HOME || join(env.HOME || homedir(), ".codex")], files: [] }),
-	conversation: () => new CodexConversation(),
+	conversation: (request) => {
+		const prompt = request.agent.systemPrompt.trim();
+		return new CodexConversation(replacesSystemPrompt(request.agent.setup) && prompt !== "" ? prompt : undefined);
+	},
 	askTool: {
 		via: "mcp",
 		args: (server, waitMs) => [

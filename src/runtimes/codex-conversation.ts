@@ -35,6 +35,12 @@ export class CodexConversation implements Conversation {
 	#thread: string | undefined;
 	#turn: string | undefined;
 	readonly #held: { readonly text: string; readonly id: string }[] = [];
+	readonly #instructions: string | undefined;
+
+	/** `instructions` take the place of Codex's own system prompt. */
+	constructor(instructions?: string) {
+		this.#instructions = instructions;
+	}
 
 	prompt(text: string): string {
 		this.#prompt = text;
@@ -73,6 +79,12 @@ export class CodexConversation implements Conversation {
 		return line({ id: JSON.parse(dialog), error: { code: -32000, message: "no person watches this agent" } });
 	}
 
+	#threadParams(): Record<string, unknown> {
+		return this.#instructions === undefined
+			? { ephemeral: true }
+			: { ephemeral: true, baseInstructions: this.#instructions };
+	}
+
 	/** A response to one of crew's requests, which leads to the next; one refused ends the work. */
 	#response(event: Record<string, unknown>): Said | undefined {
 		const { id } = event;
@@ -83,7 +95,8 @@ export class CodexConversation implements Conversation {
 			if (id === INITIALIZE)
 				return {
 					send:
-						line({ method: "initialized" }) + line({ id: THREAD, method: "thread/start", params: { ephemeral: true } }),
+						line({ method: "initialized" }) +
+						line({ id: THREAD, method: "thread/start", params: this.#threadParams() }),
 				};
 			if (id === THREAD) {
 				this.#thread = String(((result.thread ?? {}) as { id?: unknown }).id);

@@ -2,11 +2,13 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { replacesSystemPrompt } from "../core/agent-setup.js";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../core/asked.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { AGENT_TOOLS, allTools } from "../core/tools.js";
 import type { Conversation } from "./agent-conversation.js";
 import type { AgentCli } from "./agent-runtime.js";
+import { agentExtensions, skillPath } from "./agent-skills.js";
 import { piAgentDir, piCredentials } from "./credentials.js";
 import { parseVersion, piProjectResources } from "./pi-project.js";
 import { PiStream } from "./pi-stream.js";
@@ -91,16 +93,17 @@ const piConversation: Conversation = {
 
 /**
  * pi in RPC mode: `pi --mode rpc --no-session --offline`, the agent's model (`provider/id`), tools
- * and system prompt; the prompt and any steering go on stdin (`piConversation`), and its events
- * are those of its JSON mode.
+ * and system prompt, and pi-crew's setup keys as pi's own flags; the prompt and any steering go
+ * on stdin (`piConversation`), and its events are those of its JSON mode.
  */
 export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
 	state: (env) => ({ folders: [piAgentDir(env) ?? join(homedir(), ".pi", "agent")], files: [] }),
-	args(request, systemFile, asks) {
+	args(request, { systemFile, asks, env }) {
 		const args = ["--mode", "rpc", "--no-session", "--offline"];
 		const { agent } = request;
+		const setup = agent.setup ?? {};
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
 			// pi's own tools, and crew's `ask` when the agent may ask: other names (pi-crew's
@@ -109,9 +112,22 @@ export const piCli: AgentCli = {
 			if (tools.length > 0) args.push("--tools", tools.join(","));
 			else args.push("--no-tools");
 		}
-		if (systemFile) args.push("--append-system-prompt", systemFile);
+		if (systemFile) args.push(replacesSystemPrompt(setup) ? "--system-prompt" : "--append-system-prompt", systemFile);
+		if (!setup.inheritProjectContext) args.push("--no-context-files");
+		// The skills named are loaded whether pi finds its own or not.
+		if (!setup.inheritSkills) args.push("--no-skills");
+		for (const name of setup.skills ?? []) {
+			const path = skillPath(name, request.cwd, env);
+			if (path) args.push("--skill", path);
+		}
+		// Named extensions replace those pi finds; crew's own (`ask`) comes with its own `--extension`.
+		if (setup.extensions) {
+			args.push("--no-extensions");
+			for (const path of agentExtensions(setup, request.cwd)) args.push("--extension", path);
+		}
 		return args;
 	},
+	ignores: (setup) => (setup.maxTurns !== undefined ? ["maxTurns"] : []),
 	conversation: () => piConversation,
 	askTool: { via: "extension", suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
 	credentials: (request, env) => piCredentials(request.agent.model, env),

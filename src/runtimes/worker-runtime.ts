@@ -1,3 +1,4 @@
+import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
@@ -143,4 +144,6 @@ export interface WorkerRuntime {
 	 * start no model CLI (a command, a dry run), which have no thinking level to set.
 	 */
 	takesThinking?(level: ThinkingLevel): boolean;
+	/** The keys of an agent's setup its CLI has no equivalent of; absent on runtimes that run no agent CLI. */
+	ignores?(setup: AgentSetup): SetupKey[];
 }

@@ -143,3 +143,26 @@ test("a thinking level is one of pi's in an agent, on a role line and in a step;
 	]);
 	expect(workflow.workflow.steps.map((s) => s.thinking)).toEqual([undefined, "off"]);
 });
+
+test("pi-crew's setup keys of an agent are read, and a bad value is an error naming it", () => {
+	const { agent, diagnostics } = parseAgent(
+		"---\nname: a\nsystemPromptMode: append\ninheritProjectContext: true\ninheritSkills: false\nskills: false\nextensions: ./x.ts, ./y.ts\nexcludeExtensions: y\nmaxTurns: 15\n---\nbody\n",
+		"/a.md",
+	);
+	expect(diagnostics).toEqual([]);
+	expect(agent.setup).toEqual({
+		systemPromptMode: "append",
+		inheritProjectContext: true,
+		inheritSkills: false,
+		skills: [],
+		extensions: ["./x.ts", "./y.ts"],
+		excludeExtensions: ["y"],
+		maxTurns: 15,
+	});
+	const bad = parseAgent("---\nname: b\nsystemPromptMode: merge\nmaxTurns: 0\n---\n", "/b.md");
+	expect(bad.diagnostics.map((d) => d.message)).toEqual([
+		"systemPromptMode 'merge': expected one of replace, append",
+		"maxTurns '0': expected an integer >= 1",
+	]);
+	expect(bad.agent.setup).toBeUndefined();
+});

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { SYSTEM_PROMPT_MODES } from "../../core/agent-setup.js";
 import { parseHostPort, SANDBOX_LEVELS } from "../../core/sandbox.js";
+import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { CheckoutSource } from "../../workspace/checkouts.js";
 import type { AttemptParts, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 
@@ -24,10 +26,22 @@ const Agent = z.object({
 	command: z.string().optional(),
 	model: z.string().optional(),
 	fallbackModels: z.array(z.string()).optional(),
+	thinking: z.enum(THINKING_LEVELS).optional(),
 	tools: z.array(z.string()).optional(),
 	permissions: z.enum(["workspace", "read-only", "full"]).optional(),
 	sandbox: z.enum(SANDBOX_LEVELS).optional(),
 	maxTokens: z.number().optional(),
+	setup: z
+		.object({
+			systemPromptMode: z.enum(SYSTEM_PROMPT_MODES).optional(),
+			inheritProjectContext: z.boolean().optional(),
+			inheritSkills: z.boolean().optional(),
+			skills: z.array(z.string()).optional(),
+			extensions: z.array(z.string()).optional(),
+			excludeExtensions: z.array(z.string()).optional(),
+			maxTurns: z.number().int().positive().optional(),
+		})
+		.optional(),
 	systemPrompt: z.string(),
 });
 

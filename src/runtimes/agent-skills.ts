@@ -1,0 +1,40 @@
+import { existsSync } from "node:fs";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { AgentSetup } from "../core/agent-setup.js";
+import { piAgentDir } from "./credentials.js";
+
+/**
+ * The folders a skill named in an agent's `skills:` is looked for in, in order: the project's
+ * (`.crew/skills`, `.pi/skills`, `.agents/skills`), then the user's (pi's `skills`,
+ * `~/.agents/skills`). A skill is a folder holding `SKILL.md`.
+ */
+function skillFolders(cwd: string, env: NodeJS.ProcessEnv): string[] {
+	const user = piAgentDir(env);
+	return [
+		join(cwd, ".crew", "skills"),
+		join(cwd, ".pi", "skills"),
+		join(cwd, ".agents", "skills"),
+		...(user ? [join(user, "skills")] : []),
+		...(env.HOME ? [join(env.HOME, ".agents", "skills")] : []),
+	];
+}
+
+/** Where skill `name` is for an agent working in `cwd`: a path as it is, a name found; else undefined. */
+export function skillPath(name: string, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+	if (name.includes("/") || name.startsWith(".")) {
+		const path = isAbsolute(name) ? name : resolve(cwd, name);
+		return existsSync(path) ? path : undefined;
+	}
+	return skillFolders(cwd, env)
+		.map((folder) => join(folder, name))
+		.find((folder) => existsSync(join(folder, "SKILL.md")));
+}
+
+/** The agent's `extensions:`, without those `excludeExtensions:` names, as paths from `cwd`. */
+export function agentExtensions(setup: AgentSetup, cwd: string): string[] {
+	const excluded = new Set((setup.excludeExtensions ?? []).map((name) => name.toLowerCase()));
+	const named = (path: string) => basename(path).toLowerCase();
+	return (setup.extensions ?? [])
+		.filter((path) => !excluded.has(named(path)) && !excluded.has(named(path).replace(/\.[cm]?[jt]s$/, "")))
+		.map((path) => (isAbsolute(path) ? path : resolve(cwd, path)));
+}

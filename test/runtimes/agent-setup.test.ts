@@ -1,0 +1,134 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { projectAt } from "../../src/config/project.js";
+import { Crew } from "../../src/engine/crew.js";
+import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
+import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
+import type { ModelRequest } from "../../src/scripted-model/turns.js";
+import { cliHome, PI_1, ROOT, TestRepo } from "../helpers.js";
+
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+const BODY = "AGENT-BODY: you are the scribe.";
+const CONTEXT = "PROJECT-CONTEXT-LINE from the project's context file";
+
+/** What each CLI's own system prompt starts with, and the file it reads as the project's context. */
+const CLIS: readonly {
+	readonly label: string;
+	readonly name: ScriptedCliName;
+	readonly command: readonly string[];
+	readonly own: string;
+	readonly contextFile: string;
+}[] = [
+	{ label: "pi 1.x", name: "pi", command: PI_1, own: "You are a coding assistant", contextFile: "AGENTS.md" },
+	{
+		label: "claude",
+		name: "claude",
+		command: [join(ROOT, "node_modules", ".bin", "claude")],
+		own: "You are Claude Code",
+		contextFile: "CLAUDE.md",
+	},
+	{
+		label: "codex",
+		name: "codex",
+		command: [join(ROOT, "node_modules", ".bin", "codex")],
+		own: "You are Codex",
+		contextFile: "AGENTS.md",
+	},
+];
+
+/** Runs one task of an agent with `fields` in its frontmatter; the model's first request, and the plan's warnings. */
+async function firstRequest(
+	cli: (typeof CLIS)[number],
+	fields: string,
+	prepare: (repo: TestRepo, home: string) => void = () => {},
+): Promise<{ request: ModelRequest; text: string; warnings: string[] }> {
+	const server = await ScriptedModelServer.start(() => ({ kind: "text", text: "done" }));
+	servers.push(server);
+	const repo = new TestRepo();
+	const home = cliHome(cli.name);
+	const scripted = scriptedCliSetup(cli.name, server.url, home);
+	repo.writeFile(
+		".crew/agents/scribe.md",
+		`---\nname: scribe\nruntime: ${cli.name}\nmodel: ${scripted.model}\n${fields}---\n${BODY}\n`,
+	);
+	repo.writeFile(cli.contextFile, `${CONTEXT}\n`);
+	repo.workflow("one", [{ id: "a", role: "scribe", text: "answer" }]);
+	prepare(repo, home);
+	const crew = new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({
+			graceMs: 500,
+			[cli.name]: { env: { PATH: process.env.PATH, ...scripted.env }, command: cli.command },
+		}),
+		pollMs: 20,
+	});
+	try {
+		const plan = await crew.plan({ goal: "g", workflow: "one" });
+		const runId = crew.create(plan);
+		expect(await crew.execute(runId)).toBe("completed");
+		const request = server.requests.find((r) => r.tools.length > 0) as ModelRequest;
+		const text = request.messages
+			.filter((m) => m.role !== "user" || !m.text.startsWith("answer"))
+			.map((m) => m.text)
+			.join("\n");
+		return { request, text, warnings: plan.diagnostics.map((d) => d.message) };
+	} finally {
+		crew.close();
+	}
+}
+
+describe.each(CLIS)("$label", (cli) => {
+	test("by pi-crew's default, the agent's system prompt replaces the CLI's own; `systemPromptMode: append` keeps both", async () => {
+		const replaced = await firstRequest(cli, "");
+		expect(replaced.text).toContain(BODY);
+		expect(replaced.text).not.toContain(cli.own);
+		const appended = await firstRequest(cli, "systemPromptMode: append\n");
+		expect(appended.text).toContain(BODY);
+		expect(appended.text).toContain(cli.own);
+	});
+
+	test("the project's context file reaches the agent only with `inheritProjectContext: true` (Claude Code reads it always, and says so when told not to)", async () => {
+		const without = await firstRequest(cli, "inheritProjectContext: false\n");
+		const withIt = await firstRequest(cli, "inheritProjectContext: true\n");
+		expect(withIt.text).toContain(CONTEXT);
+		if (cli.name === "claude") {
+			expect(without.text).toContain(CONTEXT);
+			expect(without.warnings).toContain(
+				"runtime claude has no equivalent of inheritProjectContext: agent scribe runs without it",
+			);
+		} else {
+			expect(without.text).not.toContain(CONTEXT);
+			expect(without.warnings).toEqual([]);
+		}
+	});
+});
+
+describe("pi's extensions", () => {
+	const pi = CLIS[0] as (typeof CLIS)[number];
+	test("`extensions:` loads those named instead of pi's own finds, less `excludeExtensions:`", async () => {
+		const tool = (name: string) =>
+			`export default function (pi) { pi.registerTool({ name: "${name}", label: "${name}", description: "probe", parameters: { type: "object", properties: {} }, async execute() { return { content: [{ type: "text", text: "ok" }], details: {} }; } }); }\n`;
+		const prepare = (repo: TestRepo, home: string) => {
+			repo.writeFile("ext/kept.js", tool("kept_tool"));
+			repo.writeFile("ext/dropped.js", tool("dropped_tool"));
+			mkdirSync(join(home, "pi-agent", "extensions"), { recursive: true });
+			writeFileSync(join(home, "pi-agent", "extensions", "own.js"), tool("own_tool"));
+		};
+		const own = await firstRequest(pi, "", prepare);
+		expect(own.request.tools).toContain("own_tool");
+		const named = await firstRequest(
+			pi,
+			"extensions: ext/kept.js, ext/dropped.js\nexcludeExtensions: dropped\n",
+			prepare,
+		);
+		expect(named.request.tools).toContain("kept_tool");
+		expect(named.request.tools).not.toContain("dropped_tool");
+		expect(named.request.tools).not.toContain("own_tool");
+	});
+});
