@@ -38,3 +38,12 @@ export function agentExtensions(setup: AgentSetup, cwd: string): string[] {
 		.filter((path) => !excluded.has(named(path)) && !excluded.has(named(path).replace(/\.[cm]?[jt]s$/, "")))
 		.map((path) => (isAbsolute(path) ? path : resolve(cwd, path)));
 }
+
+/**
+ * The skills and extensions an agent's setup names, as paths: what a sandboxed attempt must be
+ * able to read, wherever they are (a project's `.crew/skills` is under crew's hidden folder).
+ */
+export function setupPaths(setup: AgentSetup, cwd: string, env: NodeJS.ProcessEnv): string[] {
+	const skills = (setup.skills ?? []).flatMap((name) => skillPath(name, cwd, env) ?? []);
+	return [...skills, ...agentExtensions(setup, cwd)];
+}

@@ -109,8 +109,28 @@ describe.each(CLIS)("$label", (cli) => {
 	});
 });
 
-describe("pi's extensions", () => {
+describe("pi's skills and extensions", () => {
 	const pi = CLIS[0] as (typeof CLIS)[number];
+	const skill = (dir: string, name: string) => {
+		mkdirSync(join(dir, name), { recursive: true });
+		writeFileSync(join(dir, name, "SKILL.md"), `---\nname: ${name}\ndescription: SKILL-${name} helps\n---\nDo it.\n`);
+	};
+
+	test("a skill named in `skills:` is found in the project's folders and given; pi's own finds only with `inheritSkills: true`", async () => {
+		const prepare = (repo: TestRepo, home: string) => {
+			skill(join(repo.dir, ".crew", "skills"), "named");
+			skill(join(home, "pi-agent", "skills"), "found");
+		};
+		const named = await firstRequest(pi, "skills: named, absent\n", prepare);
+		expect(named.text).toContain("SKILL-named helps");
+		expect(named.text).not.toContain("SKILL-found helps");
+		expect(named.warnings).toEqual([
+			"skill 'absent' of agent scribe is in none of .crew/skills, .pi/skills, .agents/skills, ~/.pi/agent/skills, ~/.agents/skills: it is left out",
+		]);
+		const inherited = await firstRequest(pi, "inheritSkills: true\n", prepare);
+		expect(inherited.text).toContain("SKILL-found helps");
+	});
+
 	test("`extensions:` loads those named instead of pi's own finds, less `excludeExtensions:`", async () => {
 		const tool = (name: string) =>
 			`export default function (pi) { pi.registerTool({ name: "${name}", label: "${name}", description: "probe", parameters: { type: "object", properties: {} }, async execute() { return { content: [{ type: "text", text: "ok" }], details: {} }; } }); }\n`;
