@@ -37,7 +37,8 @@ function config(key: string, value: unknown): string[] {
 
 /**
  * Codex's app server, keeping no session (the thread is ephemeral), asking no one's approval:
- * the agent's model and sandbox, and its system prompt as developer instructions. Codex has no
+ * the agent's model and sandbox, and its system prompt in place of Codex's own or after it (as
+ * developer instructions), as its `systemPromptMode` says. Codex has no
  * per-tool allowlist, so an agent's `tools:` does not reach it. The prompt and any messages go as
  * requests on its stdin (`CodexConversation`): any length, kept as they are.
  */
