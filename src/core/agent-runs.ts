@@ -2,11 +2,18 @@ import type { AgentSpec } from "./types.js";
 
 /**
  * What an agent makes this machine run beyond an agent CLI under crew's permissions, run as
- * `runtime`: its command line, for a command agent; `permissions: full`; else nothing.
+ * `runtime`: its command line, for a command agent; the pi extensions it names (code pi loads
+ * and runs); `permissions: full`; else nothing.
  */
 export function agentRuns(agent: AgentSpec, runtime: string): string | undefined {
 	if (runtime === "command") return agent.command;
-	return agent.permissions === "full"
-		? "permissions: full (Codex danger-full-access, Claude Code bypassPermissions)"
-		: undefined;
+	const runs = [
+		...(runtime === "pi" && agent.setup?.extensions?.length
+			? [`extensions: ${agent.setup.extensions.join(", ")}`]
+			: []),
+		...(agent.permissions === "full"
+			? ["permissions: full (Codex danger-full-access, Claude Code bypassPermissions)"]
+			: []),
+	];
+	return runs.length > 0 ? runs.join("; ") : undefined;
 }

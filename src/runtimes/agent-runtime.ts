@@ -13,7 +13,7 @@ import type { ThinkingLevel } from "../core/thinking.js";
 import { type Usage, ZERO_USAGE } from "../core/types.js";
 import { AgentConversation, type Conversation } from "./agent-conversation.js";
 import { agentEnvironment } from "./agent-environment.js";
-import { setupPaths } from "./agent-skills.js";
+import { projectSkills } from "./agent-skills.js";
 import { AskSocket } from "./ask-socket.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
@@ -337,7 +337,7 @@ export class AgentRuntime implements WorkerRuntime {
 	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
 	 * a network of the hosts it reaches its model at and those the user allows, nothing else. An
 	 * attempt whose agent may ask can reach its `ask` socket, and run crew's ask server; the
-	 * skills and extensions its agent names it can read.
+	 * project's skills its agent names it can read.
 	 */
 	async #launch(
 		request: TaskRequest,
@@ -353,10 +353,10 @@ export class AgentRuntime implements WorkerRuntime {
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
 		const asker = ask ? [dirname(process.execPath)] : [];
-		const setup = setupPaths(request.agent.setup ?? {}, request.cwd, source);
+		const skills = projectSkills(request.agent.setup ?? {}, request.cwd, source);
 		return this.#sandbox.wrap(request, command, {
 			writable: [...folders, ...files, ...(ask ? [ask.folder] : [])],
-			readable: [...program, ...asker, ...setup],
+			readable: [...program, ...asker, ...skills],
 			network: gate,
 			env,
 		});

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { AgentSetup } from "../core/agent-setup.js";
 import { piAgentDir } from "./credentials.js";
 
@@ -40,10 +40,13 @@ export function agentExtensions(setup: AgentSetup, cwd: string): string[] {
 }
 
 /**
- * The skills and extensions an agent's setup names, as paths: what a sandboxed attempt must be
- * able to read, wherever they are (a project's `.crew/skills` is under crew's hidden folder).
+ * The project's skills an agent names (`.crew/skills/<name>`): what a sandboxed attempt must be
+ * shown, as crew's folder is hidden from it. Nothing else is: a path elsewhere is read as the
+ * sandbox allows, so a file cannot name its way into a hidden folder.
  */
-export function setupPaths(setup: AgentSetup, cwd: string, env: NodeJS.ProcessEnv): string[] {
-	const skills = (setup.skills ?? []).flatMap((name) => skillPath(name, cwd, env) ?? []);
-	return [...skills, ...agentExtensions(setup, cwd)];
+export function projectSkills(setup: AgentSetup, cwd: string, env: NodeJS.ProcessEnv): string[] {
+	const own = join(cwd, ".crew", "skills");
+	return (setup.skills ?? [])
+		.flatMap((name) => skillPath(name, cwd, env) ?? [])
+		.filter((path) => dirname(path) === own);
 }

@@ -2,7 +2,7 @@ import type { Conversation, Said } from "./agent-conversation.js";
 
 /** The ids of crew's own requests, which Codex's responses name. */
 const INITIALIZE = "crew-initialize";
-const THREAD = "crew-thread";
+export const THREAD = "crew-thread";
 const TURN = "crew-turn";
 
 /** crew's own requests, by the ids their responses carry. */
@@ -68,6 +68,9 @@ export class CodexConversation implements Conversation {
 		const { id, method } = event;
 		const params = (event.params ?? {}) as Record<string, unknown>;
 		if (method === undefined && id !== undefined) return this.#response(event);
+		// Another thread's turns (a sub-agent's) are not crew's.
+		const other = params.threadId !== undefined && params.threadId !== this.#thread;
+		if (other && (method === "turn/started" || method === "turn/completed")) return undefined;
 		if (method === "turn/started") return this.#started(((params.turn ?? {}) as { id?: unknown }).id);
 		if (method === "turn/completed") return { over: true };
 		// A request of its client: it waits for an answer.

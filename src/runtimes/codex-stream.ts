@@ -1,6 +1,6 @@
-import { type Usage, ZERO_USAGE } from "../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
 import type { AgentStream } from "./agent-runtime.js";
-import { CREW_REQUESTS } from "./codex-conversation.js";
+import { CREW_REQUESTS, THREAD } from "./codex-conversation.js";
 import { isRetryableModelError } from "./model-errors.js";
 import { withOutput } from "./tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "./worker-runtime.js";
@@ -57,23 +57,31 @@ function failed(item: CodexItem): boolean {
 }
 
 /**
- * Reads the notifications of Codex's app server. The answer is the last agent message; usage
- * comes after each model response, as the thread's running totals (tokens only: Codex reports no
- * cost); the turn's end says whether it completed, and an error it will not retry is the failure.
- * A request of crew's it refused is a failure too. Deltas stay out of the transcript: the item
- * they build carries them whole.
+ * Reads the notifications of Codex's app server. The answer is the last agent message of crew's
+ * thread; usage comes after each model response, as each thread's running totals (tokens only:
+ * Codex reports no cost), and counts for every thread, those Codex starts itself (its sub-agents)
+ * too; the thread's turn's end says whether it completed, and an error it will not retry is the
+ * failure. A request of crew's it refused is a failure too. Deltas stay out of the transcript;
+ * a command's are kept for when its end carries no output.
  */
 export class CodexStream implements AgentStream {
 	usage: Usage = ZERO_USAGE;
 	text = "";
 	answered = false;
 	error: WorkerFailure | undefined;
-	#totals: Usage = ZERO_USAGE;
+	/** crew's thread, once Codex has started it. */
+	#thread: string | undefined;
+	readonly #totals = new Map<string, Usage>();
 	readonly #outputs = new Map<string, string>();
 
 	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean } {
 		const params = (event.params ?? {}) as Record<string, unknown>;
 		const item = (params.item ?? {}) as CodexItem;
+		if (event.method === "thread/tokenUsage/updated")
+			return { events: this.#tokens(String(params.threadId), params.tokenUsage), keep: true };
+		// Another thread's work (a sub-agent's) is in the transcript, not crew's account of this one.
+		if (params.threadId !== undefined && this.#thread !== undefined && params.threadId !== this.#thread)
+			return { events: [], keep: !/[Dd]elta$/.test(String(event.method)) };
 		switch (event.method) {
 			case "item/started": {
 				const tool = toolOf(item);
@@ -88,8 +96,6 @@ export class CodexStream implements AgentStream {
 				if (sofar.length < MAX_DELTAS) this.#outputs.set(id, sofar + String(params.delta ?? ""));
 				return { events: [], keep: false };
 			}
-			case "thread/tokenUsage/updated":
-				return { events: this.#tokens(params.tokenUsage), keep: true };
 			case "error":
 				if (params.willRetry === true) return { events: [], keep: true };
 				return { events: this.#fail((params.error ?? {}) as { message?: string }), keep: true };
@@ -99,6 +105,7 @@ export class CodexStream implements AgentStream {
 				break;
 		}
 		if (typeof event.method === "string" && /[Dd]elta$/.test(event.method)) return { events: [], keep: false };
+		if (event.id === THREAD) this.#thread = (event.result as { thread?: { id?: string } } | undefined)?.thread?.id;
 		const request = CREW_REQUESTS.get(String(event.id));
 		const refused = event.error as { message?: string } | undefined;
 		if (event.method === undefined && request !== undefined && refused !== undefined) {
@@ -122,8 +129,8 @@ export class CodexStream implements AgentStream {
 		return [{ type: "tool-end", id, name: tool.name, isError: failed(item), ...withOutput(output) }];
 	}
 
-	/** The usage of the responses since the last update: the totals' growth. */
-	#tokens(value: unknown): WorkerEvent[] {
+	/** The usage of `thread`'s responses since its last update: its totals' growth. */
+	#tokens(thread: string, value: unknown): WorkerEvent[] {
 		const total = ((value ?? {}) as { total?: CodexTokens }).total;
 		if (!total) return [];
 		const cached = total.cachedInputTokens ?? 0;
@@ -134,7 +141,7 @@ export class CodexStream implements AgentStream {
 			cacheWrite: total.cacheWriteInputTokens ?? 0,
 			cost: 0,
 		};
-		const before = this.#totals;
+		const before = this.#totals.get(thread) ?? ZERO_USAGE;
 		const usage: Usage = {
 			input: Math.max(0, totals.input - before.input),
 			output: Math.max(0, totals.output - before.output),
@@ -142,9 +149,10 @@ export class CodexStream implements AgentStream {
 			cacheWrite: Math.max(0, totals.cacheWrite - before.cacheWrite),
 			cost: 0,
 		};
-		this.#totals = totals;
-		this.usage = totals;
-		return usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0 ? [] : [{ type: "usage", usage }];
+		this.#totals.set(thread, totals);
+		if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0) return [];
+		this.usage = addUsage(this.usage, usage);
+		return [{ type: "usage", usage }];
 	}
 
 	#turnCompleted(turn: Record<string, unknown>): WorkerEvent[] {

@@ -53,7 +53,7 @@ export type WorkerEvent =
 	 * Usage reported while the attempt runs, added to the attempt's record as it arrives: counts
 	 * not reported before (each report adds, never repeats). `usage.partial` says whether, after
 	 * this report, what the attempt reported falls short of what it used (Claude Code before its
-	 * result, Codex during a turn).
+	 * result).
 	 */
 	| { readonly type: "usage"; readonly usage: Usage }
 	/** Where the attempt's agent may connect, as its runtime decided before starting it. */

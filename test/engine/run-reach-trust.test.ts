@@ -105,3 +105,18 @@ test("a run created while trusted is refused on resume and retry once the trust 
 	const { readFileSync } = await import("node:fs");
 	expect(readFileSync(join(repo.dir, "attempts.txt"), "utf8")).toBe("attempt\n");
 });
+
+test("pi extensions a project agent names are listed and refused untrusted: they are code pi runs", async () => {
+	const repo = new TestRepo({ trusted: false });
+	repo.writeFile(".crew/agents/ext.md", "---\nname: ext\nruntime: pi\nextensions: ./tools/x.ts\n---\nYou help.\n");
+	repo.workflow("solo", [{ id: "go", role: "ext" }]);
+	const untrusted = crewOf(repo, { trusted: false });
+	try {
+		const plan = await untrusted.plan({ goal: "g", workflow: "solo" });
+		expect(() => untrusted.create(plan)).toThrow(
+			/is not trusted[\s\S]*agent 'ext' \(.*ext\.md\): extensions: \.\/tools\/x\.ts/,
+		);
+	} finally {
+		untrusted.close();
+	}
+});

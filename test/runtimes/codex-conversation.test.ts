@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
 import { CodexConversation } from "../../src/runtimes/codex-conversation.js";
+import { CodexStream } from "../../src/runtimes/codex-stream.js";
 
 const sent = (lines: string) =>
 	lines
@@ -68,4 +69,42 @@ test("a request Codex makes of its client is a dialog, declined by its own id; a
 	const refused = new CodexConversation();
 	refused.prompt("p");
 	expect(refused.read({ id: "crew-initialize", error: { code: -32600, message: "bad" } })).toEqual({ over: true });
+});
+
+test("another thread's turns (a sub-agent's) neither start nor end crew's; its usage counts, its errors and answers do not", () => {
+	const talk = new CodexConversation();
+	startTurn(talk);
+	expect(talk.read({ method: "turn/started", params: { threadId: "S", turn: { id: "V" } } })).toBeUndefined();
+	expect(talk.read({ method: "turn/completed", params: { threadId: "S", turn: { id: "V" } } })).toBeUndefined();
+	expect(talk.read({ method: "turn/completed", params: { threadId: "T", turn: { id: "U" } } })).toEqual({ over: true });
+
+	const stream = new CodexStream();
+	stream.accept({ id: "crew-thread", result: { thread: { id: "T" } } });
+	const tokens = (threadId: string, inputTokens: number) => ({
+		method: "thread/tokenUsage/updated",
+		params: { threadId, tokenUsage: { total: { inputTokens, cachedInputTokens: 0, outputTokens: 1 } } },
+	});
+	for (const [thread, input] of [
+		["T", 100],
+		["S", 5],
+		["T", 110],
+		["S", 7],
+	] as const)
+		stream.accept(tokens(thread, input));
+	expect(stream.usage).toMatchObject({ input: 117, output: 2 });
+	const message = (threadId: string, text: string) => ({
+		method: "item/completed",
+		params: { threadId, item: { id: text, type: "agentMessage", text } },
+	});
+	stream.accept(message("T", "mine"));
+	stream.accept(message("S", "theirs"));
+	stream.accept({ method: "error", params: { threadId: "S", willRetry: false, error: { message: "sub-agent fell" } } });
+	stream.accept({ method: "turn/completed", params: { threadId: "S", turn: { status: "failed" } } });
+	expect({ text: stream.text, error: stream.error, answered: stream.answered }).toEqual({
+		text: "mine",
+		error: undefined,
+		answered: false,
+	});
+	stream.accept({ method: "turn/completed", params: { threadId: "T", turn: { status: "completed" } } });
+	expect(stream.answered).toBe(true);
 });
