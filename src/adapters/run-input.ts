@@ -28,6 +28,8 @@ export interface RunAsk {
 	readonly reserveTokens?: number;
 	readonly reserveUsd?: number;
 	readonly approvePlan?: boolean;
+	/** `false`: the tasks' prompts go without the project's knowledge. */
+	readonly knowledge?: boolean;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
 	readonly integration?: IntegrationMode;
@@ -73,6 +75,7 @@ export function runInput(
 		...runLimits(ask, settings),
 		...(ask.retries !== undefined ? { retries: ask.retries } : {}),
 		...(ask.approvePlan ? { approvePlan: true } : {}),
+		...(ask.knowledge === false ? { knowledge: false } : {}),
 		...(ask.workspace !== undefined ? { workspace: ask.workspace } : {}),
 		...(ask.allowDirty ? { allowDirty: true } : {}),
 		...(ask.integration !== undefined ? { integration: ask.integration } : {}),

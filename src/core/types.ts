@@ -206,6 +206,8 @@ export interface RunOptions {
 	readonly budget?: BudgetLimits;
 	/** Tasks a planner adds wait for approval before the first of them starts. */
 	readonly approvePlan?: boolean;
+	/** `false`: its tasks' prompts go without the project's knowledge (`.crew/knowledge.md`). */
+	readonly knowledge?: false;
 	/** `worktree`: every task works in a git worktree of its own. Default `shared`. */
 	readonly workspace?: "shared" | "worktree";
 	/** The commit worktrees start from: the repository's HEAD when the run was created. */

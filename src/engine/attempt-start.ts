@@ -1,4 +1,6 @@
+import { readKnowledge } from "../config/knowledge-file.js";
 import { withAnswers } from "../core/asked.js";
+import { withKnowledge } from "../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
 import { type AttemptSandbox, taskSandbox } from "../core/sandbox.js";
 import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
@@ -8,8 +10,11 @@ import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Start } from "./live-attempt.js";
 
+/** How a prompt names the project's knowledge file. */
+const KNOWLEDGE_SHOWN = ".crew/knowledge.md";
+
 /**
- * Renders and stores a task's prompt (its text, its dependencies' results, what its last check
+ * Renders and stores a task's prompt (the project's knowledge, its text, its dependencies' results, what its last check
  * printed) and records its new attempt on `model`: what its worker starts from.
  */
 export function recordStart(
@@ -40,7 +45,9 @@ export function recordStart(
 		checked,
 		answered.map((q) => ({ question: q.question, answer: q.answer ?? "" })),
 	);
-	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", prompt);
+	const known = run.options.knowledge === false ? undefined : readKnowledge(crewDir);
+	const told = known === undefined || "refused" in known ? prompt : withKnowledge(prompt, known, KNOWLEDGE_SHOWN);
+	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", told);
 	const asked = taskSandbox(spec, run.options, crewDir);
 	// A dry run starts no process: nothing to confine.
 	const sandbox = runtime === "dry-run" ? { ...asked, level: "off" as const } : asked;
@@ -52,7 +59,7 @@ export function recordStart(
 		spec,
 		agent,
 		sandbox,
-		prompt,
+		prompt: told,
 		promptArtifact,
 		attempt,
 		epoch: lease.epoch,

@@ -1,4 +1,5 @@
 import { formatDuration } from "../core/duration.js";
+import { proposedKnowledge } from "../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS } from "../core/prompt.js";
 import type { Cause, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord } from "../core/types.js";
@@ -132,7 +133,12 @@ export class LiveAttempt {
 		this.#done = runtime
 			.run(request, { signal: this.#controller.signal, onEvent, ...steering, ...asking })
 			.then(
-				(result) => ({ result }),
+				(result) => {
+					// Proposed, not written: a person adds a note with `crew knowledge add`.
+					if (result.ok)
+						for (const note of proposedKnowledge(result.text)) onEvent({ type: "knowledge-proposed", note });
+					return { result };
+				},
 				(error: unknown) => ({ error }),
 			)
 			.finally(() => {

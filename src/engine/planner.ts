@@ -1,3 +1,5 @@
+import { readKnowledge } from "../config/knowledge-file.js";
+import { projectAt } from "../config/project.js";
 import { type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { buildDag } from "../core/dag.js";
 import { MAX_DURATION_MS } from "../core/duration.js";
@@ -65,6 +67,8 @@ export interface PlanInput {
 	readonly budget?: BudgetLimits;
 	/** Tasks a planner adds wait for approval before they start. */
 	readonly approvePlan?: boolean;
+	/** `false`: the tasks' prompts go without the project's knowledge (`.crew/knowledge.md`). */
+	readonly knowledge?: boolean;
 	/** `worktree` gives every task a git worktree of its own; overrides the team's workspaceMode. */
 	readonly workspace?: "shared" | "worktree";
 	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */
@@ -313,6 +317,8 @@ function planChosen(
 	const agents = expanded.flatMap((t) => [t.agent, ...Object.values(t.expand?.roles ?? {})]);
 	diagnostics.push(...thinkingWarnings(agents, input.runtime, context.runtimes));
 	diagnostics.push(...setupWarnings(agents, input.runtime, context.runtimes, context.cwd));
+	const known = input.knowledge === false ? undefined : readKnowledge(projectAt(context.cwd).crewDir);
+	if (known && "refused" in known) diagnostics.push({ level: "warning", file: "", message: known.refused });
 
 	const plan: Plan = {
 		goal: input.goal,
@@ -349,6 +355,7 @@ function runOptions(
 		...(input.stallTimeoutMs !== undefined ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
 		retries: input.retries ?? 2,
 		...(input.approvePlan ? { approvePlan: true } : {}),
+		...(input.knowledge === false ? { knowledge: false as const } : {}),
 		...(input.allowDirty ? { allowDirty: true } : {}),
 		...(input.setup ? { setup: input.setup } : {}),
 		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),

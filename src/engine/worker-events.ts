@@ -8,6 +8,7 @@ import type { LiveAttempt } from "./live-attempt.js";
 const OWN_EVENTS: Readonly<Record<string, string>> = {
 	"sandbox-denied": "sandbox.denied",
 	"scope-violated": "scope.violated",
+	"knowledge-proposed": "knowledge.proposed",
 };
 
 /**

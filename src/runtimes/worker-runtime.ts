@@ -56,6 +56,8 @@ export type WorkerEvent =
 	 * result).
 	 */
 	| { readonly type: "usage"; readonly usage: Usage }
+	/** The attempt's agent proposed `note` for the project's knowledge, in its answer. */
+	| { readonly type: "knowledge-proposed"; readonly note: string }
 	/** Where the attempt's agent may connect, as its runtime decided before starting it. */
 	| { readonly type: "confined"; readonly network: SandboxNetwork }
 	/** The sandbox refused a write to `path`, or a connection to `host` (and `port`), as the worker said. */

@@ -5,6 +5,7 @@ import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
+import { knowledgeCommands } from "./knowledge-command.js";
 import { amount, cap, count, json, names, port } from "./option-values.js";
 import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
@@ -95,6 +96,7 @@ function program(setExit: (code: number) => void): Command {
 			).choices(["auto", "manual"]),
 		)
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
+		.option("--no-knowledge", "leave the project's knowledge (.crew/knowledge.md) out of the tasks' prompts")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
@@ -464,6 +466,8 @@ function program(setExit: (code: number) => void): Command {
 		.description("check every agent, team and workflow and how they refer to each other; exit 1 on errors")
 		.option("--json", "machine-readable output")
 		.action(async (options: JsonOption) => exit((await resources()).validateCommand(options)));
+
+	knowledgeCommands(cli, exit);
 
 	cli
 		.command("trust")

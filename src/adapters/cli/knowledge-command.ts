@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { addKnowledge, knowledgeFile } from "../../config/knowledge-file.js";
+import { findProject } from "../../config/project.js";
+import { MAX_KNOWLEDGE_BYTES } from "../../core/knowledge.js";
+import { checkPersonText } from "../../core/steer-limits.js";
+
+/** `crew knowledge`: the project's knowledge, which every task's prompt carries, shown and added to. */
+export function knowledgeCommands(cli: Command, exit: (code: Promise<number>) => Promise<void>): void {
+	const knowledge = cli
+		.command("knowledge")
+		.description("the project's knowledge (.crew/knowledge.md), put before every task's prompt: print it");
+	knowledge.action(() => exit(show()));
+	knowledge
+		.command("add")
+		.description("add a note to the project's knowledge")
+		.argument("<note>", "the note, as one list item")
+		.action((note: string) => exit(add(note)));
+}
+
+/** Prints the knowledge, then the notes the latest run's agents proposed that it does not hold yet. */
+async function show(): Promise<number> {
+	const project = findProject(process.cwd());
+	const file = knowledgeFile(project.crewDir);
+	const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+	if (text === "") process.stderr.write(`no project knowledge yet (${file})\n`);
+	process.stdout.write(text);
+	const { RunReader } = await import("../../engine/run-reader.js");
+	const reader = new RunReader(project);
+	try {
+		const latest = reader.runs()[0];
+		if (latest === undefined) return 0;
+		const proposed = reader
+			.events(latest.id)
+			.filter((e) => e.type === "knowledge.proposed")
+			.map((e) => ({ task: e.taskId, note: String(e.data.note) }))
+			.filter(({ note }) => !text.includes(note));
+		if (proposed.length === 0) return 0;
+		process.stdout.write(`\nProposed by the agents of run ${latest.id}, not added:\n`);
+		for (const { task, note } of proposed) {
+			process.stdout.write(`  ${task}: ${note}\n    crew knowledge add ${JSON.stringify(note)}\n`);
+		}
+		return 0;
+	} finally {
+		reader.close();
+	}
+}
+
+async function add(note: string): Promise<number> {
+	checkPersonText(note, "a knowledge note");
+	const { file, bytes } = addKnowledge(findProject(process.cwd()).crewDir, note);
+	process.stdout.write(`added to ${file}\n`);
+	if (bytes > MAX_KNOWLEDGE_BYTES)
+		process.stderr.write(
+			`crew: ${file} is ${Math.ceil(bytes / 1024)} KB; prompts carry its first ${MAX_KNOWLEDGE_BYTES / 1024} KB\n`,
+		);
+	return 0;
+}
