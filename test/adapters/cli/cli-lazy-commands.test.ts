@@ -74,6 +74,7 @@ const CASES: Record<string, Case> = {
 	runs: { args: () => ["runs"], code: 0, says: /completed/ },
 	events: { args: (id) => ["events", id], code: 0, says: /run\.completed/ },
 	inbox: { args: () => ["inbox"], code: 0, says: /nothing waits for you/ },
+	knowledge: { args: () => ["knowledge"], code: 0, says: /no project knowledge yet/ },
 	logs: { args: (id) => ["logs", id, "a"], code: 0, says: /attempt 1/ },
 	result: { args: (id) => ["result", id, "a"], code: 0, says: /done a/ },
 	plan: { args: () => ["plan", "goal", "--workflow", "one"], code: 0, says: /a/ },
