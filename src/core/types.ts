@@ -89,6 +89,10 @@ export interface TaskSpec {
 	readonly worktree?: boolean;
 	/** Paths the task writes (files or folders); in a shared checkout, overlapping tasks take turns. */
 	readonly writes?: readonly string[];
+	/** The run's shared file its answer is (`shared/<output>`): an attempt without an answer fails. */
+	readonly output?: string;
+	/** Shared files of earlier steps its prompt carries, by name (`output:`, or `<task>.md` for a task's result). */
+	readonly reads?: readonly string[];
 	/** The sandbox its step asks for. See `taskSandbox`. */
 	readonly sandbox?: SandboxLevel;
 	/** The workflow script's call that made the task. */

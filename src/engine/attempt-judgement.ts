@@ -22,7 +22,7 @@ export type Judgement =
 /**
  * Judges an ended attempt of `spec` from how it ended: stopped (cancelled, or a retryable timeout
  * or stall), a runtime that threw, or its result, read as a plan, an `--until` check or an answer
- * with `problems` against its schema. While the run is `stopping`, a failed check starts no pass.
+ * with `problems` against its schema; an empty answer of a step that names its `output` fails. While the run is `stopping`, a failed check starts no pass.
  */
 export function judgeAttempt(
 	outcome: AttemptOutcome,
@@ -62,6 +62,10 @@ export function judgeAttempt(
 	if (!result.ok) {
 		const failure = result.error ?? { message: "worker failed", retryable: false };
 		return { kind: "failed", attemptStatus: "failed", failure, result };
+	}
+	if (spec.output !== undefined && result.text.trim() === "") {
+		const message = `its output ${spec.output} was not produced: its agent ended without an answer`;
+		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: true }, result };
 	}
 	const problems = context.problems(result.text);
 	if (problems.length === 0) return { kind: "completed", result };

@@ -1,7 +1,8 @@
+import { existsSync } from "node:fs";
 import { readKnowledge } from "../config/knowledge-file.js";
 import { withAnswers } from "../core/asked.js";
 import { withKnowledge } from "../core/knowledge.js";
-import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt } from "../core/prompt.js";
+import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt, withReads } from "../core/prompt.js";
 import { type AttemptSandbox, taskSandbox } from "../core/sandbox.js";
 import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
@@ -37,7 +38,10 @@ export function recordStart(
 		const artifact = files.display(runId, `tasks/${dep}/result.md`, run.options.cwd);
 		return { taskId: dep, excerpt, totalChars: chars, artifact };
 	});
-	const rendered = renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length);
+	const rendered = withReads(
+		renderTaskPrompt(spec.text, shown, DEFAULT_PROMPT_LIMITS, spec.dependsOn.length),
+		(spec.reads ?? []).map((name) => ({ name, text: sharedFile(files, runId, name) })),
+	);
 	const evidence = store.queries.evidenceOf(runId, spec.id);
 	const checked = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
 	const answered = store.questions.answers(runId, spec.id);
@@ -135,4 +139,18 @@ function start(
 			sandbox: a.sandbox,
 		},
 	};
+}
+
+/**
+ * The text of the run's shared file `name`: what a step whose `output:` names it answered, else,
+ * for `<task>.md` (pi-crew's name for a step's output when it names none), that task's result;
+ * undefined when neither is written.
+ */
+function sharedFile(files: ArtifactFiles, runId: string, name: string): string | undefined {
+	const paths = [`shared/${name}`, ...(name.endsWith(".md") ? [`tasks/${name.slice(0, -3)}/result.md`] : [])];
+	for (const path of paths) {
+		// Not written (yet): the next name, if any.
+		if (existsSync(files.path(runId, path))) return files.read(runId, path);
+	}
+	return undefined;
 }

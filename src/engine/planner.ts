@@ -9,7 +9,7 @@ import type { RunSandbox, SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { type AgentSpec, type FailurePolicy, IntegrationMode, type RunOptions, type TaskSpec } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
-import type { Diagnostic } from "../resources/frontmatter.js";
+import { type Diagnostic, list } from "../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowResource, WorkflowStep } from "../resources/workflow-file.js";
@@ -290,6 +290,7 @@ function planChosen(
 			...(step.approval ? { approval: true } : {}),
 			...(step.writes && step.writes.length > 0 ? { writes: step.writes } : {}),
 			...(step.sandbox ? { sandbox: step.sandbox } : {}),
+			...sharedFiles(step),
 		}),
 	);
 
@@ -410,6 +411,16 @@ function checkRepository(repository: string, queue: string | undefined): string 
 	if (typeof repository !== "string" || repository.trim() === "")
 		throw invalid(`invalid repository ${JSON.stringify(repository)}: expected a git URL or path`);
 	return repository;
+}
+
+/** A step's `output:` and `reads:`, as pi-crew names the run's shared files; `false` is none. */
+function sharedFiles(step: WorkflowStep): { output?: string; reads?: string[] } {
+	const output = step.fields.output;
+	const reads = list(step.fields.reads);
+	return {
+		...(output && output !== "false" ? { output } : {}),
+		...(reads.length > 0 ? { reads } : {}),
+	};
 }
 
 /** A queue URL as given, once it reads as one. */

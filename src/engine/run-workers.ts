@@ -73,7 +73,7 @@ export class RunWorkers {
 		this.#running.set(start.index, live);
 		if (stop) live.stop(stop);
 		void live.start().then((outcome) => {
-			this.#settled.push({ index: start.index, live, outcome });
+			this.#settled.push({ index: start.index, live, outcome, ...(spec.output ? { output: spec.output } : {}) });
 			this.#hooks.onSettled();
 		});
 	}
@@ -115,7 +115,10 @@ export class RunWorkers {
 				continue;
 			}
 			try {
-				prepared.push({ ...item, artifacts: await storeAttemptFiles(this.#deps.files, item.live, result) });
+				prepared.push({
+					...item,
+					artifacts: await storeAttemptFiles(this.#deps.files, item.live, result, item.output),
+				});
 			} catch (error) {
 				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
 				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });

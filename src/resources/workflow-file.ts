@@ -223,8 +223,8 @@ function stepLimits(
 }
 
 /**
- * A step's `output` names a file in the run's artifacts, so it must stay inside them; a `reads`
- * entry that no step writes is allowed (it may exist already) but worth a warning.
+ * A step's `output` and `reads` name files in the run's artifacts, so they must stay inside them;
+ * a `reads` entry no step writes (by its `output`, or as `<step>.md`) is allowed but worth a warning.
  */
 function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[] {
 	const diagnostics: Diagnostic[] = [];
@@ -243,7 +243,14 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 	}
 	for (const step of steps) {
 		for (const read of list(step.fields.reads)) {
-			if (!outputs.has(read)) {
+			if (isAbsolute(read) || read.split(/[\\/]/).includes("..")) {
+				diagnostics.push({
+					level: "error",
+					file,
+					...(step.line !== undefined ? { line: step.line } : {}),
+					message: `step '${step.id}': reads '${read}' must be a relative path inside the run's artifacts`,
+				});
+			} else if (!outputs.has(read) && !steps.some((s) => `${s.id}.md` === read)) {
 				diagnostics.push({
 					level: "warning",
 					file,

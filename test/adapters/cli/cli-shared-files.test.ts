@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { crew, TestRepo } from "../../helpers.js";
+
+test("a step's output: is its answer as a shared file, which a later step's reads: carries into its prompt as data; a step whose output has no answer fails, saying so", async () => {
+	const repo = new TestRepo();
+	const agent = (name: string, command: string) =>
+		repo.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
+		);
+	agent("jotter", "echo PLAN-CONTENT");
+	agent("reader", 'cat "$CREW_PROMPT_FILE"');
+	agent("mute", "true");
+	repo.workflow("shared", [
+		{ id: "plan", role: "jotter", extra: { output: "plan.md" } },
+		{ id: "note", role: "jotter" },
+		{ id: "use", role: "reader", dependsOn: ["plan", "note"], extra: { reads: "plan.md, note.md, later.md" } },
+		{ id: "quiet", role: "mute", extra: { output: "quiet.md", retries: "0" } },
+	]);
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "shared", "--failure", "continue", "--json"]);
+	expect(run.stderr).toContain("step 'use' reads 'later.md', which no step writes");
+	const { runId, status } = JSON.parse(run.stdout.trim().split("\n").pop() as string) as {
+		runId: string;
+		status: string;
+	};
+	expect(status).toBe("failed");
+	const dir = join(repo.dir, ".crew", "runs", runId);
+	expect(readFileSync(join(dir, "shared", "plan.md"), "utf8")).toBe("PLAN-CONTENT\n");
+	const used = (await crew(repo.dir, ["result", runId, "use"])).stdout;
+	const reads = used.slice(used.indexOf("## Files this step reads"));
+	expect(reads).toContain('<file name="shared/plan.md" chars="13">\nPLAN-CONTENT\n</file>');
+	expect(reads).toContain('<file name="shared/note.md" chars="13">\nPLAN-CONTENT\n</file>');
+	expect(reads).toContain("(shared/later.md has not been written)");
+	const quiet = JSON.parse((await crew(repo.dir, ["result", runId, "quiet", "--json"])).stdout) as {
+		status: string;
+		error: string;
+	};
+	expect(quiet).toMatchObject({
+		status: "failed",
+		error: "its output quiet.md was not produced: its agent ended without an answer",
+	});
+	expect(existsSync(join(dir, "shared", "quiet.md"))).toBe(false);
+});
+
+test("reads: and output: must stay inside the run's artifacts", async () => {
+	const repo = new TestRepo();
+	repo.agent("worker");
+	repo.workflow("escape", [{ id: "a", extra: { reads: "../../secret.md" } }]);
+	const plan = await crew(repo.dir, ["plan", "g", "--workflow", "escape"]);
+	expect(plan.code).not.toBe(0);
+	expect(plan.stderr).toContain("step 'a': reads '../../secret.md' must be a relative path inside the run's artifacts");
+});
