@@ -128,8 +128,10 @@ export class RunIntegration {
 	/** The completed tasks with a branch of their own, in dependency order. */
 	#completedBranches(): string[] {
 		const { dag, specs, status } = this.#tasks;
+		// A dry run's task starts no process and gets no worktree: it has no work to bring back.
+		const dry = (i: number) => (this.#run.options.runtime ?? specs[i]?.agent.runtime) === "dry-run";
 		return dag.order
-			.filter((i) => status[i] === TaskStatus.Completed && specs[i]?.worktree && !specs[i]?.integration)
+			.filter((i) => status[i] === TaskStatus.Completed && specs[i]?.worktree && !specs[i]?.integration && !dry(i))
 			.map((i) => this.#tasks.id(i));
 	}
 

@@ -21,7 +21,7 @@ test("crew's own commits and merges ignore the user's signing, hooks and merge s
 	})) {
 		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
 	}
-	repo.workflow("chain", [
+	repo.workflow("relay", [
 		{ id: "a", role: "first" },
 		{ id: "b", role: "second", dependsOn: ["a"] },
 		{ id: "c", role: "third", dependsOn: ["a", "b"] },
@@ -31,7 +31,7 @@ test("crew's own commits and merges ignore the user's signing, hooks and merge s
 	const env = strictGitUser();
 	const run = await crew(
 		repo.dir,
-		["run", "g", "--workflow", "chain", "--workspace", "worktree", "--json"],
+		["run", "g", "--workflow", "relay", "--workspace", "worktree", "--json"],
 		60_000,
 		env,
 	);

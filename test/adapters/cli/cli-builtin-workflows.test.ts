@@ -8,7 +8,7 @@ test.each([
 	{ workflow: "strict-fast-fix", tasks: 4, reader: "fix", reads: "repro.md" },
 	{ workflow: "distill", tasks: 9, reader: "merge", reads: "research-history.md" },
 ])(
-	"the builtin $workflow runs end to end with the implementation team, its steps handing their outputs on",
+	"the builtin $workflow runs end to end with the implementation team, in its worktrees, its steps handing their outputs on",
 	async ({ workflow, tasks, reader, reads }) => {
 		const repo = gitRepo();
 		const run = await crew(repo.dir, [
@@ -20,8 +20,6 @@ test.each([
 			"implementation",
 			"--runtime",
 			"dry-run",
-			"--workspace",
-			"shared",
 			"--json",
 		]);
 		expect(run.code, run.stderr).toBe(0);

@@ -126,14 +126,14 @@ test("Ctrl-C on a foreground run cancels it cleanly", async () => {
 
 test("kill -9 of the runner mid-run, then crew resume completes the run without redoing finished tasks", async () => {
 	const repo = new TestRepo().agent("worker", "--sleep 100").agent("long", "--sleep 1500");
-	repo.workflow("chain", [
+	repo.workflow("relay", [
 		{ id: "a" },
 		{ id: "b", dependsOn: ["a"] },
 		{ id: "c", role: "long", dependsOn: ["b"] },
 		{ id: "side", dependsOn: ["a"] },
 		{ id: "d", dependsOn: ["c"] },
 	]);
-	const runner = crewProcess(repo.dir, ["run", "survive", "--workflow", "chain"]);
+	const runner = crewProcess(repo.dir, ["run", "survive", "--workflow", "relay"]);
 	const exited = new Promise<unknown>((resolve) => runner.once("exit", resolve));
 	const orphan = await waitFor("c to start", () => repo.starts("c")[0]);
 	runner.kill("SIGKILL");

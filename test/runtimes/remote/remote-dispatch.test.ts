@@ -8,7 +8,7 @@ const remote = remoteFixture();
 test("a coordinator that never hears its jobs' events settles each attempt from the job's stored state", async () => {
 	const repo = remote.keep(new TestRepo());
 	repo.agent("w", "--answer --sleep 300");
-	repo.workflow("chain", [
+	repo.workflow("relay", [
 		{ id: "a", role: "w" },
 		{ id: "b", role: "w", dependsOn: ["a"] },
 	]);
@@ -18,7 +18,7 @@ test("a coordinator that never hears its jobs' events settles each attempt from 
 	const admin = new Redis(remote.url);
 	await admin.call("ACL", "SETUSER", "default", "-xread");
 	try {
-		const run = await crew(repo.dir, ["run", "g", "--workflow", "chain", "--queue", remote.url, "--json"], 45_000);
+		const run = await crew(repo.dir, ["run", "g", "--workflow", "relay", "--queue", remote.url, "--json"], 45_000);
 		expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
 		const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 		const { tasks } = read(repo.dir, (r) => r.status(runId));
