@@ -3,6 +3,7 @@ import { readKnowledge } from "../config/knowledge-file.js";
 import { withAnswers } from "../core/asked.js";
 import { withKnowledge } from "../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS, renderTaskPrompt, withReads } from "../core/prompt.js";
+import { redact } from "../core/redact.js";
 import { type AttemptSandbox, taskSandbox } from "../core/sandbox.js";
 import type { AgentSpec, ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
@@ -50,7 +51,11 @@ export function recordStart(
 		answered.map((q) => ({ question: q.question, answer: q.answer ?? "" })),
 	);
 	const known = run.options.knowledge === false ? undefined : readKnowledge(crewDir);
-	const told = known === undefined || "refused" in known ? prompt : withKnowledge(prompt, known, KNOWLEDGE_SHOWN);
+	// Redacted as the rest of a prompt is: a token noted in the file reaches no provider.
+	const told =
+		known === undefined || "refused" in known
+			? prompt
+			: withKnowledge(prompt, { ...known, text: redact(known.text) }, KNOWLEDGE_SHOWN);
 	const promptArtifact = files.write(runId, spec.id, `tasks/${spec.id}/prompt.md`, "prompt", told);
 	const asked = taskSandbox(spec, run.options, crewDir);
 	// A dry run starts no process: nothing to confine.

@@ -1,4 +1,5 @@
-import { basename, isAbsolute } from "node:path";
+import { basename } from "node:path";
+import { ARTIFACT_NAME_RULE, isArtifactName } from "../core/artifact-names.js";
 import { errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import type { SandboxLevel } from "../core/sandbox.js";
@@ -232,23 +233,23 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 	for (const step of steps) {
 		const output = step.fields.output;
 		if (!output || output === "false") continue;
-		if (isAbsolute(output) || output.split(/[\\/]/).includes("..")) {
+		if (!isArtifactName(output)) {
 			diagnostics.push({
 				level: "error",
 				file,
 				...(step.line !== undefined ? { line: step.line } : {}),
-				message: `step '${step.id}': output '${output}' must be a relative path inside the run's artifacts`,
+				message: `step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
 			});
 		} else outputs.add(output);
 	}
 	for (const step of steps) {
 		for (const read of list(step.fields.reads)) {
-			if (isAbsolute(read) || read.split(/[\\/]/).includes("..")) {
+			if (!isArtifactName(read)) {
 				diagnostics.push({
 					level: "error",
 					file,
 					...(step.line !== undefined ? { line: step.line } : {}),
-					message: `step '${step.id}': reads '${read}' must be a relative path inside the run's artifacts`,
+					message: `step '${step.id}': reads '${read}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
 				});
 			} else if (!outputs.has(read) && !steps.some((s) => `${s.id}.md` === read)) {
 				diagnostics.push({

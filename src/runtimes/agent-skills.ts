@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { AgentSetup } from "../core/agent-setup.js";
 import { piAgentDir } from "./credentials.js";
@@ -41,12 +41,23 @@ export function agentExtensions(setup: AgentSetup, cwd: string): string[] {
 
 /**
  * The project's skills an agent names (`.crew/skills/<name>`): what a sandboxed attempt must be
- * shown, as crew's folder is hidden from it. Nothing else is: a path elsewhere is read as the
- * sandbox allows, so a file cannot name its way into a hidden folder.
+ * shown, as crew's folder is hidden from it. Nothing else is: each is a real folder holding
+ * `SKILL.md` directly in it, links resolved, so a file cannot name its way (or link its way) into
+ * a hidden folder.
  */
 export function projectSkills(setup: AgentSetup, cwd: string, env: NodeJS.ProcessEnv): string[] {
-	const own = join(cwd, ".crew", "skills");
-	return (setup.skills ?? [])
-		.flatMap((name) => skillPath(name, cwd, env) ?? [])
-		.filter((path) => dirname(path) === own);
+	const real = (path: string) => {
+		try {
+			return realpathSync(path);
+		} catch {
+			return undefined;
+		}
+	};
+	const own = real(join(cwd, ".crew", "skills"));
+	if (own === undefined) return [];
+	return (setup.skills ?? []).flatMap((name) => {
+		const found = skillPath(name, cwd, env);
+		const path = found === undefined ? undefined : real(found);
+		return path !== undefined && dirname(path) === own && existsSync(join(path, "SKILL.md")) ? [path] : [];
+	});
 }

@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { ARTIFACT_NAME_RULE, isArtifactName } from "../core/artifact-names.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { redact } from "../core/redact.js";
@@ -26,8 +27,6 @@ function sha256(): Hash {
 	const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
 	return crypto.createHash("sha256");
 }
-
-const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /** Open flags that refuse to go through a link at the file itself. */
 const WRITE_NO_FOLLOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
@@ -53,10 +52,10 @@ export class ArtifactFiles {
 	/** The absolute path of artifact `name` of run `runId`; throws on any name that could escape. */
 	path(runId: string, name: string): string {
 		const segments = name.split("/");
-		if (segments.some((s) => !SEGMENT.test(s) || s.includes(".."))) {
+		if (!isArtifactName(name)) {
 			throw new CrewError(
 				ErrorCode.ArtifactPath,
-				`invalid artifact name ${JSON.stringify(name)}: expected '/'-separated names of letters, digits, '-', '_' or '.'`,
+				`invalid artifact name ${JSON.stringify(name)}: expected ${ARTIFACT_NAME_RULE}`,
 			);
 		}
 		const dir = this.runDir(runId);

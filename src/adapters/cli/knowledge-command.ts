@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { addKnowledge, knowledgeFile } from "../../config/knowledge-file.js";
+import { addKnowledge, knowledgeFile, knowledgeText } from "../../config/knowledge-file.js";
 import { findProject } from "../../config/project.js";
 import { MAX_KNOWLEDGE_BYTES } from "../../core/knowledge.js";
 import { checkPersonText } from "../../core/steer-limits.js";
@@ -22,8 +21,10 @@ export function knowledgeCommands(cli: Command, exit: (code: Promise<number>) =>
 async function show(): Promise<number> {
 	const project = findProject(process.cwd());
 	const file = knowledgeFile(project.crewDir);
-	const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-	if (text === "") process.stderr.write(`no project knowledge yet (${file})\n`);
+	const read = knowledgeText(project.crewDir);
+	if (typeof read === "object") process.stderr.write(`crew: ${read.refused}\n`);
+	const text = typeof read === "string" ? read : "";
+	if (read === undefined || read === "") process.stderr.write(`no project knowledge yet (${file})\n`);
 	process.stdout.write(text);
 	const { RunReader } = await import("../../engine/run-reader.js");
 	const reader = new RunReader(project);
@@ -38,7 +39,8 @@ async function show(): Promise<number> {
 		if (proposed.length === 0) return 0;
 		process.stdout.write(`\nProposed by the agents of run ${latest.id}, not added:\n`);
 		for (const { task, note } of proposed) {
-			process.stdout.write(`  ${task}: ${note}\n    crew knowledge add ${JSON.stringify(note)}\n`);
+			const shown = printable(note);
+			process.stdout.write(`  ${task}: ${shown}\n    crew knowledge add ${shellQuoted(shown)}\n`);
 		}
 		return 0;
 	} finally {
@@ -55,4 +57,18 @@ async function add(note: string): Promise<number> {
 			`crew: ${file} is ${Math.ceil(bytes / 1024)} KB; prompts carry its first ${MAX_KNOWLEDGE_BYTES / 1024} KB\n`,
 		);
 	return 0;
+}
+
+/** An agent's note without what a terminal would act on: control characters become spaces. */
+function printable(note: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+	return note.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
+/**
+ * `text` as one shell word a person may paste: single-quoted, where no shell expands anything
+ * (an agent's note may hold `$(…)`, backquotes or `!`).
+ */
+function shellQuoted(text: string): string {
+	return `'${text.replaceAll("'", "'\\''")}'`;
 }

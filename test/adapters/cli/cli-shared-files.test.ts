@@ -44,11 +44,15 @@ test("a step's output: is its answer as a shared file, which a later step's read
 	expect(existsSync(join(dir, "shared", "quiet.md"))).toBe(false);
 });
 
-test("reads: and output: must stay inside the run's artifacts", async () => {
+test("reads: and output: must name files of the run's folder, as crew names them", async () => {
 	const repo = new TestRepo();
 	repo.agent("worker");
-	repo.workflow("escape", [{ id: "a", extra: { reads: "../../secret.md" } }]);
+	repo.workflow("escape", [
+		{ id: "a", extra: { reads: "../../secret.md" } },
+		{ id: "b", extra: { output: "my plan.md" } },
+	]);
 	const plan = await crew(repo.dir, ["plan", "g", "--workflow", "escape"]);
 	expect(plan.code).not.toBe(0);
-	expect(plan.stderr).toContain("step 'a': reads '../../secret.md' must be a relative path inside the run's artifacts");
+	expect(plan.stderr).toContain("step 'a': reads '../../secret.md' must name a file in the run's folder");
+	expect(plan.stderr).toContain("step 'b': output 'my plan.md' must name a file in the run's folder");
 });

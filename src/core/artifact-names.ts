@@ -1,0 +1,10 @@
+/** One segment of an artifact's name: what a run folder's files may be called, nothing a shell or a path reads otherwise. */
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+
+/** Whether `name` can name a file in a run's folder: '/'-separated segments, none leaving it. */
+export function isArtifactName(name: string): boolean {
+	return name.split("/").every((s) => SEGMENT.test(s) && !s.includes(".."));
+}
+
+/** What an artifact's name must be, for an error that names a bad one. */
+export const ARTIFACT_NAME_RULE = "'/'-separated names of letters, digits, '-', '_' or '.'";
