@@ -22,7 +22,8 @@ export type Judgement =
 /**
  * Judges an ended attempt of `spec` from how it ended: stopped (cancelled, or a retryable timeout
  * or stall), a runtime that threw, or its result, read as a plan, an `--until` check or an answer
- * with `problems` against its schema; an empty answer of a step that names its `output` fails. While the run is `stopping`, a failed check starts no pass.
+ * with `problems` against its schema; an empty answer of a step that names its `output` fails.
+ * While the run is `stopping`, a failed check starts no pass.
  */
 export function judgeAttempt(
 	outcome: AttemptOutcome,

@@ -16,8 +16,9 @@ import type { Start } from "./live-attempt.js";
 const KNOWLEDGE_SHOWN = ".crew/knowledge.md";
 
 /**
- * Renders and stores a task's prompt (the project's knowledge, its text, its dependencies' results, what its last check
- * printed) and records its new attempt on `model`: what its worker starts from.
+ * Renders and stores a task's prompt (the project's knowledge, its text, its dependencies'
+ * results, the shared files it reads, what its last check printed) and records its new attempt
+ * on `model`: what its worker starts from.
  */
 export function recordStart(
 	deps: {
