@@ -229,36 +229,30 @@ function stepLimits(
  */
 function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[] {
 	const diagnostics: Diagnostic[] = [];
+	const say = (step: WorkflowStep, level: Diagnostic["level"], message: string) =>
+		diagnostics.push({ level, file, ...(step.line !== undefined ? { line: step.line } : {}), message });
 	const outputs = new Set<string>();
 	for (const step of steps) {
 		const output = step.fields.output;
 		if (!output || output === "false") continue;
-		if (!isArtifactName(output)) {
-			diagnostics.push({
-				level: "error",
-				file,
-				...(step.line !== undefined ? { line: step.line } : {}),
-				message: `step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
-			});
-		} else outputs.add(output);
+		if (isArtifactName(output)) outputs.add(output);
+		else
+			say(
+				step,
+				"error",
+				`step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
+			);
 	}
 	for (const step of steps) {
 		for (const read of list(step.fields.reads)) {
-			if (!isArtifactName(read)) {
-				diagnostics.push({
-					level: "error",
-					file,
-					...(step.line !== undefined ? { line: step.line } : {}),
-					message: `step '${step.id}': reads '${read}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
-				});
-			} else if (!outputs.has(read) && !steps.some((s) => `${s.id}.md` === read)) {
-				diagnostics.push({
-					level: "warning",
-					file,
-					...(step.line !== undefined ? { line: step.line } : {}),
-					message: `step '${step.id}' reads '${read}', which no step writes`,
-				});
-			}
+			if (!isArtifactName(read))
+				say(
+					step,
+					"error",
+					`step '${step.id}': reads '${read}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
+				);
+			else if (!outputs.has(read) && !steps.some((s) => `${s.id}.md` === read))
+				say(step, "warning", `step '${step.id}' reads '${read}', which no step writes`);
 		}
 	}
 	return diagnostics;

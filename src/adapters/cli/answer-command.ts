@@ -3,6 +3,7 @@ import { Crew } from "../../engine/crew.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
+import type { AnswerFlags } from "./steer-command.js";
 
 const ANSWER = {
 	noun: "answer",
@@ -20,7 +21,7 @@ export async function answerCommand(
 	runId: string,
 	task: string,
 	argument: string | undefined,
-	flags: { file?: string; json?: boolean; question?: number },
+	flags: AnswerFlags,
 ): Promise<number> {
 	const text = readTextInput(argument, flags.file, ANSWER);
 	const crew = new Crew({ project: findProject(process.cwd()) });

@@ -1,10 +1,11 @@
 import type { Command } from "commander";
-import { addKnowledge, knowledgeFile, knowledgeText } from "../../config/knowledge-file.js";
-import { findProject } from "../../config/project.js";
-import { MAX_KNOWLEDGE_BYTES } from "../../core/knowledge.js";
 import { checkPersonText } from "../../core/steer-limits.js";
 
-/** `crew knowledge`: the project's knowledge, which every task's prompt carries, shown and added to. */
+/**
+ * `crew knowledge`: the project's knowledge, which every task's prompt carries, shown and added
+ * to. Registered at every start, so what its commands need loads when one runs; the check of a
+ * note's text is an assertion, which TypeScript calls only through a name imported statically.
+ */
 export function knowledgeCommands(cli: Command, exit: (code: Promise<number>) => Promise<void>): void {
 	const knowledge = cli
 		.command("knowledge")
@@ -19,6 +20,8 @@ export function knowledgeCommands(cli: Command, exit: (code: Promise<number>) =>
 
 /** Prints the knowledge, then the notes the latest run's agents proposed that it does not hold yet. */
 async function show(): Promise<number> {
+	const { findProject } = await import("../../config/project.js");
+	const { knowledgeFile, knowledgeText } = await import("../../config/knowledge-file.js");
 	const project = findProject(process.cwd());
 	const file = knowledgeFile(project.crewDir);
 	const read = knowledgeText(project.crewDir);
@@ -49,6 +52,9 @@ async function show(): Promise<number> {
 }
 
 async function add(note: string): Promise<number> {
+	const { findProject } = await import("../../config/project.js");
+	const { addKnowledge } = await import("../../config/knowledge-file.js");
+	const { MAX_KNOWLEDGE_BYTES } = await import("../../core/knowledge.js");
 	checkPersonText(note, "a knowledge note");
 	const { file, bytes } = addKnowledge(findProject(process.cwd()).crewDir, note);
 	process.stdout.write(`added to ${file}\n`);

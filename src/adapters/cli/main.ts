@@ -11,17 +11,9 @@ import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
+import type { AnswerFlags, SteerFlags } from "./steer-command.js";
 import { version } from "./version.js";
 import type { WorkerOptions } from "./worker-command.js";
-
-interface AnswerFlags extends SteerFlags {
-	question?: number;
-}
-
-interface SteerFlags {
-	file?: string;
-	json?: boolean;
-}
 
 function program(setExit: (code: number) => void): Command {
 	const cli = new Command("crew")

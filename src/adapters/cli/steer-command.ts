@@ -10,6 +10,16 @@ const MESSAGE = {
 	purpose: "what the agent should hear",
 } as const;
 
+/** `crew steer`'s flags, and `crew answer`'s, which adds the question answered. */
+export interface SteerFlags {
+	file?: string;
+	json?: boolean;
+}
+
+export interface AnswerFlags extends SteerFlags {
+	question?: number;
+}
+
 /**
  * `crew steer`: gives a running task's agent a message at its next turn, and says whether it was
  * delivered, refused (exit 1) or still waits for the agent.
@@ -18,7 +28,7 @@ export async function steerCommand(
 	runId: string,
 	task: string,
 	argument: string | undefined,
-	flags: { file?: string; json?: boolean },
+	flags: SteerFlags,
 ): Promise<number> {
 	const text = readTextInput(argument, flags.file, MESSAGE);
 	const crew = new Crew({ project: findProject(process.cwd()) });
