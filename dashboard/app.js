@@ -14,6 +14,7 @@ const STATUS_COLOURS = /** @type {const} */ ({
 	skipped: "var(--skipped)",
 	interrupted: "var(--interrupted)",
 	superseded: "var(--skipped)",
+	needs_attention: "var(--attention)",
 });
 
 /** The token from `?token=` is kept for this tab and taken out of the address bar. */

@@ -14,6 +14,8 @@ export const InboxKind = {
 	Conflict: "conflict",
 	/** A run that stopped because its budget was spent. */
 	Budget: "budget",
+	/** Tasks whose agents ended without a usable answer, left for a person; their dependents ran. */
+	Attention: "attention",
 	/** A run that failed, with tasks that can be run again. */
 	Failed: "failed",
 	/** A run whose runner stopped before it ended. */
@@ -58,8 +60,10 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 		});
 	}
 	const questions = reader.waitingQuestions();
+	const attending = reader.runsNeedingAttention();
 	for (const stored of storedRuns(reader)) {
-		if (stored.status === RunStatus.Completed && stored.integration?.status !== "conflict") continue;
+		const conflict = stored.integration?.status === "conflict";
+		if (stored.status === RunStatus.Completed && !conflict && !attending.has(stored.id)) continue;
 		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;
 		const { run, tasks } = reader.status(stored.id);
 		const id = run.id;
@@ -87,6 +91,17 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 				tasks: waiting,
 				what: `${waiting.join(", ")} ${waiting.length === 1 ? "waits" : "wait"} for approval`,
 				command: `crew approve ${id}`,
+			});
+		}
+		const attention = tasks.filter((t) => t.status === TaskStatus.NeedsAttention);
+		const [firstAttention] = attention;
+		if (firstAttention) {
+			items.push({
+				...base,
+				kind: InboxKind.Attention,
+				tasks: attention.map((t) => t.id),
+				what: `${firstAttention.id} needs attention: ${firstAttention.error ?? "its agent ended without a usable answer"}${attention.length > 1 ? ` (and ${attention.length - 1} more)` : ""}`,
+				command: `crew retry ${id} ${firstAttention.id}`,
 			});
 		}
 		const budgetSpent = reader.budgetStopped(id);

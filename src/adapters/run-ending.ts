@@ -40,14 +40,15 @@ export function runStanding(
 	const id = run.id;
 	const integration = run.integration;
 	switch (run.status) {
-		case RunStatus.Completed:
+		case RunStatus.Completed: {
+			// A task left for a person comes before merging: its retry may add to the work.
+			const attention = tasks.find((t) => t.status === TaskStatus.NeedsAttention);
+			const merge = integration && (integration.status === "merged" || integration.status === "resolved");
 			return {
 				ending: RunEnding.Completed,
-				next:
-					integration && (integration.status === "merged" || integration.status === "resolved")
-						? `crew merge ${id}`
-						: undefined,
+				next: attention ? `crew retry ${id} ${attention.id}` : merge ? `crew merge ${id}` : undefined,
 			};
+		}
 		case RunStatus.Waiting: {
 			const asking = tasks.find((t) => t.status === TaskStatus.Waiting && t.error?.startsWith(ASKS));
 			const next = asking ? `crew answer ${id} ${asking.id} "<answer>"` : `crew approve ${id}`;

@@ -303,7 +303,7 @@ export class TeamActions {
 		return { runId, status: await this.#write((crew) => crew.reject(runId, reason)) };
 	}
 
-	/** Retries a failed, cancelled or skipped task (and the dependents it skipped) in a background runner. */
+	/** Retries a failed, cancelled, skipped or needs_attention task (and the dependents it skipped) in a background runner. */
 	async retry(runId: string, task: string): Promise<{ runId: string; task: string; status: string }> {
 		checkId("run", runId);
 		return await this.#write(async (crew) => {

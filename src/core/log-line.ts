@@ -25,7 +25,7 @@ interface LoggedEvent {
 	readonly data: Readonly<Record<string, unknown>>;
 }
 
-const ENDED = /^task\.(completed|failed|cancelled|skipped|interrupted|superseded|waiting)$/;
+const ENDED = /^task\.(completed|failed|cancelled|skipped|interrupted|superseded|needs_attention|waiting)$/;
 
 /** Characters of a tool's arguments shown in its call line. */
 const MAX_ARGS = 200;

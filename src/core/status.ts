@@ -23,6 +23,11 @@ export const TaskStatus = {
 	Interrupted: "interrupted",
 	/** A failed `--until` check that a later pass of the workflow answers: final, and never run again. */
 	Superseded: "superseded",
+	/**
+	 * Its agent ended without a usable answer, and its step lets a person look rather than fail:
+	 * final, yet its dependents run as after a completed task.
+	 */
+	NeedsAttention: "needs_attention",
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
@@ -59,6 +64,7 @@ const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
 		cancelled: ANY,
 		interrupted: ANY,
 		superseded: [Cause.Settle],
+		needs_attention: [Cause.Settle],
 		queued: [Cause.Backoff],
 		waiting: [Cause.Ask],
 	},
@@ -69,13 +75,15 @@ const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
 	skipped: { queued: EXPLICIT },
 	interrupted: { queued: EXPLICIT, cancelled: ANY },
 	superseded: {},
+	needs_attention: { queued: EXPLICIT },
 };
 
+/** A completed run opens again only for a person's retry of a task it left `needs_attention`. */
 const RUN_TRANSITIONS: Record<RunStatus, Allowed> = {
 	queued: { running: ANY, cancelled: ANY, failed: ANY },
 	running: { waiting: ANY, completed: ANY, failed: ANY, cancelled: ANY, interrupted: ANY },
 	waiting: { running: ANY, completed: ANY, failed: ANY, cancelled: ANY, interrupted: ANY },
-	completed: {},
+	completed: { running: [Cause.Retry] },
 	failed: { running: EXPLICIT },
 	cancelled: { running: EXPLICIT },
 	interrupted: { running: EXPLICIT, cancelled: ANY },
@@ -88,11 +96,17 @@ const TERMINAL_TASK: ReadonlySet<TaskStatus> = new Set([
 	"skipped",
 	"interrupted",
 	"superseded",
+	"needs_attention",
 ]);
 const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled", "interrupted"]);
 
 export function isTerminalTask(status: TaskStatus): boolean {
 	return TERMINAL_TASK.has(status);
+}
+
+/** Whether a task in `status` lets its dependents start: it completed, or it needs a person but does not block. */
+export function satisfiesDependents(status: TaskStatus): boolean {
+	return status === TaskStatus.Completed || status === TaskStatus.NeedsAttention;
 }
 
 export function isTerminalRun(status: RunStatus): boolean {

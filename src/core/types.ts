@@ -91,6 +91,11 @@ export interface TaskSpec {
 	readonly writes?: readonly string[];
 	/** The run's shared file its answer is (`shared/<output>`): an attempt without an answer fails. */
 	readonly output?: string;
+	/**
+	 * `attention`: an attempt that ends without a usable answer (none at all, or no verdict where
+	 * one is needed) leaves the task `needs_attention` for a person, and its dependents run.
+	 */
+	readonly onMissing?: "attention";
 	/** Shared files of earlier steps its prompt carries, by name (`output:`, or `<task>.md` for a task's result). */
 	readonly reads?: readonly string[];
 	/** The sandbox its step asks for. See `taskSandbox`. */

@@ -17,12 +17,16 @@ export type Judgement =
 	/** A planner's result: its plan is read next. */
 	| { readonly kind: "planned"; readonly result: WorkerResult }
 	/** An `--until` check failed with passes left: the workflow runs again. */
-	| { readonly kind: "not-met"; readonly result: WorkerResult; readonly error: string };
+	| { readonly kind: "not-met"; readonly result: WorkerResult; readonly error: string }
+	/** No usable answer, and the step leaves that to a person (`onMissing: attention`). */
+	| { readonly kind: "attention"; readonly result: WorkerResult; readonly error: string };
 
 /**
  * Judges an ended attempt of `spec` from how it ended: stopped (cancelled, or a retryable timeout
  * or stall), a runtime that threw, or its result, read as a plan, an `--until` check or an answer
  * with `problems` against its schema; an empty answer of a step that names its `output` fails.
+ * A step with `onMissing: attention` leaves an attempt without an answer, or without the verdict
+ * it needs, to a person instead.
  * While the run is `stopping`, a failed check starts no pass.
  */
 export function judgeAttempt(
@@ -60,12 +64,18 @@ export function judgeAttempt(
 		const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
 		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: false }, result };
 	}
+	const attention = spec.onMissing === "attention";
 	if (!result.ok) {
 		const failure = result.error ?? { message: "worker failed", retryable: false };
+		if (failure.missing && attention) return { kind: "attention", result, error: failure.message };
 		return { kind: "failed", attemptStatus: "failed", failure, result };
 	}
-	if (spec.output !== undefined && result.text.trim() === "") {
-		const message = `its output ${spec.output} was not produced: its agent ended without an answer`;
+	if (result.text.trim() === "" && (attention || spec.output !== undefined)) {
+		const message =
+			spec.output === undefined
+				? "its agent ended without an answer"
+				: `its output ${spec.output} was not produced: its agent ended without an answer`;
+		if (attention) return { kind: "attention", result, error: message };
 		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: true }, result };
 	}
 	const problems = context.problems(result.text);

@@ -233,7 +233,7 @@ export class Crew {
 	}
 
 	/**
-	 * Queues one failed, cancelled or skipped task again, with the dependents it had skipped or
+	 * Queues one failed, cancelled, skipped or needs_attention task again, with the dependents it had skipped or
 	 * cancelled, and runs them. Its own dependencies must have completed.
 	 */
 	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
@@ -506,8 +506,16 @@ export class Crew {
 	}
 }
 
-/** Tasks a resume leaves as they are: done, already waiting to run, or answered by a later pass. */
-const FINAL_ON_RESUME: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Queued, TaskStatus.Superseded];
+/**
+ * Tasks a resume leaves as they are: done, already waiting to run, answered by a later pass, or
+ * left for a person (`crew retry` runs one again).
+ */
+const FINAL_ON_RESUME: readonly TaskStatus[] = [
+	TaskStatus.Completed,
+	TaskStatus.Queued,
+	TaskStatus.Superseded,
+	TaskStatus.NeedsAttention,
+];
 
 /** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
 export function newRunId(now: number): string {

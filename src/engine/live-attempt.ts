@@ -43,8 +43,6 @@ export interface Settled {
 	readonly index: number;
 	readonly live: LiveAttempt;
 	readonly outcome: AttemptOutcome;
-	/** The run's shared file its answer is, as its step names it. */
-	readonly output?: string;
 }
 
 /** A settled attempt with its files stored. */
@@ -225,21 +223,16 @@ export class LiveAttempt {
 	}
 }
 
-/** Stores an ended attempt's result (and its step's `output`) and indexes the files its worker wrote, with the prompt's. */
+/** Stores an ended attempt's result and indexes the files its worker wrote, with the prompt's. */
 export async function storeAttemptFiles(
 	files: ArtifactFiles,
 	live: LiveAttempt,
 	result: WorkerResult,
-	/** The run's shared file the task's answer is, as its step names it (`output:`). */
-	output?: string,
 ): Promise<ArtifactRecord[]> {
 	const { runId, taskId, artifactPrefix } = live.request;
 	const records = [live.promptArtifact];
 	if (result.ok || result.text !== "") {
 		records.push(files.write(runId, taskId, `${artifactPrefix}/result.md`, "result", result.text));
-	}
-	if (output !== undefined && result.ok && result.text.trim() !== "") {
-		records.push(files.write(runId, taskId, `shared/${output}`, "output", result.text));
 	}
 	for (const own of result.artifacts) records.push(await files.describe(runId, taskId, own.name, own.kind));
 	return records;

@@ -290,6 +290,7 @@ function planChosen(
 			...(step.approval ? { approval: true } : {}),
 			...(step.writes && step.writes.length > 0 ? { writes: step.writes } : {}),
 			...(step.sandbox ? { sandbox: step.sandbox } : {}),
+			...(step.onMissing ? { onMissing: step.onMissing } : {}),
 			...sharedFiles(step),
 		}),
 	);

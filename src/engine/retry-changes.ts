@@ -1,12 +1,17 @@
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { downstreamOf } from "../core/ready-queue.js";
-import { TaskStatus } from "../core/status.js";
+import { satisfiesDependents, TaskStatus } from "../core/status.js";
 import type { RunRecord } from "../core/types.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries } from "../store/run-queries.js";
 
-const RETRIABLE: readonly string[] = [TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Skipped];
+const RETRIABLE: readonly string[] = [
+	TaskStatus.Failed,
+	TaskStatus.Cancelled,
+	TaskStatus.Skipped,
+	TaskStatus.NeedsAttention,
+];
 
 /**
  * What retrying task `ref` of `run` queues: the task, and the dependents it had skipped or
@@ -26,7 +31,7 @@ export function retryChanges(queries: RunQueries, run: RunRecord, ref: string, l
 	if (!RETRIABLE.includes(task.status)) {
 		throw new CrewError(
 			ErrorCode.Conflict,
-			`task ${task.id} of run ${run.id} is ${task.status}; only failed, cancelled or skipped tasks can be retried`,
+			`task ${task.id} of run ${run.id} is ${task.status}; only failed, cancelled, skipped or needs_attention tasks can be retried`,
 		);
 	}
 	const tasks = new Map(queries.listTasks(run.id).map((t) => [t.id, t]));
@@ -34,7 +39,7 @@ export function retryChanges(queries: RunQueries, run: RunRecord, ref: string, l
 	const start = dag.indexOf.get(task.id) as number;
 	for (const d of dag.dependencies[start] ?? []) {
 		const dependency = tasks.get(dag.ids[d] as string);
-		if (dependency && dependency.status !== TaskStatus.Completed) {
+		if (dependency && !satisfiesDependents(dependency.status)) {
 			throw new CrewError(
 				ErrorCode.Conflict,
 				`task ${task.id} depends on ${dependency.id}, which is ${dependency.status}; retry ${dependency.id} first`,

@@ -3,7 +3,7 @@ import { formatDuration } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { retryNote } from "../core/retry-policy.js";
 import { SlotQueue } from "../core/slot-queue.js";
-import { isTerminalTask, RunStatus, TaskStatus } from "../core/status.js";
+import { isTerminalTask, RunStatus, satisfiesDependents, TaskStatus } from "../core/status.js";
 import type { ArtifactRecord, AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
@@ -50,6 +50,7 @@ export interface RunLoopDeps {
 type Stopping = "drain" | "abort" | "cancel" | "lease-lost" | "shutdown";
 
 const COMPLETED = { attemptStatus: "completed", to: TaskStatus.Completed, cause: "settle", error: null } as const;
+const NEEDS_ATTENTION = { attemptStatus: "failed", to: TaskStatus.NeedsAttention, cause: "settle" } as const;
 /** A failed `--until` check with passes left: the next pass answers it. */
 const SUPERSEDED = { attemptStatus: "failed", to: TaskStatus.Superseded, cause: "settle" } as const;
 
@@ -168,7 +169,7 @@ export class RunLoop {
 			this.#tasks.dag,
 			this.#tasks.specs.map((spec) => spec.role),
 			this.#run.options,
-			(i) => this.#tasks.status[i] === TaskStatus.Completed,
+			(i) => satisfiesDependents(this.#tasks.status[i] as TaskStatus),
 			(i) =>
 				this.#tasks.status[i] === TaskStatus.Queued &&
 				!this.#tasks.blocked(i) &&
@@ -406,10 +407,29 @@ export class RunLoop {
 				this.#settle(i, live, { ...SUPERSEDED, error: judged.error, ...result, artifacts });
 				this.#growth.nextPass(this.#tasks.specs[i] as TaskSpec, judged.result.text);
 				return;
-			case "completed":
-				this.#settle(i, live, { ...COMPLETED, ...result, artifacts });
+			case "attention":
+				this.#settle(i, live, { ...NEEDS_ATTENTION, error: judged.error, ...result, artifacts });
 				this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
+				return;
+			case "completed":
+				this.#complete(i, live, judged.result, artifacts);
 		}
+	}
+
+	/** A completed attempt; its answer becomes the run's shared file its step names (`output:`) only now. */
+	#complete(i: number, live: LiveAttempt, result: WorkerResult, artifacts: ArtifactRecord[]): void {
+		const spec = this.#tasks.specs[i] as TaskSpec;
+		const shared: ArtifactRecord[] = [];
+		try {
+			if (spec.output !== undefined)
+				shared.push(this.#deps.files.write(this.#run.id, spec.id, `shared/${spec.output}`, "output", result.text));
+		} catch (error) {
+			const failure = { message: `cannot store the task's files: ${errorMessage(error)}`, retryable: false };
+			this.#fail(i, live, { attemptStatus: "failed", failure, result, artifacts });
+			return;
+		}
+		this.#settle(i, live, { ...COMPLETED, result, artifacts: [...artifacts, ...shared] });
+		this.#slots.complete(i, (d) => this.#tasks.status[d] === TaskStatus.Queued);
 	}
 
 	#settle(i: number, live: LiveAttempt, ending: Ending): void {
@@ -541,7 +561,8 @@ export class RunLoop {
 		const cancelling = this.#stopping === "cancel" || this.#stopping === "abort" || this.#stopping === "shutdown";
 		const unstarted = this.#stopMessage || "not started: a dependency did not complete";
 		this.#deps.store.transitionTasks(this.#lease, this.#tasks.endUnstarted(cancelling, unstarted));
-		const counted = this.#tasks.status.filter((s) => s !== TaskStatus.Superseded);
+		// Superseded checks were answered by a later pass; a task that needs attention does not hold the run back.
+		const counted = this.#tasks.status.filter((s) => s !== TaskStatus.Superseded && s !== TaskStatus.NeedsAttention);
 		const { status: final, error } = runOutcome({
 			cancelled: this.#stopping === "cancel",
 			stopMessage: this.#stopping ? this.#stopMessage : undefined,

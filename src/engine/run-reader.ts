@@ -415,6 +415,11 @@ export class RunReader {
 		return this.#db ? failedNotifications(this.#db, since) : [];
 	}
 
+	/** The runs with a task left for a person (`needs_attention`); none before the store exists. */
+	runsNeedingAttention(): ReadonlySet<string> {
+		return this.#queries ? this.#queries.runsWithTasksIn(TaskStatus.NeedsAttention) : new Set();
+	}
+
 	/** The questions agents asked that wait for a person's answer, oldest first; none before the store exists. */
 	waitingQuestions(): OpenQuestion[] {
 		return this.#db ? waitingQuestions(this.#db) : [];

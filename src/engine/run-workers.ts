@@ -73,7 +73,7 @@ export class RunWorkers {
 		this.#running.set(start.index, live);
 		if (stop) live.stop(stop);
 		void live.start().then((outcome) => {
-			this.#settled.push({ index: start.index, live, outcome, ...(spec.output ? { output: spec.output } : {}) });
+			this.#settled.push({ index: start.index, live, outcome });
 			this.#hooks.onSettled();
 		});
 	}
@@ -117,7 +117,7 @@ export class RunWorkers {
 			try {
 				prepared.push({
 					...item,
-					artifacts: await storeAttemptFiles(this.#deps.files, item.live, result, item.output),
+					artifacts: await storeAttemptFiles(this.#deps.files, item.live, result),
 				});
 			} catch (error) {
 				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);

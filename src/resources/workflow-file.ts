@@ -38,6 +38,8 @@ export interface WorkflowStep {
 	/** Where the step may write, as relative paths; `.` is everything. */
 	readonly writes?: readonly string[];
 	readonly sandbox?: SandboxLevel;
+	/** `attention`: an attempt without a usable answer leaves the task for a person instead of failing it. */
+	readonly onMissing?: "attention";
 }
 
 export interface WorkflowResource {
@@ -75,6 +77,7 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"expand",
 	"writes",
 	"sandbox",
+	"onMissing",
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -158,6 +161,9 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		read.error("writes", `invalid write scope '${scope}': expected a path inside the repository`);
 		return [];
 	});
+	const onMissing = read.text("onMissing");
+	if (onMissing !== undefined && onMissing !== "fail" && onMissing !== "attention")
+		read.error("onMissing", `onMissing '${onMissing}': expected fail or attention`);
 	const model = read.text("model");
 	const thinking = read.text("thinking") || undefined;
 	const thinkingError = thinking === undefined ? undefined : thinkingProblem(thinking);
@@ -179,6 +185,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...(expand === "plan" ? { expand: true } : {}),
 		...(writes.length > 0 ? { writes } : {}),
 		...read.sandbox(),
+		...(onMissing === "attention" ? { onMissing } : {}),
 	};
 }
 

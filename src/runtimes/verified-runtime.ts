@@ -24,10 +24,9 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 			if (verify.kind === "verdict") {
 				const verdict = verdictOf(result.text);
 				if (verdict === "PASS") return result;
-				const message = verdict
-					? "the verdict is FAIL"
-					: "no verdict: a verification step's result must say PASS or FAIL on a line of its own";
-				return { ...result, ok: false, error: { message, retryable: false } };
+				if (verdict) return { ...result, ok: false, error: { message: "the verdict is FAIL", retryable: false } };
+				const message = "no verdict: a verification step's result must say PASS or FAIL on a line of its own";
+				return { ...result, ok: false, error: { message, retryable: false, missing: true } };
 			}
 			const check = await checker.run(
 				{

@@ -79,6 +79,8 @@ export interface WorkerFailure {
 	readonly retryable: boolean;
 	/** What a failed check printed, given to the next attempt. */
 	readonly evidence?: string;
+	/** The agent ended without what its step needs of it (a verdict): see `TaskSpec.onMissing`. */
+	readonly missing?: true;
 }
 
 export interface WorkerResult {

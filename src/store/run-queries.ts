@@ -1,6 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";
+import type { TaskStatus } from "../core/status.js";
 import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
 import type {
 	ArtifactRecord,
@@ -120,6 +121,7 @@ export class RunQueries {
 	readonly #evidence: () => Statement<[string, string], { evidence: string | null }>;
 	readonly #approvedAt: () => Statement<[string, string], { approved_at: string | null }>;
 	readonly #approvedWaiting: () => Statement<[string], { id: string }>;
+	readonly #runsWithTasksIn: () => Statement<[string], string>;
 	readonly #usageByRole: () => Statement<[string], UsageRow & { key: string }>;
 	readonly #usageByModel: () => Statement<[string], UsageRow & { key: string }>;
 
@@ -172,6 +174,9 @@ export class RunQueries {
 			db.prepare(
 				"SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NOT NULL ORDER BY idx",
 			),
+		);
+		this.#runsWithTasksIn = once(
+			() => db.prepare("SELECT DISTINCT run_id FROM tasks WHERE status = ?").pluck() as Statement<[string], string>,
 		);
 		this.#attempts = once(() => db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id"));
 		this.#liveAttempts = once(() =>
@@ -327,6 +332,11 @@ export class RunQueries {
 
 	eventsAfter(runId: string, afterSeq: number, limit = 10_000): EventRecord[] {
 		return this.#events().all(runId, afterSeq, limit).map(toEvent);
+	}
+
+	/** The runs with a task in `status`. */
+	runsWithTasksIn(status: TaskStatus): Set<string> {
+		return new Set(this.#runsWithTasksIn().all(status));
 	}
 
 	/** Whether the run's latest runner stopped it for its budget: it spent it after it took the run. */

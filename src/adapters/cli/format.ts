@@ -14,6 +14,9 @@ import {
 import { isZeroUsage } from "../../core/usage.js";
 import { integrationLines } from "../integration-text.js";
 
+/** A task status's column: as wide as the longest status, `needs_attention`, and a space. */
+export const STATUS_WIDTH = 16;
+
 export function elapsed(from: string | null, to: string | null, now: number): string {
 	if (!from) return "";
 	const end = to ? Date.parse(to) : now;
@@ -41,7 +44,7 @@ export function taskLine(t: TaskRecord, now: number, widths: { id: number; role:
 	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
 	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : "") + (used ? `  ${used}` : "") + confined;
 	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
-	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, 12)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
+	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, STATUS_WIDTH)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }
 
 export function widthsOf(tasks: readonly TaskRecord[]): { id: number; role: number } {

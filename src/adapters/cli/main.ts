@@ -141,7 +141,9 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("retry")
-		.description("queue one failed, cancelled or skipped task again (with the dependents it skipped) and run")
+		.description(
+			"queue one failed, cancelled, skipped or needs_attention task again (with the dependents it skipped) and run",
+		)
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
 		.option("-d, --detach", "retry in a background runner and return at once")

@@ -4,7 +4,8 @@ import { statusCounts } from "../../core/status.js";
 import type { EventRecord, ListedTask } from "../../core/types.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
-const STATUS_EVENT = /^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted|superseded)$/;
+const STATUS_EVENT =
+	/^task\.(queued|running|waiting|completed|failed|cancelled|skipped|interrupted|superseded|needs_attention)$/;
 
 /** Whether `event` changes a run's task list: it names a task not listed, or makes a task wait for more. */
 function grows(event: EventRecord, listed: ReadonlyMap<string, number>): boolean {

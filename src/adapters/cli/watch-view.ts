@@ -3,7 +3,7 @@ import { statusCounts } from "../../core/status.js";
 import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
 import type { RunView } from "../../engine/run-reader.js";
 import { integrationLines } from "../integration-text.js";
-import { elapsed, usageText } from "./format.js";
+import { elapsed, STATUS_WIDTH, usageText } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
 
@@ -58,7 +58,7 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 		const last =
 			t.error && t.status !== "completed" && t.status !== "running" ? t.error.split("\n")[0] : (t.activity ?? "");
 		lines.push(
-			`  ${cell(t.id, w.id)}${cell(t.role, w.role)}${cell(t.agent, w.agent)}${cell(t.status, 12)}${cell(runtimeOf(t), w.runtime)}${cell(elapsed(t.startedAt, t.finishedAt, now), 9)}${cell(tokensOf(t), 22)}${cell(cost, 10)}${last}`,
+			`  ${cell(t.id, w.id)}${cell(t.role, w.role)}${cell(t.agent, w.agent)}${cell(t.status, STATUS_WIDTH)}${cell(runtimeOf(t), w.runtime)}${cell(elapsed(t.startedAt, t.finishedAt, now), 9)}${cell(tokensOf(t), 22)}${cell(cost, 10)}${last}`,
 		);
 	}
 	if (shown.length < tasks.length) lines.push(`  … ${tasks.length - shown.length} more tasks`);

@@ -179,7 +179,7 @@ export const TOOL_SPECS = {
 	},
 	crew_retry: {
 		description:
-			"Run a failed, cancelled or skipped task of an ended run again (with the dependents it skipped), in the background.",
+			"Run a failed, cancelled, skipped or needs_attention task of an ended run again (with the dependents it skipped), in the background.",
 		input: { runId, task },
 	},
 	crew_runs: {
@@ -192,7 +192,7 @@ export const TOOL_SPECS = {
 	},
 	crew_inbox: {
 		description:
-			"Everything waiting on a person in this repository, oldest first: approvals, agents' questions, integration conflicts left for a person, budget stops, failed and interrupted runs; each {kind, runId, goal, tasks, since, what, command} with the command that answers it.",
+			"Everything waiting on a person in this repository, oldest first: approvals, agents' questions, integration conflicts left for a person, tasks that need attention, budget stops, failed and interrupted runs; each {kind, runId, goal, tasks, since, what, command} with the command that answers it.",
 		input: {},
 	},
 	crew_recommend: {
