@@ -34,6 +34,8 @@ export interface RunAsk {
 	readonly allowDirty?: boolean;
 	readonly integration?: IntegrationMode;
 	readonly until?: string;
+	readonly untilJudged?: boolean;
+	readonly judge?: string;
 	readonly maxIterations?: number;
 	readonly args?: unknown;
 	readonly queue?: string;
@@ -80,6 +82,8 @@ export function runInput(
 		...(ask.allowDirty ? { allowDirty: true } : {}),
 		...(ask.integration !== undefined ? { integration: ask.integration } : {}),
 		...(ask.until !== undefined ? { until: ask.until } : {}),
+		...(ask.untilJudged ? { untilJudged: true } : {}),
+		...(ask.judge !== undefined ? { judge: ask.judge } : {}),
 		...(ask.maxIterations !== undefined ? { maxIterations: ask.maxIterations } : {}),
 		...(ask.args !== undefined ? { args: ask.args } : {}),
 		...(queue !== undefined ? { queue } : {}),

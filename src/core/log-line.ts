@@ -12,6 +12,8 @@ export const LogKind = {
 	Status: "status",
 	/** A person's message to the agent, and how it went. */
 	Message: "message",
+	/** A judge's verdict on the run's goal. */
+	Verdict: "verdict",
 } as const;
 export type LogKind = (typeof LogKind)[keyof typeof LogKind];
 
@@ -92,6 +94,14 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 			return { kind: LogKind.Message, text: `message ${String(data.message ?? "?")} delivered to its agent` };
 		case "task.steer.refused":
 			return { kind: LogKind.Error, text: `message ${String(data.message ?? "?")} refused: ${str(data.reason)}` };
+		case "goal.verdict": {
+			const said = str(data.verdict).toUpperCase().replace("-", "_");
+			const pass = `pass ${String(data.iteration ?? "?")} of ${String(data.maxIterations ?? "?")}`;
+			return {
+				kind: LogKind.Verdict,
+				text: `the judge: ${said} after ${pass}${data.reason ? `: ${str(data.reason)}` : ""}`,
+			};
+		}
 		case "worker.commit":
 			return { kind: LogKind.Commit, text: `committed ${str(data.commit).slice(0, 12)} on ${str(data.branch)}` };
 		default: {

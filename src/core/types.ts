@@ -188,8 +188,11 @@ export interface ScriptSpec {
 	readonly model?: string;
 }
 
+/** The check after a pass of the workflow: a command that must pass, a judge agent's verdict, or both in that order. */
 export interface UntilSpec {
-	readonly command: string;
+	readonly command?: string;
+	/** The task's agent judges the goal against the pass's results and the change so far (`--until-judged`). */
+	readonly judge?: true;
 	readonly iteration: number;
 	readonly maxIterations: number;
 }

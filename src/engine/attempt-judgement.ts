@@ -1,6 +1,7 @@
 import { errorMessage } from "../core/errors.js";
 import type { TaskSpec } from "../core/types.js";
 import type { WorkerFailure, WorkerResult } from "../runtimes/worker-runtime.js";
+import { type GoalVerdict, goalVerdict } from "./goal-verdict.js";
 import type { AttemptOutcome } from "./live-attempt.js";
 import { StopReason } from "./stop-reason.js";
 
@@ -12,12 +13,19 @@ export type Judgement =
 			readonly attemptStatus: "failed" | "timed-out" | "stalled";
 			readonly failure: WorkerFailure;
 			readonly result?: WorkerResult;
+			readonly verdict?: GoalVerdict;
 	  }
-	| { readonly kind: "completed"; readonly result: WorkerResult }
+	| { readonly kind: "completed"; readonly result: WorkerResult; readonly verdict?: GoalVerdict }
 	/** A planner's result: its plan is read next. */
 	| { readonly kind: "planned"; readonly result: WorkerResult }
-	/** An `--until` check failed with passes left: the workflow runs again. */
-	| { readonly kind: "not-met"; readonly result: WorkerResult; readonly error: string }
+	/** An `--until` check failed with passes left: the workflow runs again, given `evidence`. */
+	| {
+			readonly kind: "not-met";
+			readonly result: WorkerResult;
+			readonly error: string;
+			readonly evidence: string;
+			readonly verdict?: GoalVerdict;
+	  }
 	/** No usable answer, and the step leaves that to a person (`onMissing: attention`). */
 	| { readonly kind: "attention"; readonly result: WorkerResult; readonly error: string };
 
@@ -53,16 +61,25 @@ export function judgeAttempt(
 	const { result } = outcome;
 	const until = spec.until;
 	if (result.ok && spec.expand) return { kind: "planned", result };
-	if (!result.ok && until && until.iteration < until.maxIterations && !context.stopping) {
-		return {
-			kind: "not-met",
-			result,
-			error: `the goal is not met yet: ${result.error?.message ?? "the check failed"}`,
-		};
+	const judged = until?.judge && result.ok ? goalVerdict(result.text) : undefined;
+	if (judged && "problem" in judged) {
+		const failure = { message: `the judge's answer is not a verdict: ${judged.problem}`, retryable: true };
+		return { kind: "failed", attemptStatus: "failed", failure: { ...failure, evidence: judged.problem }, result };
 	}
-	if (!result.ok && until) {
-		const message = `the goal is not met after ${until.iteration} passes: ${result.error?.message ?? "the check failed"}`;
-		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: false }, result };
+	const verdict = judged ? { verdict: judged } : {};
+	if (judged?.verdict === "achieved") return { kind: "completed", result, ...verdict };
+	if (judged?.verdict === "blocked") {
+		const failure = { message: `the goal is blocked: ${judged.reason}`, retryable: false };
+		return { kind: "failed", attemptStatus: "failed", failure, result, ...verdict };
+	}
+	const unmet = judged ? `the judge says: ${judged.reason}` : (result.error?.message ?? "the check failed");
+	if (until && (judged || !result.ok)) {
+		if (until.iteration < until.maxIterations && !context.stopping) {
+			const evidence = judged ? judged.reason : result.text;
+			return { kind: "not-met", result, error: `the goal is not met yet: ${unmet}`, evidence, ...verdict };
+		}
+		const message = `the goal is not met after ${until.iteration} passes: ${unmet}`;
+		return { kind: "failed", attemptStatus: "failed", failure: { message, retryable: false }, result, ...verdict };
 	}
 	const attention = spec.onMissing === "attention";
 	if (!result.ok) {

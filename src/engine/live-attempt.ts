@@ -61,6 +61,8 @@ export interface Ending {
 	readonly artifacts?: ArtifactRecord[];
 	/** What a failed check printed, for the next attempt. */
 	readonly evidence?: string;
+	/** Events of the task recorded with its settlement, such as a judge's verdict. */
+	readonly events?: Settlement["events"];
 }
 
 /** A task whose attempt is recorded and whose worker is about to start. */
@@ -252,6 +254,7 @@ export function settlementOf(taskId: string, attemptId: number, ending: Ending):
 		exitCode: result?.exitCode ?? null,
 		...(result ? { usage: result.usage } : {}),
 		...(ending.evidence !== undefined ? { evidence: ending.evidence } : {}),
+		...(ending.events ? { events: ending.events } : {}),
 		...(result && (result.ok || result.text !== "")
 			? { result: { excerpt: result.text.slice(0, DEFAULT_PROMPT_LIMITS.perDependency), chars: result.text.length } }
 			: {}),

@@ -77,6 +77,10 @@ export interface PlanInput {
 	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
 	readonly until?: string;
+	/** After each pass a judge agent decides whether the goal is achieved (after `until`, when both are given). */
+	readonly untilJudged?: boolean;
+	/** The judge's agent, by name. Default `goal-judge`. */
+	readonly judge?: string;
 	/** Passes of the workflow an `until` loop may make. Default 3. */
 	readonly maxIterations?: number;
 	/** Most tasks at once a project's own team or workflow may ask for (the user's config). */
@@ -203,6 +207,10 @@ export function draftPlan(
 	checkIntegration(input.integration);
 	checkCount("max iterations", input.maxIterations, 1);
 	if (input.until !== undefined && input.until.trim() === "") throw invalid("--until needs a command line");
+	if (input.judge !== undefined && !input.untilJudged)
+		throw invalid(`--judge ${input.judge} names the agent of --until-judged, which was not given`);
+	if (input.untilJudged && input.queue !== undefined)
+		throw invalid("--until-judged runs its judge on this machine: it does not go with --queue");
 	const { loader } = context;
 	const choice = chooseWorkflow(input, loader);
 	return planChosen({ ...input, workflow: choice.workflow, ...(choice.team ? { team: choice.team } : {}) }, context);
@@ -310,11 +318,19 @@ function planChosen(
 		return { ...task, expand: { roles, maxPhaseTasks: MAX_PHASE_TASKS, maxTasks: MAX_PLANNED_TASKS } };
 	});
 
-	if (input.until !== undefined && expanded.some((t) => t.id === untilId(1))) {
+	const checked = input.until !== undefined || input.untilJudged === true;
+	if (checked && expanded.some((t) => t.id === untilId(1))) {
 		throw invalid(`the workflow has a step '${untilId(1)}', the id of the --until check`);
 	}
-	const untilTasks: TaskSpec[] =
-		input.until === undefined ? [] : [untilTask(input.until, 1, input.maxIterations ?? 3, expanded, remoteRepository)];
+	// The judge is an agent of its own, whatever the team's roles.
+	const judgeStep = { id: untilId(1), role: input.judge ?? "goal-judge", dependsOn: [], text: "", fields: {} };
+	const judge = input.untilJudged ? resolveAgent(judgeStep, { ...resolver, team: undefined }) : undefined;
+	const check = {
+		...(input.until !== undefined ? { command: input.until } : {}),
+		...(judge ? { judge } : {}),
+		goal: input.goal,
+	};
+	const untilTasks = checked ? [untilTask(check, input.maxIterations ?? 3, expanded, remoteRepository)] : [];
 	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
 	const agents = expanded.flatMap((t) => [t.agent, ...Object.values(t.expand?.roles ?? {})]);
 	diagnostics.push(...thinkingWarnings(agents, input.runtime, context.runtimes));

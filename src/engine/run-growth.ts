@@ -4,6 +4,7 @@ import type { AgentSpec, RunRecord, TaskSpec } from "../core/types.js";
 import { withCheckEvidence } from "../core/verdict.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
+import { judgeInstructions } from "./goal-verdict.js";
 import type { RunDriver } from "./run-driver.js";
 import type { RunTasks } from "./run-tasks.js";
 
@@ -13,29 +14,45 @@ export function untilId(n: number): string {
 }
 
 /**
- * The `--until` check after pass `n`: the user's command, after every task without dependents; in
- * a worktree of their merged work when it runs on a queue's worker.
+ * The check after the workflow's first pass, after every task without dependents: the user's
+ * `--until` command, or a judge agent (`--until-judged`) told the goal, who runs that command
+ * first when there is one; in a worktree of their merged work when it runs on a queue's worker.
  */
 export function untilTask(
-	command: string,
-	n: number,
+	check: { readonly command?: string; readonly judge?: AgentSpec; readonly goal: string },
 	maxIterations: number,
 	tasks: readonly TaskSpec[],
 	worktree = false,
 ): TaskSpec {
-	const sinks = tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
+	const { command, judge } = check;
+	const agent: AgentSpec = judge ?? {
+		name: "until",
+		runtime: "command",
+		command: `${command} 2>&1`,
+		systemPrompt: "",
+	};
 	return {
-		id: untilId(n),
+		id: untilId(1),
 		stepId: "until",
 		role: "until",
-		agent: { name: "until", runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
-		text: `Check that the goal is met: ${command}`,
-		dependsOn: sinks,
-		retries: 0,
-		until: { command, iteration: n, maxIterations },
-		...(n > 1 ? { iteration: n } : {}),
+		agent,
+		text: judge ? judgeInstructions(check.goal, command) : `Check that the goal is met: ${command}`,
+		dependsOn: sinksOf(tasks),
+		// A judge's answer that is not a verdict is worth asking again; a command's exit is not.
+		retries: judge ? 1 : 0,
+		until: {
+			...(command !== undefined ? { command } : {}),
+			...(judge ? { judge: true } : {}),
+			iteration: 1,
+			maxIterations,
+		},
 		...(worktree ? { worktree: true } : {}),
 	};
+}
+
+/** The tasks no other task of `tasks` waits for. */
+function sinksOf(tasks: readonly TaskSpec[]): string[] {
+	return tasks.filter((t) => !tasks.some((o) => o.dependsOn.includes(t.id))).map((t) => t.id);
 }
 
 /**
@@ -92,7 +109,14 @@ export function nextPass(specs: readonly TaskSpec[], check: TaskSpec, evidence: 
 		text: withCheckEvidence(s.text, evidence, 4000, heading),
 		iteration: n,
 	}));
-	return [...copies, untilTask(until.command, n, until.maxIterations, copies, check.worktree)];
+	const next = {
+		...check,
+		id: untilId(n),
+		dependsOn: sinksOf(copies),
+		until: { ...until, iteration: n },
+		iteration: n,
+	};
+	return [...copies, next];
 }
 
 /**

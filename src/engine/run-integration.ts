@@ -162,7 +162,7 @@ export class RunIntegration {
 		const checks = [
 			...new Set([
 				...specs.flatMap((s) => (s.verify?.kind === "command" ? [s.verify.command] : [])),
-				...this.#tasks.specs.flatMap((s) => (s.until ? [s.until.command] : [])).slice(-1),
+				...this.#tasks.specs.flatMap((s) => (s.until?.command !== undefined ? [s.until.command] : [])).slice(-1),
 			]),
 		];
 		const text = resolutionPrompt({

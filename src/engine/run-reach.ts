@@ -40,8 +40,8 @@ export function runReach(tasks: readonly TaskSpec[], options: RunOptions): Reach
 		const source = task.call ? options.script : options.source;
 		found.push(...sandboxReach(`step '${task.stepId}'`, stepAsk(task, options), options));
 		if (task.until) {
-			if (!dry) found.push(untilReach(task.until.command, options));
-			continue;
+			if (!dry && task.until.command !== undefined) found.push(untilReach(task.until.command, options));
+			if (!task.until.judge) continue;
 		}
 		agent(task.agent);
 		for (const role of Object.values(task.expand?.roles ?? {})) agent(role);

@@ -5,6 +5,7 @@ import { withVerification } from "../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
 import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { judgingGoal } from "./goal-judge-runtime.js";
 import { resolvingConflict } from "./resolution-runtime.js";
 import { inWorktree } from "./worktree-runtime.js";
 
@@ -40,6 +41,10 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	});
 	if (carried) runtime = carried;
 	else if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
+	if (spec.until?.judge) {
+		const check = { ...(spec.until.command !== undefined ? { command: spec.until.command } : {}), base: worktree };
+		runtime = judgingGoal(runtime, runtimes.get("command"), check);
+	}
 	if (worktree) {
 		const hook = carried ? undefined : { hook: setup, runner: runtimes.get("command") };
 		// A script's call starts from the work of the calls its branch had awaited.

@@ -28,33 +28,38 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 				const message = "no verdict: a verification step's result must say PASS or FAIL on a line of its own";
 				return { ...result, ok: false, error: { message, retryable: false, missing: true } };
 			}
-			const check = await checker.run(
-				{
-					...request,
-					agent: {
-						name: `${request.agent.name} check`,
-						runtime: "command",
-						command: `${verify.command} 2>&1`,
-						systemPrompt: "",
-					},
-					prompt: result.text,
-					artifactDir: join(request.artifactDir, "check"),
-					artifactPrefix: `${request.artifactPrefix}/check`,
-				},
-				control,
-			);
-			const name = `check/attempt-${request.attempt}.output.txt`;
-			mkdirSync(join(request.artifactDir, "check"), { recursive: true });
-			writeAttemptFile(join(request.artifactDir, name), redact(check.text));
-			const artifacts = [
-				...result.artifacts,
-				...check.artifacts,
-				{ name: `${request.artifactPrefix}/${name}`, kind: "evidence" },
-			];
+			const { check, artifacts: checked } = await runCheck(checker, verify.command, request, control);
+			const artifacts = [...result.artifacts, ...checked];
 			if (check.ok) return { ...result, artifacts };
 			const evidence = check.text.length > EVIDENCE_CHARS ? check.text.slice(-EVIDENCE_CHARS) : check.text;
 			const message = `the check \`${verify.command}\` failed: ${check.error?.message ?? "it did not pass"}`;
 			return { ...result, ok: false, artifacts, error: { message, retryable: true, evidence } };
 		},
 	};
+}
+
+/**
+ * Runs a task's check `command` with `checker` (the command runtime) in the task's workspace,
+ * under the attempt's signal, keeping its output (redacted) as the attempt's evidence file.
+ */
+export async function runCheck(
+	checker: WorkerRuntime,
+	command: string,
+	request: TaskRequest,
+	control: RunControl,
+): Promise<{ check: WorkerResult; artifacts: WorkerResult["artifacts"] }> {
+	const check = await checker.run(
+		{
+			...request,
+			agent: { name: `${request.agent.name} check`, runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
+			prompt: "",
+			artifactDir: join(request.artifactDir, "check"),
+			artifactPrefix: `${request.artifactPrefix}/check`,
+		},
+		control,
+	);
+	const name = `check/attempt-${request.attempt}.output.txt`;
+	mkdirSync(join(request.artifactDir, "check"), { recursive: true });
+	writeAttemptFile(join(request.artifactDir, name), redact(check.text));
+	return { check, artifacts: [...check.artifacts, { name: `${request.artifactPrefix}/${name}`, kind: "evidence" }] };
 }

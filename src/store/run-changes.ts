@@ -37,6 +37,8 @@ export interface Settlement {
 	readonly data?: Record<string, unknown>;
 	/** What a failed check printed: the task's next attempt is given it. */
 	readonly evidence?: string;
+	/** More events of the task, recorded in the same transaction after its move. */
+	readonly events?: readonly { readonly type: string; readonly data: Record<string, unknown> }[];
 }
 
 export interface LeaseOptions {

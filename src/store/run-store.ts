@@ -372,6 +372,7 @@ export class RunStore {
 			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
 			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
 			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
+			for (const event of s.events ?? []) this.#event(lease.runId, event.type, s.taskId, event.data);
 			return added;
 		});
 	}

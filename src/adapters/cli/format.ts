@@ -128,6 +128,7 @@ const LOG_MARKS: Readonly<Record<LogKind, string>> = {
 	commit: "git:",
 	status: "task",
 	message: "person:",
+	verdict: "goal:",
 };
 
 /** A log entry as text: its time, a mark of its kind, and its text with later lines indented. */

@@ -90,7 +90,16 @@ function program(setExit: (code: number) => void): Command {
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--no-knowledge", "leave the project's knowledge (.crew/knowledge.md) out of the tasks' prompts")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
-		.option("--max-iterations <n>", "passes of the workflow --until may make (default 3)", count("max iterations", 1))
+		.option(
+			"--until-judged",
+			"after the workflow, a judge agent decides whether the goal is achieved; while not, run it again",
+		)
+		.option("--judge <agent>", "with --until-judged: the judge's agent (default goal-judge)")
+		.option(
+			"--max-iterations <n>",
+			"passes of the workflow --until or --until-judged may make (default 3)",
+			count("max iterations", 1),
+		)
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
 		.option("--queue <url>", "run attempts on crew workers through a BullMQ queue on this Redis (redis://host:port)")
 		.option(

@@ -78,6 +78,10 @@ export function createMcpServer(
 		checkNesting(actions, env, "crew_run");
 		return reply(await actions.run(args));
 	});
+	tool("crew_goal", async (args) => {
+		checkNesting(actions, env, "crew_goal");
+		return reply(await actions.run({ ...args, untilJudged: true }));
+	});
 	tool("crew_agent", async ({ background, waitSeconds, ...request }, extra) => {
 		checkNesting(actions, env, "crew_agent");
 		const wait = { wait: background !== true, ...(waitSeconds !== undefined ? { waitMs: waitSeconds * 1000 } : {}) };

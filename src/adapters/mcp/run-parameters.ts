@@ -85,7 +85,16 @@ export const runParameters = {
 		.describe(
 			"a command line checked after the workflow; while it fails, the workflow runs again (needs the repository's trust)",
 		),
-	maxIterations: z.number().int().optional().describe("passes of the workflow `until` may make (default 3)"),
+	untilJudged: z
+		.boolean()
+		.optional()
+		.describe("after each pass a judge agent decides whether the goal is achieved; while not, the workflow runs again"),
+	judge: z.string().min(1).optional().describe("with untilJudged: the judge's agent (default goal-judge)"),
+	maxIterations: z
+		.number()
+		.int()
+		.optional()
+		.describe("passes of the workflow `until` or `untilJudged` may make (default 3)"),
 	sandbox,
 	args: z
 		.record(z.string(), z.unknown())

@@ -63,6 +63,11 @@ export const TOOL_SPECS = {
 			...sessionParameters,
 		},
 	},
+	crew_goal: {
+		description:
+			"Start a run that works toward a goal until a judge agent (default goal-judge, read-only) finds it achieved: after each pass of the workflow the judge gets the goal, the pass's results, the change so far and the output of `until` (a command that must pass first, when given), and answers ACHIEVED, NOT_ACHIEVED (its reason goes to the next pass) or BLOCKED (the run stops with the reason). At most maxIterations passes (default 3), within the budget. Returns {runId, status} at once, as crew_run does.",
+		input: { goal, workflow, team, ...runParameters, ...sessionParameters },
+	},
 	crew_agent: {
 		description:
 			"Run one agent on one task (a one-task crew run: stored, budgeted, cancellable like any run). In the foreground (default) it waits for the end, at most waitSeconds, and answers {runId, taskId, agent, status, ended, result}; if it has not ended by then, join it with crew_wait. With background: true it answers {runId, taskId, agent, status} at once; several in the background and one crew_wait with all their runIds run them as a batch.",

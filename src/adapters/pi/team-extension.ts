@@ -9,9 +9,9 @@ import { delegationPolicy } from "./delegation-policy.js";
 import { actionOf, actionParameters } from "./tool-parameters.js";
 
 /** The actions that start or restart a run: the session follows them and reports their end. */
-const FOLLOWED = new Set(["run", "resume", "approve", "retry"]);
+const FOLLOWED = new Set(["run", "goal", "resume", "approve", "retry"]);
 /** The actions that take the session's model as the agents' default, and record the session. */
-const IN_SESSION = new Set(["run", "plan"]);
+const IN_SESSION = new Set(["run", "goal", "plan"]);
 /** crew's tools that the `agent` tool offers rather than `team`. */
 const AGENT_TOOLS = new Set(["crew_agent", "crew_wait"]);
 

@@ -44,7 +44,11 @@ const CASES: Record<string, Case> = {
 	},
 	agent: { args: () => ["agent", "hi", "--runtime", "dry-run"], code: 0, says: /dry run: agent 'executor'/ },
 	resume: { args: (id) => ["resume", id], code: 0, says: /is completed; nothing to resume/ },
-	retry: { args: (id) => ["retry", id, "a"], code: 1, says: /only failed, cancelled or skipped tasks can be retried/ },
+	retry: {
+		args: (id) => ["retry", id, "a"],
+		code: 1,
+		says: /only failed, cancelled, skipped or needs_attention tasks can be retried/,
+	},
 	worktrees: { args: (id) => ["worktrees", id], code: 0, says: /no task worktrees/ },
 	cleanup: { args: (id) => ["cleanup", id], code: 0, says: /worktree|nothing/ },
 	prune: { args: () => ["prune", "--keep", "100", "-y"], code: 0, says: /nothing to prune/ },

@@ -250,7 +250,7 @@ test("crew retry re-queues a failed task with the dependents it skipped, and not
 	const refused = await crew(repo.dir, ["retry", runId, "a"]);
 	expect(refused.code).toBe(1);
 	expect(refused.stderr).toBe(
-		`crew: task a of run ${runId} is completed; only failed, cancelled or skipped tasks can be retried\n`,
+		`crew: task a of run ${runId} is completed; only failed, cancelled, skipped or needs_attention tasks can be retried\n`,
 	);
 });
 
@@ -263,7 +263,7 @@ test("crew retry --detach refuses a task it cannot retry before any runner start
 	const refused = await crew(repo.dir, ["retry", runId, "a", "--detach"]);
 	expect([refused.code, refused.stderr]).toEqual([
 		1,
-		`crew: task a of run ${runId} is completed; only failed, cancelled or skipped tasks can be retried\n`,
+		`crew: task a of run ${runId} is completed; only failed, cancelled, skipped or needs_attention tasks can be retried\n`,
 	]);
 	expect(existsSync(join(repo.dir, ".crew", "runs", runId, "runner.log"))).toBe(false);
 	repo.writeFile("ready", "");

@@ -140,7 +140,7 @@ test("crew_retry runs a failed task again in the background, and crew_merge and 
 	const again = await call(client, "crew_retry", { runId, task: "fix" });
 	expect(again.isError).toBe(true);
 	expect(again.text).toContain("task fix of run");
-	expect(again.text).toContain("only failed, cancelled or skipped tasks can be retried");
+	expect(again.text).toContain("only failed, cancelled, skipped or needs_attention tasks can be retried");
 });
 
 test("crew_recommend, crew_validate and crew_doctor answer what crew recommend, validate and doctor --json say", async () => {

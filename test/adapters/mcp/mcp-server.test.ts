@@ -80,6 +80,7 @@ test("crew mcp lists its tools, starts a run detached, reports it to completion,
 		"crew_doctor",
 		"crew_events",
 		"crew_export",
+		"crew_goal",
 		"crew_inbox",
 		"crew_list",
 		"crew_merge",
@@ -281,4 +282,29 @@ test("crew_run, crew_plan and crew_agent take a sandbox level that tightens the 
 	const runId = String(run.data.runId);
 	await untilEnded(client, runId);
 	expect(read(repo.dir, (reader) => reader.run(runId).options.sandbox?.level)).toBe("strict");
+});
+
+test("crew_goal starts a run whose judge decides after each pass; its verdict is an event", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.writeFile(
+		".crew/agents/strict.md",
+		`---\nname: strict\nruntime: command\ncommand: echo '{"verdict": "ACHIEVED", "reason": "all there"}'\nsandbox: off\n---\n`,
+	);
+	repo.workflow("pair", [{ id: "draft" }]);
+	const client = await connect(repo.dir);
+	const run = await call(client, "crew_goal", { goal: "write it", workflow: "pair", judge: "strict" });
+	expect(run.isError, JSON.stringify(run.data)).toBe(false);
+	const runId = run.data.runId as string;
+	expect(run.data).toMatchObject({ tasks: 2, workflow: "pair" });
+	const final = await untilEnded(client, runId);
+	expect(final.run).toMatchObject({ status: "completed" });
+	expect((final.tasks as { id: string; status: string }[]).map((t) => [t.id, t.status])).toEqual([
+		["draft", "completed"],
+		["until.1", "completed"],
+	]);
+	const events = await call(client, "crew_events", { runId, since: 0 });
+	const verdict = (events.data.events as { type: string; data: Record<string, unknown> }[]).find(
+		(e) => e.type === "goal.verdict",
+	);
+	expect(verdict?.data).toMatchObject({ verdict: "achieved", reason: "all there", iteration: 1, maxIterations: 3 });
 });
