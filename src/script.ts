@@ -4,6 +4,12 @@
  */
 export { z } from "zod";
 export type {
+	PiCrewAgentOptions,
+	PiCrewAgentResult,
+	PiCrewReview,
+	PiCrewWorkflowCtx,
+} from "./engine/script/pi-crew-context.js";
+export type {
 	AgentCall,
 	BudgetView,
 	SchemaLike,

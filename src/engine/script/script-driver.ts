@@ -10,6 +10,7 @@ import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { DriverControl, DriverOutcome, DriverRequests, RunDriver } from "../run-driver.js";
 import { callTask, describeCall, divergence, parseCall } from "./call-spec.js";
+import { PI_CREW_SUFFIX, piCrewContext } from "./pi-crew-context.js";
 import { answerJson, type ValueSchema, valueSchema } from "./result-schema.js";
 import type { WorkflowContext } from "./script-context.js";
 import { loadScript, type ScriptModule } from "./script-module.js";
@@ -137,7 +138,10 @@ export class ScriptDriver implements RunDriver {
 				);
 			}
 			const args = scriptArgs(module, script.args, script.file);
-			const value = await this.#scopes.run(this.#root, () => module.main(this.#context(args) as never));
+			const crewCtx = this.#context(args);
+			const piCrew = script.file.endsWith(PI_CREW_SUFFIX) ? this.#piCrewContext(crewCtx) : undefined;
+			const returned = await this.#scopes.run(this.#root, () => module.main((piCrew?.ctx ?? crewCtx) as never));
+			const value = returned ?? piCrew?.result();
 			this.#checkAllReplayed();
 			const text = `${JSON.stringify(value ?? null, null, 2)}\n`;
 			const artifact = this.#deps.files.write(run.id, null, "result.json", "result", text);
@@ -192,7 +196,28 @@ export class ScriptDriver implements RunDriver {
 		} as WorkflowContext;
 	}
 
+	/** pi-crew's `ctx` for its `.dwf.ts` scripts, over crew's own. */
+	#piCrewContext(ctx: WorkflowContext) {
+		const { store, run, files } = this.#deps;
+		return piCrewContext({
+			ctx,
+			call: (input) => this.#call(input),
+			task: (id) => {
+				const task = store.queries.findTask(run.id, id);
+				const took = task.startedAt && task.finishedAt ? Date.parse(task.finishedAt) - Date.parse(task.startedAt) : 0;
+				const text = this.#resultText(id);
+				return { text, usage: task.usage, durationMs: took, artifactPath: files.path(run.id, `tasks/${id}/result.md`) };
+			},
+			read: (path) => readFileSync(path, "utf8"),
+		});
+	}
+
 	async #agent(input: unknown): Promise<unknown> {
+		return await this.#call(input).answer;
+	}
+
+	/** Makes `ctx.agent` call `input` at its place: its task's id, and its answer to come. */
+	#call(input: unknown): { id: string; answer: Promise<unknown> } {
 		const scope = this.#scope();
 		const key = scope.nextCall();
 		this.#checkOpen();
@@ -238,11 +263,14 @@ export class ScriptDriver implements RunDriver {
 		scope.after = [id];
 		if (schema) this.#schemas.set(id, schema);
 		const known = this.#known.get(id);
-		if (known?.status === TaskStatus.Completed || known?.status === TaskStatus.Failed) return this.#answer(id);
+		if (known?.status === TaskStatus.Completed || known?.status === TaskStatus.Failed) {
+			return { id, answer: Promise.resolve().then(() => this.#answer(id)) };
+		}
 		this.#control?.wake();
-		return await new Promise((resolve, reject) => {
+		const answer = new Promise((resolve, reject) => {
 			this.#waiters.set(id, [...(this.#waiters.get(id) ?? []), { resolve, reject }]);
 		});
+		return { id, answer };
 	}
 
 	/** A call's outcome: the answer (parsed, with a schema), or the error of a call that did not complete. */
