@@ -127,6 +127,11 @@ export class AgentConversation {
 		this.#replies.clear();
 	}
 
+	/** crew's own message to the working agent (not a person's), recorded in its transcript as a steer. */
+	tell(text: string): Promise<Delivery> {
+		return this.#send(text);
+	}
+
 	#send(text: string): Promise<Delivery> {
 		const stdin = this.#stdin;
 		if (this.#over || !stdin || stdin.writableEnded) return Promise.resolve({ delivered: false, reason: OVER });

@@ -25,6 +25,7 @@ import type { Command } from "./sandbox/confine.js";
 import { DenialWatch } from "./sandbox/denials.js";
 import type { GateWatch } from "./sandbox/network-gate.js";
 import { type Launch, Sandbox } from "./sandbox/sandbox.js";
+import { TurnLimit } from "./turn-limit.js";
 import { LiveGroups, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
 	RunControl,
@@ -46,6 +47,11 @@ export interface AgentStream {
 	readonly answered: boolean;
 	/** The failure the CLI reported, whatever its exit code says. */
 	readonly error: WorkerFailure | undefined;
+	/**
+	 * The model turns (responses) the agent has taken, for a CLI without a turn limit of its own:
+	 * crew then holds the agent to its `maxTurns` (see `TurnLimit`).
+	 */
+	readonly turns?: number;
 }
 
 /** How one agent CLI is started and read. */
@@ -249,6 +255,11 @@ export class AgentRuntime implements WorkerRuntime {
 		note = (line) => keep(JSON.stringify(line));
 		const talk = this.#cli.conversation?.(request);
 		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
+		const max = request.agent.setup?.maxTurns;
+		const limit =
+			max !== undefined && stream.turns !== undefined && conversation
+				? new TurnLimit(max, (text) => void conversation.tell(text))
+				: undefined;
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
 				conversation?.read(line.value);
@@ -256,11 +267,12 @@ export class AgentRuntime implements WorkerRuntime {
 				// Stored as its own JSON again, with every string in it redacted.
 				if (kept) keep(JSON.stringify(redactDeep(line.value)));
 				for (const event of events) onEvent(event);
+				limit?.seen(stream.turns ?? 0, events.some((e) => e.type === "tool-start"));
 			} else if (line.kind === "text")
 				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
-		let end: WorkerExit;
+		let end: WorkerExit | undefined;
 		try {
 			end = await runWorkerProcess({
 				file: launch.file,
@@ -274,10 +286,13 @@ export class AgentRuntime implements WorkerRuntime {
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
 				graceMs: this.#options.graceMs ?? 3000,
 				live: this.#live,
-				signal,
+				signal: limit ? AbortSignal.any([signal, limit.signal]) : signal,
 				onEvent,
 				onStdout: (chunk) => lines.push(chunk),
 			});
+		} catch (error) {
+			// Stopped for its turns, not by the attempt: its own failure, with what it did.
+			if (!limit?.overrun || signal.aborted) throw error;
 		} finally {
 			conversation?.end("its agent has ended");
 			await ask?.socket?.close();
@@ -288,8 +303,12 @@ export class AgentRuntime implements WorkerRuntime {
 				transcriptError ??= error;
 			});
 		}
-		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		const result = { text: stream.text, usage: stream.usage, artifacts };
+		if (end === undefined) {
+			const error = { message: limit?.overrun ?? "its agent was stopped", retryable: false };
+			return { ...result, ok: false, exitCode: null, error };
+		}
+		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
 		const failure = this.#failure(file as string, end, stream, transcriptError);
 		if (!failure) return { ...result, ok: true, exitCode: 0 };
 		// Where the CLI's own account is: its stderr, redacted, whatever the failure says.

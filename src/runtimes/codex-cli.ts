@@ -62,10 +62,8 @@ export const codexCli: AgentCli = {
 		if (!setup.inheritProjectContext) args.push(...config("project_doc_max_bytes", 0));
 		return args;
 	},
-	ignores: (setup) =>
-		unsetKeys(setup, ["inheritSkills", "skills", "extensions", "excludeExtensions"]).concat(
-			setup.maxTurns !== undefined ? ["maxTurns"] : [],
-		),
+	// maxTurns: crew counts Codex's model responses and holds it to them (see TurnLimit).
+	ignores: (setup) => unsetKeys(setup, ["inheritSkills", "skills", "extensions", "excludeExtensions"]),
 	state: (env) => ({ folders: [env.CODEX_HOME || join(env.HOME || homedir(), ".codex")], files: [] }),
 	conversation: (request) => {
 		const prompt = request.agent.systemPrompt.trim();

@@ -69,6 +69,12 @@ export class CodexStream implements AgentStream {
 	text = "";
 	answered = false;
 	error: WorkerFailure | undefined;
+	/**
+	 * Model responses in crew's thread, each counted at its first item: a response's usage comes
+	 * after the tools it calls have started.
+	 */
+	turns = 0;
+	#responding = false;
 	/** crew's thread, once Codex has started it. */
 	#thread: string | undefined;
 	readonly #totals = new Map<string, Usage>();
@@ -77,13 +83,19 @@ export class CodexStream implements AgentStream {
 	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean } {
 		const params = (event.params ?? {}) as Record<string, unknown>;
 		const item = (params.item ?? {}) as CodexItem;
-		if (event.method === "thread/tokenUsage/updated")
+		if (event.method === "thread/tokenUsage/updated") {
+			if (params.threadId === this.#thread) this.#responding = false;
 			return { events: this.#tokens(String(params.threadId), params.tokenUsage), keep: true };
+		}
 		// Another thread's work (a sub-agent's) is in the transcript, not crew's account of this one.
 		if (params.threadId !== undefined && this.#thread !== undefined && params.threadId !== this.#thread)
 			return { events: [], keep: !/[Dd]elta$/.test(String(event.method)) };
 		switch (event.method) {
 			case "item/started": {
+				if (item.type !== "userMessage" && !this.#responding) {
+					this.#responding = true;
+					this.turns++;
+				}
 				const tool = toolOf(item);
 				const id = String(item.id ?? "");
 				return { events: tool ? [{ type: "tool-start", id, name: tool.name, args: tool.args }] : [], keep: true };

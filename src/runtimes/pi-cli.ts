@@ -127,7 +127,8 @@ export const piCli: AgentCli = {
 		}
 		return args;
 	},
-	ignores: (setup) => (setup.maxTurns !== undefined ? ["maxTurns"] : []),
+	// maxTurns: crew counts pi's turns and holds it to them (see TurnLimit).
+	ignores: () => [],
 	conversation: () => piConversation,
 	askTool: { via: "extension", suffix: "ask.js", text: ASK_EXTENSION, args: (file) => ["--extension", file] },
 	credentials: (request, env) => piCredentials(request.agent.model, env),

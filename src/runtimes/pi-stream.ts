@@ -28,6 +28,7 @@ export class PiStream implements AgentStream {
 	text = "";
 	answered = false;
 	error: WorkerFailure | undefined;
+	turns = 0;
 
 	/** The crew events of one pi event, and whether the line belongs in the transcript. */
 	accept(event: Record<string, unknown>): { events: WorkerEvent[]; keep: boolean } {
@@ -76,6 +77,7 @@ export class PiStream implements AgentStream {
 	#messageEnd(message: PiMessage): WorkerEvent[] {
 		if (message.role !== "assistant") return [];
 		this.answered = true;
+		this.turns++;
 		const events: WorkerEvent[] = [];
 		const u = message.usage;
 		if (u) {

@@ -152,3 +152,59 @@ describe("pi's skills and extensions", () => {
 		expect(named.request.tools).not.toContain("own_tool");
 	});
 });
+
+describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which crew holds it to", (cli) => {
+	/** Runs an agent with `maxTurns: 2` whose model works on (a shell call each turn), until `obeys` and it is told to stop. */
+	async function run(obeys: boolean) {
+		const told = (r: ModelRequest) => r.messages.some((m) => m.text.includes("You have used your 2 turns"));
+		const server = await ScriptedModelServer.start((r) =>
+			obeys && told(r) ? { kind: "text", text: "WRAPPED: this is what I did" } : { kind: "shell", command: "echo working" },
+		);
+		servers.push(server);
+		const repo = new TestRepo();
+		const scripted = scriptedCliSetup(cli.name, server.url, cliHome(cli.name));
+		repo.writeFile(
+			".crew/agents/busy.md",
+			`---\nname: busy\nruntime: ${cli.name}\nmodel: ${scripted.model}\nmaxTurns: 2\nsandbox: off\n---\nYou work.\n`,
+		);
+		repo.workflow("one", [{ id: "a", role: "busy", text: "work", extra: { retries: "0" } }]);
+		const crew = new Crew({
+			project: projectAt(repo.dir),
+			runtimes: RuntimeRegistry.standard({
+				graceMs: 500,
+				[cli.name]: { env: { PATH: process.env.PATH, ...scripted.env }, command: cli.command },
+			}),
+			pollMs: 20,
+		});
+		try {
+			const plan = await crew.plan({ goal: "g", workflow: "one" });
+			expect(plan.diagnostics.map((d) => d.message).filter((m) => m.includes("maxTurns"))).toEqual([]);
+			const runId = crew.create(plan);
+			const status = await crew.execute(runId);
+			const task = crew.snapshot(runId).tasks[0];
+			return { status, server, told, task };
+		} finally {
+			crew.close();
+		}
+	}
+
+	test("at its limit a working agent is told to wrap up, and its answer after that completes the task", async () => {
+		const { status, server, told } = await run(true);
+		expect(status).toBe("completed");
+		// Told as its third request is made; Codex takes a message at its next request once it has it, which
+		// may be the one after, if its next was already under way.
+		const first = server.requests.findIndex(told);
+		expect(first).toBeGreaterThanOrEqual(2);
+		expect(first).toBeLessThanOrEqual(cli.name === "pi" ? 2 : 3);
+		expect(server.requests).toHaveLength(first + 1);
+		expect(server.requests.at(-1)?.messages.at(-1)?.text).toContain("give your final answer");
+	});
+
+	test("an agent that works on past its limit and five more turns is stopped, its attempt failed saying so", async () => {
+		const { status, server, task } = await run(false);
+		expect(status).toBe("failed");
+		expect(task?.error).toContain("its agent took 8 turns, past its maxTurns of 2 and 5 more to wrap up");
+		expect(server.requests.length).toBeGreaterThanOrEqual(8);
+		expect(server.requests.length).toBeLessThanOrEqual(9);
+	});
+});
