@@ -267,7 +267,10 @@ export class AgentRuntime implements WorkerRuntime {
 				// Stored as its own JSON again, with every string in it redacted.
 				if (kept) keep(JSON.stringify(redactDeep(line.value)));
 				for (const event of events) onEvent(event);
-				limit?.seen(stream.turns ?? 0, events.some((e) => e.type === "tool-start"));
+				limit?.seen(
+					stream.turns ?? 0,
+					events.some((e) => e.type === "tool-start"),
+				);
 			} else if (line.kind === "text")
 				keep(JSON.stringify({ type: "crew.unparsed", text: redact(line.text.slice(0, 4096)) }));
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));

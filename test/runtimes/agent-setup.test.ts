@@ -158,7 +158,9 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 	async function run(obeys: boolean) {
 		const told = (r: ModelRequest) => r.messages.some((m) => m.text.includes("You have used your 2 turns"));
 		const server = await ScriptedModelServer.start((r) =>
-			obeys && told(r) ? { kind: "text", text: "WRAPPED: this is what I did" } : { kind: "shell", command: "echo working" },
+			obeys && told(r)
+				? { kind: "text", text: "WRAPPED: this is what I did" }
+				: { kind: "shell", command: "echo working" },
 		);
 		servers.push(server);
 		const repo = new TestRepo();
