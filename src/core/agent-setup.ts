@@ -24,6 +24,24 @@ export const SYSTEM_PROMPT_MODES: readonly SystemPromptMode[] = ["replace", "app
 /** The keys of an agent's setup, as its file names them. */
 export type SetupKey = keyof AgentSetup;
 
+/**
+ * `setup` with the skills of the team's role and the workflow's step (pi-crew's `skills=a,b` and
+ * `skills: a, b`), each an empty list for `false`. They are added to the agent's own; a role's
+ * `false` drops the agent's own (and those its CLI would find), a step's drops the role's too.
+ */
+export function withSkills(
+	setup: AgentSetup | undefined,
+	role: readonly string[] | undefined,
+	step: readonly string[] | undefined,
+): AgentSetup | undefined {
+	if (role === undefined && step === undefined) return setup;
+	if (step?.length === 0) return { ...setup, skills: [], inheritSkills: false };
+	const dropped = role?.length === 0;
+	const own = dropped ? [] : (setup?.skills ?? []);
+	const skills = [...new Set([...own, ...(role ?? []), ...(step ?? [])])];
+	return { ...setup, skills, ...(dropped ? { inheritSkills: false } : {}) };
+}
+
 /** Whether the agent's system prompt takes the place of its CLI's own. */
 export function replacesSystemPrompt(setup: AgentSetup | undefined): boolean {
 	return (setup?.systemPromptMode ?? "replace") === "replace";

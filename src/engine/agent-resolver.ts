@@ -1,3 +1,4 @@
+import { withSkills } from "../core/agent-setup.js";
 import { ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { didYouMean } from "../core/near-names.js";
 import type { AgentSpec } from "../core/types.js";
@@ -62,7 +63,8 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 	const name = role?.agent ?? step.role;
 	const model = input.model || step.model || role?.model;
 	const thinking = input.thinking ?? step.thinking ?? role?.thinking;
-	const key = [name, model ?? "", thinking ?? "", ...(role?.fallbackModels ?? [])].join("\u0000");
+	const skills = [JSON.stringify(role?.skills ?? null), JSON.stringify(step.skills ?? null)];
+	const key = [name, model ?? "", thinking ?? "", ...(role?.fallbackModels ?? []), ...skills].join("\u0000");
 	const cached = cache.get(key);
 	if (cached) {
 		if (checkRuntime) checkAgentRuntime(cached, resolver);
@@ -96,6 +98,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 	const sessionModel = (input.runtime ?? runtime) === "pi" ? input.defaultModel : undefined;
 	const chosenModel = model || base?.model || sessionModel;
 	const chosenThinking = thinking ?? base?.thinking ?? input.defaultThinking;
+	const setup = withSkills(base?.setup, role?.skills, step.skills);
 	const agent: AgentSpec = {
 		name,
 		...(found ? { source: { layer: found.layer, file: found.item.file } } : {}),
@@ -112,7 +115,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
 		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
 		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
-		...(base?.setup ? { setup: base.setup } : {}),
+		...(setup ? { setup } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};
 	if (checkRuntime) checkAgentRuntime(agent, resolver);

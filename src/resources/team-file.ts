@@ -14,6 +14,8 @@ export interface TeamRole {
 	readonly fallbackModels?: readonly string[];
 	readonly thinking?: ThinkingLevel;
 	readonly maxConcurrency?: number;
+	/** Skills the role's agent is given beside its own (`skills=a,b`); empty (`skills=false`): none at all. */
+	readonly skills?: readonly string[];
 	readonly description: string;
 	/** The file's line the role is on. */
 	readonly line?: number;
@@ -153,6 +155,7 @@ function roleOf(name: string, rest: string, file: string, line: number, diagnost
 		...(overrides.fallbackModels ? { fallbackModels: list(overrides.fallbackModels) } : {}),
 		...(thinking !== undefined && !thinkingError ? { thinking: thinking as ThinkingLevel } : {}),
 		...(limitOk ? { maxConcurrency: limit } : {}),
+		...(overrides.skills !== undefined ? { skills: list(overrides.skills) } : {}),
 		description: words.join(" "),
 		line,
 		overrides,

@@ -38,6 +38,8 @@ export interface WorkflowStep {
 	/** Where the step may write, as relative paths; `.` is everything. */
 	readonly writes?: readonly string[];
 	readonly sandbox?: SandboxLevel;
+	/** Skills the step's agent is given beside its own; empty (`skills: false`): none at all. */
+	readonly skills?: readonly string[];
 	/** `attention`: an attempt without a usable answer leaves the task for a person instead of failing it. */
 	readonly onMissing?: "attention";
 }
@@ -161,6 +163,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		read.error("writes", `invalid write scope '${scope}': expected a path inside the repository`);
 		return [];
 	});
+	const skills = read.list("skills");
 	const onMissing = read.text("onMissing");
 	if (onMissing !== undefined && onMissing !== "fail" && onMissing !== "attention")
 		read.error("onMissing", `onMissing '${onMissing}': expected fail or attention`);
@@ -186,6 +189,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...(writes.length > 0 ? { writes } : {}),
 		...read.sandbox(),
 		...(onMissing === "attention" ? { onMissing } : {}),
+		...(skills !== undefined ? { skills } : {}),
 	};
 }
 

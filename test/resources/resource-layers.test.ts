@@ -190,5 +190,5 @@ test("listing goes on past a bad file and names it; asking for it names every er
 	expect(validate.code).toBe(2);
 	expect(validate.stdout).toMatch(/error: .*broken\.md:3: permissions 'root'/);
 	expect(validate.stdout).toMatch(/error: .*loop\.workflow\.md: .*cycle/);
-	expect(validate.stdout).toMatch(/invalid: 13 agents, 6 teams, 12 workflows; 2 errors/);
+	expect(validate.stdout).toMatch(/invalid: 14 agents, 6 teams, 12 workflows; 2 errors/);
 });

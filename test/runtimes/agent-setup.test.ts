@@ -47,6 +47,7 @@ async function firstRequest(
 	cli: (typeof CLIS)[number],
 	fields: string,
 	prepare: (repo: TestRepo, home: string) => void = () => {},
+	team?: string,
 ): Promise<{ request: ModelRequest; text: string; warnings: string[] }> {
 	const server = await ScriptedModelServer.start(() => ({ kind: "text", text: "done" }));
 	servers.push(server);
@@ -69,7 +70,7 @@ async function firstRequest(
 		pollMs: 20,
 	});
 	try {
-		const plan = await crew.plan({ goal: "g", workflow: "one" });
+		const plan = await crew.plan({ goal: "g", workflow: "one", ...(team ? { team } : {}) });
 		const runId = crew.create(plan);
 		expect(await crew.execute(runId)).toBe("completed");
 		const request = server.requests.find((r) => r.tools.length > 0) as ModelRequest;
@@ -129,6 +130,19 @@ describe("pi's skills and extensions", () => {
 		]);
 		const inherited = await firstRequest(pi, "inheritSkills: true\n", prepare);
 		expect(inherited.text).toContain("SKILL-found helps");
+	});
+
+	test("a team role's `skills=` and a step's `skills:` add to the agent's own; a step's `skills: false` leaves it none", async () => {
+		const prepare = (stepSkills: string) => (repo: TestRepo, home: string) => {
+			for (const name of ["own", "ofrole", "ofstep"]) skill(join(repo.dir, ".crew", "skills"), name);
+			skill(join(home, "pi-agent", "skills"), "found");
+			repo.writeFile(".crew/teams/crewed.team.md", "---\nname: crewed\n---\n- scribe: agent=scribe skills=ofrole\n");
+			repo.workflow("one", [{ id: "a", role: "scribe", text: "answer", extra: { skills: stepSkills } }]);
+		};
+		const added = await firstRequest(pi, "skills: own\ninheritSkills: true\n", prepare("ofstep"), "crewed");
+		for (const name of ["own", "ofrole", "ofstep", "found"]) expect(added.text).toContain(`SKILL-${name} helps`);
+		const none = await firstRequest(pi, "skills: own\ninheritSkills: true\n", prepare("false"), "crewed");
+		for (const name of ["own", "ofrole", "ofstep", "found"]) expect(none.text).not.toContain(`SKILL-${name} helps`);
 	});
 
 	test("`extensions:` loads those named instead of pi's own finds, less `excludeExtensions:`", async () => {

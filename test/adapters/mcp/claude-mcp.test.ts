@@ -92,6 +92,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"mcp__crew__crew_doctor",
 		"mcp__crew__crew_events",
 		"mcp__crew__crew_export",
+		"mcp__crew__crew_goal",
 		"mcp__crew__crew_inbox",
 		"mcp__crew__crew_list",
 		"mcp__crew__crew_merge",
