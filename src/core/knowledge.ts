@@ -45,7 +45,18 @@ export function withKnowledge(prompt: string, knowledge: Knowledge, file: string
 	].join("\n");
 }
 
-/** The notes an agent's answer proposes for the project's knowledge, each once, in order. */
+/** Most notes one answer may propose, and most characters of each: a person reads every one. */
+export const MAX_PROPOSALS = 5;
+export const MAX_PROPOSAL_CHARS = 500;
+
+/**
+ * The notes an agent's answer proposes for the project's knowledge, each once, in order: the first
+ * MAX_PROPOSALS, each cut to MAX_PROPOSAL_CHARS.
+ */
 export function proposedKnowledge(answer: string): string[] {
-	return [...new Set([...answer.matchAll(PROPOSAL)].map((match) => (match[1] as string).trim()))];
+	const notes = [...answer.matchAll(PROPOSAL)].map((match) => {
+		const note = (match[1] as string).trim();
+		return note.length > MAX_PROPOSAL_CHARS ? `${note.slice(0, MAX_PROPOSAL_CHARS - 1)}…` : note;
+	});
+	return [...new Set(notes)].slice(0, MAX_PROPOSALS);
 }

@@ -235,36 +235,70 @@ function stepLimits(
 }
 
 /**
- * A step's `output` and `reads` name files in the run's artifacts, so they must stay inside them;
- * a `reads` entry no step writes (by its `output`, or as `<step>.md`) is allowed but worth a warning.
+ * A step's `output` and `reads` name files in the run's artifacts, so they must stay inside them,
+ * and each shared file has one writer. A step reads a file when it starts, so one that does not
+ * wait for the file's writer would read it or not by chance: worth a warning, as is a `reads` entry
+ * no step writes (by its `output`, or as `<step>.md`).
  */
 function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[] {
 	const diagnostics: Diagnostic[] = [];
 	const say = (step: WorkflowStep, level: Diagnostic["level"], message: string) =>
 		diagnostics.push({ level, file, ...(step.line !== undefined ? { line: step.line } : {}), message });
-	const outputs = new Set<string>();
+	const writers = new Map<string, string>(steps.map((s) => [`${s.id}.md`, s.id]));
 	for (const step of steps) {
 		const output = step.fields.output;
 		if (!output || output === "false") continue;
-		if (isArtifactName(output)) outputs.add(output);
-		else
+		const other = writers.get(output);
+		if (!isArtifactName(output))
 			say(
 				step,
 				"error",
 				`step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
 			);
+		else if (other !== undefined && other !== step.id && `${other}.md` !== output)
+			say(
+				step,
+				"error",
+				`step '${step.id}': output '${output}' is step '${other}''s too: a shared file has one writer`,
+			);
+		else writers.set(output, step.id);
 	}
+	const waits = waitsFor(steps);
 	for (const step of steps) {
 		for (const read of list(step.fields.reads)) {
+			const writer = writers.get(read);
 			if (!isArtifactName(read))
 				say(
 					step,
 					"error",
 					`step '${step.id}': reads '${read}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
 				);
-			else if (!outputs.has(read) && !steps.some((s) => `${s.id}.md` === read))
-				say(step, "warning", `step '${step.id}' reads '${read}', which no step writes`);
+			else if (writer === undefined) say(step, "warning", `step '${step.id}' reads '${read}', which no step writes`);
+			else if (writer !== step.id && !waits(step.id).has(writer))
+				say(
+					step,
+					"warning",
+					`step '${step.id}' reads '${read}', written by step '${writer}', which it does not wait for: add dependsOn: ${writer}`,
+				);
 		}
 	}
 	return diagnostics;
+}
+
+/** The steps each step waits for, directly or through others (a cycle is reported elsewhere). */
+function waitsFor(steps: readonly WorkflowStep[]): (id: string) => ReadonlySet<string> {
+	const byId = new Map(steps.map((s) => [s.id, s]));
+	const found = new Map<string, Set<string>>();
+	const of = (id: string): Set<string> => {
+		const known = found.get(id);
+		if (known) return known;
+		const all = new Set<string>();
+		found.set(id, all);
+		for (const dep of byId.get(id)?.dependsOn ?? []) {
+			all.add(dep);
+			for (const further of of(dep)) all.add(further);
+		}
+		return all;
+	};
+	return of;
 }

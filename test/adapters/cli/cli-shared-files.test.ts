@@ -56,3 +56,35 @@ test("reads: and output: must name files of the run's folder, as crew names them
 	expect(plan.stderr).toContain("step 'a': reads '../../secret.md' must name a file in the run's folder");
 	expect(plan.stderr).toContain("step 'b': output 'my plan.md' must name a file in the run's folder");
 });
+
+test("a shared file has one writer, and a step that reads one without waiting for its writer is warned of", async () => {
+	const repo = new TestRepo();
+	repo.agent("worker");
+	repo.workflow("twice", [
+		{ id: "a", extra: { output: "plan.md" } },
+		{ id: "b", extra: { output: "plan.md" } },
+	]);
+	const twice = await crew(repo.dir, ["plan", "g", "--workflow", "twice"]);
+	expect(twice.code).toBe(2);
+	expect(twice.stderr).toContain("step 'b': output 'plan.md' is step 'a''s too: a shared file has one writer");
+	repo.workflow("races", [
+		{ id: "a", extra: { output: "plan.md" } },
+		{ id: "c", extra: { reads: "plan.md, a.md" } },
+		{ id: "d", dependsOn: ["c"], extra: { reads: "a.md" } },
+	]);
+	const plan = await crew(repo.dir, ["plan", "g", "--workflow", "races"]);
+	expect(plan.code, plan.stderr).toBe(0);
+	expect(plan.stderr).toContain(
+		"step 'c' reads 'plan.md', written by step 'a', which it does not wait for: add dependsOn: a",
+	);
+	expect(plan.stderr).toContain("step 'c' reads 'a.md', written by step 'a', which it does not wait for");
+	expect(plan.stderr).toContain("step 'd' reads 'a.md', written by step 'a', which it does not wait for");
+	repo.workflow("waits", [
+		{ id: "a", extra: { output: "plan.md" } },
+		{ id: "c", dependsOn: ["a"] },
+		{ id: "d", dependsOn: ["c"], extra: { reads: "plan.md, c.md" } },
+	]);
+	const fine = await crew(repo.dir, ["plan", "g", "--workflow", "waits"]);
+	expect(fine.code, fine.stderr).toBe(0);
+	expect(fine.stderr).not.toContain("does not wait for");
+});
