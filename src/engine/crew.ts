@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
 import type { BudgetLimits } from "../core/budget.js";
-import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
+import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
 import type { AttemptRecord, EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
@@ -25,6 +24,7 @@ import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
 import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
+import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
@@ -447,62 +447,11 @@ export class Crew {
 	 * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
 	 * without one has its leftover workers ended and its unfinished tasks cancelled here.
 	 */
-	async cancel(runId: string, why = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
-		let reason = why;
-		const run = this.#queries.getRun(checkId("run", runId));
-		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) return run.status;
-		const alive = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
-		if (alive) {
-			this.#store.requestCancel(runId, reason);
-			const until = this.#options.now() + waitMs;
-			for (;;) {
-				const now = this.#queries.getRun(runId);
-				if (isTerminalRun(now.status)) return now.status;
-				// A runner that died while asked to cancel is treated like any gone runner below.
-				if (!now.lease || !isLeaseHolderAlive(now.lease, this.#options.now(), this.#options.staleAfterMs)) break;
-				if (this.#options.now() >= until) return now.status;
-				await sleep(50);
-			}
-			return this.cancel(runId, reason, 0);
-		}
-		const live = this.#queries.liveAttempts(runId);
-		for (const attempt of live) if (attempt.process) await this.runtimes.reap(attempt.process);
-		if (run.options.queue) reason += await this.#cancelRemote(run, live, reason);
-		else await this.runtimes.reapRun(runId, this.files.runDir(runId));
-		const open: readonly TaskStatus[] = [
-			TaskStatus.Queued,
-			TaskStatus.Running,
-			TaskStatus.Waiting,
-			TaskStatus.Interrupted,
-		];
-		const changes: TaskChange[] = this.#queries
-			.listTasks(runId)
-			.filter((t) => open.includes(t.status))
-			.map((t) => ({ taskId: t.id, to: TaskStatus.Cancelled, cause: "cancel", error: reason }));
-		try {
-			this.#store.finishOrphanedRun(runId, run.epoch, RunStatus.Cancelled, "cancel", changes, reason);
-		} catch (error) {
-			if (isCrewError(error, ErrorCode.Conflict)) return this.cancel(runId, reason, waitMs);
-			throw error;
-		}
-		return RunStatus.Cancelled;
-	}
-
-	/**
-	 * Ends a dead runner's remote attempts wherever they run; says what could not be done, to add
-	 * to the cancel's reason: the run ends cancelled either way.
-	 */
-	async #cancelRemote(run: RunRecord, live: readonly AttemptRecord[], reason: string): Promise<string> {
-		let remote: RemoteRuntimes | undefined;
-		try {
-			remote = await remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes);
-			for (const attempt of live) await remote.cancel(run.id, attempt.taskId, attempt.number, reason);
-			return "";
-		} catch (error) {
-			return ` (its remote attempts were not told: ${errorMessage(error)})`;
-		} finally {
-			await remote?.close();
-		}
+	cancel(runId: string, why = "cancelled by request", waitMs = 30_000): Promise<RunStatus> {
+		const { now, staleAfterMs } = this.#options;
+		const deps = { store: this.#store, runtimes: this.runtimes, files: this.files, now, staleAfterMs };
+		const remote = (run: RunRecord) => remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes);
+		return cancelRun({ ...deps, remote }, runId, why, waitMs);
 	}
 }
 
