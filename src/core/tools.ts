@@ -9,6 +9,11 @@ export function allTools(tools: readonly string[] | undefined): boolean {
 	return tools === undefined || tools.some((t) => t === "*" || t === "all");
 }
 
+/** Whether the name may be a tool of a pi extension the agent names: not a Claude Code spelling. */
+export function isExtensionTool(name: string): boolean {
+	return /^[a-z][a-z0-9_-]*$/.test(name);
+}
+
 /** Whether some runtime knows the tool: one of `AGENT_TOOLS`, or a capitalised (Claude) name. */
 export function isKnownTool(name: string): boolean {
 	return AGENT_TOOLS.includes(name) || /^[A-Z][A-Za-z]*$/.test(name) || name === "*" || name === "all";

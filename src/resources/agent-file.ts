@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { type AgentSetup, SYSTEM_PROMPT_MODES, type SystemPromptMode } from "../core/agent-setup.js";
 import type { SandboxLevel } from "../core/sandbox.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
-import { isKnownTool } from "../core/tools.js";
+import { isExtensionTool, isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";
 import { byLine, type Diagnostic, parseDocument } from "./frontmatter.js";
@@ -75,8 +75,11 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 	const modelField = read.text("model");
 	const model = modelField && modelField !== "false" ? modelField : undefined;
 	const tools = read.list("tools");
+	// Another name may be a tool of the agent's own pi extensions.
+	const extended = (read.list("extensions")?.length ?? 0) > 0;
 	for (const tool of tools ?? []) {
-		if (!isKnownTool(tool)) read.warning("tools", `tool '${tool}' is not one crew's runtimes have; it is left out`);
+		if (!isKnownTool(tool) && !(extended && isExtensionTool(tool)))
+			read.warning("tools", `tool '${tool}' is not one crew's runtimes have; it is left out`);
 	}
 	const fallbackModels = read.list("fallbackModels") ?? [];
 	const thinkingField = read.text("thinking");

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { replacesSystemPrompt } from "../core/agent-setup.js";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../core/asked.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { AGENT_TOOLS, allTools } from "../core/tools.js";
+import { AGENT_TOOLS, allTools, isExtensionTool } from "../core/tools.js";
 import type { Conversation } from "./agent-conversation.js";
 import type { AgentCli } from "./agent-runtime.js";
 import { agentExtensions, skillPath } from "./agent-skills.js";
@@ -106,9 +106,12 @@ export const piCli: AgentCli = {
 		const setup = agent.setup ?? {};
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
-			// pi's own tools, and crew's `ask` when the agent may ask: other names (pi-crew's
-			// `delegate`, …) are left out. pi's list names extensions' tools too.
-			const tools = [...(agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t)), ...(asks ? [ASK_TOOL] : [])];
+			// pi's own tools, and crew's `ask` when the agent may ask. pi's list names extensions' tools
+			// too: other names are kept for an agent that names its extensions, else left out (pi-crew's
+			// `delegate`, …).
+			const extended = (setup.extensions?.length ?? 0) > 0;
+			const named = (agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t) || (extended && isExtensionTool(t)));
+			const tools = [...named, ...(asks ? [ASK_TOOL] : [])];
 			if (tools.length > 0) args.push("--tools", tools.join(","));
 			else args.push("--no-tools");
 		}
