@@ -62,7 +62,8 @@ export function runStanding(
 				: { ending: RunEnding.Cancelled, next: undefined };
 		case RunStatus.Failed: {
 			if (facts.budgetSpent) return { ending: RunEnding.NeedsPerson, next: undefined };
-			const counted = tasks.filter((t) => t.status !== TaskStatus.Superseded);
+			// As the run counted them: a task that needs attention does not hold it back.
+			const counted = tasks.filter((t) => t.status !== TaskStatus.Superseded && t.status !== TaskStatus.NeedsAttention);
 			const allDone = counted.length > 0 && counted.every((t) => t.status === TaskStatus.Completed);
 			if (allDone && integration && integration.missing.length > 0) {
 				return { ending: RunEnding.IntegrationIncomplete, next: `crew resume ${id}` };

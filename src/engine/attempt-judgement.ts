@@ -40,7 +40,12 @@ export type Judgement =
 export function judgeAttempt(
 	outcome: AttemptOutcome,
 	spec: TaskSpec,
-	context: { readonly stopping: boolean; readonly problems: (answer: string) => readonly string[] },
+	context: {
+		readonly stopping: boolean;
+		readonly problems: (answer: string) => readonly string[];
+		/** A dry run: its judge gives no verdict. */
+		readonly dry?: boolean;
+	},
 ): Judgement {
 	const stop = outcome.error instanceof StopReason ? outcome.error : undefined;
 	if (stop && (stop.kind === "cancel" || stop.kind === "abort" || stop.kind === "shutdown")) {
@@ -61,7 +66,7 @@ export function judgeAttempt(
 	const { result } = outcome;
 	const until = spec.until;
 	if (result.ok && spec.expand) return { kind: "planned", result };
-	const judged = until?.judge && result.ok ? goalVerdict(result.text) : undefined;
+	const judged = until?.judge && result.ok && !context.dry ? goalVerdict(result.text) : undefined;
 	if (judged && "problem" in judged) {
 		const failure = { message: `the judge's answer is not a verdict: ${judged.problem}`, retryable: true };
 		return { kind: "failed", attemptStatus: "failed", failure: { ...failure, evidence: judged.problem }, result };
@@ -73,7 +78,9 @@ export function judgeAttempt(
 		return { kind: "failed", attemptStatus: "failed", failure, result, ...verdict };
 	}
 	const unmet = judged ? `the judge says: ${judged.reason}` : (result.error?.message ?? "the check failed");
-	if (until && (judged || !result.ok)) {
+	// A judge's attempt that failed for another reason than its command is an attempt like any.
+	const unmetCheck = !result.ok && (!until?.judge || result.error?.unmet === true);
+	if (until && (judged || unmetCheck)) {
 		if (until.iteration < until.maxIterations && !context.stopping) {
 			const evidence = judged ? judged.reason : result.text;
 			return { kind: "not-met", result, error: `the goal is not met yet: ${unmet}`, evidence, ...verdict };

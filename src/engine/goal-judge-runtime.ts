@@ -28,11 +28,13 @@ export function judgingGoal(
 			const sections: string[] = [];
 			const artifacts: WorkerResult["artifacts"][number][] = [];
 			if (check.command !== undefined) {
-				const ran = await runCheck(checker, check.command, request, control);
+				// The user's own command, writable as a plain `--until` is, whatever the judge's own sandbox.
+				const sandbox = request.sandbox ? { sandbox: { ...request.sandbox, readOnly: false } } : {};
+				const ran = await runCheck(checker, check.command, { ...request, ...sandbox }, control, "");
 				artifacts.push(...ran.artifacts);
 				if (!ran.check.ok) {
 					const message = `the check \`${check.command}\` failed: ${ran.check.error?.message ?? "it did not pass"}`;
-					return { ...ran.check, ok: false, artifacts, error: { message, retryable: false } };
+					return { ...ran.check, ok: false, artifacts, error: { message, retryable: false, unmet: true } };
 				}
 				sections.push(
 					fenced(`The check \`${check.command}\` passed; its output`, "check-output", ran.check.text, CHECK_CHARS),

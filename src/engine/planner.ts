@@ -330,7 +330,10 @@ function planChosen(
 		...(judge ? { judge } : {}),
 		goal: input.goal,
 	};
-	const untilTasks = checked ? [untilTask(check, input.maxIterations ?? 3, expanded, remoteRepository)] : [];
+	// In worktree mode the pass's work is on its tasks' branches until the run ends: the check runs
+	// in a worktree of its own, where the branches of the tasks it follows are merged.
+	const inWorktree = remoteRepository || expanded.some((t) => t.worktree);
+	const untilTasks = checked ? [untilTask(check, input.maxIterations ?? 3, expanded, inWorktree)] : [];
 	const integration = expanded.some((t) => t.worktree) ? integrationOf(input, team, resolver) : undefined;
 	const agents = expanded.flatMap((t) => [t.agent, ...Object.values(t.expand?.roles ?? {})]);
 	diagnostics.push(...thinkingWarnings(agents, input.runtime, context.runtimes));

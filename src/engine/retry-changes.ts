@@ -1,7 +1,7 @@
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { downstreamOf } from "../core/ready-queue.js";
-import { satisfiesDependents, TaskStatus } from "../core/status.js";
+import { RunStatus, satisfiesDependents, TaskStatus } from "../core/status.js";
 import type { RunRecord } from "../core/types.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries } from "../store/run-queries.js";
@@ -32,6 +32,12 @@ export function retryChanges(queries: RunQueries, run: RunRecord, ref: string, l
 		throw new CrewError(
 			ErrorCode.Conflict,
 			`task ${task.id} of run ${run.id} is ${task.status}; only failed, cancelled, skipped or needs_attention tasks can be retried`,
+		);
+	}
+	if (run.status === RunStatus.Completed && task.status !== TaskStatus.NeedsAttention) {
+		throw new CrewError(
+			ErrorCode.Conflict,
+			`run ${run.id} completed; only a task that needs attention opens it again, and task ${task.id} is ${task.status}`,
 		);
 	}
 	const tasks = new Map(queries.listTasks(run.id).map((t) => [t.id, t]));

@@ -76,6 +76,7 @@ export class RunCommits {
 		const spec = this.#deps.tasks.specs[i] as TaskSpec;
 		const judged = judgeAttempt(outcome, spec, {
 			stopping: this.#deps.stop.kind !== undefined,
+			dry: this.#deps.run.options.runtime === "dry-run",
 			problems: (answer) => this.#deps.driver?.check(spec.id, answer) ?? [],
 		});
 		const result = "result" in judged && judged.result ? { result: judged.result } : {};

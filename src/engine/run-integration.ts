@@ -125,13 +125,17 @@ export class RunIntegration {
 		this.#record = record;
 	}
 
-	/** The completed tasks with a branch of their own, in dependency order. */
+	/**
+	 * The completed tasks with a branch of their own, in dependency order; a goal's check only looks
+	 * at the work, so what it leaves (a build's output) is not the run's.
+	 */
 	#completedBranches(): string[] {
 		const { dag, specs, status } = this.#tasks;
 		// A dry run's task starts no process and gets no worktree: it has no work to bring back.
 		const dry = (i: number) => (this.#run.options.runtime ?? specs[i]?.agent.runtime) === "dry-run";
+		const own = (i: number) => specs[i]?.worktree && !specs[i]?.integration && !specs[i]?.until;
 		return dag.order
-			.filter((i) => status[i] === TaskStatus.Completed && specs[i]?.worktree && !specs[i]?.integration && !dry(i))
+			.filter((i) => status[i] === TaskStatus.Completed && own(i) && !dry(i))
 			.map((i) => this.#tasks.id(i));
 	}
 

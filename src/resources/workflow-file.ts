@@ -255,7 +255,7 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 				"error",
 				`step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
 			);
-		else if (other !== undefined && other !== step.id && `${other}.md` !== output)
+		else if (other !== undefined && other !== step.id)
 			say(
 				step,
 				"error",

@@ -424,7 +424,8 @@ export class AgentRuntime implements WorkerRuntime {
 		if (end.signal) return { message: `${name} was killed by ${end.signal}${said}`, retryable: true, logged: true };
 		if (end.code !== 0)
 			return { message: `${name} exited with code ${end.code}${said}`, retryable: false, logged: true };
-		if (!stream.answered) return { message: `${name} ended without an answer${said}`, retryable: false, logged: true };
+		if (!stream.answered)
+			return { message: `${name} ended without an answer${said}`, retryable: false, missing: true, logged: true };
 		return undefined;
 	}
 }

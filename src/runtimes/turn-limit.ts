@@ -31,13 +31,13 @@ export class TurnLimit {
 		return this.#stop.signal.aborted ? String(this.#stop.signal.reason) : undefined;
 	}
 
-	/** The agent has taken `turns` turns; `working`: it has just started a tool. */
+	/** The agent has taken `turns` turns; `working`: it has just started a tool, so its turn is not its answer. */
 	seen(turns: number, working: boolean): void {
 		if (turns >= this.#max && working && !this.#told) {
 			this.#told = true;
 			this.#tell(wrapUp(this.#max));
 		}
-		if (turns > this.#max + GRACE_TURNS && !this.#stop.signal.aborted) {
+		if (turns > this.#max + GRACE_TURNS && working && !this.#stop.signal.aborted) {
 			const said = this.#told ? ` and ${GRACE_TURNS} more to wrap up` : "";
 			this.#stop.abort(`its agent took ${turns} turns, past its maxTurns of ${this.#max}${said}`);
 		}

@@ -28,7 +28,7 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 				const message = "no verdict: a verification step's result must say PASS or FAIL on a line of its own";
 				return { ...result, ok: false, error: { message, retryable: false, missing: true } };
 			}
-			const { check, artifacts: checked } = await runCheck(checker, verify.command, request, control);
+			const { check, artifacts: checked } = await runCheck(checker, verify.command, request, control, result.text);
 			const artifacts = [...result.artifacts, ...checked];
 			if (check.ok) return { ...result, artifacts };
 			const evidence = check.text.length > EVIDENCE_CHARS ? check.text.slice(-EVIDENCE_CHARS) : check.text;
@@ -40,19 +40,22 @@ export function withVerification(agent: WorkerRuntime, checker: WorkerRuntime, v
 
 /**
  * Runs a task's check `command` with `checker` (the command runtime) in the task's workspace,
- * under the attempt's signal, keeping its output (redacted) as the attempt's evidence file.
+ * under the attempt's signal, `stdin` on its standard input (the agent's answer, for a step's
+ * check), keeping its output (redacted) as the attempt's evidence file. It may write where the
+ * task may, whatever its agent may: a check builds and tests.
  */
 export async function runCheck(
 	checker: WorkerRuntime,
 	command: string,
 	request: TaskRequest,
 	control: RunControl,
+	stdin: string,
 ): Promise<{ check: WorkerResult; artifacts: WorkerResult["artifacts"] }> {
 	const check = await checker.run(
 		{
 			...request,
 			agent: { name: `${request.agent.name} check`, runtime: "command", command: `${command} 2>&1`, systemPrompt: "" },
-			prompt: "",
+			prompt: stdin,
 			artifactDir: join(request.artifactDir, "check"),
 			artifactPrefix: `${request.artifactPrefix}/check`,
 		},

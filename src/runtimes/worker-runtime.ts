@@ -79,8 +79,10 @@ export interface WorkerFailure {
 	readonly retryable: boolean;
 	/** What a failed check printed, given to the next attempt. */
 	readonly evidence?: string;
-	/** The agent ended without what its step needs of it (a verdict): see `TaskSpec.onMissing`. */
+	/** The agent ended without what its step needs of it (an answer, a verdict): see `TaskSpec.onMissing`. */
 	readonly missing?: true;
+	/** A goal's `--until` command did not pass: the next pass answers it (see `judgingGoal`). */
+	readonly unmet?: true;
 }
 
 export interface WorkerResult {

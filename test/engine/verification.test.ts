@@ -105,3 +105,16 @@ test("the check's output reaches the next attempt even when another runner makes
 	}
 	expect(readFileSync(join(repo.dir, "prompt-2.txt"), "utf8")).toContain("still missing");
 });
+
+test("a verify command reads the agent's answer on its standard input", async () => {
+	const repo = new TestRepo();
+	withAgent(repo, "reporter", "echo 'STATUS: DONE'");
+	withAgent(repo, "vague", "echo 'still working on it'");
+	repo.workflow("answers", [
+		{ id: "done", role: "reporter", extra: { verify: "grep -q 'STATUS: DONE'", retries: "0" } },
+		{ id: "open", role: "vague", extra: { verify: "grep -q 'STATUS: DONE'", retries: "0" } },
+	]);
+	const outcome = await runWorkflow(repo, { workflow: "answers", failure: "continue" });
+	expect(outcome.tasks.get("done")).toMatchObject({ status: "completed", attempts: 1 });
+	expect(outcome.tasks.get("open")).toMatchObject({ status: "failed", attempts: 1 });
+});

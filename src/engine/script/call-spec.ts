@@ -4,6 +4,7 @@ import { parseLimit } from "../../core/duration.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { parseVerify } from "../../core/verdict.js";
+import { type CallInput, withInputs } from "./call-inputs.js";
 import { answerFormat, type ValueSchema } from "./result-schema.js";
 
 const AgentCallInput = z.strictObject({
@@ -19,6 +20,7 @@ const AgentCallInput = z.strictObject({
 	schema: z.unknown().optional(),
 	retries: z.int().min(0).max(20).optional(),
 	timeout: z.union([z.int().min(0), z.string()]).optional(),
+	inputs: z.array(z.string().trim().min(1)).max(50).optional(),
 });
 
 export type ParsedCall = z.infer<typeof AgentCallInput>;
@@ -43,7 +45,9 @@ export function callTask(
 	agent: AgentSpec,
 	schema: ValueSchema | undefined,
 	goal: string,
-	runModel?: string,
+	runModel: string | undefined,
+	/** The call's `inputs`, as read when it is made. */
+	inputs: readonly CallInput[] = [],
 ): TaskSpec {
 	const base = call.name ?? call.role;
 	const id = `${base.slice(0, Math.max(1, 63 - key.length))}-${key}`;
@@ -62,6 +66,8 @@ export function callTask(
 		schema: schema ? (schema.jsonSchema ?? "a schema without a JSON form") : null,
 		retries: call.retries ?? null,
 		timeoutMs: timeoutMs ?? null,
+		// The files by name: their text is read when the call is first made, and kept with its task.
+		inputs: call.inputs ?? null,
 	};
 	const fingerprint = createHash("sha256").update(JSON.stringify(asked)).digest("hex").slice(0, 16);
 	return {
@@ -69,7 +75,7 @@ export function callTask(
 		stepId: id,
 		role: call.role,
 		agent: call.model && runModel === undefined ? { ...agent, model: call.model } : agent,
-		text: call.prompt.replaceAll("{goal}", goal) + (schema ? answerFormat(schema.jsonSchema) : ""),
+		text: withInputs(call.prompt.replaceAll("{goal}", goal), inputs) + (schema ? answerFormat(schema.jsonSchema) : ""),
 		dependsOn: [],
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(call.retries !== undefined ? { retries: call.retries } : {}),

@@ -34,6 +34,11 @@ export interface AgentCall {
 	readonly retries?: number;
 	/** Limit of one attempt: milliseconds, or a duration such as `90s` or `10m`; 0: none (not even the default). */
 	readonly timeout?: number | string;
+	/**
+	 * Files whose text the prompt carries, fenced as data: paths in the repository, or absolute (an
+	 * earlier call's result file). Read when the call is first made; a replay keeps that text.
+	 */
+	readonly inputs?: readonly string[];
 }
 
 /** What a workflow script's function is given. Every call is recorded, so a resumed run replays it. */

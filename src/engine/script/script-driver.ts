@@ -9,6 +9,7 @@ import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { DriverControl, DriverOutcome, DriverRequests, RunDriver } from "../run-driver.js";
+import { readInputs } from "./call-inputs.js";
 import { callTask, describeCall, divergence, parseCall } from "./call-spec.js";
 import { PI_CREW_SUFFIX, piCrewContext } from "./pi-crew-context.js";
 import { answerJson, type ValueSchema, valueSchema } from "./result-schema.js";
@@ -208,7 +209,6 @@ export class ScriptDriver implements RunDriver {
 				const text = this.#resultText(id);
 				return { text, usage: task.usage, durationMs: took, artifactPath: files.path(run.id, `tasks/${id}/result.md`) };
 			},
-			read: (path) => readFileSync(path, "utf8"),
 		});
 	}
 
@@ -246,7 +246,8 @@ export class ScriptDriver implements RunDriver {
 		}
 		const schema =
 			call.schema === undefined ? undefined : valueSchema(call.schema, `the schema of ctx.agent call ${key}`);
-		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model);
+		const inputs = this.#recorded.has(key) ? [] : readInputs(call.inputs ?? [], run.options.cwd);
+		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model, inputs);
 		const recorded = this.#recorded.get(key);
 		if (recorded && recorded.call?.fingerprint !== spec.call?.fingerprint) {
 			throw divergence(key, describeCall(recorded), describeCall(spec));

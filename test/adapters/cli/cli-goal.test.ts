@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -191,3 +192,72 @@ test("--until with --until-judged: the command must pass before the judge is ask
 	const worker2 = server.requests.filter((r) => textOf(r).includes("Make it so") && !r.afterToolResult)[1];
 	expect(textOf(worker2 as ModelRequest)).toContain("No such file or directory");
 }, 240_000);
+
+test("--until-judged: a judge whose own attempt fails is retried as any attempt, not read as a verdict", async () => {
+	const { repo, env, args, judges, workers } = await goalSetup([
+		{ kind: "error", status: 503, message: "the model is overloaded" },
+		json({ verdict: "ACHIEVED", reason: "it is there" }),
+	]);
+	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const shown = await statusOf(repo, runId);
+	expect(shown.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
+		["make", "completed", 1],
+		["until.1", "completed", 2],
+	]);
+	expect(workers()).toHaveLength(1);
+	expect(judges()).toHaveLength(2);
+}, 240_000);
+
+test("in worktree mode a goal's check looks at the pass's work, merged in a worktree of its own, and what it leaves is not the run's", async () => {
+	const repo = gitRepo();
+	repo.writeFile(
+		".crew/agents/maker.md",
+		"---\nname: maker\nruntime: command\ncommand: echo made > DONE\nsandbox: off\n---\n",
+	);
+	repo.workflow("make", [{ id: "make", role: "maker" }]);
+	const run = await crew(repo.dir, [
+		"run",
+		"make DONE",
+		"--workflow",
+		"make",
+		"--workspace",
+		"worktree",
+		"--until",
+		"test -f DONE && echo checked > CHECKED",
+		"--json",
+	]);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const shown = await statusOf(repo, runId);
+	expect(shown.tasks.map((t) => [t.id, t.status])).toEqual([
+		["make", "completed"],
+		["until.1", "completed"],
+	]);
+	const files = execFileSync("git", ["ls-tree", "--name-only", `crew/${runId}`], { cwd: repo.dir, encoding: "utf8" });
+	expect(files.split("\n")).toContain("DONE");
+	expect(files.split("\n")).not.toContain("CHECKED");
+}, 120_000);
+
+test("--until-judged in a dry run plans the judge but asks it nothing: the run completes", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("one", [{ id: "a" }]);
+	const run = await crew(repo.dir, [
+		"run",
+		"g",
+		"--workflow",
+		"one",
+		"--runtime",
+		"dry-run",
+		"--until-judged",
+		"--json",
+	]);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	expect((await statusOf(repo, runId)).tasks.map((t) => [t.id, t.status])).toEqual([
+		["a", "completed"],
+		["until.1", "completed"],
+	]);
+});

@@ -73,6 +73,10 @@ test("a step with onMissing: attention whose agent ends without a usable answer 
 	expect(again.get("quiet")).toMatchObject({ status: "completed", attempts: 2 });
 	expect(again.get("after")).toMatchObject({ status: "completed", attempts: 1 });
 	expect(readFileSync(sharedFile, "utf8")).toBe("now there is an answer\n");
+	// A completed run opens again only for a task that needs attention.
+	const refused = await crew(repo.dir, ["retry", runId, "plain"]);
+	expect(refused.code).toBe(1);
+	expect(refused.stderr).toContain("only failed, cancelled, skipped or needs_attention tasks can be retried");
 	const left = (
 		JSON.parse((await crew(repo.dir, ["inbox", "--json"])).stdout) as { items: { kind: string; tasks: string[] }[] }
 	).items;
