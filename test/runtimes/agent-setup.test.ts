@@ -42,6 +42,18 @@ const CLIS: readonly {
 	},
 ];
 
+/** A crew for `repo` whose `cli` runs with `env` (the scripted model's). */
+function crewOn(repo: TestRepo, cli: (typeof CLIS)[number], env: Readonly<Record<string, string>>): Crew {
+	return new Crew({
+		project: projectAt(repo.dir),
+		runtimes: RuntimeRegistry.standard({
+			graceMs: 500,
+			[cli.name]: { env: { PATH: process.env.PATH, ...env }, command: cli.command },
+		}),
+		pollMs: 20,
+	});
+}
+
 /** Runs one task of an agent with `fields` in its frontmatter; the model's first request, and the plan's warnings. */
 async function firstRequest(
 	cli: (typeof CLIS)[number],
@@ -61,14 +73,7 @@ async function firstRequest(
 	repo.writeFile(cli.contextFile, `${CONTEXT}\n`);
 	repo.workflow("one", [{ id: "a", role: "scribe", text: "answer" }]);
 	prepare(repo, home);
-	const crew = new Crew({
-		project: projectAt(repo.dir),
-		runtimes: RuntimeRegistry.standard({
-			graceMs: 500,
-			[cli.name]: { env: { PATH: process.env.PATH, ...scripted.env }, command: cli.command },
-		}),
-		pollMs: 20,
-	});
+	const crew = crewOn(repo, cli, scripted.env);
 	try {
 		const plan = await crew.plan({ goal: "g", workflow: "one", ...(team ? { team } : {}) });
 		const runId = crew.create(plan);
@@ -184,14 +189,7 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 			`---\nname: busy\nruntime: ${cli.name}\nmodel: ${scripted.model}\nmaxTurns: 2\nsandbox: off\n---\nYou work.\n`,
 		);
 		repo.workflow("one", [{ id: "a", role: "busy", text: "work", extra: { retries: "0" } }]);
-		const crew = new Crew({
-			project: projectAt(repo.dir),
-			runtimes: RuntimeRegistry.standard({
-				graceMs: 500,
-				[cli.name]: { env: { PATH: process.env.PATH, ...scripted.env }, command: cli.command },
-			}),
-			pollMs: 20,
-		});
+		const crew = crewOn(repo, cli, scripted.env);
 		try {
 			const plan = await crew.plan({ goal: "g", workflow: "one" });
 			expect(plan.diagnostics.map((d) => d.message).filter((m) => m.includes("maxTurns"))).toEqual([]);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
-import type { ModelRequest, Turn } from "../../../src/scripted-model/turns.js";
+import type { ModelRequest, Script, Turn } from "../../../src/scripted-model/turns.js";
 import { crew, crewProcess, exitOf, gitRepo, type TestRepo, waitFor } from "../../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
@@ -19,11 +19,11 @@ function textOf(request: ModelRequest): string {
 	return request.messages.map((m) => m.text).join("\n");
 }
 
-/** A pi worker and crew's builtin judge on the scripted model; `verdicts` answers the judge's requests in turn. */
-async function goalSetup(verdicts: readonly Turn[]) {
+/** A pi worker (`worker` its model) and crew's builtin judge on the scripted model; `verdicts` answers the judge's requests in turn. */
+async function goalSetup(verdicts: readonly Turn[], worker: Script = () => ({ kind: "text", text: "worked on it" })) {
 	let judged = 0;
 	const server = await ScriptedModelServer.start((request) => {
-		if (!textOf(request).includes(JUDGE)) return { kind: "text", text: "worked on it" };
+		if (!textOf(request).includes(JUDGE)) return worker(request);
 		return verdicts[judged++] ?? { kind: "text", text: '{"verdict": "ACHIEVED", "reason": "done"}' };
 	});
 	servers.push(server);
@@ -43,6 +43,18 @@ interface StatusJson {
 	tasks: { id: string; status: string; attempts: number; error: string | null }[];
 }
 
+/** Runs crew with `args` and `--json`, which must complete; the run's id. */
+async function completedRun(repo: TestRepo, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
+	expect(run.code, run.stderr).toBe(0);
+	const { runId, status } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as {
+		runId: string;
+		status: string;
+	};
+	expect(status).toBe("completed");
+	return runId;
+}
+
 async function statusOf(repo: TestRepo, runId: string): Promise<StatusJson> {
 	return JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout) as StatusJson;
 }
@@ -55,13 +67,7 @@ test("--until-judged: the judge says NOT_ACHIEVED with a reason, the next pass i
 		json({ verdict: "NOT_ACHIEVED", reason: "REASON-ONE: the README has no usage section" }),
 		json({ achieved: true, reason: "the usage section is there", evidenceRefs: ["README.md"] }),
 	]);
-	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId, status } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as {
-		runId: string;
-		status: string;
-	};
-	expect(status).toBe("completed");
+	const runId = await completedRun(repo, args, env);
 	const shown = await statusOf(repo, runId);
 	expect(shown.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
 		["make", "completed", 1],
@@ -149,8 +155,7 @@ test("--until-judged refuses a judge answer that is no verdict, asks once more, 
 		{ kind: "text", text: "I think it is fine." },
 		json({ verdict: "ACHIEVED", reason: "" }),
 	]);
-	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
-	expect(run.code, run.stderr).toBe(0);
+	await completedRun(repo, args, env);
 	expect(judges()).toHaveLength(2);
 	expect(textOf(judges()[1] as ModelRequest)).toContain("the answer holds no JSON value");
 
@@ -164,26 +169,12 @@ test("--until-judged refuses a judge answer that is no verdict, asks once more, 
 
 test("--until with --until-judged: the command must pass before the judge is asked, and the judge sees its output", async () => {
 	let worked = 0;
-	const server = await ScriptedModelServer.start((request) => {
-		const text = textOf(request);
-		if (text.includes(JUDGE)) return json({ verdict: "ACHIEVED", reason: "DONE is there" });
-		if (request.afterToolResult) return { kind: "text", text: "wrote it" };
+	const { server, repo, env, args } = await goalSetup([json({ verdict: "ACHIEVED", reason: "DONE is there" })], (r) => {
+		if (r.afterToolResult) return { kind: "text", text: "wrote it" };
 		worked++;
 		return worked === 1 ? { kind: "text", text: "not yet" } : { kind: "write", path: "DONE", content: "CHECKED-OK\n" };
 	});
-	servers.push(server);
-	const repo = gitRepo();
-	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
-	repo.writeFile(".crew/agents/builder.md", "---\nname: builder\nruntime: pi\nsandbox: off\n---\nYou build.\n");
-	repo.workflow("build", [{ id: "make", role: "builder", text: "Make it so: {goal}" }]);
-	const env = { ...process.env, ...scripted.env };
-	const run = await crew(
-		repo.dir,
-		["run", "make DONE", "--workflow", "build", "--until", "cat DONE", "--until-judged", "--model", scripted.model],
-		180_000,
-		env,
-	);
-	expect(run.code, run.stderr).toBe(0);
+	await completedRun(repo, [...args, "--until", "cat DONE"], env);
 	const judges = server.requests.filter((r) => textOf(r).includes(JUDGE));
 	expect(judges).toHaveLength(1);
 	const asked = textOf(judges[0] as ModelRequest);
@@ -198,9 +189,7 @@ test("--until-judged: a judge whose own attempt fails is retried as any attempt,
 		{ kind: "error", status: 503, message: "the model is overloaded" },
 		json({ verdict: "ACHIEVED", reason: "it is there" }),
 	]);
-	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const runId = await completedRun(repo, args, env);
 	const shown = await statusOf(repo, runId);
 	expect(shown.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
 		["make", "completed", 1],
@@ -217,7 +206,8 @@ test("in worktree mode a goal's check looks at the pass's work, merged in a work
 		"---\nname: maker\nruntime: command\ncommand: echo made > DONE\nsandbox: off\n---\n",
 	);
 	repo.workflow("make", [{ id: "make", role: "maker" }]);
-	const run = await crew(repo.dir, [
+	const until = "test -f DONE && echo checked > CHECKED";
+	const runId = await completedRun(repo, [
 		"run",
 		"make DONE",
 		"--workflow",
@@ -225,11 +215,8 @@ test("in worktree mode a goal's check looks at the pass's work, merged in a work
 		"--workspace",
 		"worktree",
 		"--until",
-		"test -f DONE && echo checked > CHECKED",
-		"--json",
+		until,
 	]);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
 	const shown = await statusOf(repo, runId);
 	expect(shown.tasks.map((t) => [t.id, t.status])).toEqual([
 		["make", "completed"],
@@ -244,18 +231,7 @@ test("--until-judged in a dry run plans the judge but asks it nothing: the run c
 	const repo = gitRepo();
 	repo.agent("worker");
 	repo.workflow("one", [{ id: "a" }]);
-	const run = await crew(repo.dir, [
-		"run",
-		"g",
-		"--workflow",
-		"one",
-		"--runtime",
-		"dry-run",
-		"--until-judged",
-		"--json",
-	]);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+	const runId = await completedRun(repo, ["run", "g", "--workflow", "one", "--runtime", "dry-run", "--until-judged"]);
 	expect((await statusOf(repo, runId)).tasks.map((t) => [t.id, t.status])).toEqual([
 		["a", "completed"],
 		["until.1", "completed"],
