@@ -49,8 +49,9 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		const hook = carried ? undefined : { hook: setup, runner: runtimes.get("command") };
 		// A script's call starts from the work of the calls its branch had awaited.
 		const dependencies = spec.call?.after ?? spec.dependsOn;
-		// What the task may change: its step's scopes; nothing, for a read-only agent.
-		const scope = spec.writes ?? (readOnlyAgent(spec.agent) ? [] : undefined);
+		// What the task may change: its step's scopes; nothing, for a read-only agent. A goal's check
+		// may leave what it builds: its branch is never integrated.
+		const scope = spec.until ? undefined : (spec.writes ?? (readOnlyAgent(spec.agent) ? [] : undefined));
 		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook, scope);
 	}
 	return runtime;

@@ -225,6 +225,18 @@ test("in worktree mode a goal's check looks at the pass's work, merged in a work
 	const files = execFileSync("git", ["ls-tree", "--name-only", `crew/${runId}`], { cwd: repo.dir, encoding: "utf8" });
 	expect(files.split("\n")).toContain("DONE");
 	expect(files.split("\n")).not.toContain("CHECKED");
+
+	// A read-only judge's check may still leave what it builds.
+	repo.writeFile(
+		".crew/agents/strict.md",
+		`---\nname: strict\nruntime: command\ncommand: echo '{"verdict": "ACHIEVED", "reason": "DONE is there"}'\npermissions: read-only\nsandbox: off\n---\n`,
+	);
+	const judged = ["run", "make DONE", "--workflow", "make", "--workspace", "worktree", "--until", until];
+	const judgedId = await completedRun(repo, [...judged, "--until-judged", "--judge", "strict"]);
+	expect((await statusOf(repo, judgedId)).tasks.map((t) => [t.id, t.status])).toEqual([
+		["make", "completed"],
+		["until.1", "completed"],
+	]);
 }, 120_000);
 
 test("--until-judged in a dry run plans the judge but asks it nothing: the run completes", async () => {
