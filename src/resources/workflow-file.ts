@@ -244,17 +244,14 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 	const diagnostics: Diagnostic[] = [];
 	const say = (step: WorkflowStep, level: Diagnostic["level"], message: string) =>
 		diagnostics.push({ level, file, ...(step.line !== undefined ? { line: step.line } : {}), message });
+	const outside = (step: WorkflowStep, what: string) =>
+		say(step, "error", `step '${step.id}': ${what} must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`);
 	const writers = new Map<string, string>(steps.map((s) => [`${s.id}.md`, s.id]));
 	for (const step of steps) {
 		const output = step.fields.output;
 		if (!output || output === "false") continue;
 		const other = writers.get(output);
-		if (!isArtifactName(output))
-			say(
-				step,
-				"error",
-				`step '${step.id}': output '${output}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
-			);
+		if (!isArtifactName(output)) outside(step, `output '${output}'`);
 		else if (other !== undefined && other !== step.id)
 			say(
 				step,
@@ -267,12 +264,7 @@ function checkOutputs(steps: readonly WorkflowStep[], file: string): Diagnostic[
 	for (const step of steps) {
 		for (const read of list(step.fields.reads)) {
 			const writer = writers.get(read);
-			if (!isArtifactName(read))
-				say(
-					step,
-					"error",
-					`step '${step.id}': reads '${read}' must name a file in the run's folder: ${ARTIFACT_NAME_RULE}`,
-				);
+			if (!isArtifactName(read)) outside(step, `reads '${read}'`);
 			else if (writer === undefined) say(step, "warning", `step '${step.id}' reads '${read}', which no step writes`);
 			else if (writer !== step.id && !waits(step.id).has(writer))
 				say(

@@ -90,22 +90,12 @@ function program(setExit: (code: number) => void): Command {
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--no-knowledge", "leave the project's knowledge (.crew/knowledge.md) out of the tasks' prompts")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
-		.option(
-			"--until-judged",
-			"after the workflow, a judge agent decides whether the goal is achieved; while not, run it again",
-		)
+		.option("--until-judged", "after the workflow, a judge agent says if the goal is met; while not, run it again")
 		.option("--judge <agent>", "with --until-judged: the judge's agent (default goal-judge)")
-		.option(
-			"--max-iterations <n>",
-			"passes of the workflow --until or --until-judged may make (default 3)",
-			count("max iterations", 1),
-		)
+		.option("--max-iterations <n>", "passes --until or --until-judged may make (default 3)", count("max iterations", 1))
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
 		.option("--queue <url>", "run attempts on crew workers through a BullMQ queue on this Redis (redis://host:port)")
-		.option(
-			"--repository <url>",
-			"with --queue: the git URL or path workers fetch the run's base commit from (default: this repository's path)",
-		)
+		.option("--repository <url>", "with --queue: where workers fetch the base commit from (default: this repository)")
 		.option("-d, --detach", "start a background runner and return at once")
 		.option("--json", "print {runId, status} as the last line of stdout")
 		.action(async (goal: string | undefined, options: RunFlags) => exit((await runs()).runCommand(goal, options)));
@@ -150,9 +140,7 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("retry")
-		.description(
-			"queue one failed, cancelled, skipped or needs_attention task again (with the dependents it skipped) and run",
-		)
+		.description("run a failed, cancelled, skipped or needs_attention task again, with the dependents it skipped")
 		.argument("<runId>")
 		.argument("<task>", "task id or step id")
 		.option("-d, --detach", "retry in a background runner and return at once")
@@ -481,9 +469,7 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("doctor")
-		.description(
-			"which runtimes can run, whether the agent CLIs the agents use have a model and credentials, the store's health",
-		)
+		.description("which runtimes can run, whether the agents' CLIs have a model and credentials, the store's health")
 		.option("--smoke", "also make one small real model call per agent CLI the agents use")
 		.option("--json", "machine-readable output")
 		.action(async (options: JsonOption & { smoke?: boolean }) =>
