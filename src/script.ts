@@ -9,9 +9,11 @@ export type {
 	PiCrewReview,
 	PiCrewWorkflowCtx,
 } from "./engine/script/pi-crew-context.js";
+export type { RenderedPhase, RenderedPlan } from "./engine/script/plan-template.js";
 export type {
 	AgentCall,
 	BudgetView,
 	SchemaLike,
 	WorkflowContext,
 } from "./engine/script/script-context.js";
+export type { MailReply } from "./engine/script/script-mailbox.js";

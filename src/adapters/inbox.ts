@@ -10,6 +10,8 @@ export const InboxKind = {
 	Approval: "approval",
 	/** A question a task's agent asked, which it waits on. */
 	Question: "question",
+	/** Mail a run's workflow script sent to a person, whose reply it may gather. */
+	Mail: "mail",
 	/** Completed work that is not all on the run's integration branch: a conflict left for a person. */
 	Conflict: "conflict",
 	/** A run that stopped because its budget was spent. */
@@ -60,6 +62,7 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 		});
 	}
 	const questions = reader.waitingQuestions();
+	const mail = reader.waitingMail();
 	const attending = reader.runsNeedingAttention();
 	for (const stored of storedRuns(reader)) {
 		const conflict = stored.integration?.status === "conflict";
@@ -80,6 +83,16 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 				what: `${q.taskId} asks: ${q.question}`,
 				command: `crew answer ${id} ${q.taskId}${several ? ` --question ${q.id}` : ""} "<answer>"`,
 				question: q.id,
+			});
+		}
+		for (const m of mail.filter((m) => m.runId === id)) {
+			items.push({
+				...base,
+				kind: InboxKind.Mail,
+				tasks: [],
+				since: m.sentAt,
+				what: `its workflow script mails ${m.to} (${m.name}): ${m.text}`,
+				command: `crew answer ${id} ${m.name} "<reply>"`,
 			});
 		}
 		// A task that asked waits for its answer, not at an approval gate.

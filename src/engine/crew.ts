@@ -306,6 +306,7 @@ export class Crew {
 					runtimes: this.runtimes,
 					now: this.#options.now,
 					random: this.#options.random,
+					workflow: (name) => this.resources().workflow(name).item,
 				})
 			: undefined;
 		const loop = new RunLoop(

@@ -25,6 +25,7 @@ import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { MetricQueries, type StoredCounts } from "../store/metric-queries.js";
 import { type FailedNotification, failedNotifications } from "../store/notification-records.js";
 import { RUNNER_GONE, RunQueries } from "../store/run-queries.js";
+import { type MailRow, waitingMail } from "../store/script-mail.js";
 import { type OpenQuestion, waitingQuestions } from "../store/task-questions.js";
 import { type TaskLinks, ViewQueries } from "../store/view-queries.js";
 
@@ -423,6 +424,11 @@ export class RunReader {
 	/** The questions agents asked that wait for a person's answer, oldest first; none before the store exists. */
 	waitingQuestions(): OpenQuestion[] {
 		return this.#db ? waitingQuestions(this.#db) : [];
+	}
+
+	/** The mail of workflow scripts that waits for a reply, oldest first; none before the store exists. */
+	waitingMail(): MailRow[] {
+		return this.#db ? waitingMail(this.#db) : [];
 	}
 
 	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */

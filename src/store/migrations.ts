@@ -271,4 +271,13 @@ ALTER TABLE messages ADD COLUMN answer TEXT;
 ALTER TABLE messages ADD COLUMN answered_at TEXT;
 CREATE INDEX messages_by_task ON messages (run_id, task_id, kind);`,
 	},
+	{
+		version: 15,
+		name: "mail a workflow script sends, and the replies it gathers",
+		// kind 'mail': name the mail's id in its run (its place in the script), task_id the task it
+		// was given to or '' (a person), state sent | replied, answer the reply.
+		sql: `
+ALTER TABLE messages ADD COLUMN name TEXT;
+CREATE UNIQUE INDEX messages_by_name ON messages (run_id, name) WHERE name IS NOT NULL;`,
+	},
 ];

@@ -26,6 +26,7 @@ import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
+import { ScriptMail } from "./script-mail.js";
 import { TaskMessages } from "./task-messages.js";
 import { TaskQuestions } from "./task-questions.js";
 import { Transactions } from "./transactions.js";
@@ -43,10 +44,10 @@ export class RunStore {
 	readonly #usage: UsageRecords;
 	readonly #rows: ViewRows;
 	readonly #tx: Transactions;
-	/** Messages for running agents, and how each went. */
+	/** Messages for running agents; questions they ask a person; mail of workflow scripts. */
 	readonly messages: TaskMessages;
-	/** Questions running agents ask a person, and their answers. */
 	readonly questions: TaskQuestions;
+	readonly mail: ScriptMail;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -64,6 +65,7 @@ export class RunStore {
 			time: () => this.#iso(),
 		};
 		this.messages = new TaskMessages(db, writes);
+		this.mail = new ScriptMail(db, writes);
 		this.questions = new TaskQuestions(db, {
 			...writes,
 			// A task asks while it runs, and runs again when its agent has the answer.
@@ -76,10 +78,7 @@ export class RunStore {
 		return new Date(this.#now()).toISOString();
 	}
 
-	/**
-	 * Groups several changes into one commit. Each change inside still applies whole or not at all;
-	 * one commit for many changes is what keeps a busy run's per-task cost low.
-	 */
+	/** Groups changes into one commit, each still whole or not at all: a busy run's per-task cost stays low. */
 	batch<T>(fn: () => T): T {
 		return this.#tx.write(fn);
 	}

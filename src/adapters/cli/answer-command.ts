@@ -13,7 +13,7 @@ const ANSWER = {
 } as const;
 
 /**
- * `crew answer`: answers the question a task's agent waits on. A live runner gives it to the
+ * `crew answer`: answers the question a task's agent waits on, or a workflow script's mail. A live runner gives it to the
  * agent; with none left, a runner is started in the background, whose new attempt of the task
  * has the question and its answer in its prompt.
  */
@@ -37,6 +37,11 @@ export async function answerCommand(
 		if (flags.json) {
 			const resumed = runner ? { runner: { pid: runner.pid, status: runner.status } } : {};
 			process.stdout.write(`${JSON.stringify({ ...given, ...resumed })}\n`);
+			return Exit.Ok;
+		}
+		if ("mail" in given) {
+			const resumed = runner ? `; no runner held the run: one started in the background (pid ${runner.pid})` : "";
+			process.stdout.write(`mail ${given.mail} of run ${runId} replied to: its script gathers the reply${resumed}\n`);
 			return Exit.Ok;
 		}
 		const told =

@@ -255,9 +255,9 @@ function program(setExit: (code: number) => void): Command {
 
 	cli
 		.command("answer")
-		.description("answer the question a task's agent asked, which it waits on; starts a runner if none is left")
+		.description("answer a task's agent's question, or a workflow script's mail; starts a runner if none is left")
 		.argument("<runId>")
-		.argument("<task>", "a task id, or a step id")
+		.argument("<task>", "a task id, a step id, or a mail's id (m1)")
 		.argument("[answer]", "what the agent should hear; - reads standard input")
 		.option("--file <path>", "read the answer from a file")
 		.option(

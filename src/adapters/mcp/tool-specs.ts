@@ -165,7 +165,7 @@ export const TOOL_SPECS = {
 	},
 	crew_answer: {
 		description:
-			"Answer the question a task's agent asked (crew_inbox lists them), which it waits on: the answer is its ask tool's result, or, if its agent is gone, told to the task's next attempt. Answers {runId, taskId, questionId, question, state, runnerAlive, status}: state delivered once the agent has it; a run with no runner left gets a background runner.",
+			"Answer the question a task's agent asked (crew_inbox lists them), which it waits on: the answer is its ask tool's result, or, if its agent is gone, told to the task's next attempt. Answers {runId, taskId, questionId, question, state, runnerAlive, status}: state delivered once the agent has it; a run with no runner left gets a background runner. With a mail's id (crew_inbox lists a workflow script's mail) as task, the answer is the mail's reply: {runId, mail, to, question, state, runnerAlive, status}.",
 		input: {
 			runId,
 			task,

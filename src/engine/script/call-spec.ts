@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { withSkills } from "../../core/agent-setup.js";
 import { parseLimit } from "../../core/duration.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
@@ -21,6 +22,9 @@ const AgentCallInput = z.strictObject({
 	retries: z.int().min(0).max(20).optional(),
 	timeout: z.union([z.int().min(0), z.string()]).optional(),
 	inputs: z.array(z.string().trim().min(1)).max(50).optional(),
+	maxTurns: z.int().min(1).max(10_000).optional(),
+	/** Skills beside the agent's own; `false`: none at all. */
+	skills: z.union([z.array(z.string().trim().min(1)).max(50), z.literal(false)]).optional(),
 });
 
 export type ParsedCall = z.infer<typeof AgentCallInput>;
@@ -68,13 +72,16 @@ export function callTask(
 		timeoutMs: timeoutMs ?? null,
 		// The files by name: their text is read when the call is first made, and kept with its task.
 		inputs: call.inputs ?? null,
+		// Later keys only when given, so that the calls of runs recorded before them still match.
+		...(call.maxTurns !== undefined ? { maxTurns: call.maxTurns } : {}),
+		...(call.skills !== undefined ? { skills: call.skills } : {}),
 	};
 	const fingerprint = createHash("sha256").update(JSON.stringify(asked)).digest("hex").slice(0, 16);
 	return {
 		id,
 		stepId: id,
 		role: call.role,
-		agent: call.model && runModel === undefined ? { ...agent, model: call.model } : agent,
+		agent: callAgent(call, agent, runModel),
 		text: withInputs(call.prompt.replaceAll("{goal}", goal), inputs) + (schema ? answerFormat(schema.jsonSchema) : ""),
 		dependsOn: [],
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -89,6 +96,15 @@ export function callTask(
 			...(place.after.length > 0 ? { after: place.after } : {}),
 		},
 	};
+}
+
+/** The role's agent with what the call changes of it: its model (unless the run has its own), turns and skills. */
+function callAgent(call: ParsedCall, agent: AgentSpec, runModel: string | undefined): AgentSpec {
+	const model = call.model && runModel === undefined ? { model: call.model } : {};
+	const turns = call.maxTurns !== undefined ? { ...agent.setup, maxTurns: call.maxTurns } : agent.setup;
+	const skills = call.skills === false ? [] : call.skills;
+	const setup = withSkills(turns, undefined, skills);
+	return { ...agent, ...model, ...(setup ? { setup } : {}) };
 }
 
 /** `reviewer "Review the parser…"`: a call as divergence errors name it. */

@@ -1,6 +1,8 @@
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import type { Usage } from "../../core/types.js";
+import type { RenderedPlan } from "./plan-template.js";
 import type { SchemaLike, WorkflowContext } from "./script-context.js";
+import type { MailReply } from "./script-mailbox.js";
 
 /** The suffix of pi-crew's workflow scripts: they are given pi-crew's `ctx`. */
 export const PI_CREW_SUFFIX = ".dwf.ts";
@@ -18,7 +20,8 @@ export interface PiCrewAgentOptions {
 	readonly inputs?: readonly string[];
 	readonly schema?: SchemaLike;
 	readonly worktree?: boolean;
-	readonly skill?: string | readonly string[];
+	/** Skills beside the agent's own; `false`: none at all. */
+	readonly skill?: string | readonly string[] | false;
 	readonly maxTurns?: number;
 }
 
@@ -66,6 +69,12 @@ interface Deps {
 	/** Makes a `ctx.agent` call (crew's form): its task, and its answer to come. */
 	readonly call: (input: unknown) => { readonly id: string; readonly answer: Promise<unknown> };
 	readonly task: (id: string) => TaskFacts;
+	/** Sends a mail at its place; returns its id. */
+	readonly mail: (to: unknown, body: unknown) => string;
+	/** The replies to mails `ids` once all came, or those there are at the deadline. */
+	readonly gather: (ids: unknown, deadlineMs: unknown) => Promise<readonly MailReply[]>;
+	/** A workflow of crew's as pi-crew's plan of phases. */
+	readonly template: (name: string, variables: Readonly<Record<string, string>>) => RenderedPlan;
 }
 
 const REVIEW_SCHEMA = {
@@ -94,22 +103,18 @@ export function piCrewContext(deps: Deps) {
 		return id;
 	};
 	let result: unknown;
-	/** pi-crew options crew does not honour per call, each told of once. */
-	const ignored = new Set<string>();
 
 	const agent = async (given: PiCrewAgentOptions): Promise<PiCrewAgentResult> => {
 		if (typeof given !== "object" || given === null)
 			throw new CrewError(ErrorCode.InvalidInput, "ctx.agent: expected {role, prompt, …}");
-		const { role, prompt, name, model, schema, worktree, inputs } = given;
-		for (const key of ["maxTurns", "skill"] as const) {
-			if (given[key] === undefined || ignored.has(key)) continue;
-			ignored.add(key);
-			ctx.log(`ctx.agent: ${key} is not honoured per call by crew; the agent's own settings apply`);
-		}
+		const { role, prompt, name, model, schema, worktree, inputs, maxTurns, skill } = given;
+		const skills = typeof skill === "string" ? [skill] : skill;
 		const { id, answer } = deps.call({
 			role,
 			prompt,
 			...(inputs !== undefined ? { inputs } : {}),
+			...(maxTurns !== undefined ? { maxTurns } : {}),
+			...(skills !== undefined ? { skills } : {}),
 			...(name !== undefined ? { name } : {}),
 			...(model !== undefined ? { model } : {}),
 			...(schema !== undefined ? { schema } : {}),
@@ -154,10 +159,6 @@ export function piCrewContext(deps: Deps) {
 		return again;
 	};
 
-	const unsupported = (what: string) => () => {
-		throw new CrewError(ErrorCode.InvalidInput, `${what} is not supported by crew's workflow scripts`);
-	};
-
 	return {
 		ctx: Object.freeze({
 			runId: ctx.runId,
@@ -197,9 +198,17 @@ export function piCrewContext(deps: Deps) {
 				remaining: () => ctx.budget.tokensLeft ?? Number.POSITIVE_INFINITY,
 			}),
 			signal: ctx.signal,
-			mail: unsupported("ctx.mail"),
-			gatherReplies: unsupported("ctx.gatherReplies"),
-			renderTemplate: unsupported("ctx.renderTemplate"),
+			/** A mail to a task of the run (its running agent hears it) or to a person; returns its id for `gatherReplies`. */
+			mail: (to: string, body: string, _options?: Record<string, unknown>): string => deps.mail(to, body),
+			gatherReplies: (ids: readonly string[], deadlineMs: number) => deps.gather(ids, deadlineMs),
+			renderTemplate: (name: string, variables: Record<string, string> = {}): RenderedPlan => {
+				const bad = Object.entries(variables ?? {}).find(([, v]) => typeof v !== "string");
+				if (typeof name !== "string" || typeof variables !== "object" || variables === null || bad) {
+					const why = bad ? `variable ${bad[0]} is not a string` : "expected (name, {variable: text})";
+					throw new CrewError(ErrorCode.InvalidInput, `ctx.renderTemplate(${JSON.stringify(name)}): ${why}`);
+				}
+				return deps.template(name, variables);
+			},
 		}),
 		result: () => result,
 	};

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { TaskStatus } from "../../core/status.js";
 import type { RunRecord, ScriptSpec, TaskSpec } from "../../core/types.js";
+import type { WorkflowResource } from "../../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Lease } from "../../store/lease.js";
@@ -12,8 +13,10 @@ import type { DriverControl, DriverOutcome, DriverRequests, RunDriver } from "..
 import { readInputs } from "./call-inputs.js";
 import { callTask, describeCall, divergence, parseCall } from "./call-spec.js";
 import { PI_CREW_SUFFIX, piCrewContext } from "./pi-crew-context.js";
+import { renderPlan } from "./plan-template.js";
 import { answerJson, type ValueSchema, valueSchema } from "./result-schema.js";
 import type { WorkflowContext } from "./script-context.js";
+import { type MailReply, REPLIES_EVENT, ScriptMailbox } from "./script-mailbox.js";
 import { loadScript, type ScriptModule } from "./script-module.js";
 import { ScriptScope } from "./script-scope.js";
 
@@ -26,6 +29,8 @@ export interface ScriptDriverDeps {
 	readonly runtimes: RuntimeRegistry;
 	readonly now: () => number;
 	readonly random: () => number;
+	/** The workflow of that name, as `ctx.renderTemplate` renders it. */
+	readonly workflow: (name: string) => WorkflowResource;
 }
 
 interface Waiter {
@@ -53,6 +58,7 @@ export class ScriptDriver implements RunDriver {
 	/** Status and error of every task this driver knows, by id. */
 	readonly #known = new Map<string, { status: TaskStatus; error: string | null }>();
 	readonly #values = new Map<string, { kind: string; value: number }>();
+	readonly #gathered = new Map<string, readonly MailReply[]>();
 	readonly #notes = new Set<string>();
 	readonly #replayed = new Set<string>();
 	readonly #wanted = new Set<string>();
@@ -70,9 +76,10 @@ export class ScriptDriver implements RunDriver {
 		const runId = deps.run.id;
 		for (const spec of queries.taskSpecs(runId)) if (spec.call) this.#recorded.set(spec.call.key, spec);
 		for (const task of queries.listTasks(runId)) this.#known.set(task.id, { status: task.status, error: task.error });
-		for (const event of queries.eventsOfTypes(runId, [VALUE_EVENT, LOG_EVENT, PHASE_EVENT])) {
+		for (const event of queries.eventsOfTypes(runId, [VALUE_EVENT, LOG_EVENT, PHASE_EVENT, REPLIES_EVENT])) {
 			const key = String(event.data.key);
-			if (event.type === VALUE_EVENT)
+			if (event.type === REPLIES_EVENT) this.#gathered.set(key, event.data.replies as MailReply[]);
+			else if (event.type === VALUE_EVENT)
 				this.#values.set(key, { kind: String(event.data.kind), value: Number(event.data.value) });
 			else this.#notes.add(key);
 		}
@@ -199,10 +206,39 @@ export class ScriptDriver implements RunDriver {
 
 	/** pi-crew's `ctx` for its `.dwf.ts` scripts, over crew's own. */
 	#piCrewContext(ctx: WorkflowContext) {
-		const { store, run, files } = this.#deps;
+		const { store, run, files, lease } = this.#deps;
+		const mailbox = new ScriptMailbox({
+			store,
+			lease,
+			write: (fn) => this.#write(fn),
+			now: this.#deps.now,
+			value: (key, kind, make) => this.#value(kind, make, key),
+			signal: this.#abort.signal,
+			gathered: this.#gathered,
+		});
 		return piCrewContext({
 			ctx,
 			call: (input) => this.#call(input),
+			mail: (to, body) => {
+				const name = this.#scope().nextMail();
+				this.#checkOpen();
+				return mailbox.mail(name, to, body);
+			},
+			gather: (ids, deadlineMs) => {
+				const key = this.#scope().nextValue();
+				this.#checkOpen();
+				return mailbox.gather(key, ids, deadlineMs);
+			},
+			template: (name, variables) => {
+				const workflow = this.#deps.workflow(name);
+				if (workflow.script) {
+					throw new CrewError(
+						ErrorCode.InvalidInput,
+						`ctx.renderTemplate: workflow ${name} is a script, with no steps to render`,
+					);
+				}
+				return renderPlan(workflow, variables);
+			},
 			task: (id) => {
 				const task = store.queries.findTask(run.id, id);
 				const took = task.startedAt && task.finishedAt ? Date.parse(task.finishedAt) - Date.parse(task.startedAt) : 0;
@@ -345,8 +381,7 @@ export class ScriptDriver implements RunDriver {
 		return results;
 	}
 
-	#value(kind: string, make: () => number): number {
-		const key = this.#scope().nextValue();
+	#value(kind: string, make: () => number, key = this.#scope().nextValue()): number {
 		const recorded = this.#values.get(key);
 		if (recorded && recorded.kind !== kind) throw divergence(key, `ctx.${recorded.kind}()`, `ctx.${kind}()`);
 		if (recorded) return recorded.value;

@@ -11,6 +11,7 @@ export class ScriptScope {
 	#calls = 0;
 	#values = 0;
 	#notes = 0;
+	#mails = 0;
 
 	constructor(prefix: string, phase: string | undefined) {
 		this.prefix = prefix;
@@ -30,6 +31,11 @@ export class ScriptScope {
 	/** The place of the next `log()` or `phase()`, counted apart for the same reason. */
 	nextNote(): string {
 		return `${this.prefix}n${++this.#notes}`;
+	}
+
+	/** The place of the next `mail()`, which is the mail's id: `m1`, or `2.0.m1` in a branch. */
+	nextMail(): string {
+		return `${this.prefix}m${++this.#mails}`;
 	}
 
 	/** Branch `index` of the `parallel` or `fanOut` at `key`; it starts in this scope's phase. */

@@ -70,8 +70,6 @@ test("a pi-crew .dwf.ts script runs unchanged: ctx.agent's result shape, fanOut,
 	const logged = read(repo.dir, (r) => r.events(runId, 0, 1000)).filter((e) => e.type === "script.log");
 	expect(logged.map((e) => e.data.message)).toEqual([
 		"pipeline[1] failed: cannot analyze y",
-		"ctx.agent: maxTurns is not honoured per call by crew; the agent's own settings apply",
-		"ctx.agent: skill is not honoured per call by crew; the agent's own settings apply",
 		'{"scanned":2,"rounds":2}',
 	]);
 });
