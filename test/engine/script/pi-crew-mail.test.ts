@@ -73,7 +73,7 @@ test("pi-crew's ctx.mail reaches a person's inbox and a running task's agent; th
 	expect(runner.exitCode).toBe(0);
 
 	const { meta } = resultOf(repo, runId);
-	expect(meta.none).toEqual([]);
+	expect(meta).toMatchObject({ goal: "mail", aborted: false, none: [] });
 	expect(meta.replies).toEqual([
 		{ id: "m2.reply", replyTo: "m2", from: "leader", body: "the parser", createdAt: expect.any(String) },
 	]);
