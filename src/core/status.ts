@@ -48,6 +48,8 @@ export const Cause = {
 	Retry: "retry",
 	/** A running task's agent asked a person a question and waits for the answer. */
 	Ask: "ask",
+	/** A forked run's task takes the outcome of the task it was forked from. */
+	Inherit: "inherit",
 } as const;
 export type Cause = (typeof Cause)[keyof typeof Cause];
 
@@ -57,7 +59,7 @@ type Allowed = Partial<Record<TaskStatus, readonly Cause[] | typeof ANY>>;
 
 /** The one table that decides every task status change: from → to → causes allowed. */
 const TASK_TRANSITIONS: Record<TaskStatus, Allowed> = {
-	queued: { running: ANY, waiting: ANY, skipped: ANY, cancelled: ANY },
+	queued: { running: ANY, waiting: ANY, skipped: ANY, cancelled: ANY, completed: [Cause.Inherit] },
 	running: {
 		completed: ANY,
 		failed: ANY,

@@ -309,6 +309,8 @@ export interface RunRecord {
 	readonly integration: IntegrationRecord | null;
 	/** When `crew import` added the run: its specs are records of another store, never executed here. */
 	readonly importedAt: string | null;
+	/** The run this one was forked from (`crew fork`); null for any other run. */
+	readonly forkedFrom: string | null;
 }
 
 export interface TaskRecord {
@@ -326,6 +328,15 @@ export interface TaskRecord {
 	readonly usage: Usage;
 	/** How its latest attempt was confined; null before it ran, or when not recorded (an older crew's). */
 	readonly sandbox: AttemptSandboxRecord | null;
+	/** In a forked run, the task whose outcome this one took, with the usage spent there; null otherwise. */
+	readonly inherited: InheritedOutcome | null;
+}
+
+/** The task of another run whose outcome a forked run's task took, not run again: its usage was spent there, not here. */
+export interface InheritedOutcome {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly usage: Usage;
 }
 
 /** A task as task lists show it: its record, what it waits for and the script phase it belongs to. */

@@ -26,6 +26,7 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
+import { decideFork, type ForkDecision, type ForkInput, forkPlanInput, recordFork } from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -173,15 +174,18 @@ export class Crew {
 	/**
 	 * Records a planned run as queued and returns its id; nothing runs yet. A plan that would run
 	 * commands from the project's own files is refused, listing them, until the user trusts it.
+	 * Worktrees start from `base` when given (a fork's), else from HEAD.
 	 */
-	create(plan: Plan): string {
+	create(plan: Plan, base?: string): string {
 		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
 		const id = newRunId(this.#options.now());
-		const baseCommit = plan.tasks.some((t) => t.worktree)
-			? headCommit(this.project.root)
-			: plan.options.script && hasCommit(this.project.root)
+		const baseCommit = base
+			? base
+			: plan.tasks.some((t) => t.worktree)
 				? headCommit(this.project.root)
-				: undefined;
+				: plan.options.script && hasCommit(this.project.root)
+					? headCommit(this.project.root)
+					: undefined;
 		const dirty = baseCommit && !plan.options.allowDirty ? dirtyPaths(this.project.root) : [];
 		if (dirty.length > 0) {
 			throw new CrewError(
@@ -190,6 +194,25 @@ export class Crew {
 			);
 		}
 		this.#store.createRun({ id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } });
+		return id;
+	}
+
+	/** What a fork of a run would reuse of it and run again (see `decideFork`), and the plan it would run. */
+	async planFork(input: ForkInput): Promise<{ plan: Plan; decision: ForkDecision; source: RunRecord }> {
+		const source = this.run(input.runId);
+		const run = {
+			record: source,
+			tasks: this.#queries.listTasks(source.id),
+			specs: this.#queries.taskSpecs(source.id),
+		};
+		return { ...decideFork(await this.plan(forkPlanInput(source, input)), run, input), source };
+	}
+
+	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */
+	async createFork(fork: { plan: Plan; decision: ForkDecision; source: RunRecord }): Promise<string> {
+		const id = this.create(fork.plan, fork.source.options.baseCommit);
+		const deps = { store: this.#store, files: this.files, worktrees: this.worktrees, root: this.project.root };
+		await recordFork(deps, id, fork.source, fork.decision.reused);
 		return id;
 	}
 

@@ -280,4 +280,10 @@ CREATE INDEX messages_by_task ON messages (run_id, task_id, kind);`,
 ALTER TABLE messages ADD COLUMN name TEXT;
 CREATE UNIQUE INDEX messages_by_name ON messages (run_id, name) WHERE name IS NOT NULL;`,
 	},
+	{
+		version: 16,
+		name: "runs forked from another run, and the tasks they took from it",
+		// inherited: JSON {runId, taskId, usage}: the task's outcome is that task's, its usage spent there.
+		sql: "ALTER TABLE runs ADD COLUMN forked_from TEXT; ALTER TABLE tasks ADD COLUMN inherited TEXT;",
+	},
 ];

@@ -3,6 +3,7 @@ import type {
 	ArtifactRecord,
 	AttemptRecord,
 	EventRecord,
+	InheritedOutcome,
 	IntegrationRecord,
 	RunOptions,
 	RunRecord,
@@ -30,6 +31,7 @@ export interface RunRow {
 	lease_heartbeat: number | null;
 	integration: string | null;
 	imported_at: string | null;
+	forked_from: string | null;
 }
 
 export interface TaskRow {
@@ -50,6 +52,7 @@ export interface TaskRow {
 	cost: number;
 	usage_partial: number;
 	sandbox: string | null;
+	inherited: string | null;
 }
 
 export interface AttemptRow {
@@ -105,6 +108,7 @@ export function toRun(row: RunRow): RunRecord {
 					},
 		integration: row.integration ? (JSON.parse(row.integration) as IntegrationRecord) : null,
 		importedAt: row.imported_at ?? null,
+		forkedFrom: row.forked_from ?? null,
 	};
 }
 
@@ -129,6 +133,7 @@ export function toTask(row: TaskRow): TaskRecord {
 			...(row.usage_partial ? { partial: true } : {}),
 		},
 		sandbox: sandboxOf(row.sandbox),
+		inherited: inheritedOf(row.inherited),
 	};
 }
 
@@ -181,7 +186,13 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		resultChars: r[9] as number,
 		usage: usageFromArray(r),
 		sandbox: sandboxOf(r[16] as string | null),
+		inherited: inheritedOf(r[17] as string | null),
 	};
+}
+
+/** A forked task's inherited outcome, as stored; null for any other task. */
+export function inheritedOf(text: string | null): InheritedOutcome | null {
+	return text === null ? null : (JSON.parse(text) as InheritedOutcome);
 }
 
 /** A stored sandbox: null for a task or attempt recorded by an older crew, or not yet started. */

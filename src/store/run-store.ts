@@ -24,6 +24,7 @@ import type {
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
+import { RunForks } from "./run-forks.js";
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
 import { ScriptMail } from "./script-mail.js";
@@ -48,6 +49,7 @@ export class RunStore {
 	readonly messages: TaskMessages;
 	readonly questions: TaskQuestions;
 	readonly mail: ScriptMail;
+	readonly forks: RunForks;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -66,6 +68,10 @@ export class RunStore {
 		};
 		this.messages = new TaskMessages(db, writes);
 		this.mail = new ScriptMail(db, writes);
+		this.forks = new RunForks(db, {
+			...writes,
+			move: (runId, taskId, to, cause) => this.#moveTask(runId, { taskId, to, cause, error: null }),
+		});
 		this.questions = new TaskQuestions(db, {
 			...writes,
 			// A task asks while it runs, and runs again when its agent has the answer.
@@ -83,11 +89,7 @@ export class RunStore {
 		return this.#tx.write(fn);
 	}
 
-	/**
-	 * `batch`, for a caller that must not be held up: waits at most `waitMs` for another
-	 * connection's write lock, and returns undefined without calling `fn` while it is still held.
-	 * Inside a batch it is a batch.
-	 */
+	/** `batch`, waiting at most `waitMs` for another connection's write lock: undefined, `fn` not called, while held. */
 	tryBatch<T>(fn: () => T, waitMs: number): { readonly value: T } | undefined {
 		return this.#tx.tryWrite(fn, waitMs);
 	}

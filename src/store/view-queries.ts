@@ -8,6 +8,7 @@ import {
 	type ArtifactRow,
 	type AttemptRow,
 	type EventRow,
+	inheritedOf,
 	sandboxOf,
 	toArtifact,
 	toAttempt,
@@ -43,7 +44,8 @@ const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts
 		t.result_chars, t.tokens_in, t.tokens_out, t.cache_read, t.cache_write, t.cost, t.usage_partial, t.sandbox,
 		v.agent, coalesce(a.runtime, v.runtime), coalesce(a.model, v.model), v.depends_on, v.phase, t.activity,
 		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
-			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END
+			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END,
+		t.inherited
 	FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 	LEFT JOIN attempts a ON a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts`;
 
@@ -81,6 +83,7 @@ function toView(r: unknown[]): TaskView {
 		dependsOn: dependsOn ? (JSON.parse(dependsOn) as string[]) : [],
 		phase: r[21] as string | null,
 		activity: activityOf(r[22], r[23]),
+		inherited: inheritedOf(r[24] as string | null),
 	};
 }
 

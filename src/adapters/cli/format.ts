@@ -42,7 +42,8 @@ export function usageText(usage: Usage): string {
 export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {
 	const used = usageText(t.usage);
 	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
-	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : "") + (used ? `  ${used}` : "") + confined;
+	const inherited = t.inherited ? `inherited from ${t.inherited.runId}  ${usageText(t.inherited.usage)}`.trim() : "";
+	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : inherited) + (used ? `  ${used}` : "") + confined;
 	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, STATUS_WIDTH)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }
@@ -85,6 +86,8 @@ export function statusText(
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
 	if (used) lines.push(`  usage: ${used}`);
+	const inherited = usageText(tasks.reduce((sum, t) => addUsage(sum, t.inherited?.usage ?? ZERO_USAGE), ZERO_USAGE));
+	if (inherited) lines.push(`  inherited: ${inherited}, spent by the run it was forked from`);
 	if (used && usageBy) {
 		const byRole = usageByText(usageBy.role);
 		const byModel = usageByText(usageBy.model);

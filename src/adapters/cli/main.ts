@@ -5,6 +5,7 @@ import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
+import { forkCommands } from "./fork-command.js";
 import { knowledgeCommands } from "./knowledge-command.js";
 import { amount, cap, count, json, names, port } from "./option-values.js";
 import { outcome } from "./outcome.js";
@@ -459,6 +460,7 @@ function program(setExit: (code: number) => void): Command {
 		.action(async (options: JsonOption) => exit((await resources()).validateCommand(options)));
 
 	knowledgeCommands(cli, exit);
+	forkCommands(cli, exit);
 
 	cli
 		.command("trust")

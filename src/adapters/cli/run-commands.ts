@@ -247,7 +247,7 @@ export async function runHere(
 }
 
 /** Runs in this process with live progress, then prints the run's summary. */
-async function foreground(
+export async function foreground(
 	crew: Crew,
 	runId: string,
 	view: ProgressView,
@@ -265,7 +265,7 @@ async function foreground(
 }
 
 /** Hands the run to a background runner and says so. */
-async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
+export async function detach(crew: Crew, runId: string, json: boolean, extra: readonly string[]): Promise<number> {
 	return report(runId, await startBackgroundRunner(crew, runId, extra), json);
 }
 

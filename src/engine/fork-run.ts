@@ -1,0 +1,262 @@
+import { cpSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { buildDag } from "../core/dag.js";
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { redactTask } from "../core/redact.js";
+import { TaskStatus } from "../core/status.js";
+import type { RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type { ArtifactFiles } from "../store/artifact-files.js";
+import type { RunStore } from "../store/run-store.js";
+import { git, gitRun } from "../workspace/git.js";
+import type { Worktrees } from "../workspace/worktrees.js";
+import type { Plan, PlanInput } from "./planner.js";
+
+/** What `crew fork` is asked: the run, where to start again, and what to change. */
+export interface ForkInput {
+	readonly runId: string;
+	/** Tasks or steps to run again, with everything after them; absent: only what changed. */
+	readonly from?: readonly string[];
+	/** The model of every task that runs again. */
+	readonly model?: string;
+	readonly team?: string;
+	readonly workflow?: string;
+	/** New task text by step id. */
+	readonly prompts?: Readonly<Record<string, string>>;
+}
+
+/** A task the fork runs, and why. */
+export interface RunAgain {
+	readonly taskId: string;
+	readonly why: string;
+}
+
+/** What a fork reuses of its run, and what it runs again. */
+export interface ForkDecision {
+	readonly reused: readonly TaskRecord[];
+	readonly rerun: readonly RunAgain[];
+}
+
+/**
+ * The plan input that plans run `run` again: its goal, workflow (its file, as planned) and team,
+ * and its options, with the fork's changes.
+ */
+export function forkPlanInput(run: RunRecord, input: ForkInput): PlanInput {
+	if (run.options.script) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`run ${run.id} is a workflow script's run: crew fork forks runs of markdown workflows; replay a script's run with crew resume`,
+		);
+	}
+	const o = run.options;
+	const workflow = input.workflow ?? o.source?.file ?? run.workflow;
+	const team = input.team ?? run.team ?? undefined;
+	return {
+		goal: run.goal,
+		workflow,
+		...(team !== undefined ? { team } : {}),
+		...(o.runtime !== undefined ? { runtime: o.runtime } : {}),
+		...(input.model !== undefined ? { model: input.model } : {}),
+		concurrency: o.concurrency,
+		failure: o.failure,
+		retries: o.retries,
+		...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+		...(o.stallTimeoutMs !== undefined ? { stallTimeoutMs: o.stallTimeoutMs } : {}),
+		...(o.budget !== undefined ? { budget: o.budget } : {}),
+		...(o.approvePlan !== undefined ? { approvePlan: o.approvePlan } : {}),
+		...(o.knowledge === false ? { knowledge: false } : {}),
+		...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
+		...(o.allowDirty !== undefined ? { allowDirty: o.allowDirty } : {}),
+		...(o.sandbox !== undefined ? { sandbox: o.sandbox.level } : {}),
+		...(o.sandbox?.hosts !== undefined ? { sandboxHosts: o.sandbox.hosts } : {}),
+		...(o.setup !== undefined ? { setup: o.setup } : {}),
+	};
+}
+
+/**
+ * Which tasks of the fork's plan take their outcome from `run`'s tasks and which run again. A task
+ * is reused when the run completed a task of its id with the same spec (its model aside: a fork
+ * keeps each reused task's model, and `--model` sets that of the tasks that run), every task it
+ * depends on is reused, and it is not one `from` names nor after one. The tasks that run keep their
+ * model in the run unless the fork gives one.
+ */
+export function decideFork(
+	plan: Plan,
+	run: { readonly record: RunRecord; readonly tasks: readonly TaskRecord[]; readonly specs: readonly TaskSpec[] },
+	input: ForkInput,
+): { readonly decision: ForkDecision; readonly plan: Plan } {
+	const runId = run.record.id;
+	const added = run.specs.filter((s) => s.expand || s.until);
+	if (added.length > 0) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`run ${runId} added tasks as it ran (${added.map((s) => s.id).join(", ")}: a planner's plan or --until passes): crew fork does not fork such runs`,
+		);
+	}
+	if (input.model !== undefined && (input.from ?? []).length === 0) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			"--model sets the model of the tasks that run again: name them with --from <task|step>",
+		);
+	}
+	const tasks = withPrompts(plan.tasks, input.prompts ?? {}, plan.goal);
+	const named = namedTasks(tasks, input.from ?? []);
+	const after = downstream(tasks, named);
+	const before = new Map(run.tasks.map((t) => [t.id, t]));
+	const specs = new Map(run.specs.map((s) => [s.id, s]));
+	const reused = new Set<string>();
+	const rerun: RunAgain[] = [];
+	for (const task of topological(tasks)) {
+		const why = againBecause(task, { runId, named, after, reused, was: before.get(task.id), spec: specs.get(task.id) });
+		if (why === undefined) reused.add(task.id);
+		else rerun.push({ taskId: task.id, why });
+	}
+	const keep = (t: TaskSpec): TaskSpec => {
+		const was = specs.get(t.id);
+		if (reused.has(t.id) && was) return was;
+		return input.model === undefined && was ? { ...t, agent: { ...t.agent, ...modelOf(was) } } : t;
+	};
+	return {
+		plan: { ...plan, tasks: tasks.map(keep) },
+		decision: { reused: run.tasks.filter((t) => reused.has(t.id)), rerun },
+	};
+}
+
+function againBecause(
+	task: TaskSpec,
+	c: {
+		runId: string;
+		named: ReadonlySet<string>;
+		after: ReadonlyMap<string, string>;
+		reused: ReadonlySet<string>;
+		was: TaskRecord | undefined;
+		spec: TaskSpec | undefined;
+	},
+): string | undefined {
+	if (c.named.has(task.id)) return "named by --from";
+	const cause = c.after.get(task.id);
+	if (cause !== undefined) return `after ${cause}, which runs again`;
+	if (!c.was || !c.spec) return `run ${c.runId} has no task ${task.id}`;
+	if (c.was.status !== TaskStatus.Completed) return `it ended ${c.was.status} in run ${c.runId}`;
+	if (!sameSpec(task, c.spec)) return `its step changed since run ${c.runId}`;
+	const rerunDep = task.dependsOn.find((d) => !c.reused.has(d));
+	if (rerunDep !== undefined) return `after ${rerunDep}, which runs again`;
+	return undefined;
+}
+
+/** Whether two specs ask the same of their agent, models aside. */
+function sameSpec(a: TaskSpec, b: TaskSpec): boolean {
+	const bare = (t: TaskSpec) => {
+		const { model: _m, thinking: _t, fallbackModels: _f, ...agent } = t.agent;
+		return JSON.stringify({ ...redactTask(t), agent: { ...agent, source: agent.source?.file ?? null } });
+	};
+	return bare(a) === bare(b);
+}
+
+function modelOf(spec: TaskSpec): Partial<TaskSpec["agent"]> {
+	const { model, thinking, fallbackModels } = spec.agent;
+	return {
+		...(model !== undefined ? { model } : {}),
+		...(thinking !== undefined ? { thinking } : {}),
+		...(fallbackModels !== undefined ? { fallbackModels } : {}),
+	};
+}
+
+/** The tasks with `--prompt`'s new texts, each step's `{goal}` filled in as the planner does. */
+function withPrompts(tasks: readonly TaskSpec[], prompts: Readonly<Record<string, string>>, goal: string): TaskSpec[] {
+	const steps = new Set(tasks.map((t) => t.stepId));
+	const unknown = Object.keys(prompts).filter((s) => !steps.has(s));
+	if (unknown.length > 0) {
+		throw new CrewError(
+			ErrorCode.NotFound,
+			`--prompt names no step of the workflow: ${unknown.join(", ")}; its steps: ${[...steps].join(", ")}`,
+		);
+	}
+	return tasks.map((t) => {
+		const text = prompts[t.stepId];
+		return text === undefined ? t : { ...t, text: text.replaceAll("{goal}", goal) };
+	});
+}
+
+/** The ids of the tasks `refs` name, by task or step id, or an error naming the one that names none. */
+function namedTasks(tasks: readonly TaskSpec[], refs: readonly string[]): Set<string> {
+	const named = new Set<string>();
+	for (const ref of refs) {
+		const matched = tasks.filter((t) => t.id === ref || t.stepId === ref);
+		if (matched.length === 0) {
+			throw new CrewError(
+				ErrorCode.NotFound,
+				`--from ${ref} names no task or step of the fork's plan; its tasks: ${tasks.map((t) => t.id).join(", ")}`,
+			);
+		}
+		for (const t of matched) named.add(t.id);
+	}
+	return named;
+}
+
+/** Every task after one of `named`, each with the named task it comes after. */
+function downstream(tasks: readonly TaskSpec[], named: ReadonlySet<string>): Map<string, string> {
+	const after = new Map<string, string>();
+	for (const task of topological(tasks)) {
+		if (named.has(task.id)) continue;
+		for (const d of task.dependsOn) {
+			const cause = named.has(d) ? d : after.get(d);
+			if (cause !== undefined) {
+				after.set(task.id, cause);
+				break;
+			}
+		}
+	}
+	return after;
+}
+
+/** The tasks in an order where each comes after those it depends on. */
+function topological(tasks: readonly TaskSpec[]): TaskSpec[] {
+	return buildDag(tasks, "the fork's plan").order.map((i) => tasks[i] as TaskSpec);
+}
+
+export interface ForkRecordDeps {
+	readonly store: RunStore;
+	readonly files: ArtifactFiles;
+	readonly worktrees: Worktrees;
+	readonly root: string;
+}
+
+/**
+ * Gives run `runId`, a fork of `source` just created, the outcomes of the tasks it reuses: their
+ * files copied into its folder, their branches (in worktree mode) made again under its name, and
+ * their records completed with usage marked as spent in `source`.
+ */
+export async function recordFork(
+	deps: ForkRecordDeps,
+	runId: string,
+	source: RunRecord,
+	reused: readonly TaskRecord[],
+): Promise<void> {
+	const { store, files, worktrees, root } = deps;
+	const artifacts = store.queries.artifacts(source.id);
+	for (const task of reused) {
+		const from = worktrees.branchOf(source.id, task.id);
+		if ((await gitRun(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${from}`])).code !== 0) continue;
+		await git(root, ["branch", "--force", worktrees.branchOf(runId, task.id), from]);
+	}
+	for (const task of reused) {
+		const folder = join("tasks", task.id);
+		const kept = join(files.runDir(source.id), folder);
+		if (existsSync(kept)) cpSync(kept, join(files.runDir(runId), folder), { recursive: true });
+	}
+	store.forks.record(
+		runId,
+		source.id,
+		reused.map((task) => ({
+			taskId: task.id,
+			// A task a fork of a fork reuses was spent in the first run.
+			outcome: task.inherited ?? { runId: source.id, taskId: task.id, usage: task.usage },
+			resultChars: task.resultChars,
+			startedAt: task.startedAt,
+			finishedAt: task.finishedAt,
+			excerpt: store.queries.resultExcerpt(source.id, task.id).excerpt,
+			evidence: store.queries.evidenceOf(source.id, task.id) ?? null,
+			artifacts: artifacts.filter((a) => a.taskId === task.id),
+		})),
+	);
+}
