@@ -26,7 +26,7 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import { decideFork, type ForkDecision, type ForkInput, forkPlanInput, recordFork } from "./fork-run.js";
+import { type ForkInput, type PlannedFork, planFork, recordFork } from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -198,18 +198,13 @@ export class Crew {
 	}
 
 	/** What a fork of a run would reuse of it and run again (see `decideFork`), and the plan it would run. */
-	async planFork(input: ForkInput): Promise<{ plan: Plan; decision: ForkDecision; source: RunRecord }> {
-		const source = this.run(input.runId);
-		const run = {
-			record: source,
-			tasks: this.#queries.listTasks(source.id),
-			specs: this.#queries.taskSpecs(source.id),
-		};
-		return { ...decideFork(await this.plan(forkPlanInput(source, input)), run, input), source };
+	planFork(input: ForkInput): Promise<PlannedFork> {
+		const deps = { store: this.#store, worktrees: this.worktrees, root: this.project.root };
+		return planFork({ ...deps, plan: (given) => this.plan(given) }, this.run(input.runId), input);
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */
-	async createFork(fork: { plan: Plan; decision: ForkDecision; source: RunRecord }): Promise<string> {
+	async createFork(fork: PlannedFork): Promise<string> {
 		const id = this.create(fork.plan, fork.source.options.baseCommit);
 		const deps = { store: this.#store, files: this.files, worktrees: this.worktrees, root: this.project.root };
 		await recordFork(deps, id, fork.source, fork.decision.reused);

@@ -81,7 +81,13 @@ export function forkPlanInput(run: RunRecord, input: ForkInput): PlanInput {
  */
 export function decideFork(
 	plan: Plan,
-	run: { readonly record: RunRecord; readonly tasks: readonly TaskRecord[]; readonly specs: readonly TaskSpec[] },
+	run: {
+		readonly record: RunRecord;
+		readonly tasks: readonly TaskRecord[];
+		readonly specs: readonly TaskSpec[];
+		/** Tasks whose work was on a branch that is gone since: they run again. */
+		readonly lost: ReadonlyMap<string, string>;
+	},
 	input: ForkInput,
 ): { readonly decision: ForkDecision; readonly plan: Plan } {
 	const runId = run.record.id;
@@ -106,7 +112,9 @@ export function decideFork(
 	const reused = new Set<string>();
 	const rerun: RunAgain[] = [];
 	for (const task of topological(tasks)) {
-		const why = againBecause(task, { runId, named, after, reused, was: before.get(task.id), spec: specs.get(task.id) });
+		const was = before.get(task.id);
+		const lost = run.lost.get(task.id);
+		const why = againBecause(task, { runId, named, after, reused, was, spec: specs.get(task.id), lost });
 		if (why === undefined) reused.add(task.id);
 		else rerun.push({ taskId: task.id, why });
 	}
@@ -130,6 +138,7 @@ function againBecause(
 		reused: ReadonlySet<string>;
 		was: TaskRecord | undefined;
 		spec: TaskSpec | undefined;
+		lost: string | undefined;
 	},
 ): string | undefined {
 	if (c.named.has(task.id)) return "named by --from";
@@ -138,6 +147,7 @@ function againBecause(
 	if (!c.was || !c.spec) return `run ${c.runId} has no task ${task.id}`;
 	if (c.was.status !== TaskStatus.Completed) return `it ended ${c.was.status} in run ${c.runId}`;
 	if (!sameSpec(task, c.spec)) return `its step changed since run ${c.runId}`;
+	if (c.lost !== undefined) return `its branch ${c.lost} is gone`;
 	const rerunDep = task.dependsOn.find((d) => !c.reused.has(d));
 	if (rerunDep !== undefined) return `after ${rerunDep}, which runs again`;
 	return undefined;
@@ -214,6 +224,41 @@ function topological(tasks: readonly TaskSpec[]): TaskSpec[] {
 	return buildDag(tasks, "the fork's plan").order.map((i) => tasks[i] as TaskSpec);
 }
 
+/** A fork planned: its plan, what it reuses of its run and runs again. */
+export interface PlannedFork {
+	readonly plan: Plan;
+	readonly decision: ForkDecision;
+	readonly source: RunRecord;
+}
+
+/** What a fork of run `source` would reuse and run again (see `decideFork`), and the plan it would run. */
+export async function planFork(
+	deps: Omit<ForkRecordDeps, "files"> & { readonly plan: (input: PlanInput) => Promise<Plan> },
+	source: RunRecord,
+	input: ForkInput,
+): Promise<PlannedFork> {
+	const specs = deps.store.queries.taskSpecs(source.id);
+	const lost = await lostBranches(deps.root, deps.worktrees, source.id, specs);
+	const run = { record: source, tasks: deps.store.queries.listTasks(source.id), specs, lost };
+	return { ...decideFork(await deps.plan(forkPlanInput(source, input)), run, input), source };
+}
+
+/** The tasks of run `runId` whose work was on a branch that is gone (pruned), each with its branch. */
+async function lostBranches(
+	root: string,
+	worktrees: Worktrees,
+	runId: string,
+	specs: readonly TaskSpec[],
+): Promise<Map<string, string>> {
+	const lost = new Map<string, string>();
+	for (const spec of specs.filter((s) => s.worktree)) {
+		const branch = worktrees.branchOf(runId, spec.id);
+		const found = await gitRun(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]);
+		if (found.code !== 0) lost.set(spec.id, branch);
+	}
+	return lost;
+}
+
 export interface ForkRecordDeps {
 	readonly store: RunStore;
 	readonly files: ArtifactFiles;
@@ -234,10 +279,14 @@ export async function recordFork(
 ): Promise<void> {
 	const { store, files, worktrees, root } = deps;
 	const artifacts = store.queries.artifacts(source.id);
-	for (const task of reused) {
-		const from = worktrees.branchOf(source.id, task.id);
-		if ((await gitRun(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${from}`])).code !== 0) continue;
-		await git(root, ["branch", "--force", worktrees.branchOf(runId, task.id), from]);
+	const worked = new Set(
+		store.queries
+			.taskSpecs(source.id)
+			.filter((s) => s.worktree)
+			.map((s) => s.id),
+	);
+	for (const task of reused.filter((t) => worked.has(t.id))) {
+		await git(root, ["branch", "--force", worktrees.branchOf(runId, task.id), worktrees.branchOf(source.id, task.id)]);
 	}
 	for (const task of reused) {
 		const folder = join("tasks", task.id);

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -138,3 +139,36 @@ test("a fork after the fourth step's text changed reuses the first three tasks a
 	const modelOnly = await crew(repo.dir, ["fork", runId, "--model", "scripted/scripted-2"], 60_000, env);
 	expect(modelOnly.stderr).toContain("--model sets the model of the tasks that run again: name them with --from");
 }, 300_000);
+
+test("in worktree mode a fork's reused tasks keep their branches, which the tasks that run merge and the fork's integration holds", async () => {
+	const repo = gitRepo();
+	const agent = (name: string, command: string) =>
+		repo.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
+		);
+	agent("first", "echo one > one.txt");
+	agent("second", "cat one.txt > two.txt; echo two >> two.txt");
+	agent("third", "cat two.txt > three.txt; date +%N >> three.txt");
+	repo.workflow("relay", [
+		{ id: "a", role: "first" },
+		{ id: "b", role: "second", dependsOn: ["a"] },
+		{ id: "c", role: "third", dependsOn: ["b"] },
+	]);
+	const first = await crew(repo.dir, ["run", "g", "--workflow", "relay", "--workspace", "worktree", "--json"]);
+	expect(first.code, first.stderr).toBe(0);
+	const runId = (JSON.parse(first.stdout.trim().split("\n").at(-1) as string) as { runId: string }).runId;
+	const forkId = await forked(repo, [runId, "--from", "c"], process.env);
+	const show = (ref: string) => execFileSync("git", ["show", ref], { cwd: repo.dir, encoding: "utf8" });
+	expect(show(`crew-tasks/${forkId}/b`)).toBe(show(`crew-tasks/${runId}/b`));
+	expect(show(`crew/${forkId}:three.txt`)).toMatch(/^one\ntwo\n\d+\n$/);
+	expect(show(`crew/${forkId}:three.txt`)).not.toBe(show(`crew/${runId}:three.txt`));
+	expect(read(repo.dir, (r) => r.attempts(forkId)).map((a) => a.taskId)).toEqual(["c"]);
+	// A task whose branch is gone since runs again, and so does what comes after it.
+	const gitIn = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, encoding: "utf8" });
+	gitIn("worktree", "remove", "--force", join(repo.dir, ".crew", "worktrees", runId, "a"));
+	gitIn("branch", "-D", `crew-tasks/${runId}/a`);
+	const dry = await crew(repo.dir, ["fork", runId, "--from", "c", "--dry"]);
+	expect(dry.stdout).toContain(`  run   a: its branch crew-tasks/${runId}/a is gone`);
+	expect(dry.stdout).toContain("  run   b: after a, which runs again");
+}, 120_000);
