@@ -12,7 +12,7 @@ export interface ForkFlags extends OutputFlags {
 
 /**
  * `crew fork`: a new run of a run's goal that takes the outcomes of its tasks that need not run
- * again. Registered at every start; what it needs loads when it runs.
+ * again; `crew diff`: two runs compared. Registered at every start; what they need loads when one runs.
  */
 export function forkCommands(cli: Command, exit: (code: Promise<number>) => Promise<void>): void {
 	cli
@@ -36,6 +36,17 @@ export function forkCommands(cli: Command, exit: (code: Promise<number>) => Prom
 		.option("-d, --detach", "run in the background")
 		.option("--json", "print {runId, status} at the end (with --dry: the decision)")
 		.action(async (runId: string, flags: ForkFlags) => exit(fork(runId, flags)));
+	cli
+		.command("diff")
+		.description(
+			"compare two runs task by task (a fork with its run, say): status, attempts, tokens, results and patches",
+		)
+		.argument("<runA>")
+		.argument("<runB>")
+		.option("--json", "print the comparison as JSON")
+		.action(async (a: string, b: string, flags: { json?: boolean }) =>
+			exit((await import("./diff-command.js")).diffCommand(a, b, flags)),
+		);
 }
 
 async function fork(runId: string, flags: ForkFlags): Promise<number> {

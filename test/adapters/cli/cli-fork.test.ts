@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
+import { addUsage, ZERO_USAGE } from "../../../src/core/types.js";
+import type { RunComparison } from "../../../src/engine/run-diff.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import type { ModelRequest } from "../../../src/scripted-model/turns.js";
@@ -23,7 +25,13 @@ function stepOf(request: ModelRequest): string {
 
 /** A chain of five steps run by a pi agent on the scripted model, each answering with its step's name. */
 async function forkSetup() {
-	const server = await ScriptedModelServer.start((request) => ({ kind: "text", text: `answer of ${stepOf(request)}` }));
+	// The second model says more: a fork's answers differ in text and in tokens.
+	const more = (request: ModelRequest) =>
+		request.model === "scripted-2" ? ", said at length by the second model" : "";
+	const server = await ScriptedModelServer.start((request) => ({
+		kind: "text",
+		text: `answer of ${stepOf(request)}${more(request)}`,
+	}));
 	servers.push(server);
 	const repo = gitRepo();
 	const scripted = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
@@ -95,6 +103,21 @@ test("a fork from the third task with another model runs only the third and what
 	const spent = tasks.reduce((sum, t) => sum + t.usage.input, 0);
 	expect(spent).toBe(tasks.slice(2).reduce((sum, t) => sum + t.usage.input, 0));
 	expect(spent).toBeGreaterThan(0);
+	const compared = JSON.parse((await crew(repo.dir, ["diff", runId, forkId, "--json"])).stdout) as RunComparison;
+	expect(compared.tasks.map((t) => [t.taskId, t.changed])).toEqual([
+		["s1", []],
+		["s2", []],
+		["s3", ["result", "tokens"]],
+		["s4", ["result", "tokens"]],
+		["s5", ["result", "tokens"]],
+	]);
+	expect(compared.tasks[2]?.result).toContain("+answer of s3, said at length by the second model");
+	expect(compared.tasks[2]?.b?.usage.output).toBeGreaterThan(compared.tasks[2]?.a?.usage.output ?? 0);
+	expect(compared.b.inherited).toEqual(addUsage(original[0]?.usage ?? ZERO_USAGE, original[1]?.usage ?? ZERO_USAGE));
+	const text = (await crew(repo.dir, ["diff", runId, forkId])).stdout;
+	expect(text).toContain(`  s1    same (b: inherited from ${runId})`);
+	expect(text).toMatch(/ {2}s3 {4}result, tokens\n {4}a: completed, 1 attempt, \d+ in, 3 out tokens/);
+	expect(text).toContain("result of s3:");
 	const shown = (await crew(repo.dir, ["status", forkId])).stdout;
 	expect(shown).toMatch(/\n {2}usage: \d+ in, \d+ out tokens/);
 	expect(shown).toMatch(/\n {2}inherited: \d+ in, \d+ out tokens, \$[\d.]+, spent by the run it was forked from/);

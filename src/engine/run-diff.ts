@@ -1,0 +1,144 @@
+import { createTwoFilesPatch } from "diff";
+import { addUsage, type RunRecord, type TaskRecord, type Usage, ZERO_USAGE } from "../core/types.js";
+import type { RunReader } from "./run-reader.js";
+
+/** One side of a task in a comparison. */
+export interface TaskSide {
+	readonly taskId: string;
+	readonly status: string;
+	readonly attempts: number;
+	/** What its attempts spent in this run; an inherited task's spent nothing here. */
+	readonly usage: Usage;
+	/** The run whose outcome it took, when it was a fork's reused task. */
+	readonly inheritedFrom: string | null;
+	readonly durationMs: number | null;
+}
+
+/** A task of either run, matched by id, with what differs. */
+export interface TaskComparison {
+	readonly taskId: string;
+	readonly a: TaskSide | null;
+	readonly b: TaskSide | null;
+	/** What differs: `status`, `attempts`, `result`, `patch`, `tokens`; `only-a` or `only-b` for a task of one run. */
+	readonly changed: readonly string[];
+	/** A unified diff of the results (a to b), when they differ. */
+	readonly result: string | null;
+	/** A unified diff of the patches of their last attempts (worktree mode), when they differ. */
+	readonly patch: string | null;
+}
+
+export interface RunTotals {
+	readonly runId: string;
+	readonly status: string;
+	readonly usage: Usage;
+	readonly inherited: Usage;
+	readonly durationMs: number | null;
+}
+
+/** Two runs compared task by task, and their totals. */
+export interface RunComparison {
+	readonly a: RunTotals;
+	readonly b: RunTotals;
+	readonly tasks: readonly TaskComparison[];
+}
+
+/** Compares run `a` with run `b` (a fork with its run, say), task by task. */
+export function compareRuns(reader: RunReader, a: string, b: string): RunComparison {
+	const left = reader.status(a);
+	const right = reader.status(b);
+	const byId = new Map(right.tasks.map((t) => [t.id, t]));
+	const ids = [
+		...left.tasks.map((t) => t.id),
+		...right.tasks.map((t) => t.id).filter((id) => !left.tasks.some((t) => t.id === id)),
+	];
+	const tasks = ids.map((id) => {
+		const ta = left.tasks.find((t) => t.id === id);
+		const tb = byId.get(id);
+		return compareTask(reader, { runId: a, task: ta }, { runId: b, task: tb });
+	});
+	return { a: totals(left.run, left.tasks), b: totals(right.run, right.tasks), tasks };
+}
+
+function compareTask(
+	reader: RunReader,
+	a: { readonly runId: string; readonly task: TaskRecord | undefined },
+	b: { readonly runId: string; readonly task: TaskRecord | undefined },
+): TaskComparison {
+	const taskId = (a.task ?? b.task)?.id as string;
+	if (!a.task || !b.task) {
+		return {
+			taskId,
+			a: side(a.task),
+			b: side(b.task),
+			changed: [a.task ? "only-a" : "only-b"],
+			result: null,
+			patch: null,
+		};
+	}
+	const changed: string[] = [];
+	if (a.task.status !== b.task.status) changed.push("status");
+	// A reused task made no attempts of its own: its outcome is the one compared.
+	const reused = a.task.inherited !== null || b.task.inherited !== null;
+	if (!reused && a.task.attempts !== b.task.attempts) changed.push("attempts");
+	const result = textDiff(
+		"result",
+		a.runId,
+		b.runId,
+		reader.result(a.runId, taskId).text,
+		reader.result(b.runId, taskId).text,
+	);
+	if (result) changed.push("result");
+	const patch = textDiff("patch", a.runId, b.runId, patchOf(reader, a.runId, a.task), patchOf(reader, b.runId, b.task));
+	if (patch) changed.push("patch");
+	if (tokens(spentOrInherited(a.task)) !== tokens(spentOrInherited(b.task))) changed.push("tokens");
+	return { taskId, a: side(a.task), b: side(b.task), changed, result, patch };
+}
+
+function side(task: TaskRecord | undefined): TaskSide | null {
+	if (!task) return null;
+	return {
+		taskId: task.id,
+		status: task.status,
+		attempts: task.attempts,
+		usage: task.usage,
+		inheritedFrom: task.inherited?.runId ?? null,
+		durationMs: between(task.startedAt, task.finishedAt),
+	};
+}
+
+function totals(run: RunRecord, tasks: readonly TaskRecord[]): RunTotals {
+	const sum = (pick: (t: TaskRecord) => Usage) => tasks.reduce((s, t) => addUsage(s, pick(t)), ZERO_USAGE);
+	return {
+		runId: run.id,
+		status: run.status,
+		usage: sum((t) => t.usage),
+		inherited: sum((t) => t.inherited?.usage ?? ZERO_USAGE),
+		durationMs: between(run.createdAt, run.finishedAt),
+	};
+}
+
+/** A task's usage wherever it was spent: a reused task's in the run it was forked from. */
+function spentOrInherited(task: TaskRecord): Usage {
+	return task.inherited?.usage ?? task.usage;
+}
+
+function tokens(usage: Usage): number {
+	return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+function between(from: string | null, to: string | null): number | null {
+	return from && to ? Date.parse(to) - Date.parse(from) : null;
+}
+
+/** The patch of the task's last attempt that made one (worktree mode), or "" when it has none. */
+function patchOf(reader: RunReader, runId: string, task: TaskRecord): string {
+	const number = (path: string) => Number(/attempt-(\d+)\.patch$/.exec(path)?.[1] ?? 0);
+	const patches = reader.taskArtifacts(runId, task.id).filter((a) => number(a.path) > 0);
+	const last = patches.sort((x, y) => number(y.path) - number(x.path))[0];
+	return last ? reader.files.read(runId, last.path) : "";
+}
+
+function textDiff(what: string, a: string, b: string, before: string, after: string): string | null {
+	if (before === after) return null;
+	return createTwoFilesPatch(`${a}/${what}`, `${b}/${what}`, before, after, undefined, undefined, { context: 2 });
+}
