@@ -251,6 +251,11 @@ export interface RunOptions {
 	readonly caller?: { readonly session?: string };
 	/** How the run's processes are confined; absent on a run recorded by an older crew: off. */
 	readonly sandbox?: RunSandbox;
+	/**
+	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
+	 * prompt differs from the recorded one fails, or with `live` runs for real.
+	 */
+	readonly replay?: { readonly of: string; readonly live: boolean };
 }
 
 /** Tokens and cost, of an attempt or summed over several. */

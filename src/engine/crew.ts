@@ -26,7 +26,7 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import { type ForkInput, type PlannedFork, planFork, recordFork } from "./fork-run.js";
+import { type ForkInput, type PlannedFork, planFork, planReplay, recordFork } from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -201,6 +201,13 @@ export class Crew {
 	planFork(input: ForkInput): Promise<PlannedFork> {
 		const deps = { store: this.#store, worktrees: this.worktrees, root: this.project.root };
 		return planFork({ ...deps, plan: (given) => this.plan(given) }, this.run(input.runId), input);
+	}
+
+	/** Records a replay of run `runId` as a new queued run (see `planReplay`), from its base commit; returns its id. */
+	async replay(runId: string, live: boolean): Promise<string> {
+		const record = this.run(runId);
+		const source = { record, specs: this.#queries.taskSpecs(runId) };
+		return this.create(await planReplay((given) => this.plan(given), source, live), record.options.baseCommit);
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */

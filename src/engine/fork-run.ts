@@ -40,11 +40,11 @@ export interface ForkDecision {
  * The plan input that plans run `run` again: its goal, workflow (its file, as planned) and team,
  * and its options, with the fork's changes.
  */
-export function forkPlanInput(run: RunRecord, input: ForkInput): PlanInput {
+export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew fork"): PlanInput {
 	if (run.options.script) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`run ${run.id} is a workflow script's run: crew fork forks runs of markdown workflows; replay a script's run with crew resume`,
+			`run ${run.id} is a workflow script's run: ${what} takes runs of markdown workflows`,
 		);
 	}
 	const o = run.options;
@@ -222,6 +222,25 @@ function downstream(tasks: readonly TaskSpec[], named: ReadonlySet<string>): Map
 /** The tasks in an order where each comes after those it depends on. */
 function topological(tasks: readonly TaskSpec[]): TaskSpec[] {
 	return buildDag(tasks, "the fork's plan").order.map((i) => tasks[i] as TaskSpec);
+}
+
+/**
+ * The plan of a replay of run `source`: its workflow as it is now, each task to be answered from
+ * `source` (see `replaying`), or with `live`, run for real where it diverges.
+ */
+export async function planReplay(
+	plan: (input: PlanInput) => Promise<Plan>,
+	source: { readonly record: RunRecord; readonly specs: readonly TaskSpec[] },
+	live: boolean,
+): Promise<Plan> {
+	const planned = await plan(forkPlanInput(source.record, { runId: source.record.id }, "crew replay"));
+	// A task run for real runs on the model it had.
+	const was = new Map(source.specs.map((s) => [s.id, s]));
+	const tasks = planned.tasks.map((t) => {
+		const spec = was.get(t.id);
+		return spec ? { ...t, agent: { ...t.agent, ...modelOf(spec) } } : t;
+	});
+	return { ...planned, tasks, options: { ...planned.options, replay: { of: source.record.id, live } } };
 }
 
 /** A fork planned: its plan, what it reuses of its run and runs again. */

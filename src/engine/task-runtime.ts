@@ -1,8 +1,10 @@
 import { readOnlyAgent } from "../core/sandbox.js";
 import type { RunOptions, TaskSpec } from "../core/types.js";
+import { replaying } from "../runtimes/replay-runtime.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { withVerification } from "../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../runtimes/worker-runtime.js";
+import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import { judgingGoal } from "./goal-judge-runtime.js";
@@ -15,6 +17,7 @@ interface Deps {
 	readonly localRuntimes?: RuntimeRegistry;
 	readonly worktrees: Worktrees;
 	readonly integration: IntegrationBranch;
+	readonly files: ArtifactFiles;
 }
 
 /**
@@ -32,6 +35,10 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		return resolvingConflict(checked, deps.integration, worktrees, spec.integration);
 	}
 	let runtime = runtimes.get(name);
+	if (options.replay) {
+		const source = { runId: options.replay.of, dir: deps.files.runDir(options.replay.of) };
+		runtime = replaying(source, options.replay.live ? runtime : undefined);
+	}
 	if (name === "dry-run") return runtime;
 	const worktree = spec.worktree ? options.baseCommit : undefined;
 	const setup = worktree ? options.setup : undefined;

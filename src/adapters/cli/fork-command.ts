@@ -37,6 +37,16 @@ export function forkCommands(cli: Command, exit: (code: Promise<number>) => Prom
 		.option("--json", "print {runId, status} at the end (with --dry: the decision)")
 		.action(async (runId: string, flags: ForkFlags) => exit(fork(runId, flags)));
 	cli
+		.command("replay")
+		.description(
+			"run a run's workflow again answering every task from the run's record, no agent started: a task whose prompt differs is reported as diverged",
+		)
+		.argument("<runId>")
+		.option("--live-on-divergence", "run a diverged task for real instead of failing it")
+		.option("-d, --detach", "run in the background")
+		.option("--json", "print {runId, status} at the end")
+		.action(async (runId: string, flags: OutputFlags & { liveOnDivergence?: boolean }) => exit(replay(runId, flags)));
+	cli
 		.command("diff")
 		.description(
 			"compare two runs task by task (a fork with its run, say): status, attempts, tokens, results and patches",
@@ -96,6 +106,20 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 		if (flags.detach) return await runs.detach(crew, id, flags.json === true, ["--if-queued"]);
 		if (!flags.json)
 			process.stdout.write(`run ${id}: a fork of ${runId}\n${decisionText(runId, decision, estimate.line)}`);
+		return await runs.foreground(crew, id, view, flags.json === true, quiet);
+	} finally {
+		crew.close();
+	}
+}
+
+async function replay(runId: string, flags: OutputFlags & { liveOnDivergence?: boolean }): Promise<number> {
+	const [{ checkId }, runs] = await Promise.all([import("../../core/ids.js"), import("./run-commands.js")]);
+	checkId("run", runId);
+	const { crew, view, quiet } = runs.open(flags);
+	try {
+		const id = await crew.replay(runId, flags.liveOnDivergence === true);
+		if (flags.detach) return await runs.detach(crew, id, flags.json === true, ["--if-queued"]);
+		if (!flags.json) process.stdout.write(`run ${id}: a replay of ${runId}\n`);
 		return await runs.foreground(crew, id, view, flags.json === true, quiet);
 	} finally {
 		crew.close();

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import { ZERO_USAGE } from "../core/types.js";
+import { git } from "../workspace/git.js";
+import { writeAttemptFile } from "./attempt-files.js";
+import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
+
+/** The recorded run a replay answers from: its id and its folder. */
+export interface ReplaySource {
+	readonly runId: string;
+	readonly dir: string;
+}
+
+/** Lines of a diverged prompt's diff that its error carries; the whole diff is the attempt's file. */
+const SHOWN_LINES = 30;
+
+/**
+ * A runtime that starts no agent: it answers each task from run `source`, whose task of the same
+ * id completed, with that task's result and (in a worktree) its last patch applied, and no usage.
+ * A task whose prompt differs from the recorded one (its run's id aside) has diverged: with
+ * `live` it is run for real by `live`, else it fails, unretried, with a diff of the prompts.
+ */
+export function replaying(source: ReplaySource, live: WorkerRuntime | undefined): WorkerRuntime {
+	return {
+		name: "replay",
+		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
+			control.signal.throwIfAborted();
+			const folder = join(source.dir, "tasks", request.taskId);
+			const recorded = readOr(join(folder, "prompt.md"));
+			const prompt = request.prompt.replaceAll(request.runId, source.runId);
+			if (recorded !== prompt || !existsSync(join(folder, "result.md"))) {
+				if (live) return await live.run(request, control);
+				return diverged(request, source, recorded, prompt);
+			}
+			const patch = lastPatch(folder);
+			if (patch.trim() !== "") await git(request.cwd, ["apply", "--binary", "--whitespace=nowarn"], patch);
+			const text = readFileSync(join(folder, "result.md"), "utf8");
+			control.onEvent({ type: "assistant", text });
+			return { ok: true, text, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
+		},
+	};
+}
+
+function diverged(
+	request: TaskRequest,
+	source: ReplaySource,
+	recorded: string | undefined,
+	prompt: string,
+): WorkerResult {
+	const name = "replay.diff";
+	const diff =
+		recorded === undefined
+			? `run ${source.runId} has no task ${request.taskId} with a result\n`
+			: createTwoFilesPatch(`${source.runId}/prompt.md`, `${request.runId}/prompt.md`, recorded, prompt);
+	mkdirSync(request.artifactDir, { recursive: true });
+	writeAttemptFile(join(request.artifactDir, name), diff);
+	const lines = diff.split("\n");
+	const shown = lines.slice(0, SHOWN_LINES).join("\n");
+	const more =
+		lines.length > SHOWN_LINES
+			? `\n… ${lines.length - SHOWN_LINES} more lines in ${request.artifactPrefix}/${name}`
+			: "";
+	const message = `diverged from run ${source.runId}: its prompt differs from the recorded one:\n${shown}${more}`;
+	return {
+		ok: false,
+		text: "",
+		error: { message, retryable: false },
+		exitCode: null,
+		usage: ZERO_USAGE,
+		artifacts: [{ name: `${request.artifactPrefix}/${name}`, kind: "diff" }],
+	};
+}
+
+/** The patch of the task's last attempt that made one (worktree mode), or "". */
+function lastPatch(folder: string): string {
+	const number = (name: string) => Number(/^attempt-(\d+)\.patch$/.exec(name)?.[1] ?? 0);
+	const last = readdirSync(folder)
+		.filter((name) => number(name) > 0)
+		.sort((a, b) => number(b) - number(a))[0];
+	return last ? readFileSync(join(folder, last), "utf8") : "";
+}
+
+function readOr(file: string): string | undefined {
+	return existsSync(file) ? readFileSync(file, "utf8") : undefined;
+}
