@@ -2,6 +2,10 @@
 // crew's dashboard: the runs list at `/`, a run's live DAG at `/runs/<id>`. Plain DOM, no build
 // step; every text from the server goes in through textContent, never as HTML.
 
+import { comparePage } from "./compare.js";
+import { api, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
+import { inboxPage, watchInbox } from "./inbox.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
 const STATUS_COLOURS = /** @type {const} */ ({
@@ -17,43 +21,6 @@ const STATUS_COLOURS = /** @type {const} */ ({
 	needs_attention: "var(--attention)",
 });
 
-/** The token from `?token=` is kept for this tab and taken out of the address bar. */
-function token() {
-	const url = new URL(location.href);
-	const given = url.searchParams.get("token");
-	if (given) {
-		sessionStorage.setItem("crew-token", given);
-		url.searchParams.delete("token");
-		history.replaceState(null, "", url);
-	}
-	return sessionStorage.getItem("crew-token") ?? "";
-}
-
-/**
- * @param {string} path
- * @param {RequestInit} [init]
- * @returns {Promise<any>}
- */
-async function api(path, init) {
-	const response = await fetch(path, init);
-	const body = await response.json().catch(() => ({}));
-	if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
-	return body;
-}
-
-/**
- * @param {string} tag
- * @param {Record<string, string>} [attrs]
- * @param {(Node | string)[]} [children]
- * @returns {HTMLElement}
- */
-function el(tag, attrs = {}, children = []) {
-	const node = document.createElement(tag);
-	for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-	node.append(...children);
-	return node;
-}
-
 /**
  * @param {string} tag
  * @param {Record<string, string | number>} [attrs]
@@ -63,51 +30,6 @@ function svg(tag, attrs = {}) {
 	const node = document.createElementNS(SVG, tag);
 	for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
 	return node;
-}
-
-/** @param {string} status */
-function statusBadge(status) {
-	return el("span", { class: `status status-${status}` }, [status]);
-}
-
-/** @param {number} ms */
-function duration(ms) {
-	if (ms < 1000) return `${Math.round(ms)}ms`;
-	const s = ms / 1000;
-	if (s < 60) return `${s.toFixed(1)}s`;
-	const m = Math.floor(s / 60);
-	return m < 60 ? `${m}m${Math.round(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
-}
-
-/**
- * @param {string | null} from
- * @param {string | null} to
- */
-function elapsed(from, to) {
-	if (!from) return "";
-	return duration((to ? Date.parse(to) : Date.now()) - Date.parse(from));
-}
-
-/**
- * Usage as text; "≥ …" when partial: the agent used more than it reported.
- * @param {{inputTokens: number, outputTokens: number, costUsd: number, partial?: boolean}} u
- */
-function usageText(u) {
-	if (!u || (u.inputTokens + u.outputTokens === 0 && !u.partial)) return "no tokens";
-	const at = u.partial ? "≥ " : "";
-	return `${at}${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
-}
-
-/** @param {string} text */
-function setWhere(text) {
-	const where = document.getElementById("where");
-	if (where) where.textContent = text;
-}
-
-/** @param {string} text */
-function setConnection(text) {
-	const node = document.getElementById("connection");
-	if (node) node.textContent = text;
 }
 
 /**
@@ -183,6 +105,33 @@ function integrationText(run) {
 	return parts.join(" · ");
 }
 
+/**
+ * A choice of another run to compare this one with, the run it was forked from first.
+ * @param {string} runId
+ */
+function compareWith(runId) {
+	const choice = /** @type {HTMLSelectElement} */ (
+		el("select", { id: "compare-with" }, [el("option", { value: "" }, ["Compare with…"])])
+	);
+	choice.addEventListener("change", () => {
+		if (choice.value) location.href = `/runs/${encodeURIComponent(runId)}/compare/${encodeURIComponent(choice.value)}`;
+	});
+	Promise.all([api("/api/runs"), api(`/api/runs/${encodeURIComponent(runId)}`)])
+		.then(([{ runs }, { run }]) => {
+			const others = runs.filter((/** @type {any} */ r) => r.id !== runId);
+			others.sort(
+				(/** @type {any} */ x, /** @type {any} */ y) =>
+					Number(y.id === run.forkedFrom) - Number(x.id === run.forkedFrom),
+			);
+			for (const r of others) {
+				const told = r.id === run.forkedFrom ? " (forked from)" : "";
+				choice.append(el("option", { value: r.id }, [`${r.id} ${r.workflow}${told}`]));
+			}
+		})
+		.catch((e) => setConnection(e.message));
+	return choice;
+}
+
 /** @param {string} runId */
 async function runPage(runId) {
 	setWhere(runId);
@@ -222,7 +171,7 @@ async function runPage(runId) {
 		approve: el("button", { id: "approve", type: "button" }, ["Approve"]),
 		reject: el("button", { id: "reject", type: "button" }, ["Reject…"]),
 	};
-	actions.append(...Object.values(buttons));
+	actions.append(...Object.values(buttons), compareWith(runId));
 
 	/**
 	 * @param {string} action
@@ -496,104 +445,14 @@ async function runPage(runId) {
 	}, 1000);
 }
 
-/** The header's count of what waits on a person, kept current. */
-function watchInbox() {
-	const count = document.getElementById("inbox-count");
-	const refresh = async () => {
-		const { items } = await api("/api/inbox");
-		if (count) count.textContent = String(items.length);
-		count?.classList.toggle("waiting", items.length > 0);
-	};
-	refresh().catch((e) => setConnection(e.message));
-	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
-}
-
-/**
- * A box that answers an agent's question from the page: one per question, kept across the
- * table's redraws so that what is typed survives them.
- * @param {string} runId
- * @param {string} task
- * @param {number} question
- */
-function answerForm(runId, task, question) {
-	const text = /** @type {HTMLInputElement} */ (el("input", { class: "answer-text", placeholder: "Your answer" }));
-	const send = el("button", { class: "answer-send", type: "submit" }, ["Answer"]);
-	const result = el("span", { class: "answer-result muted" });
-	const form = el("form", { class: "answer", "data-task": task }, [text, send, result]);
-	form.addEventListener("submit", async (event) => {
-		event.preventDefault();
-		const answer = text.value.trim();
-		if (answer === "") return;
-		result.textContent = "sending…";
-		try {
-			const given = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/answer`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-				body: JSON.stringify({ answer, question }),
-			});
-			result.textContent =
-				given.state === "delivered" ? "its agent has the answer" : `answered; the run is ${given.status}`;
-			text.value = "";
-		} catch (error) {
-			result.textContent = `not sent: ${/** @type {Error} */ (error).message}`;
-		}
-	});
-	return form;
-}
-
-/** Everything waiting on a person, oldest first, each with the command that answers it, and a box for each question. */
-async function inboxPage() {
-	setWhere("inbox");
-	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
-	const body = el("tbody");
-	/** @type {Map<string, HTMLElement>} */
-	const forms = new Map();
-	/** @param {any} i */
-	const formFor = (i) => {
-		const key = `${i.runId}/${i.question}`;
-		const form = forms.get(key) ?? answerForm(i.runId, i.tasks[0], i.question);
-		forms.set(key, form);
-		return form;
-	};
-	main.replaceChildren(
-		el("h1", {}, ["Inbox"]),
-		el("table", { id: "inbox" }, [
-			el("thead", {}, [
-				el(
-					"tr",
-					{},
-					["Since", "Kind", "Run", "What", "Answer"].map((h) => el("th", {}, [h])),
-				),
-			]),
-			body,
-		]),
-	);
-	const refresh = async () => {
-		const { items } = await api("/api/inbox");
-		body.replaceChildren(
-			...(items.length === 0
-				? [el("tr", {}, [el("td", { colspan: "5", class: "muted" }, ["Nothing waits for you."])])]
-				: items.map((/** @type {any} */ i) =>
-						el("tr", { "data-kind": i.kind, "data-run": i.runId }, [
-							el("td", {}, [new Date(i.since).toLocaleString()]),
-							el("td", {}, [i.kind]),
-							el("td", {}, [el("a", { href: `/runs/${encodeURIComponent(i.runId)}` }, [i.runId])]),
-							el("td", {}, [i.what]),
-							el("td", {}, [el("code", {}, [i.command]), ...(i.kind === "question" ? [formFor(i)] : [])]),
-						]),
-					)),
-		);
-	};
-	await refresh();
-	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
-}
-
 async function start() {
 	token();
 	watchInbox();
 	const match = /^\/runs\/([^/]+)$/.exec(location.pathname);
+	const compare = /^\/runs\/([^/]+)\/compare\/([^/]+)$/.exec(location.pathname);
 	try {
 		if (match) await runPage(decodeURIComponent(match[1] ?? ""));
+		else if (compare) await comparePage(decodeURIComponent(compare[1] ?? ""), decodeURIComponent(compare[2] ?? ""));
 		else if (location.pathname === "/inbox") await inboxPage();
 		else await runsPage();
 	} catch (error) {

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import { addUsage, type RunRecord, type TaskRecord, type Usage, ZERO_USAGE } from "../core/types.js";
-import type { RunReader } from "./run-reader.js";
+import { type RunReader, usageJson } from "./run-reader.js";
 
 /** One side of a task in a comparison. */
 export interface TaskSide {
@@ -40,6 +40,13 @@ export interface RunComparison {
 	readonly a: RunTotals;
 	readonly b: RunTotals;
 	readonly tasks: readonly TaskComparison[];
+}
+
+/** A comparison as `crew diff --json` and the API give it: usage in the form `crew status --json` uses. */
+export function comparisonJson(c: RunComparison): object {
+	const totals = (t: RunTotals) => ({ ...t, usage: usageJson(t.usage), inherited: usageJson(t.inherited) });
+	const side = (s: TaskSide | null) => (s ? { ...s, usage: usageJson(s.usage) } : null);
+	return { a: totals(c.a), b: totals(c.b), tasks: c.tasks.map((t) => ({ ...t, a: side(t.a), b: side(t.b) })) };
 }
 
 /** Compares run `a` with run `b` (a fork with its run, say), task by task. */

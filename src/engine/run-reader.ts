@@ -130,8 +130,9 @@ export function eventJson(event: EventRecord): object {
 
 /** The run part of `crew status --json`, and each run of `crew runs --json` and `GET /api/runs`. */
 export function runSummary(run: RunRecord): object {
-	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration } = run;
-	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration };
+	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
+	const forked = forkedFrom ? { forkedFrom } : {};
+	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, ...forked };
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {

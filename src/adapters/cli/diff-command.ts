@@ -1,6 +1,6 @@
 import { findProject } from "../../config/project.js";
 import { checkId } from "../../core/ids.js";
-import { compareRuns, type RunTotals, type TaskSide } from "../../engine/run-diff.js";
+import { compareRuns, comparisonJson, type RunTotals, type TaskSide } from "../../engine/run-diff.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { Exit } from "./exit-codes.js";
 import { usageText } from "./format.js";
@@ -16,7 +16,7 @@ export async function diffCommand(a: string, b: string, flags: { json?: boolean 
 	try {
 		const compared = compareRuns(reader, a, b);
 		if (flags.json) {
-			process.stdout.write(`${JSON.stringify(compared)}\n`);
+			process.stdout.write(`${JSON.stringify(comparisonJson(compared))}\n`);
 			return Exit.Ok;
 		}
 		const width = Math.max(4, ...compared.tasks.map((t) => t.taskId.length)) + 2;

@@ -3,7 +3,8 @@ import { runSummary, usageJson } from "../../engine/run-reader.js";
 
 /** A task as the API gives it: usage in the form `crew status --json` uses. */
 export function taskJson(task: TaskView): object {
-	return { ...task, usage: usageJson(task.usage) };
+	const inherited = task.inherited ? { ...task.inherited, usage: usageJson(task.inherited.usage) } : null;
+	return { ...task, usage: usageJson(task.usage), inherited };
 }
 
 /** A run as the API gives it: `crew status --json`'s run fields, with its end, error and usage. */

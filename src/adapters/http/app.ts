@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import { compareRuns, comparisonJson } from "../../engine/run-diff.js";
 import { eventJson, RunReader, usageJson } from "../../engine/run-reader.js";
 import { TeamActions } from "../team-actions.js";
 import { runJson, taskJson } from "./api-json.js";
@@ -134,6 +135,10 @@ export function createApp(options: AppOptions): CrewApp {
 		const view = needReader().view(runId(c));
 		return c.json({ run: runJson(view.run, view.tasks), tasks: view.tasks.map(taskJson), seq: view.seq });
 	});
+	app.get("/api/runs/:runId/compare/:other", (c) => {
+		const other = checkId("run", c.req.param("other") ?? "");
+		return c.json(comparisonJson(compareRuns(needReader(), runId(c), other)));
+	});
 	app.get("/api/runs/:runId/graph", (c) => {
 		const { tasks } = needReader().view(runId(c));
 		if (tasks.length > MAX_GRAPH_TASKS) return c.json({ tooLarge: true, tasks: tasks.length, limit: MAX_GRAPH_TASKS });
@@ -199,6 +204,7 @@ export function createApp(options: AppOptions): CrewApp {
 
 	app.get("/", (c) => dashboardFile(c, "index.html"));
 	app.get("/runs/:runId", (c) => dashboardFile(c, "index.html"));
+	app.get("/runs/:runId/compare/:other", (c) => dashboardFile(c, "index.html"));
 	app.get("/inbox", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
 

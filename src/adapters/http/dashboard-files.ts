@@ -7,6 +7,9 @@ import { crewPackagePath } from "../../config/crew-package.js";
 const FILES: Readonly<Record<string, string>> = {
 	"index.html": "text/html; charset=utf-8",
 	"app.js": "text/javascript; charset=utf-8",
+	"compare.js": "text/javascript; charset=utf-8",
+	"dom.js": "text/javascript; charset=utf-8",
+	"inbox.js": "text/javascript; charset=utf-8",
 	"style.css": "text/css; charset=utf-8",
 };
 

@@ -257,3 +257,44 @@ test("the inbox count rises when an agent asks a question, and answering it from
 		await model.close();
 	}
 });
+
+test("a run page compares the run with the one it was forked from: each task's difference and the diffs of the results", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	const agent = (name: string, command: string) =>
+		repo.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
+		);
+	agent("fixed", "echo the same every time");
+	agent("clock", "echo made at $(date +%s%N)");
+	repo.workflow("pair", [
+		{ id: "first", role: "fixed" },
+		{ id: "second", role: "clock", dependsOn: ["first"] },
+	]);
+	const first = await crew(repo.dir, ["run", "g", "--workflow", "pair", "--json"]);
+	expect(first.code, first.stderr).toBe(0);
+	const runId = JSON.parse(first.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+	const fork = await crew(repo.dir, ["fork", runId, "--from", "second", "--json"]);
+	expect(fork.code, fork.stderr).toBe(0);
+	const forkId = JSON.parse(fork.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const url = new URL(await serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
+	const choice = page.locator("#compare-with");
+	await choice.locator(`option[value="${runId}"]`).waitFor({ state: "attached" });
+	expect(await choice.locator("option").nth(1).textContent()).toBe(`${runId} pair (forked from)`);
+	await choice.selectOption(runId);
+	await page.waitForURL(`**/runs/${forkId}/compare/${runId}`);
+
+	const row = (task: string) => page.locator(`#compare-tasks tr[data-task="${task}"]`);
+	await row("second").waitFor();
+	expect(await row("first").locator("td.what").textContent()).toBe("same");
+	expect(await row("first").locator("td").nth(2).textContent()).toContain(`inherited from ${runId}`);
+	expect(await row("second").locator("td.what").textContent()).toBe("result");
+	const diff = page.locator('section.task-diff[data-task="second"][data-kind="result"] pre.diff');
+	expect(await diff.locator(".removed").allTextContents()).toEqual([expect.stringMatching(/^-made at \d+\n$/)]);
+	expect(await diff.locator(".added").allTextContents()).toEqual([expect.stringMatching(/^\+made at \d+\n$/)]);
+	expect(await page.locator("#compare-totals tr").nth(1).locator("a").textContent()).toBe(forkId);
+}, 60_000);

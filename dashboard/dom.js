@@ -1,0 +1,85 @@
+// @ts-check
+// What the dashboard's pages share: the API with its token, and small DOM and text helpers. Every
+// text from the server goes in through textContent, never as HTML.
+
+/** The token from `?token=` is kept for this tab and taken out of the address bar. */
+export function token() {
+	const url = new URL(location.href);
+	const given = url.searchParams.get("token");
+	if (given) {
+		sessionStorage.setItem("crew-token", given);
+		url.searchParams.delete("token");
+		history.replaceState(null, "", url);
+	}
+	return sessionStorage.getItem("crew-token") ?? "";
+}
+
+/**
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>}
+ */
+export async function api(path, init) {
+	const response = await fetch(path, init);
+	const body = await response.json().catch(() => ({}));
+	if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+	return body;
+}
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElement}
+ */
+export function el(tag, attrs = {}, children = []) {
+	const node = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+	node.append(...children);
+	return node;
+}
+
+/** @param {string} status */
+export function statusBadge(status) {
+	return el("span", { class: `status status-${status}` }, [status]);
+}
+
+/** @param {number} ms */
+export function duration(ms) {
+	if (ms < 1000) return `${Math.round(ms)}ms`;
+	const s = ms / 1000;
+	if (s < 60) return `${s.toFixed(1)}s`;
+	const m = Math.floor(s / 60);
+	return m < 60 ? `${m}m${Math.round(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+}
+
+/**
+ * @param {string | null} from
+ * @param {string | null} to
+ */
+export function elapsed(from, to) {
+	if (!from) return "";
+	return duration((to ? Date.parse(to) : Date.now()) - Date.parse(from));
+}
+
+/**
+ * Usage as text; "≥ …" when partial: the agent used more than it reported.
+ * @param {{inputTokens: number, outputTokens: number, costUsd: number, partial?: boolean}} u
+ */
+export function usageText(u) {
+	if (!u || (u.inputTokens + u.outputTokens === 0 && !u.partial)) return "no tokens";
+	const at = u.partial ? "≥ " : "";
+	return `${at}${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
+}
+
+/** @param {string} text */
+export function setWhere(text) {
+	const where = document.getElementById("where");
+	if (where) where.textContent = text;
+}
+
+/** @param {string} text */
+export function setConnection(text) {
+	const node = document.getElementById("connection");
+	if (node) node.textContent = text;
+}
