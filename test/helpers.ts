@@ -75,6 +75,15 @@ export class TestRepo {
 		return this;
 	}
 
+	/** A command agent running `command`, unconfined. */
+	commandAgent(name: string, command: string): this {
+		this.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
+		);
+		return this;
+	}
+
 	workflow(name: string, steps: readonly StepDef[], frontmatter = ""): this {
 		const body = steps
 			.map((s) => {
@@ -149,6 +158,21 @@ export function crew(
 			},
 		);
 	});
+}
+
+/** Runs crew with `args` and `--json`, which must exit 0 with the run completed; the run's id. */
+export async function completedRun(
+	repo: TestRepo,
+	args: readonly string[],
+	env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
+	const last = run.stdout.trim().split("\n").at(-1) ?? "";
+	const { runId, status } = (run.code === 0 ? JSON.parse(last) : {}) as { runId?: string; status?: string };
+	if (run.code !== 0 || status !== "completed" || !runId) {
+		throw new Error(`crew ${args.join(" ")} exited ${run.code}, run ${status}: ${run.stderr}${run.stdout}`);
+	}
+	return runId;
 }
 
 /** Starts the CLI without waiting; for runs a test interrupts. */

@@ -8,7 +8,7 @@ import type { TaskComparison } from "../../../src/engine/run-diff.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import type { ModelRequest } from "../../../src/scripted-model/turns.js";
-import { crew, gitRepo, read, type TestRepo } from "../../helpers.js";
+import { completedRun, crew, gitRepo, read, type TestRepo } from "../../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -56,15 +56,8 @@ async function forkSetup() {
 	return { server, repo, env, runId, editFourth: (text: string) => repo.workflow("chain5", steps(text)) };
 }
 
-async function forked(repo: TestRepo, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
-	const run = await crew(repo.dir, ["fork", ...args, "--json"], 180_000, env);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId, status } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as {
-		runId: string;
-		status: string;
-	};
-	expect(status).toBe("completed");
-	return runId;
+function forked(repo: TestRepo, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+	return completedRun(repo, ["fork", ...args], env);
 }
 
 function resultOf(repo: TestRepo, runId: string, task: string): string {
@@ -177,11 +170,7 @@ test("a fork after the fourth step's text changed reuses the first three tasks a
 
 test("in worktree mode a fork's reused tasks keep their branches, which the tasks that run merge and the fork's integration holds", async () => {
 	const repo = gitRepo();
-	const agent = (name: string, command: string) =>
-		repo.writeFile(
-			`.crew/agents/${name}.md`,
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-		);
+	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("first", "echo one > one.txt");
 	agent("second", "cat one.txt > two.txt; echo two >> two.txt");
 	agent("third", "cat two.txt > three.txt; date +%N >> three.txt");

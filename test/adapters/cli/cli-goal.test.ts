@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import type { ModelRequest, Script, Turn } from "../../../src/scripted-model/turns.js";
-import { crew, crewProcess, exitOf, gitRepo, type TestRepo, waitFor } from "../../helpers.js";
+import { completedRun, crew, crewProcess, exitOf, gitRepo, type TestRepo, waitFor } from "../../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -41,18 +41,6 @@ async function goalSetup(verdicts: readonly Turn[], worker: Script = () => ({ ki
 interface StatusJson {
 	run: { id: string; status: string; error: string | null };
 	tasks: { id: string; status: string; attempts: number; error: string | null }[];
-}
-
-/** Runs crew with `args` and `--json`, which must complete; the run's id. */
-async function completedRun(repo: TestRepo, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-	const run = await crew(repo.dir, [...args, "--json"], 180_000, env);
-	expect(run.code, run.stderr).toBe(0);
-	const { runId, status } = JSON.parse(run.stdout.trim().split("\n").at(-1) as string) as {
-		runId: string;
-		status: string;
-	};
-	expect(status).toBe("completed");
-	return runId;
 }
 
 async function statusOf(repo: TestRepo, runId: string): Promise<StatusJson> {

@@ -16,11 +16,7 @@ function lastJson<T>(stdout: string): T {
 
 test("a step with onMissing: attention whose agent ends without a usable answer needs attention: final, its dependents run, the run completes naming it, the inbox offers crew retry", async () => {
 	const repo = new TestRepo();
-	const agent = (name: string, command: string) =>
-		repo.writeFile(
-			`.crew/agents/${name}.md`,
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-		);
+	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("mute", "cat answer.txt 2>/dev/null || true");
 	agent("vague", "echo looks fine to me");
 	agent("reader", 'cat "$CREW_PROMPT_FILE"');

@@ -5,11 +5,7 @@ import { crew, TestRepo } from "../../helpers.js";
 
 test("a step's output: is its answer as a shared file, which a later step's reads: carries into its prompt as data; a step whose output has no answer fails, saying so", async () => {
 	const repo = new TestRepo();
-	const agent = (name: string, command: string) =>
-		repo.writeFile(
-			`.crew/agents/${name}.md`,
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-		);
+	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("jotter", "echo PLAN-CONTENT");
 	agent("reader", 'cat "$CREW_PROMPT_FILE"');
 	agent("mute", "true");

@@ -261,11 +261,7 @@ test("the inbox count rises when an agent asks a question, and answering it from
 test("a run page compares the run with the one it was forked from: each task's difference and the diffs of the results", async () => {
 	const repo = new TestRepo();
 	repos.push(repo);
-	const agent = (name: string, command: string) =>
-		repo.writeFile(
-			`.crew/agents/${name}.md`,
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-		);
+	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("fixed", "echo the same every time");
 	agent("clock", "echo made at $(date +%s%N)");
 	repo.workflow("pair", [

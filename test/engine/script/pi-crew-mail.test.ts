@@ -10,11 +10,7 @@ const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "pi-crew", "ma
 function mailRepo(): TestRepo {
 	const repo = new TestRepo();
 	repo.writeFile(".crew/workflows/mail.dwf.ts", readFileSync(FIXTURE, "utf8"));
-	const agent = (name: string, command: string) =>
-		repo.writeFile(
-			`.crew/agents/${name}.md`,
-			`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-		);
+	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("worker", 'cat "$CREW_PROMPT_FILE"');
 	agent("sleeper", "sleep 4; echo slept");
 	repo.writeFile(

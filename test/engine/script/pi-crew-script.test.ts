@@ -6,10 +6,7 @@ import { crew, read, TestRepo } from "../../helpers.js";
 const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "pi-crew", "audit.dwf.ts");
 
 function agent(repo: TestRepo, name: string, command: string): void {
-	repo.writeFile(
-		`.crew/agents/${name}.md`,
-		`---\nname: ${name}\nruntime: command\ncommand: ${command}\nsandbox: off\n---\n`,
-	);
+	repo.commandAgent(name, command);
 }
 
 test("a pi-crew .dwf.ts script runs unchanged: ctx.agent's result shape, fanOut, inputs, review and retry, pipeline, setResult, vars, budget, each call a recorded task", async () => {
