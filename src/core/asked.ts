@@ -25,6 +25,9 @@ export interface Answered {
 	readonly answer: string;
 }
 
+/** The heading under which a later attempt's prompt carries the questions earlier ones asked, answered. */
+export const ANSWERED_HEADING = "Questions already answered";
+
 /**
  * The task's prompt for an attempt whose earlier attempts asked questions: each with the answer
  * a person gave, so that the agent need not ask again.
@@ -35,7 +38,7 @@ export function withAnswers(prompt: string, answered: readonly Answered[]): stri
 	return [
 		prompt.trimEnd(),
 		"",
-		"## Questions already answered",
+		`## ${ANSWERED_HEADING}`,
 		"An earlier attempt at this task asked these questions, and a person answered them; do not ask them again.",
 		...pairs,
 		"",

@@ -12,6 +12,7 @@ export const TASK_JSON_FIELDS = [
 	"error",
 	"usage",
 	"sandbox",
+	"inherited",
 ] as const;
 export type TaskJsonField = (typeof TASK_JSON_FIELDS)[number];
 

@@ -28,6 +28,9 @@ export function verdictOf(text: string): "PASS" | "FAIL" | undefined {
 	return verdict;
 }
 
+/** The heading under which a retry's prompt carries the output of the check its attempt before failed. */
+export const CHECK_EVIDENCE_HEADING = "Your previous attempt did not pass its check";
+
 /**
  * The prompt of a retry after a failed check: the task's prompt, then the check's output, bounded
  * to its last `limit` characters and fenced as data.
@@ -36,7 +39,7 @@ export function withCheckEvidence(
 	prompt: string,
 	evidence: string,
 	limit = 4000,
-	heading = "Your previous attempt did not pass its check",
+	heading = CHECK_EVIDENCE_HEADING,
 ): string {
 	const shown = evidence.length > limit ? evidence.slice(-limit) : evidence;
 	return [

@@ -26,7 +26,7 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import { type ForkInput, type PlannedFork, planFork, planReplay, recordFork } from "./fork-run.js";
+import { createFork, type ForkInput, type PlannedFork, planFork, planReplay } from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -176,9 +176,8 @@ export class Crew {
 	 * commands from the project's own files is refused, listing them, until the user trusts it.
 	 * Worktrees start from `base` when given (a fork's), else from HEAD.
 	 */
-	create(plan: Plan, base?: string): string {
+	create(plan: Plan, base?: string, id = newRunId(this.#options.now())): string {
 		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
-		const id = newRunId(this.#options.now());
 		const baseCommit = base
 			? base
 			: plan.tasks.some((t) => t.worktree)
@@ -211,11 +210,10 @@ export class Crew {
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */
-	async createFork(fork: PlannedFork): Promise<string> {
-		const id = this.create(fork.plan, fork.source.options.baseCommit);
+	createFork(fork: PlannedFork): Promise<string> {
 		const deps = { store: this.#store, files: this.files, worktrees: this.worktrees, root: this.project.root };
-		await recordFork(deps, id, fork.source, fork.decision.reused);
-		return id;
+		const make = { newId: () => newRunId(this.#options.now()), create: this.create.bind(this) };
+		return createFork({ ...deps, ...make }, fork);
 	}
 
 	/**

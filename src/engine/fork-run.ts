@@ -1,11 +1,12 @@
-import { cpSync, existsSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redactTask } from "../core/redact.js";
 import { TaskStatus } from "../core/status.js";
-import type { RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type { ArtifactRecord, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
+import type { Inheritance } from "../store/run-forks.js";
 import type { RunStore } from "../store/run-store.js";
 import { git, gitRun } from "../workspace/git.js";
 import type { Worktrees } from "../workspace/worktrees.js";
@@ -69,6 +70,9 @@ export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew for
 		...(o.sandbox !== undefined ? { sandbox: o.sandbox.level } : {}),
 		...(o.sandbox?.hosts !== undefined ? { sandboxHosts: o.sandbox.hosts } : {}),
 		...(o.setup !== undefined ? { setup: o.setup } : {}),
+		...(o.queue !== undefined ? { queue: o.queue } : {}),
+		...(o.repository !== undefined ? { repository: o.repository } : {}),
+		...(o.integration !== undefined ? { integration: o.integration.mode } : {}),
 	};
 }
 
@@ -285,46 +289,72 @@ export interface ForkRecordDeps {
 	readonly root: string;
 }
 
+/** What makes a fork's run: the run recorded under a given id, inside the store's transaction. */
+export interface ForkCreateDeps extends ForkRecordDeps {
+	readonly newId: () => string;
+	readonly create: (plan: Plan, base: string | undefined, id: string) => void;
+}
+
 /**
- * Gives run `runId`, a fork of `source` just created, the outcomes of the tasks it reuses: their
- * files copied into its folder, their branches (in worktree mode) made again under its name, and
- * their records completed with usage marked as spent in `source`.
+ * Makes fork `fork` a run and returns its id. The outcomes of the tasks it reuses come first:
+ * their branches (worktree mode) made again under its name and their files copied into its
+ * folder; then the run and those tasks' completed records, usage marked as spent in the run they
+ * came from, are one transaction. A failure leaves no run, and takes the branches and files away.
  */
-export async function recordFork(
-	deps: ForkRecordDeps,
-	runId: string,
-	source: RunRecord,
-	reused: readonly TaskRecord[],
-): Promise<void> {
+export async function createFork(deps: ForkCreateDeps, fork: PlannedFork): Promise<string> {
 	const { store, files, worktrees, root } = deps;
-	const artifacts = store.queries.artifacts(source.id);
-	const worked = new Set(
-		store.queries
-			.taskSpecs(source.id)
-			.filter((s) => s.worktree)
-			.map((s) => s.id),
-	);
-	for (const task of reused.filter((t) => worked.has(t.id))) {
-		await git(root, ["branch", "--force", worktrees.branchOf(runId, task.id), worktrees.branchOf(source.id, task.id)]);
+	const { source, decision } = fork;
+	const id = deps.newId();
+	const made: string[] = [];
+	try {
+		const worked = new Set(
+			store.queries
+				.taskSpecs(source.id)
+				.filter((s) => s.worktree)
+				.map((s) => s.id),
+		);
+		for (const task of decision.reused.filter((t) => worked.has(t.id))) {
+			const branch = worktrees.branchOf(id, task.id);
+			await git(root, ["branch", branch, worktrees.branchOf(source.id, task.id)]);
+			made.push(branch);
+		}
+		const artifacts = store.queries.artifacts(source.id);
+		const taken = decision.reused.map((task) => {
+			const own = artifacts.filter((a) => a.taskId === task.id);
+			// Its folder (logs beside its artifacts), and every file it made, shared outputs too.
+			for (const path of [join("tasks", task.id), ...own.map((a) => a.path)]) {
+				const from = join(files.runDir(source.id), path);
+				if (existsSync(from)) cpSync(from, join(files.runDir(id), path), { recursive: true });
+			}
+			return inheritance(store, source, task, own);
+		});
+		store.batch(() => {
+			deps.create(fork.plan, source.options.baseCommit, id);
+			store.forks.record(id, source.id, taken);
+		});
+		return id;
+	} catch (error) {
+		for (const branch of made) await gitRun(root, ["branch", "-D", branch]);
+		rmSync(files.runDir(id), { recursive: true, force: true });
+		throw error;
 	}
-	for (const task of reused) {
-		const folder = join("tasks", task.id);
-		const kept = join(files.runDir(source.id), folder);
-		if (existsSync(kept)) cpSync(kept, join(files.runDir(runId), folder), { recursive: true });
-	}
-	store.forks.record(
-		runId,
-		source.id,
-		reused.map((task) => ({
-			taskId: task.id,
-			// A task a fork of a fork reuses was spent in the first run.
-			outcome: task.inherited ?? { runId: source.id, taskId: task.id, usage: task.usage },
-			resultChars: task.resultChars,
-			startedAt: task.startedAt,
-			finishedAt: task.finishedAt,
-			excerpt: store.queries.resultExcerpt(source.id, task.id).excerpt,
-			evidence: store.queries.evidenceOf(source.id, task.id) ?? null,
-			artifacts: artifacts.filter((a) => a.taskId === task.id),
-		})),
-	);
+}
+
+function inheritance(
+	store: RunStore,
+	source: RunRecord,
+	task: TaskRecord,
+	artifacts: readonly ArtifactRecord[],
+): Inheritance {
+	return {
+		taskId: task.id,
+		// A task a fork of a fork reuses was spent in the first run.
+		outcome: task.inherited ?? { runId: source.id, taskId: task.id, usage: task.usage },
+		resultChars: task.resultChars,
+		startedAt: task.startedAt,
+		finishedAt: task.finishedAt,
+		excerpt: store.queries.resultExcerpt(source.id, task.id).excerpt,
+		evidence: store.queries.evidenceOf(source.id, task.id) ?? null,
+		artifacts,
+	};
 }

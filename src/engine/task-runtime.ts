@@ -30,15 +30,11 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	if (spec.integration) {
 		// The integration worktree is here: its conflict is resolved on this machine.
 		const local = deps.localRuntimes ?? runtimes;
-		const agent = local.get(name);
+		const agent = replayed(local.get(name), deps, options);
 		const checked = spec.verify ? withVerification(agent, local.get("command"), spec.verify) : agent;
 		return resolvingConflict(checked, deps.integration, worktrees, spec.integration);
 	}
-	let runtime = runtimes.get(name);
-	if (options.replay) {
-		const source = { runId: options.replay.of, dir: deps.files.runDir(options.replay.of) };
-		runtime = replaying(source, options.replay.live ? runtime : undefined);
-	}
+	let runtime = replayed(runtimes.get(name), deps, options);
 	if (name === "dry-run") return runtime;
 	const worktree = spec.worktree ? options.baseCommit : undefined;
 	const setup = worktree ? options.setup : undefined;
@@ -62,6 +58,13 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook, scope);
 	}
 	return runtime;
+}
+
+/** In a replay, `runtime` answering from the replayed run's record (see `replaying`); else `runtime`. */
+function replayed(runtime: WorkerRuntime, deps: Deps, options: RunOptions): WorkerRuntime {
+	if (!options.replay) return runtime;
+	const source = { runId: options.replay.of, dir: deps.files.runDir(options.replay.of) };
+	return replaying(source, options.replay.live ? runtime : undefined);
 }
 
 /**

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
+import { ANSWERED_HEADING } from "../core/asked.js";
 import { ZERO_USAGE } from "../core/types.js";
+import { CHECK_EVIDENCE_HEADING } from "../core/verdict.js";
 import { git } from "../workspace/git.js";
 import { writeAttemptFile } from "./attempt-files.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
@@ -29,9 +31,10 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			const folder = join(source.dir, "tasks", request.taskId);
 			const recorded = readOr(join(folder, "prompt.md"));
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
-			if (recorded !== prompt || !existsSync(join(folder, "result.md"))) {
+			const answered = existsSync(join(folder, "result.md"));
+			if (!answered || !samePrompt(recorded, prompt)) {
 				if (live) return await live.run(request, control);
-				return diverged(request, source, recorded, prompt);
+				return diverged(request, source, answered ? recorded : undefined, prompt);
 			}
 			const patch = lastPatch(folder);
 			if (patch.trim() !== "") await git(request.cwd, ["apply", "--binary", "--whitespace=nowarn"], patch);
@@ -51,7 +54,7 @@ function diverged(
 	const name = "replay.diff";
 	const diff =
 		recorded === undefined
-			? `run ${source.runId} has no task ${request.taskId} with a result\n`
+			? `run ${source.runId} has no result of task ${request.taskId} to replay\n`
 			: createTwoFilesPatch(`${source.runId}/prompt.md`, `${request.runId}/prompt.md`, recorded, prompt);
 	mkdirSync(request.artifactDir, { recursive: true });
 	writeAttemptFile(join(request.artifactDir, name), diff);
@@ -61,7 +64,9 @@ function diverged(
 		lines.length > SHOWN_LINES
 			? `\n… ${lines.length - SHOWN_LINES} more lines in ${request.artifactPrefix}/${name}`
 			: "";
-	const message = `diverged from run ${source.runId}: its prompt differs from the recorded one:\n${shown}${more}`;
+	const why =
+		recorded === undefined ? "it has nothing recorded to answer with" : "its prompt differs from the recorded one";
+	const message = `diverged from run ${source.runId}: ${why}:\n${shown}${more}`;
 	return {
 		ok: false,
 		text: "",
@@ -70,6 +75,16 @@ function diverged(
 		usage: ZERO_USAGE,
 		artifacts: [{ name: `${request.artifactPrefix}/${name}`, kind: "diff" }],
 	};
+}
+
+/**
+ * Whether the recorded prompt is `prompt`: the same, or (its task having taken more than one
+ * attempt) `prompt` followed by what a later attempt is told, a failed check's output or answers.
+ */
+function samePrompt(recorded: string | undefined, prompt: string): boolean {
+	if (recorded === undefined) return false;
+	const later = [CHECK_EVIDENCE_HEADING, ANSWERED_HEADING].map((h) => `${prompt.trimEnd()}\n\n## ${h}\n`);
+	return recorded === prompt || later.some((start) => recorded.startsWith(start));
 }
 
 /** The patch of the task's last attempt that made one (worktree mode), or "". */

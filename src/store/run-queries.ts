@@ -61,6 +61,10 @@ const SEEN_ERROR = `CASE WHEN @gone AND t.status = 'running' THEN '${RUNNER_GONE
 const USAGE_JSON =
 	"'inputTokens', t.tokens_in, 'outputTokens', t.tokens_out, 'cacheReadTokens', t.cache_read, 'cacheWriteTokens', t.cache_write, 'costUsd', t.cost";
 
+const INHERITED_USAGE_JSON = `'inputTokens', t.inherited ->> '$.usage.input', 'outputTokens', t.inherited ->> '$.usage.output',
+	'cacheReadTokens', t.inherited ->> '$.usage.cacheRead', 'cacheWriteTokens', t.inherited ->> '$.usage.cacheWrite',
+	'costUsd', t.inherited ->> '$.usage.cost'`;
+
 /** Each field of a task in `crew status --json` as SQL over a `tasks` row `t`. */
 const TASK_JSON_SQL: Record<TaskJsonField, string> = {
 	id: "t.id",
@@ -73,6 +77,9 @@ const TASK_JSON_SQL: Record<TaskJsonField, string> = {
 	error: SEEN_ERROR,
 	usage: `CASE WHEN t.usage_partial THEN json_object(${USAGE_JSON}, 'partial', json('true')) ELSE json_object(${USAGE_JSON}) END`,
 	sandbox: "json(t.sandbox)",
+	// A forked run's reused task: the run and task whose outcome it took, and the usage spent there.
+	inherited: `CASE WHEN t.inherited IS NULL THEN NULL ELSE json_object('runId', t.inherited ->> '$.runId',
+		'taskId', t.inherited ->> '$.taskId', 'usage', json_object(${INHERITED_USAGE_JSON})) END`,
 };
 
 /**

@@ -20,6 +20,9 @@ export interface MailRow {
 	readonly repliedAt: string | null;
 }
 
+/** The statuses of a run whose script may still gather replies. */
+const OPEN_RUN: readonly string[] = ["queued", "running", "waiting", "interrupted"];
+
 const COLUMNS = `run_id AS runId, name, json_extract(detail, '$.to') AS "to", text, state, answer AS reply,
 	created_at AS sentAt, answered_at AS repliedAt`;
 
@@ -33,6 +36,7 @@ export class ScriptMail {
 	readonly #reply: Statement<[string, string, string, string]>;
 	readonly #get: Statement<[string, string], MailRow>;
 	readonly #ofRun: Statement<[string], MailRow>;
+	readonly #runStatus: Statement<[string], { status: string }>;
 
 	constructor(db: Db, writes: StoreWrites) {
 		this.#w = writes;
@@ -44,6 +48,7 @@ export class ScriptMail {
 		);
 		this.#get = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND name = ? AND kind = 'mail'`);
 		this.#ofRun = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND kind = 'mail' ORDER BY id`);
+		this.#runStatus = db.prepare("SELECT status FROM runs WHERE id = ?");
 	}
 
 	/**
@@ -75,6 +80,14 @@ export class ScriptMail {
 			}
 			if (mail.state === "replied")
 				throw new CrewError(ErrorCode.Conflict, `mail ${name} of run ${runId} has a reply already`);
+			// An ended run's script gathers nothing more, and a reply must not start it again.
+			const status = this.#runStatus.get(runId)?.status ?? "gone";
+			if (!OPEN_RUN.includes(status)) {
+				throw new CrewError(
+					ErrorCode.Conflict,
+					`run ${runId} is ${status}: its workflow script gathers no more replies`,
+				);
+			}
 			const kept = redact(text);
 			const at = this.#w.time();
 			this.#reply.run(kept, at, runId, name);
@@ -92,10 +105,10 @@ export class ScriptMail {
 /** Every mail in the store that waits for a reply, of a run not ended, oldest first. */
 export function waitingMail(db: Db): MailRow[] {
 	return db
-		.prepare<[], MailRow>(
+		.prepare<[string], MailRow>(
 			`SELECT ${COLUMNS} FROM messages m WHERE kind = 'mail' AND state = 'sent'
-			 AND EXISTS (SELECT 1 FROM runs r WHERE r.id = m.run_id AND r.status IN ('running', 'interrupted'))
+			 AND EXISTS (SELECT 1 FROM runs r WHERE r.id = m.run_id AND r.status IN (SELECT value FROM json_each(?)))
 			 ORDER BY id`,
 		)
-		.all();
+		.all(JSON.stringify(OPEN_RUN));
 }

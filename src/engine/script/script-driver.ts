@@ -286,7 +286,12 @@ export class ScriptDriver implements RunDriver {
 		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model, inputs);
 		const recorded = this.#recorded.get(key);
 		if (recorded && recorded.call?.fingerprint !== spec.call?.fingerprint) {
-			throw divergence(key, describeCall(recorded), describeCall(spec));
+			// A pi-crew call recorded before crew honoured its maxTurns and skill was made without them.
+			const { maxTurns: _t, skills: _s, ...before } = call;
+			const earlier = callTask(key, scope, before, agent, schema, run.goal, run.options.script?.model, inputs);
+			if (recorded.call?.fingerprint !== earlier.call?.fingerprint) {
+				throw divergence(key, describeCall(recorded), describeCall(spec));
+			}
 		}
 		const id = recorded?.id ?? spec.id;
 		if (recorded) {

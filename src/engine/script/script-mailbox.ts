@@ -1,8 +1,10 @@
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { redact } from "../../core/redact.js";
 import { TaskStatus } from "../../core/status.js";
 import { checkPersonText } from "../../core/steer-limits.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
+import { divergence } from "./call-spec.js";
 
 /** How often a script that gathers replies looks for them, in ms. */
 const POLL_MS = 200;
@@ -37,16 +39,17 @@ export interface ScriptMailboxDeps {
 /**
  * pi-crew's `ctx.mail` and `ctx.gatherReplies` for a run's script. A mail is recorded once per
  * place, so a replay sends nothing again; one for a running task of the run is given to its
- * agent too. Anyone replies with `crew reply`, from any process. What a gather returned is
+ * agent too. Anyone replies with `crew answer`, from any process, while the run has not ended. What a gather returned is
  * recorded, and its deadline too, so a resumed run gathers the same replies or waits as long.
  */
 export class ScriptMailbox {
 	readonly #deps: ScriptMailboxDeps;
-	readonly #sent: Set<string>;
+	/** Mail sent, by id: what earlier starts recorded, and what this one sent. */
+	readonly #sent: Map<string, { readonly to: string; readonly text: string }>;
 
 	constructor(deps: ScriptMailboxDeps) {
 		this.#deps = deps;
-		this.#sent = new Set(deps.store.mail.ofRun(deps.lease.runId).map((m) => m.name));
+		this.#sent = new Map(deps.store.mail.ofRun(deps.lease.runId).map((m) => [m.name, m]));
 	}
 
 	/** Sends mail `name` (its place) to `to`; returns its id, `name`. */
@@ -58,8 +61,19 @@ export class ScriptMailbox {
 			);
 		}
 		checkPersonText(body, `ctx.mail ${name}: the mail`);
-		if (this.#sent.has(name)) return name;
-		this.#sent.add(name);
+		const recorded = this.#sent.get(name);
+		if (recorded) {
+			// Stored redacted: a replay's mail is the same when its redaction is.
+			if (recorded.to !== to || recorded.text !== redact(body)) {
+				throw divergence(
+					name,
+					`ctx.mail(${JSON.stringify(recorded.to)}, …)`,
+					`ctx.mail(${JSON.stringify(to)}, …) with another text`,
+				);
+			}
+			return name;
+		}
+		this.#sent.set(name, { to, text: redact(body) });
 		const { store, lease } = this.#deps;
 		this.#deps.write(() => {
 			const task = store.queries.listTasks(lease.runId).find((t) => t.id === to);
@@ -76,7 +90,7 @@ export class ScriptMailbox {
 	async gather(key: string, ids: unknown, deadlineMs: unknown): Promise<readonly MailReply[]> {
 		const what = `ctx.gatherReplies ${key}`;
 		if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string" || !this.#sent.has(id))) {
-			const known = [...this.#sent].join(", ") || "none";
+			const known = [...this.#sent.keys()].join(", ") || "none";
 			throw new CrewError(
 				ErrorCode.InvalidInput,
 				`${what}: ids ${JSON.stringify(ids)}: expected ids ctx.mail returned (${known})`,

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -77,8 +77,11 @@ test("a fork from the third task with another model runs only the third and what
 	expect(run.forkedFrom).toBe(runId);
 	const status = JSON.parse((await crew(repo.dir, ["status", forkId, "--json"])).stdout) as {
 		run: { forkedFrom: string };
+		tasks: { id: string; inherited: { runId: string; usage: { inputTokens: number } } | null }[];
 	};
 	expect(status.run.forkedFrom).toBe(runId);
+	expect(status.tasks.map((t) => t.inherited?.runId ?? null)).toEqual([runId, runId, null, null, null]);
+	expect(status.tasks[0]?.inherited?.usage.inputTokens).toBeGreaterThan(0);
 	expect(tasks.map((t) => [t.id, t.status, t.attempts, t.inherited?.runId ?? null])).toEqual([
 		["s1", "completed", 0, runId],
 		["s2", "completed", 0, runId],
@@ -195,4 +198,40 @@ test("in worktree mode a fork's reused tasks keep their branches, which the task
 	const dry = await crew(repo.dir, ["fork", runId, "--from", "c", "--dry"]);
 	expect(dry.stdout).toContain(`  run   a: its branch crew-tasks/${runId}/a is gone`);
 	expect(dry.stdout).toContain("  run   b: after a, which runs again");
+}, 120_000);
+
+test("a fork copies the shared files its reused tasks wrote; a fork that fails midway leaves no run, no branch and no folder", async () => {
+	const repo = gitRepo();
+	repo.commandAgent("jotter", "echo NOTES-CONTENT");
+	repo.commandAgent("reader", 'cat "$CREW_PROMPT_FILE"');
+	repo.workflow("notes", [
+		{ id: "plan", role: "jotter", extra: { output: "notes.md" } },
+		{ id: "use", role: "reader", dependsOn: ["plan"], extra: { reads: "notes.md" } },
+	]);
+	const runId = await completedRun(repo, ["run", "g", "--workflow", "notes"]);
+	const forkId = await forked(repo, [runId, "--from", "use"], process.env);
+	expect(resultOf(repo, forkId, "use")).toContain("NOTES-CONTENT");
+	expect(readFileSync(join(repo.dir, ".crew", "runs", forkId, "shared", "notes.md"), "utf8")).toContain(
+		"NOTES-CONTENT",
+	);
+
+	// In worktree mode the fork makes its reused tasks' branches, then copies their files: a file
+	// that cannot be copied (a named pipe) fails it after the branch is made.
+	const tree = await completedRun(repo, ["run", "g", "--workflow", "notes", "--workspace", "worktree"]);
+	execFileSync("mkfifo", [join(repo.dir, ".crew", "runs", tree, "tasks", "plan", "pipe")]);
+	const branches = () =>
+		execFileSync("git", ["branch", "--list", "crew-tasks/*"], { cwd: repo.dir, encoding: "utf8" })
+			.split("\n")
+			.filter(Boolean);
+	const before = branches();
+	const failed = await crew(repo.dir, ["fork", tree, "--from", "use"]);
+	expect(failed.code).not.toBe(0);
+	expect(failed.stderr).toContain("pipe");
+	expect(
+		read(repo.dir, (r) => r.runs())
+			.map((r) => r.id)
+			.sort(),
+	).toEqual([runId, forkId, tree].sort());
+	expect(branches()).toEqual(before);
+	expect(readdirSync(join(repo.dir, ".crew", "runs")).sort()).toEqual([runId, forkId, tree].sort());
 }, 120_000);

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import type { ModelRequest } from "../../../src/scripted-model/turns.js";
-import { crew, gitRepo, read, type TestRepo } from "../../helpers.js";
+import { completedRun, crew, gitRepo, read, type TestRepo } from "../../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -118,3 +118,15 @@ test("a replay after a step's prompt changed reports that task as diverged with 
 	// s2 runs for real; s3's prompt, with s2's same answer, is the recorded one: replayed.
 	expect(server.requests.slice(before).map(stepOf)).toEqual(["s2", "s2"]);
 }, 300_000);
+
+test("a replay answers a task that took two attempts (a failed check, then a pass) from its record", async () => {
+	const repo = gitRepo();
+	repo.commandAgent("flaky", "if [ -f tried ]; then echo ok; else touch tried; echo no; fi");
+	repo.workflow("checked", [{ id: "try", role: "flaky", extra: { verify: "grep -q ok" } }]);
+	const runId = await completedRun(repo, ["run", "g", "--workflow", "checked"]);
+	expect(read(repo.dir, (r) => r.view(runId)).tasks[0]?.attempts).toBe(2);
+	rmSync(join(repo.dir, "tried"));
+	const replayId = await completedRun(repo, ["replay", runId]);
+	expect(resultOf(repo, replayId, "try")).toBe("ok\n");
+	expect(existsSync(join(repo.dir, "tried"))).toBe(false);
+}, 120_000);

@@ -114,3 +114,18 @@ test("after a kill -9 while the script gathers replies, crew answer starts a run
 	expect(events.filter((e) => e.type === "script.mail").map((e) => e.data.mail)).toEqual(["m1", "m2"]);
 	expect(events.filter((e) => e.type === "script.replies").map((e) => e.data.key)).toEqual(["v1", "v2"]);
 }, 120_000);
+
+test("a mail of a run that was cancelled takes no reply, and the run stays cancelled", async () => {
+	const repo = mailRepo();
+	const runner = crewProcess(repo.dir, ["run", "mail", "--workflow", "mail"]);
+	const runId = await runIdOf(repo);
+	await mailInInbox(repo, "m2");
+	const cancelled = await crew(repo.dir, ["cancel", runId]);
+	expect(cancelled.code, cancelled.stderr).toBe(0);
+	await exitOf(runner);
+	const late = await crew(repo.dir, ["answer", runId, "m2", "too late"]);
+	expect(late.code).not.toBe(0);
+	expect(late.stderr).toContain(`run ${runId} is cancelled: its workflow script gathers no more replies`);
+	expect(read(repo.dir, (r) => r.run(runId)).status).toBe("cancelled");
+	expect(read(repo.dir, (r) => r.waitingMail())).toEqual([]);
+}, 120_000);
