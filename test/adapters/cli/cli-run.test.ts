@@ -56,6 +56,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 			"error",
 			"finishedAt",
 			"id",
+			"inherited",
 			"role",
 			"sandbox",
 			"startedAt",
@@ -66,6 +67,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		expect(task.usage).toEqual(noUsage);
 		expect(task).toMatchObject({ status: "completed", attempts: 1, error: null, role: "worker" });
 		expect(task.sandbox).toEqual({ level: "off", readOnly: false });
+		expect(task.inherited).toBeNull();
 		expect(task.startedAt).toMatch(ISO);
 		expect(task.finishedAt).toMatch(ISO);
 	}
