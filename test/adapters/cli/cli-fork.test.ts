@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -215,18 +215,22 @@ test("a fork copies the shared files its reused tasks wrote; a fork that fails m
 		"NOTES-CONTENT",
 	);
 
-	// In worktree mode the fork makes its reused tasks' branches, then copies their files: a file
-	// that cannot be copied (a named pipe) fails it after the branch is made.
-	const tree = await completedRun(repo, ["run", "g", "--workflow", "notes", "--workspace", "worktree"]);
-	execFileSync("mkfifo", [join(repo.dir, ".crew", "runs", tree, "tasks", "plan", "pipe")]);
-	const branches = () =>
-		execFileSync("git", ["branch", "--list", "crew-tasks/*"], { cwd: repo.dir, encoding: "utf8" })
-			.split("\n")
-			.filter(Boolean);
+	// In worktree mode the fork makes its reused tasks' branches first: one whose branch git cannot
+	// start from (its ref names a blob) fails it after another's branch was made.
+	repo.workflow("relay", [
+		{ id: "a", role: "jotter" },
+		{ id: "b", role: "jotter", dependsOn: ["a"] },
+		{ id: "c", role: "jotter", dependsOn: ["b"] },
+	]);
+	const tree = await completedRun(repo, ["run", "g", "--workflow", "relay", "--workspace", "worktree"]);
+	const gitIn = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, encoding: "utf8" });
+	const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: repo.dir, input: "x", encoding: "utf8" });
+	writeFileSync(join(repo.dir, ".git", "refs", "heads", "crew-tasks", tree, "b"), blob);
+	const branches = () => gitIn("branch", "--list", "crew-tasks/*").split("\n").filter(Boolean);
 	const before = branches();
-	const failed = await crew(repo.dir, ["fork", tree, "--from", "use"]);
+	const failed = await crew(repo.dir, ["fork", tree, "--from", "c"]);
 	expect(failed.code).not.toBe(0);
-	expect(failed.stderr).toContain("pipe");
+	expect(failed.stderr).toContain("not a valid branch point");
 	expect(
 		read(repo.dir, (r) => r.runs())
 			.map((r) => r.id)
