@@ -8,3 +8,9 @@ export function isArtifactName(name: string): boolean {
 
 /** What an artifact's name must be, for an error that names a bad one. */
 export const ARTIFACT_NAME_RULE = "'/'-separated names of letters, digits, '-', '_' or '.'";
+
+/** Of a task's file names or paths, its last attempt's patch (`attempt-N.patch`, N largest); undefined when none. */
+export function lastAttemptPatch(names: readonly string[]): string | undefined {
+	const number = (name: string) => Number(/(?:^|\/)attempt-(\d+)\.patch$/.exec(name)?.[1] ?? 0);
+	return names.filter((name) => number(name) > 0).sort((a, b) => number(b) - number(a))[0];
+}

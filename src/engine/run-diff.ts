@@ -1,4 +1,5 @@
 import { createTwoFilesPatch } from "diff";
+import { lastAttemptPatch } from "../core/artifact-names.js";
 import { addUsage, type RunRecord, type TaskRecord, type Usage, ZERO_USAGE } from "../core/types.js";
 import { type RunReader, usageJson } from "./run-reader.js";
 
@@ -139,10 +140,8 @@ function between(from: string | null, to: string | null): number | null {
 
 /** The patch of the task's last attempt that made one (worktree mode), or "" when it has none. */
 function patchOf(reader: RunReader, runId: string, task: TaskRecord): string {
-	const number = (path: string) => Number(/attempt-(\d+)\.patch$/.exec(path)?.[1] ?? 0);
-	const patches = reader.taskArtifacts(runId, task.id).filter((a) => number(a.path) > 0);
-	const last = patches.sort((x, y) => number(y.path) - number(x.path))[0];
-	return last ? reader.files.read(runId, last.path) : "";
+	const last = lastAttemptPatch(reader.taskArtifacts(runId, task.id).map((a) => a.path));
+	return last ? reader.files.read(runId, last) : "";
 }
 
 function textDiff(what: string, a: string, b: string, before: string, after: string): string | null {

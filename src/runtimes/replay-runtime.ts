@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
+import { lastAttemptPatch } from "../core/artifact-names.js";
 import { ANSWERED_HEADING } from "../core/asked.js";
 import { ZERO_USAGE } from "../core/types.js";
 import { CHECK_EVIDENCE_HEADING } from "../core/verdict.js";
@@ -89,10 +90,7 @@ function samePrompt(recorded: string | undefined, prompt: string): boolean {
 
 /** The patch of the task's last attempt that made one (worktree mode), or "". */
 function lastPatch(folder: string): string {
-	const number = (name: string) => Number(/^attempt-(\d+)\.patch$/.exec(name)?.[1] ?? 0);
-	const last = readdirSync(folder)
-		.filter((name) => number(name) > 0)
-		.sort((a, b) => number(b) - number(a))[0];
+	const last = lastAttemptPatch(readdirSync(folder));
 	return last ? readFileSync(join(folder, last), "utf8") : "";
 }
 

@@ -42,6 +42,15 @@ async function mailInInbox(repo: TestRepo, name: string): Promise<InboxJson> {
 	});
 }
 
+/** A run of the mail script, waiting for a reply to m2. */
+async function gatheringRun() {
+	const repo = mailRepo();
+	const runner = crewProcess(repo.dir, ["run", "mail", "--workflow", "mail"]);
+	const runId = await runIdOf(repo);
+	await mailInInbox(repo, "m2");
+	return { repo, runner, runId };
+}
+
 function resultOf(repo: TestRepo, runId: string) {
 	const text = readFileSync(join(repo.dir, ".crew", "runs", runId, "result.json"), "utf8");
 	return JSON.parse(text) as { artifactPath: string; meta: Record<string, unknown> };
@@ -96,10 +105,7 @@ test("pi-crew's ctx.mail reaches a person's inbox and a running task's agent; th
 }, 120_000);
 
 test("after a kill -9 while the script gathers replies, crew answer starts a runner: no mail is sent again, the recorded gathers give back what they gave", async () => {
-	const repo = mailRepo();
-	const runner = crewProcess(repo.dir, ["run", "mail", "--workflow", "mail"]);
-	const runId = await runIdOf(repo);
-	await mailInInbox(repo, "m2");
+	const { repo, runner, runId } = await gatheringRun();
 	runner.kill("SIGKILL");
 	await exitOf(runner);
 	const answered = await crew(repo.dir, ["answer", runId, "m2", "the lexer", "--json"]);
@@ -116,10 +122,7 @@ test("after a kill -9 while the script gathers replies, crew answer starts a run
 }, 120_000);
 
 test("a mail of a run that was cancelled takes no reply, and the run stays cancelled", async () => {
-	const repo = mailRepo();
-	const runner = crewProcess(repo.dir, ["run", "mail", "--workflow", "mail"]);
-	const runId = await runIdOf(repo);
-	await mailInInbox(repo, "m2");
+	const { repo, runner, runId } = await gatheringRun();
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
 	expect(cancelled.code, cancelled.stderr).toBe(0);
 	await exitOf(runner);
