@@ -31,6 +31,7 @@ import { exportToFile } from "./run-export.js";
 import { type RunAsk, runInput } from "./run-input.js";
 import { type MergeOutcome, mergeRun } from "./run-merge.js";
 import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
+import { type RunTracing, runTracing, withTracing } from "./tracing/run-tracing.js";
 
 /** Longest an agent-facing call waits for a runner to deliver a steering message or an answer, in ms. */
 const STEER_WAIT_MS = 5000;
@@ -120,6 +121,8 @@ export function resourceRows(
  */
 export class TeamActions {
 	readonly project: Project;
+	/** Made at the first write, when this process's `OTEL_*` variables ask for traces: one for every Crew it opens. */
+	#tracing: { readonly tracing: RunTracing | undefined } | undefined;
 
 	constructor(project: Project) {
 		this.project = project;
@@ -139,7 +142,10 @@ export class TeamActions {
 	}
 
 	async #write<T>(fn: (crew: Crew) => Promise<T>): Promise<T> {
-		const crew = new Crew({ project: this.project });
+		this.#tracing ??= {
+			tracing: runTracing(this.project.dbFile, (message) => process.stderr.write(`crew: warning: ${message}\n`)),
+		};
+		const crew = new Crew(withTracing({ project: this.project }, this.#tracing.tracing));
 		try {
 			return await fn(crew);
 		} finally {

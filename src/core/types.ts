@@ -392,6 +392,8 @@ export interface AttemptRecord {
 	readonly usage: Usage;
 	/** How its processes were confined; null when they were not recorded (an older crew's attempt). */
 	readonly sandbox: AttemptSandboxRecord | null;
+	/** The model it ran on; null when its agent's own default. */
+	readonly model: string | null;
 }
 
 export interface EventRecord {

@@ -10,7 +10,9 @@ import { withCheckEvidence } from "../core/verdict.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
+import type { EngineOptions } from "./engine-options.js";
 import type { Start } from "./live-attempt.js";
+import { attemptTraceparent } from "./trace-ids.js";
 
 /** How a prompt names the project's knowledge file. */
 const KNOWLEDGE_SHOWN = ".crew/knowledge.md";
@@ -26,6 +28,7 @@ export function recordStart(
 		readonly files: ArtifactFiles;
 		readonly crewDir: string;
 		readonly trusted?: boolean;
+		readonly options: Pick<EngineOptions, "traced">;
 	},
 	lease: Lease,
 	run: RunRecord,
@@ -74,6 +77,7 @@ export function recordStart(
 		attempt,
 		epoch: lease.epoch,
 		trusted: deps.trusted === true,
+		traced: deps.options.traced,
 	});
 }
 
@@ -82,7 +86,17 @@ export function recordStart(
  * `runtime`: its stored prompt and its own record, nothing new recorded.
  */
 export async function followedStart(
-	{ files, crewDir, trusted }: { readonly files: ArtifactFiles; readonly crewDir: string; readonly trusted?: boolean },
+	{
+		files,
+		crewDir,
+		trusted,
+		options,
+	}: {
+		readonly files: ArtifactFiles;
+		readonly crewDir: string;
+		readonly trusted?: boolean;
+		readonly options: Pick<EngineOptions, "traced">;
+	},
 	run: RunRecord,
 	task: { readonly index: number; readonly spec: TaskSpec; readonly attempt: AttemptRecord; readonly runtime: string },
 ): Promise<Start> {
@@ -101,6 +115,7 @@ export async function followedStart(
 		attempt,
 		epoch: attempt.epoch,
 		trusted: trusted === true,
+		traced: options.traced,
 	});
 }
 
@@ -119,6 +134,7 @@ function start(
 		readonly epoch: number;
 		readonly trusted: boolean;
 		readonly sandbox: AttemptSandbox;
+		readonly traced: boolean;
 	},
 ): Start {
 	const prefix = `tasks/${a.spec.id}`;
@@ -143,6 +159,7 @@ function start(
 			artifactPrefix: prefix,
 			projectTrusted: a.trusted,
 			sandbox: a.sandbox,
+			...(a.traced ? { traceparent: attemptTraceparent(run.id, a.spec.id, a.attempt.number) } : {}),
 		},
 	};
 }

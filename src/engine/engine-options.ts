@@ -27,6 +27,11 @@ export interface EngineOptions {
 	 * think and call tools, so that long a silence is a model or a tool that does not answer.
 	 */
 	readonly defaultStallTimeoutMs: number;
+	/**
+	 * Whether the run's spans are exported: then each attempt's processes are given the attempt's
+	 * span as `TRACEPARENT`. Default false.
+	 */
+	readonly traced: boolean;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -39,4 +44,5 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 	cleanupMs: 10_000,
 	defaultTimeoutMs: 2 * 3_600_000,
 	defaultStallTimeoutMs: 10 * 60_000,
+	traced: false,
 };

@@ -137,6 +137,7 @@ export function crewVariables(request: TaskRequest, env: NodeJS.ProcessEnv): Rec
 		CREW_ATTEMPT: String(request.attempt),
 		CREW_PROMPT_FILE: request.promptFile,
 		CREW_WORKSPACE: request.cwd,
+		...(request.traceparent ? { TRACEPARENT: request.traceparent } : {}),
 	};
 }
 

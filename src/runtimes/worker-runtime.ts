@@ -30,6 +30,8 @@ export interface TaskRequest {
 	readonly projectTrusted?: boolean;
 	/** How its processes are confined; absent: not at all. */
 	readonly sandbox?: AttemptSandbox;
+	/** The attempt's span, W3C `traceparent`, when the run is traced: its processes' parent. */
+	readonly traceparent?: string;
 }
 
 /** crew's one event schema for what a worker does, whatever runs it. */

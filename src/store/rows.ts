@@ -72,6 +72,7 @@ export interface AttemptRow {
 	retryable: number | null;
 	usage: string | null;
 	sandbox: string | null;
+	model: string | null;
 }
 
 export interface EventRow {
@@ -153,6 +154,7 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
 		retryable: row.retryable === null ? null : row.retryable === 1,
 		usage: usageOf(row.usage),
 		sandbox: sandboxOf(row.sandbox),
+		model: row.model,
 	};
 }
 

@@ -117,6 +117,7 @@ export class RunQueries {
 	readonly #excerpt: () => Statement<[string, string], { result_excerpt: string | null; result_chars: number }>;
 	readonly #events: () => Statement<[string, number, number], EventRow>;
 	readonly #eventsOfTypes: () => Statement<[string, string], EventRow>;
+	readonly #taskEventsOfTypes: () => Statement<[string, string, string], EventRow>;
 	readonly #budgetStopped: () => Statement<[string, string], number>;
 	readonly #attempts: () => Statement<[string], AttemptRow>;
 	readonly #liveAttempts: () => Statement<[string], AttemptRow>;
@@ -165,6 +166,11 @@ export class RunQueries {
 		this.#events = once(() => db.prepare("SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?"));
 		this.#eventsOfTypes = once(() =>
 			db.prepare("SELECT * FROM events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq"),
+		);
+		this.#taskEventsOfTypes = once(() =>
+			db.prepare(
+				"SELECT * FROM events WHERE run_id = ? AND task_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq",
+			),
 		);
 		this.#budgetStopped = once(
 			() =>
@@ -354,6 +360,11 @@ export class RunQueries {
 	/** Every event of the run of one of `types`, oldest first. */
 	eventsOfTypes(runId: string, types: readonly string[]): EventRecord[] {
 		return this.#eventsOfTypes().all(runId, JSON.stringify(types)).map(toEvent);
+	}
+
+	/** Every event of one task of the run of one of `types`, oldest first. */
+	taskEventsOfTypes(runId: string, taskId: string, types: readonly string[]): EventRecord[] {
+		return this.#taskEventsOfTypes().all(runId, taskId, JSON.stringify(types)).map(toEvent);
 	}
 
 	attempts(runId: string): AttemptRecord[] {

@@ -1,8 +1,8 @@
 import { findProject } from "../../config/project.js";
-import { Crew } from "../../engine/crew.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
+import { openCrew } from "./open-crew.js";
 import type { AnswerFlags } from "./steer-command.js";
 
 const ANSWER = {
@@ -24,7 +24,7 @@ export async function answerCommand(
 	flags: AnswerFlags,
 ): Promise<number> {
 	const text = readTextInput(argument, flags.file, ANSWER);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const given = await crew.answer(
 			runId,

@@ -4,16 +4,17 @@ import { createInterface } from "node:readline/promises";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import { Crew } from "../../engine/crew.js";
+import type { Crew } from "../../engine/crew.js";
 import { bundleGoal } from "../../engine/run-bundle.js";
 import { exportToFile } from "../run-export.js";
 import { Exit } from "./exit-codes.js";
+import { openCrew } from "./open-crew.js";
 
 /** Largest bundle `crew import` reads, in bytes. */
 const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
 
 function withCrew<T>(fn: (crew: Crew) => Promise<T>): Promise<T> {
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	return fn(crew).finally(() => crew.close());
 }
 

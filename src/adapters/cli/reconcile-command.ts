@@ -1,7 +1,7 @@
 import { findProject } from "../../config/project.js";
-import { Crew } from "../../engine/crew.js";
 import type { ReconcileReport } from "../../engine/reconcile.js";
 import { Exit } from "./exit-codes.js";
+import { openCrew } from "./open-crew.js";
 
 function reportText(r: ReconcileReport, fix: boolean): string {
 	const lines: string[] = [];
@@ -32,7 +32,7 @@ function reportText(r: ReconcileReport, fix: boolean): string {
  * while something found is left unfixed.
  */
 export async function reconcileCommand(options: { fix?: boolean; json?: boolean }): Promise<number> {
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const fix = options.fix === true;
 		const report = await crew.reconcile(fix);

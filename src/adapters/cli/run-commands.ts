@@ -5,7 +5,7 @@ import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
 import type { EventRecord } from "../../core/types.js";
-import { Crew } from "../../engine/crew.js";
+import type { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/plan-estimate.js";
 import { type RunListing, RunReader } from "../../engine/run-reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
@@ -16,6 +16,7 @@ import { type RunStanding, runStanding } from "../run-ending.js";
 import { type RunAsk, runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
+import { openCrew } from "./open-crew.js";
 import { ProgressView } from "./progress-view.js";
 import { writeStarter } from "./starter.js";
 import { summaryText } from "./summary.js";
@@ -52,8 +53,7 @@ export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quie
 	const notifier =
 		targets.length > 0 ? new Notifier({ targets, dbFile: project.dbFile, repository: project.root }) : undefined;
 	const hear = [...(quiet ? [] : [view.onEvent]), ...(notifier ? [notifier.heard] : [])];
-	const crew = new Crew({
-		project,
+	const crew = openCrew(project, {
 		runtimes: configuredRuntimes(settings),
 		...(hear.length > 0
 			? {
@@ -152,7 +152,7 @@ export async function retryCommand(runId: string, task: string, flags: OutputFla
 /** Approves what the run waits for; with no live runner, starts one in the background. */
 export async function approveCommand(runId: string, flags: { json?: boolean }): Promise<number> {
 	checkId("run", runId);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const { tasks, runnerAlive } = crew.approve(runId);
 		if (!flags.json) process.stdout.write(`approved: ${tasks.join(", ")}\n`);
@@ -166,7 +166,7 @@ export async function approveCommand(runId: string, flags: { json?: boolean }): 
 
 export async function rejectCommand(runId: string, flags: { reason: string }): Promise<number> {
 	checkId("run", runId);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const status = await crew.reject(runId, flags.reason);
 		process.stdout.write(`run ${runId} ${status}: rejected: ${flags.reason.trim()}\n`);
@@ -178,7 +178,7 @@ export async function rejectCommand(runId: string, flags: { reason: string }): P
 
 export async function cancelCommand(runId: string): Promise<number> {
 	checkId("run", runId);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const before = crew.run(runId).status;
 		const status = await crew.cancel(runId, "cancelled with crew cancel");

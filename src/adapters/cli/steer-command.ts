@@ -1,7 +1,7 @@
 import { findProject } from "../../config/project.js";
-import { Crew } from "../../engine/crew.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
+import { openCrew } from "./open-crew.js";
 
 const MESSAGE = {
 	noun: "message",
@@ -31,7 +31,7 @@ export async function steerCommand(
 	flags: SteerFlags,
 ): Promise<number> {
 	const text = readTextInput(argument, flags.file, MESSAGE);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const steered = await crew.steer(runId, task, text);
 		if (flags.json) process.stdout.write(`${JSON.stringify(steered)}\n`);

@@ -1,10 +1,10 @@
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import { Crew } from "../../engine/crew.js";
 import { Worktrees } from "../../workspace/worktrees.js";
 import { mergeRun } from "../run-merge.js";
 import { Exit } from "./exit-codes.js";
+import { openCrew } from "./open-crew.js";
 
 /** `crew merge`: see `mergeRun`. */
 export async function mergeCommand(runId: string, flags: { partial?: boolean }): Promise<number> {
@@ -44,7 +44,7 @@ function report(runId: string, removed: number, kept: readonly { path: string; r
 
 export async function cleanupCommand(runId: string, flags: { force?: boolean }): Promise<number> {
 	checkId("run", runId);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const { removed, kept } = await crew.cleanup(runId, flags.force === true);
 		report(runId, removed.length, kept);
@@ -68,7 +68,7 @@ function parseAge(value: string): number {
 
 export async function pruneCommand(flags: { olderThan: string }): Promise<number> {
 	const age = parseAge(flags.olderThan);
-	const crew = new Crew({ project: findProject(process.cwd()) });
+	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const pruned = await crew.prune(age);
 		if (pruned.length === 0) process.stdout.write(`no ended run older than ${flags.olderThan} has worktrees\n`);

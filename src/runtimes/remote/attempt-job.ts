@@ -75,6 +75,10 @@ export const AttemptJob = z.object({
 		cwd: z.string(),
 		artifactDir: z.string(),
 		artifactPrefix: z.string(),
+		traceparent: z
+			.string()
+			.regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+			.optional(),
 		// Its folders are the coordinator's: the worker hides and shows its own.
 		sandbox: z
 			.object({

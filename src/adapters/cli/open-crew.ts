@@ -1,0 +1,16 @@
+import type { Project } from "../../config/project.js";
+import { Crew, type CrewOptions } from "../../engine/crew.js";
+import { runTracing, withTracing } from "../tracing/run-tracing.js";
+
+function warn(message: string): void {
+	process.stderr.write(`crew: warning: ${message}\n`);
+}
+
+/**
+ * The Crew a command works with, `project`'s by default the one the working directory is in: its
+ * runs traced when this process's `OTEL_*` variables ask for it, whichever command writes their
+ * events (a runner, a cancel, a fork).
+ */
+export function openCrew(project: Project, options: Omit<CrewOptions, "project"> = {}): Crew {
+	return new Crew(withTracing({ project, ...options }, runTracing(project.dbFile, warn)));
+}
