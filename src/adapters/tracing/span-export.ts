@@ -61,8 +61,8 @@ export interface SpanExportOptions {
 /**
  * Exports spans crew's records describe with the OpenTelemetry SDK, over OTLP (HTTP, protobuf),
  * where and as this process's standard `OTEL_EXPORTER_OTLP_*` variables say; `OTEL_SERVICE_NAME`
- * and `OTEL_RESOURCE_ATTRIBUTES` add to what the spans' resource says. Each `export` is one request; each
- * request keeps the process alive until it is answered or times out.
+ * and `OTEL_RESOURCE_ATTRIBUTES` add to what the spans' resource says. A request on its way keeps the
+ * process alive until it is answered or times out.
  */
 export class SpanExport {
 	readonly #ids = new PlannedIds();
@@ -70,7 +70,8 @@ export class SpanExport {
 	readonly #provider: TracerProvider;
 	readonly #exporter: SpanExporter;
 	readonly #onError: (message: string) => void;
-	readonly #pending = new Set<Promise<void>>();
+	/** The request on its way, if any. */
+	#sending: Promise<void> | undefined;
 
 	constructor(options: SpanExportOptions) {
 		const { env } = process;
@@ -84,7 +85,7 @@ export class SpanExport {
 		this.#onError = options.onError;
 	}
 
-	/** Sends `spans` in one request, without waiting for its answer. */
+	/** Sends `spans`, without waiting for an answer. */
 	export(spans: readonly SpanPlan[]): void {
 		if (spans.length === 0) return;
 		const tracer = this.#provider.getTracer("crew", undefined);
@@ -108,20 +109,25 @@ export class SpanExport {
 			if (plan.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: plan.error });
 			span.end(new Date(plan.end));
 		}
-		const sent = new Promise<void>((resolve) => {
-			this.#exporter.export(this.#gathered.take(), (result) => {
+		if (!this.#sending) this.#send();
+	}
+
+	/**
+	 * Sends the spans made so far in one request, and those made while it is on its way in the next:
+	 * one request at a time, however fast spans come.
+	 */
+	#send(): void {
+		const spans = this.#gathered.take();
+		if (spans.length === 0) {
+			this.#sending = undefined;
+			return;
+		}
+		this.#sending = new Promise<void>((resolve) => {
+			this.#exporter.export(spans, (result) => {
 				if (result.error) this.#onError(result.error.message);
 				else if (result.code !== ExportResultCode.SUCCESS) this.#onError("the collector refused the spans");
 				resolve();
 			});
-		});
-		this.#pending.add(sent);
-		void sent.then(() => this.#pending.delete(sent));
-	}
-
-	/** Waits for every export sent to be answered (or to time out), then lets the exporter go. */
-	async close(): Promise<void> {
-		await Promise.all(this.#pending);
-		await this.#exporter.shutdown();
+		}).then(() => this.#send());
 	}
 }

@@ -163,7 +163,11 @@ test("a run killed with kill -9 and resumed continues its trace: one run span, t
 		{ id: "b", role: "once", dependsOn: ["a"] },
 		{ id: "c", role: "quick", dependsOn: ["b"] },
 	]);
-	const env = envWith({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces` });
+	const env = envWith({
+		OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces`,
+		OTEL_SERVICE_NAME: "nightly-crew",
+		OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=ci",
+	});
 	const runner = crewProcess(repo.dir, ["run", "survive", "--workflow", "relay"], env);
 	await waitFor("b to start", () => repo.exists("once.mark"));
 	await waitFor("a's task span", () => otlp.spans.some((s) => s.name === "task a"));
@@ -184,6 +188,8 @@ test("a run killed with kill -9 and resumed continues its trace: one run span, t
 		spans.filter((s) => s.parentSpanId === ""),
 		"one run span",
 	);
+	for (const span of spans)
+		expect(span.resource).toMatchObject({ "service.name": "nightly-crew", "deployment.environment.name": "ci" });
 	expect(run.attributes["crew.run.status"]).toBe("completed");
 	const b = one(named(spans, "task b"), "one span of task b");
 	expectWithin(b, run);
