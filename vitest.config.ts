@@ -1,17 +1,39 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SlowFirst } from "./test/setup/slow-first.js";
+import { TAGS, tierFiles } from "./test/setup/tags.js";
 
-/** A user config folder no test writes to: tests see no personal agents, teams or workflows. */
-const noUser = join(tmpdir(), "crew-tests-no-user-config");
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
+/**
+ * The suite, or one tier of it (`CREW_TEST_TIER`, see test/setup/tags.ts). Most tests wait on
+ * child processes (agent CLIs, git, crew itself), so files run several at a time even on two
+ * cores (`CREW_TEST_WORKERS`, default 4); each file gets a private machine of its own (see
+ * test/setup/private-machine.ts), so files are safe side by side.
+ */
 export default defineConfig({
 	test: {
-		include: ["test/**/*.test.ts"],
 		// The fault suite runs on its own: npm run test:faults.
-		exclude: ["test/faults/**"],
+		include: tierFiles(ROOT, process.env.CREW_TEST_TIER),
+		pool: "forks",
+		// Files share a worker process (no mocks, no module-level state): a process per file would
+		// cost a Node start and every import again, for each of the suite's files.
+		isolate: false,
+		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 4),
+		sequence: { sequencer: SlowFirst },
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
-		env: { XDG_CONFIG_HOME: noUser, PI_CODING_AGENT_DIR: join(noUser, "pi-agent") },
+		globalSetup: ["test/setup/private-root.ts"],
+		setupFiles: ["test/setup/private-machine.ts"],
+		tags: TAGS,
+		// npm run test:coverage: what the suite's own processes run of src/ (crew's CLI, started
+		// as a process of its own, is not counted).
+		coverage: {
+			provider: "v8",
+			include: ["src/**"],
+			reporter: ["text-summary", "json-summary"],
+			reportsDirectory: "test-results/coverage",
+			reportOnFailure: true,
+		},
 	},
 });

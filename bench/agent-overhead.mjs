@@ -8,26 +8,28 @@
  * extra prompt tokens (from the server's request log) are medians of the per-round differences.
  * Writes bench/results/agent-overhead.json.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { projectAt } from "../dist/config/project.js";
 import { Crew } from "../dist/engine/crew.js";
+import { AgentConversation } from "../dist/runtimes/agent-conversation.js";
 import { claudeCli } from "../dist/runtimes/claude-cli.js";
 import { codexCli } from "../dist/runtimes/codex-cli.js";
+import { JsonLines } from "../dist/runtimes/json-lines.js";
 import { piCli } from "../dist/runtimes/pi-cli.js";
 import { RuntimeRegistry } from "../dist/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../dist/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../dist/scripted-model/scripted-model-server.js";
 import { actThenReport } from "../dist/scripted-model/turns.js";
-import { log, median } from "./stats.mjs";
+import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
 const RESULTS = join(ROOT, "bench", "results", "agent-overhead.json");
-const ROUNDS = Number(process.env.CREW_BENCH_ROUNDS ?? 10);
+const ROUNDS = SMOKE ? 1 : Number(process.env.CREW_BENCH_ROUNDS ?? 10);
 const TARGET = { extraMs: 150, extraPromptPercent: 5 };
 const TASK = "Write the file out.txt saying hello, then say that it is written.";
 /** The system prompt of a typical executor agent: what a real role adds on top of crew's scaffolding. */
@@ -36,6 +38,13 @@ const EXECUTOR_PROMPT = readFileSync(join(ROOT, "examples", "crew", "agents", "s
 	.slice(2)
 	.join("---")
 	.trim();
+/** The rows, as [CLI, label, agent's system prompt]; a smoke run leaves out the second of pi. */
+const CASES = [
+	["pi", "pi", ""],
+	["claude", "claude", ""],
+	["codex", "codex", ""],
+	...(SMOKE ? [] : [["pi", "pi, executor role's system prompt", EXECUTOR_PROMPT]]),
+];
 
 const CLIS = { pi: piCli, claude: claudeCli, codex: codexCli };
 const PROGRAMS = {
@@ -44,16 +53,30 @@ const PROGRAMS = {
 	codex: [join(ROOT, "node_modules", ".bin", "codex")],
 };
 
-/** Runs `file` to its end, with `input` on its stdin (closed at once without it). */
-function timed(file, args, options, input) {
+/**
+ * Runs `file` to its end. With `talk`, a CLI's `Conversation`, it is talked to as crew's runtime
+ * does: `prompt` on its stdin, then what its output calls for, until it says its work is over;
+ * without, its stdin is closed at once.
+ */
+function timed(file, args, options, talk, prompt) {
 	return new Promise((resolve, reject) => {
 		const started = process.hrtime.bigint();
-		const child = spawn(file, args, { ...options, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
-		if (input !== undefined) child.stdin.end(input);
+		const child = spawn(file, args, { ...options, stdio: [talk ? "pipe" : "ignore", "pipe", "pipe"] });
+		const conversation = talk && new AgentConversation(talk, {}, () => {});
+		const reading = new JsonLines(8 * 1024 * 1024, (line) => {
+			if (line.kind === "json") conversation?.read(line.value);
+		});
+		if (conversation) {
+			// A CLI that exits early breaks the pipe: its exit code says what went wrong.
+			child.stdin.on("error", () => {});
+			child.stdin.write(talk.prompt(prompt));
+			conversation.attach(child.stdin);
+		}
 		let out = "";
 		let err = "";
 		child.stdout.on("data", (chunk) => {
 			out += chunk;
+			reading.push(chunk);
 		});
 		child.stderr.on("data", (chunk) => {
 			err += chunk;
@@ -70,7 +93,7 @@ function timed(file, args, options, input) {
 
 function gitRepo(prefix) {
 	const dir = mkdtempSync(join(tmpdir(), prefix));
-	spawn("git", ["init", "-q"], { cwd: dir, stdio: "ignore" });
+	execFileSync("git", ["init", "-q"], { cwd: dir, stdio: "ignore" });
 	return dir;
 }
 
@@ -85,7 +108,10 @@ function promptTokensSince(server, from) {
  * executor row leaves it out, to show what a role's own prompt costs over a bare call).
  */
 async function measure(server, name, label, systemPrompt, directSystem) {
-	const scripted = scriptedCliSetup(name, server.url, mkdtempSync(join(tmpdir(), `crew-bench-${name}-`)));
+	// The CLI's home, out of the system's temp folder: Codex puts no helper of its own sandbox there,
+	// and its sandboxed tools then fail.
+	const home = mkdtempSync(join("/var/tmp", `crew-bench-${name}-`));
+	const scripted = scriptedCliSetup(name, server.url, home);
 	const env = { PATH: process.env.PATH, ...scripted.env };
 	const project = gitRepo(`crew-bench-${name}-crew-`);
 	const direct = gitRepo(`crew-bench-${name}-direct-`);
@@ -106,10 +132,8 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const systemFile = join(direct, "system.md");
 	writeFileSync(systemFile, systemPrompt);
 	const directRequest = directSystem ? request : { ...request, agent: { ...request.agent, systemPrompt: "" } };
-	const directArgs = [
-		...lead,
-		...CLIS[name].args(directRequest, directSystem && systemPrompt ? systemFile : undefined),
-	];
+	const attempt = { systemFile: directSystem && systemPrompt ? systemFile : undefined, asks: false, env };
+	const directArgs = [...lead, ...CLIS[name].args(directRequest, attempt)];
 	const engine = new Crew({
 		project: projectAt(project),
 		runtimes: RuntimeRegistry.standard({ [name]: { env, command: PROGRAMS[name] } }),
@@ -154,14 +178,17 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const alone = async () => {
 		rmSync(join(direct, "out.txt"), { force: true });
 		const from = server.requests.length;
-		const { ms } = await timed(program, directArgs, { cwd: direct, env }, CLIS[name].stdin?.(directRequest));
+		const talk = CLIS[name].conversation?.(directRequest);
+		const { ms } = await timed(program, directArgs, { cwd: direct, env }, talk, directRequest.prompt);
+		if (!existsSync(join(direct, "out.txt"))) throw new Error(`${name} alone did not write out.txt`);
 		return { ms, ...promptTokensSince(server, from) };
 	};
 
 	const ways = { cli: viaCrew, agent: viaAgent, engine: inProcess, direct: alone };
-	for (const way of Object.values(ways)) await way();
 	const rounds = [];
 	try {
+		// A warm-up round, left out of the figures; a smoke run has no figures to keep it out of.
+		if (!SMOKE) for (const way of Object.values(ways)) await way();
 		for (let k = 0; k < ROUNDS; k++) {
 			// Rotating order, so a slow spell of the machine falls on every way alike.
 			const names = Object.keys(ways);
@@ -172,7 +199,7 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 		}
 	} finally {
 		engine.close();
-		for (const dir of [project, direct]) rmSync(dir, { recursive: true, force: true });
+		for (const dir of [project, direct, home]) rmSync(dir, { recursive: true, force: true });
 	}
 	const of = (pick) => median(rounds.map(pick));
 	const extraPercent = (way) => of((r) => (100 * (r[way].tokens - r.direct.tokens)) / r.direct.tokens);
@@ -200,12 +227,7 @@ const server = await ScriptedModelServer.start(
 );
 const rows = [];
 try {
-	for (const [name, label, systemPrompt] of [
-		["pi", "pi", ""],
-		["claude", "claude", ""],
-		["codex", "codex", ""],
-		["pi", "pi, executor role's system prompt", EXECUTOR_PROMPT],
-	]) {
+	for (const [name, label, systemPrompt] of CASES) {
 		log(`${label}: ${ROUNDS} rounds`);
 		rows.push(await measure(server, name, label, systemPrompt, false));
 	}
@@ -224,8 +246,10 @@ const lines = [
 	),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
-mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-writeFileSync(
-	RESULTS,
-	`${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, targets: TARGET, rows }, null, "\t")}\n`,
-);
+if (!SMOKE) {
+	mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+	writeFileSync(
+		RESULTS,
+		`${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, targets: TARGET, rows }, null, "\t")}\n`,
+	);
+}

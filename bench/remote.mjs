@@ -13,15 +13,17 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { makeDag, workflowMarkdown } from "./dags.mjs";
-import { log, median } from "./stats.mjs";
+import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
 const RESULTS = join(ROOT, "bench", "results", "remote.json");
 /** Chain lengths whose difference gives the cost per attempt. */
-const CHAINS = [10, 40];
-const ROUNDS = 5;
-const WIDE = 200;
+const CHAINS = SMOKE ? [1, 2] : [10, 40];
+const ROUNDS = SMOKE ? 1 : 5;
+const WIDE = SMOKE ? 10 : 200;
+/** How many workers take the wide run, one count after another. */
+const WORKERS = SMOKE ? [1, 2] : [1, 2, 4];
 /** Each wide task sleeps this long: an agent that waits on its model, not on this machine's CPU. */
 const TASK_MS = 200;
 const WORKER_SLOTS = 4;
@@ -80,14 +82,20 @@ function crew(dir, args) {
 	});
 }
 
+/** Workers started and not yet stopped: stopped at the end whatever happens. */
+const running = new Set();
+
+/** `n` workers; each trusts every job, as the queue is the bench's own and its projects run commands. */
 async function startWorkers(url, n, dir) {
 	const workers = [];
 	for (let k = 0; k < n; k++) {
+		const workdir = join(dir, `w${k}`);
 		const worker = spawn(
 			process.execPath,
-			[BIN, "worker", "--queue", url, "--concurrency", String(WORKER_SLOTS), "--workdir", join(dir, `w${k}`)],
+			[BIN, "worker", "--queue", url, "--concurrency", String(WORKER_SLOTS), "--workdir", workdir, "--trust-all"],
 			{ cwd: dir, stdio: ["ignore", "pipe", "ignore"] },
 		);
+		running.add(worker);
 		await new Promise((resolve) => worker.stdout.once("data", resolve));
 		workers.push(worker);
 	}
@@ -95,7 +103,10 @@ async function startWorkers(url, n, dir) {
 }
 
 async function stop(workers) {
-	for (const worker of workers) worker.kill("SIGTERM");
+	for (const worker of workers) {
+		running.delete(worker);
+		worker.kill("SIGTERM");
+	}
 	await Promise.all(workers.map((w) => (w.exitCode !== null ? null : new Promise((r) => w.once("exit", r)))));
 }
 
@@ -114,7 +125,9 @@ try {
 	// turns; the slope between the lengths leaves out what a run pays once (start, connections).
 	// In a repository, each task also writes a file: locally in its worktree, remotely in a
 	// checkout whose change comes back to the task's worktree.
-	const [worker] = await startWorkers(url, 1, tmpdir());
+	const workerDir = mkdtempSync(join(tmpdir(), "crew-bench-remote-"));
+	dirs.push(workerDir);
+	const [worker] = await startWorkers(url, 1, workerDir);
 	const overhead = async (agentCommand, repository, local) => {
 		const samples = [];
 		for (let round = 0; round < ROUNDS; round++) {
@@ -146,10 +159,10 @@ try {
 	);
 	await stop([worker]);
 
-	// Throughput: 200 tasks (one root, 198 at once, one sink) through 1, 2 and 4 workers.
+	// Throughput: a wide run (one root, the middle tasks at once, one sink) through each count of workers.
 	const wide = makeDag("wide", WIDE);
 	const throughput = [];
-	for (const n of [1, 2, 4]) {
+	for (const n of WORKERS) {
 		const dir = await project(`sleep ${TASK_MS / 1000}`, wide);
 		const workers = await startWorkers(url, n, dir);
 		const ms = await crew(dir, [
@@ -174,9 +187,13 @@ try {
 		repositoryOverhead: { medianMsPerAttempt: checkoutMs, samples: perCheckout, chains: CHAINS },
 		throughput: { tasks: WIDE, taskMs: TASK_MS, runs: throughput },
 	};
-	writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);
+	if (!SMOKE) {
+		mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+		writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);
+	}
 	process.stdout.write(`${JSON.stringify(results)}\n`);
 } finally {
+	await stop([...running]);
 	redis.kill("SIGKILL");
 	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
 import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
-import { log, median } from "./stats.mjs";
+import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
@@ -23,10 +23,12 @@ const RESULTS = join(ROOT, "bench", "results", "latest.json");
 
 const CONCURRENCY = 8;
 /** Runs per size: small runs are noisy and cheap, 10,000-task runs take ~10 s each on 2 cores. */
-const REPEATS = { 100: 5, 1000: 3, 10000: 2 };
-const SIZES = [100, 1000, 10000];
-const STATUS_READS_IN_PROCESS = 20;
-const STATUS_READS_CLI = 10;
+const REPEATS = SMOKE ? { 100: 1 } : { 100: 5, 1000: 3, 10000: 2 };
+const SIZES = SMOKE ? [100] : [100, 1000, 10000];
+/** The tasks of the run whose status is read. */
+const STATUS_TASKS = SMOKE ? 100 : 10000;
+const STATUS_READS_IN_PROCESS = SMOKE ? 1 : 20;
+const STATUS_READS_CLI = SMOKE ? 1 : 10;
 
 const TARGET = {
 	perTaskMs: 1,
@@ -118,6 +120,7 @@ async function statusBench(dir, runId) {
 	const reads = spawnSync(process.execPath, [STATUS_READS, dir, runId, String(STATUS_READS_IN_PROCESS)], {
 		encoding: "utf8",
 	});
+	if (reads.status !== 0) throw new Error(`status reads exited ${reads.status}:\n${reads.stderr}`);
 	const inProcessMs = Number(reads.stdout.trim());
 
 	const bareNode = [];
@@ -128,7 +131,7 @@ async function statusBench(dir, runId) {
 		cli.push((await run(process.execPath, [BIN, "status", runId, "--json"], { cwd: dir })).ms);
 	}
 	return {
-		tasks: 10000,
+		tasks: STATUS_TASKS,
 		inProcessMs,
 		cliMs: median(cli),
 		bareNodeMs: median(bareNode),
@@ -178,7 +181,7 @@ function statusLines(s) {
 	const line = (label, ms, target) =>
 		`  ${label.padEnd(50)}${ms === null ? "n/a".padStart(8) : `${fmt(ms, 1).padStart(8)} ms`}${target ? `   target < ${target} ms` : ""}`;
 	return [
-		`crew status --json on a 10,000-task run (median of ${STATUS_READS_IN_PROCESS} in process, ${STATUS_READS_CLI} CLI)`,
+		`crew status --json on a ${STATUS_TASKS.toLocaleString("en")}-task run (median of ${STATUS_READS_IN_PROCESS} in process, ${STATUS_READS_CLI} CLI)`,
 		line("in process: open, reader.statusJson(), close", s.inProcessMs, TARGET.statusInProcessMs),
 		line("CLI: node bin/crew.js status <run> --json", s.cliMs, TARGET.statusCliMs),
 		line("bare node -e 0, for reference", s.bareNodeMs),
@@ -197,9 +200,9 @@ const inProcess = await overheadTable("in-process", async (shape, n, dir) => {
 });
 const cli = await overheadTable("cli", cliRun);
 
-log("status reads on a finished 10,000-task chain run");
+log(`status reads on a finished ${STATUS_TASKS.toLocaleString("en")}-task chain run`);
 const statusDir = tempProject();
-const { runId } = await inProcessRun("chain", 10000, statusDir);
+const { runId } = await inProcessRun("chain", STATUS_TASKS, statusDir);
 const status = await statusBench(statusDir, runId);
 const benchSeconds = (performance.now() - benchStart) / 1000;
 
@@ -223,21 +226,29 @@ const lines = [
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
 
-mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-const results = {
-	date: new Date().toISOString(),
-	source,
-	machine: { node: process.version, arch: arch(), cpus: cpus().length, cpu: cpus()[0]?.model ?? "", tmpdir: tmpdir() },
-	concurrency: CONCURRENCY,
-	repeats: REPEATS,
-	targets: TARGET,
-	inProcess,
-	cli,
-	status,
-	benchSeconds,
-};
-writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);
-log(`results written to ${RESULTS}`);
+if (!SMOKE) {
+	mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+	const results = {
+		date: new Date().toISOString(),
+		source,
+		machine: {
+			node: process.version,
+			arch: arch(),
+			cpus: cpus().length,
+			cpu: cpus()[0]?.model ?? "",
+			tmpdir: tmpdir(),
+		},
+		concurrency: CONCURRENCY,
+		repeats: REPEATS,
+		targets: TARGET,
+		inProcess,
+		cli,
+		status,
+		benchSeconds,
+	};
+	writeFileSync(RESULTS, `${JSON.stringify(results, null, "\t")}\n`);
+	log(`results written to ${RESULTS}`);
+}
 
 // The bench leaves ~450,000 files and folders; deleting them can take minutes, so say so.
 log(`removing ${projects.length} temp projects...`);

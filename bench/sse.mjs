@@ -10,15 +10,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { log, median } from "./stats.mjs";
+import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "crew.js");
-const LINES = 900;
-const ROUNDS = 5;
+/** Lines the agent prints, 10 ms apart: the run outlasts the window. */
+const LINES = SMOKE ? 100 : 900;
+const ROUNDS = SMOKE ? 1 : 5;
 const CLIENTS = [1, 50];
 const TARGET_RATIO = 2;
-const WINDOW_MS = 5000;
+const WINDOW_MS = SMOKE ? 500 : 5000;
 
 function project() {
 	const dir = mkdtempSync(join(tmpdir(), "crew-bench-sse-"));

@@ -9,3 +9,9 @@ export function median(values) {
 export function log(message) {
 	process.stderr.write(`${message}\n`);
 }
+
+/**
+ * `CREW_BENCH_SMOKE=1`: a bench runs once at its smallest sizes, to show that it still works. It
+ * then writes no results and holds no figure to its target; it still fails when anything does.
+ */
+export const SMOKE = process.env.CREW_BENCH_SMOKE === "1";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { prng as random } from "./dags.mjs";
-import { log, median } from "./stats.mjs";
+import { log, median, SMOKE } from "./stats.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -21,8 +21,10 @@ const option = (name, fallback) => {
 	return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
 };
 const DIST = resolve(option("dist", new URL("../dist", import.meta.url).pathname));
-const SIZES = option("sizes", "10000,200000,1000000").split(",").map(Number);
-const READS = Number(option("reads", "20"));
+const SIZES = option("sizes", SMOKE ? "10000" : "10000,200000,1000000")
+	.split(",")
+	.map(Number);
+const READS = Number(option("reads", SMOKE ? "1" : "20"));
 const TASKS = 2000;
 const OWN_EVENTS = 200;
 /** Tasks still running at the end, as many as a run's usual concurrency. */

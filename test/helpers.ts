@@ -11,12 +11,13 @@ import { RunReader } from "../src/engine/run-reader.js";
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 /**
- * A new home folder for a scripted agent CLI. Not under /tmp: Codex will not put its helper
- * binaries under /tmp, and its own sandbox then fails to start its commands when a system bwrap is
- * on PATH (openai/codex#24341), as it is where crew's sandbox is installed.
+ * A new home folder for a scripted agent CLI, in the test's temporary folder, which is not under
+ * /tmp (test/setup/private-root.ts): Codex will not put its helper binaries under /tmp, and its own
+ * sandbox then fails to start its commands when a system bwrap is on PATH (openai/codex#24341), as
+ * it is where crew's sandbox is installed.
  */
 export function cliHome(name: string): string {
-	return mkdtempSync(join("/var/tmp", `crew-${name}-`));
+	return mkdtempSync(join(tmpdir(), `crew-${name}-`));
 }
 export const CLI = join(ROOT, "bin", "crew.js");
 /** pi 1.x, which needs Node 22: both from the npm registry, in a folder of their own (tools/pi1). */

@@ -311,7 +311,7 @@ export class AgentRuntime implements WorkerRuntime {
 			const error = { message: limit?.overrun ?? "its agent was stopped", retryable: false };
 			return { ...result, ok: false, exitCode: null, error };
 		}
-		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
+		if (confined) watch.scanEnds(end.stderrHead, end.stderrTail);
 		const failure = this.#failure(file as string, end, stream, transcriptError);
 		if (!failure) return { ...result, ok: true, exitCode: 0 };
 		// Where the CLI's own account is: its stderr, redacted, whatever the failure says.

@@ -105,7 +105,7 @@ export class CommandRuntime implements WorkerRuntime {
 		});
 		output.end();
 		await launch.close();
-		if (confined) watch.scan(`${end.stderrHead}\n${end.stderrTail}`);
+		if (confined) watch.scanEnds(end.stderrHead, end.stderrTail);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
 			return failed(message, false, null, artifacts);

@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import { CUT } from "./tool-output.js";
 import type { WorkerEvent } from "./worker-runtime.js";
 
 /** Characters kept of one line of output. */
@@ -49,7 +50,7 @@ export class OutputEvents {
 		}
 		const text = lines
 			.split("\n")
-			.map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line))
+			.map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}${CUT}` : line))
 			.join("\n");
 		this.#emit({ type: "output", text });
 	}

@@ -1,6 +1,9 @@
 /** Characters kept of what a tool returned: enough to read what happened, not the whole file. */
 const MAX_OUTPUT = 600;
 
+/** What ends a line of output crew cut short. */
+export const CUT = "…";
+
 /**
  * The text of a tool's result as agent CLIs report it: a string, a list of content blocks, or an
  * object holding `content`; the start of it, or undefined when it has no text.
@@ -8,7 +11,7 @@ const MAX_OUTPUT = 600;
 function outputText(value: unknown): string | undefined {
 	const text = textOf(value, 0).trim();
 	if (text === "") return undefined;
-	return text.length > MAX_OUTPUT ? `${text.slice(0, MAX_OUTPUT)}…` : text;
+	return text.length > MAX_OUTPUT ? `${text.slice(0, MAX_OUTPUT)}${CUT}` : text;
 }
 
 function textOf(value: unknown, depth: number): string {

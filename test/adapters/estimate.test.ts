@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

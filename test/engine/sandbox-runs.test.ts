@@ -1,3 +1,4 @@
+// @module-tag node22
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -9,8 +10,8 @@ import { crew, waitFor } from "../helpers.js";
 
 /**
  * Runs confined by crew's sandbox, through the CLI, with real bubblewrap. Repositories and homes
- * are under /var/tmp: a confined process gets a /tmp of its own, where a write "outside" would
- * land unseen rather than be refused.
+ * are under the test's temporary folder, which is outside /tmp: a confined process gets a /tmp of
+ * its own, where a write "outside" would land unseen rather than be refused.
  */
 let server: Server;
 let port: number;
@@ -29,7 +30,7 @@ afterAll(() => server?.close());
 
 /** A repository with one command agent `worker` running `command`, its own home with a planted key, trusted. */
 async function project(command: string, agentExtra = "", stepExtra = "") {
-	const base = mkdtempSync(join("/var/tmp", "crew-sandboxed-"));
+	const base = mkdtempSync(join(tmpdir(), "crew-sandboxed-"));
 	const dir = join(base, "repo");
 	const home = join(base, "home");
 	mkdirSync(join(home, ".ssh"), { recursive: true });

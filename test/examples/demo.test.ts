@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { expect, test } from "vitest";

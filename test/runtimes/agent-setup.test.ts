@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -6,7 +7,7 @@ import { Crew } from "../../src/engine/crew.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
-import type { ModelRequest } from "../../src/scripted-model/turns.js";
+import type { ModelRequest, Turn } from "../../src/scripted-model/turns.js";
 import { cliHome, PI_1, ROOT, TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
@@ -176,11 +177,15 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 	/** Runs an agent with `maxTurns: 2` whose model works on (a shell call each turn), until `obeys` and it is told to stop. */
 	async function run(obeys: boolean) {
 		const told = (r: ModelRequest) => r.messages.some((m) => m.text.includes("You have used your 2 turns"));
-		const server = await ScriptedModelServer.start((r) =>
-			obeys && told(r)
-				? { kind: "text", text: "WRAPPED: this is what I did" }
-				: { kind: "shell", command: "echo working" },
-		);
+		// Past the turns crew allows (2 and 5 more), answers come slowly: crew's stop is under way
+		// then, and however loaded the machine, the agent cannot make a request after the one it waits on.
+		let requests = 0;
+		const server = await ScriptedModelServer.start((r): Turn => {
+			requests += 1;
+			if (obeys && told(r)) return { kind: "text", text: "WRAPPED: this is what I did" };
+			const work: Turn = { kind: "shell", command: "echo working" };
+			return requests > 8 ? { kind: "delay", ms: 5_000, turn: work } : work;
+		});
 		servers.push(server);
 		const repo = new TestRepo();
 		const scripted = scriptedCliSetup(cli.name, server.url, cliHome(cli.name));

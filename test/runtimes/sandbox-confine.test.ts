@@ -1,14 +1,16 @@
+// @module-tag node22
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { bwrapArgs, confine, findBwrap, type SandboxSpec, secretFolders } from "../../src/runtimes/sandbox/confine.js";
 
 /**
- * Real bubblewrap confining real processes. The folders are under /var/tmp: a confined process
- * gets a /tmp of its own, so what is under the host's /tmp would be out of its sight anyway.
+ * Real bubblewrap confining real processes. The folders are under the test's temporary folder,
+ * which is outside /tmp: a confined process gets a /tmp of its own, so what is under the host's /tmp would be out of its sight anyway.
  */
 const bwrap = findBwrap();
 let base: string;
@@ -19,7 +21,7 @@ let port: number;
 
 beforeAll(async () => {
 	expect(bwrap, "bubblewrap (bwrap) must be on PATH: apt-get install bubblewrap").not.toBeNull();
-	base = mkdtempSync(join("/var/tmp", "crew-sandbox-"));
+	base = mkdtempSync(join(tmpdir(), "crew-sandbox-"));
 	workspace = join(base, "ws");
 	home = join(base, "home");
 	mkdirSync(join(workspace, ".crew"), { recursive: true });

@@ -1,7 +1,9 @@
+// @module-tag node22
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { HostPort } from "../../src/core/sandbox.js";
@@ -46,7 +48,7 @@ test("behind the gate an allowed loopback port is reached as it is; another is r
 		denied: (d) => denied.push(d),
 		unreachable: (d, why) => unreachable.push(`${d.host}:${d.port} ${why}`),
 	});
-	const workspace = mkdtempSync(join("/var/tmp", "crew-gate-"));
+	const workspace = mkdtempSync(join(tmpdir(), "crew-gate-"));
 	const fetchOf = (port: number) =>
 		`fetch("http://127.0.0.1:${port}/").then((r) => r.text()).then(console.log, (e) => console.log("refused", e.cause?.code))`;
 	const script = `${fetchOf(allowedPort)}.then(() => ${fetchOf(otherPort)}).then(() => ${fetchOf(closed)})`;

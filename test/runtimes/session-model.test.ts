@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";

@@ -1,3 +1,4 @@
+// @module-tag node22
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { HostPort } from "../../core/sandbox.js";
+import { CUT } from "../tool-output.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 
 /** How a refused write reads in a tool's output: a shell's, Node's, Python's, git's. */
@@ -52,7 +53,28 @@ export class DenialWatch {
 		else if (event.type === "output") this.scan(event.text);
 	};
 
+	/**
+	 * What a process said on stderr, of which crew keeps `head` and `tail`: the same text when it was
+	 * short enough for both, else its start and its end, each cut wherever its size fell. A cut line
+	 * is left out, so a port or path cut short never reads as another.
+	 */
+	scanEnds(head: string, tail: string): void {
+		if (head === tail) {
+			this.scan(head);
+			return;
+		}
+		this.scan(head.slice(0, head.lastIndexOf("\n") + 1));
+		this.scan(tail.slice(tail.indexOf("\n") + 1));
+	}
+
+	/** Scans `text`; a line crew cut short (ending in CUT) counts up to its last whole word. */
 	scan(text: string): void {
+		if (text.includes(CUT)) {
+			text = text
+				.split("\n")
+				.map((line) => (line.endsWith(CUT) ? line.slice(0, Math.max(0, line.lastIndexOf(" "))) : line))
+				.join("\n");
+		}
 		const reach = this.#reach;
 		if (!text.includes("ead-only") && !text.includes("rrno 30") && reach === "all") return;
 		for (const pattern of WRITE_REFUSED) {

@@ -1,3 +1,5 @@
+// @module-tag node22
+// @module-tag agent-cli
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

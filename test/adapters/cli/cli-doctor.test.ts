@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,5 @@
+// @module-tag node22
+// @module-tag agent-cli
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,24 +1,14 @@
-import { execFileSync } from "node:child_process";
 import { afterEach, expect, test } from "vitest";
 import { CLI, cancelLiveRuns, crew, type TestRepo, waitFor } from "../../helpers.js";
+import { Terminal } from "../../terminal.js";
 import { type GrowingRepo, PLANNER_ORDER, plannerRepo, scriptRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
-const sessions: string[] = [];
+const terminals: Terminal[] = [];
 const repos: TestRepo[] = [];
 afterEach(async () => {
 	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
-	for (const name of sessions.splice(0)) {
-		try {
-			execFileSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
-		} catch {
-			// The session ended with its command: nothing to clean up.
-		}
-	}
+	for (const terminal of terminals.splice(0)) terminal.close();
 });
-
-function screen(session: string): string {
-	return execFileSync("tmux", ["capture-pane", "-p", "-t", session], { encoding: "utf8" });
-}
 
 /** The task lines of a screen or text (two spaces, then a task id) as [id, role, status], top to bottom. */
 function taskRows(text: string, ids: readonly string[]): [string, string, string][] {
@@ -31,33 +21,21 @@ function taskRows(text: string, ids: readonly string[]): [string, string, string
 }
 
 /** Starts `crew run` in the foreground on a tmux terminal, as a person would. */
-function foregroundRun({ repo, args }: GrowingRepo): string {
+function foregroundRun({ repo, args }: GrowingRepo): Terminal {
 	repos.push(repo);
-	const session = `crew-grow-${process.pid}-${Date.now()}`;
-	sessions.push(session);
 	const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
 	// The sleep keeps the last screen after crew exits.
-	execFileSync("tmux", [
-		"new-session",
-		"-d",
-		"-s",
-		session,
-		"-x",
-		"160",
-		"-y",
-		"40",
-		"-c",
-		repo.dir,
-		`${process.execPath} ${CLI} run 'grow the run' ${quoted}; sleep 60`,
-	]);
-	return session;
+	const command = `${process.execPath} ${CLI} run 'grow the run' ${quoted}; sleep 60`;
+	const terminal = new Terminal(repo.dir, command, { columns: 160, rows: 40 });
+	terminals.push(terminal);
+	return terminal;
 }
 
 /** Waits until the live view lists `running` for `task`; returns the screen then. */
-async function whileRunning(session: string, task: string, ids: readonly string[]): Promise<string> {
+async function whileRunning(terminal: Terminal, task: string, ids: readonly string[]): Promise<string> {
 	let last = "";
 	return await waitFor(`${task} shown running`, () => {
-		last = screen(session);
+		last = terminal.screen();
 		return taskRows(last, ids).some(([id, , status]) => id === task && status === "running") && last;
 	}).catch((error: Error) => {
 		throw new Error(`${error.message}; the screen showed:\n${last}`);
@@ -66,8 +44,8 @@ async function whileRunning(session: string, task: string, ids: readonly string[
 
 test("the foreground view shows the tasks of an --until pass that joined while it ran", async () => {
 	const grown = untilRepo(true);
-	const session = foregroundRun(grown);
-	const text = await whileRunning(session, "work.2", UNTIL_ORDER);
+	const terminal = foregroundRun(grown);
+	const text = await whileRunning(terminal, "work.2", UNTIL_ORDER);
 	expect(taskRows(text, UNTIL_ORDER)).toEqual([
 		["work", "worker", "completed"],
 		["review", "glancer", "completed"],
@@ -78,13 +56,13 @@ test("the foreground view shows the tasks of an --until pass that joined while i
 	]);
 	expect(text).toMatch(/2 completed, .*1 running/);
 	grown.open();
-	await waitFor("the run completed", () => screen(session).includes("completed in"), 30_000);
+	await waitFor("the run completed", () => terminal.screen().includes("completed in"), 30_000);
 });
 
 test("the foreground view shows a planner's tasks as they join, before the planner's dependents", async () => {
 	const grown = plannerRepo(true);
-	const session = foregroundRun(grown);
-	const text = await whileRunning(session, "assess.1.1", PLANNER_ORDER);
+	const terminal = foregroundRun(grown);
+	const text = await whileRunning(terminal, "assess.1.1", PLANNER_ORDER);
 	expect(taskRows(text, PLANNER_ORDER).map(([id, , status]) => [id, status])).toEqual([
 		["assess", "completed"],
 		["assess.1.1", "running"],
@@ -93,14 +71,14 @@ test("the foreground view shows a planner's tasks as they join, before the plann
 		["report", "queued"],
 	]);
 	grown.open();
-	await waitFor("the run completed", () => screen(session).includes("completed in"), 30_000);
+	await waitFor("the run completed", () => terminal.screen().includes("completed in"), 30_000);
 });
 
 test("the foreground view of a workflow script shows its tasks as the script makes them", async () => {
 	const grown = scriptRepo(true);
-	const session = foregroundRun(grown);
+	const terminal = foregroundRun(grown);
 	const ids = ["inspector-1.0.1", "inspector-1.1.1", "tester-2"];
-	const text = await whileRunning(session, "inspector-1.1.1", ids);
+	const text = await whileRunning(terminal, "inspector-1.1.1", ids);
 	expect(text).toContain("its tasks appear as it runs");
 	expect(taskRows(text, ids)).toEqual([
 		["inspector-1.0.1", "inspector", "running"],
@@ -108,7 +86,7 @@ test("the foreground view of a workflow script shows its tasks as the script mak
 	]);
 	grown.open();
 	const done = await waitFor("the run completed", () => {
-		const s = screen(session);
+		const s = terminal.screen();
 		return s.includes("completed in") && s;
 	});
 	expect(done).toMatch(/tester-2 +tester +completed/);

@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { beforeAll, expect, test } from "vitest";
 import { type CliResult, crew, crewProcess, exitOf, gitRepo, type TestRepo } from "../../helpers.js";
 

@@ -1,3 +1,4 @@
+// @module-tag node22
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

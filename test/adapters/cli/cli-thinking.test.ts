@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,20 +1,15 @@
-import { execFileSync } from "node:child_process";
+// @module-tag node22
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { CLI, cancelLiveRuns, crew, crewProcess, TestRepo, waitFor } from "../../helpers.js";
+import { Terminal } from "../../terminal.js";
 
-const sessions: string[] = [];
+const terminals: Terminal[] = [];
 const repos: TestRepo[] = [];
 afterEach(async () => {
 	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
-	for (const name of sessions.splice(0)) {
-		try {
-			execFileSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
-		} catch {
-			// The session ended with its command: nothing to clean up.
-		}
-	}
+	for (const terminal of terminals.splice(0)) terminal.close();
 });
 
 /** A repository whose tasks each wait for the test to open their gate. */
@@ -34,10 +29,6 @@ async function detachedRun(repo: TestRepo): Promise<string> {
 	return JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId;
 }
 
-function screen(session: string): string {
-	return execFileSync("tmux", ["capture-pane", "-p", "-t", session], { encoding: "utf8" });
-}
-
 /** The screen line of a task, e.g. "left  worker  worker  running  command  1.2s". */
 function rowOf(text: string, task: string): string {
 	return text.split("\n").find((line) => line.trimStart().startsWith(`${task} `)) ?? "";
@@ -46,26 +37,16 @@ function rowOf(text: string, task: string): string {
 test("crew watch on a terminal redraws statuses in place as a run started elsewhere goes on", async () => {
 	const { repo, open } = gatedRepo();
 	const runId = await detachedRun(repo);
-	const session = `crew-watch-${process.pid}-${Date.now()}`;
-	sessions.push(session);
 	// The sleep keeps the last frame on screen after watch exits (remain-on-exit would print a
 	// line of its own at the bottom, scrolling the frame).
-	execFileSync("tmux", [
-		"new-session",
-		"-d",
-		"-s",
-		session,
-		"-x",
-		"160",
-		"-y",
-		"30",
-		"-c",
-		repo.dir,
-		`${process.execPath} ${CLI} watch ${runId} --interval 100; sleep 60`,
-	]);
+	const terminal = new Terminal(repo.dir, `${process.execPath} ${CLI} watch ${runId} --interval 100; sleep 60`, {
+		columns: 160,
+		rows: 30,
+	});
+	terminals.push(terminal);
 
 	let text = await waitFor("plan running", () => {
-		const s = screen(session);
+		const s = terminal.screen();
 		return /running/.test(rowOf(s, "plan")) && /waiting for gate plan/.test(rowOf(s, "plan")) && s;
 	});
 	expect(text).toContain(`run ${runId}  running`);
@@ -73,7 +54,7 @@ test("crew watch on a terminal redraws statuses in place as a run started elsewh
 
 	open("plan");
 	text = await waitFor("plan completed, left and right running", () => {
-		const s = screen(session);
+		const s = terminal.screen();
 		return (
 			/completed/.test(rowOf(s, "plan")) && /running/.test(rowOf(s, "left")) && /running/.test(rowOf(s, "right")) && s
 		);
@@ -86,7 +67,7 @@ test("crew watch on a terminal redraws statuses in place as a run started elsewh
 	text = await waitFor(
 		"the run completed",
 		() => {
-			last = screen(session);
+			last = terminal.screen();
 			return last.includes(`run ${runId}  completed`) && last;
 		},
 		30_000,

@@ -1,3 +1,5 @@
+// @module-tag agent-cli
+// @module-tag browser
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,5 @@
+// @module-tag node22
+// @module-tag agent-cli
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

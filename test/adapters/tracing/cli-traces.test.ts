@@ -1,3 +1,4 @@
+// @module-tag agent-cli
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";

@@ -21,20 +21,26 @@ export class RedisServer {
 	}
 
 	static async start(options: { readonly password?: string } = {}): Promise<RedisServer> {
-		const port = await freePort();
-		const auth = options.password === undefined ? [] : ["--requirepass", options.password];
-		const child = spawn(
-			"redis-server",
-			["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...auth],
-			{ stdio: "ignore" },
-		);
-		const server = new RedisServer(port, child, options.password);
-		const until = Date.now() + 10_000;
-		while (!(await server.#answers())) {
-			if (Date.now() > until) throw new Error(`redis-server did not start on port ${port}`);
-			await sleep(50);
+		// Another test file may take the free port before this server binds it: the server then
+		// exits, and the next port is tried. A server answering on the port is this one only when it
+		// reports this child's pid.
+		for (let tries = 1; ; tries++) {
+			const port = await freePort();
+			const auth = options.password === undefined ? [] : ["--requirepass", options.password];
+			const child = spawn(
+				"redis-server",
+				["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...auth],
+				{ stdio: "ignore" },
+			);
+			const server = new RedisServer(port, child, options.password);
+			const until = Date.now() + 10_000;
+			while (child.exitCode === null && !(await server.#answers())) {
+				if (Date.now() > until) throw new Error(`redis-server did not start on port ${port}`);
+				await sleep(50);
+			}
+			if (child.exitCode === null) return server;
+			if (tries === 5) throw new Error(`redis-server exited ${child.exitCode} on port ${port}, five times`);
 		}
-		return server;
 	}
 
 	async stop(): Promise<void> {
@@ -44,18 +50,21 @@ export class RedisServer {
 		);
 	}
 
+	/** Whether the server on the port is this one: it gives INFO, with this child's pid. */
 	#answers(): Promise<boolean> {
 		return new Promise((resolve) => {
 			const socket = new Socket();
 			socket.once("error", () => resolve(false));
+			socket.once("close", () => resolve(false));
 			const auth = this.#password === undefined ? "" : `AUTH ${this.#password}\r\n`;
-			socket.connect(this.#port, "127.0.0.1", () => socket.write(`${auth}PING\r\n`));
+			socket.connect(this.#port, "127.0.0.1", () => socket.write(`${auth}INFO server\r\n`));
 			let said = "";
 			socket.on("data", (data) => {
 				said += data.toString();
-				if (!said.includes("\r\n", auth === "" ? 0 : said.indexOf("\r\n") + 2)) return;
+				const pid = /process_id:(\d+)\r\n/.exec(said);
+				if (!pid && !/(^|\r\n)-[A-Z]/.test(said)) return;
 				socket.destroy();
-				resolve(said.includes("+PONG"));
+				resolve(pid?.[1] === String(this.#process.pid));
 			});
 		});
 	}

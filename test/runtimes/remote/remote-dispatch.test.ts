@@ -1,3 +1,4 @@
+// @module-tag redis
 import { Redis } from "ioredis";
 import { expect, test } from "vitest";
 import { crew, read, TestRepo } from "../../helpers.js";

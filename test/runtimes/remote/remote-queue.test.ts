@@ -1,3 +1,4 @@
+// @module-tag redis
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

@@ -3,20 +3,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { projectAt } from "../../src/config/project.js";
-import { Crew } from "../../src/engine/crew.js";
-import { RunReader } from "../../src/engine/run-reader.js";
-import { groupsCarrying } from "../../src/runtimes/process-group.js";
-import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
-import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
-import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
-import { actThenReport, type Script } from "../../src/scripted-model/turns.js";
-import { cliHome, PI_1, ROOT, TestRepo, waitFor } from "../helpers.js";
-
-const servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-	for (const server of servers.splice(0)) await server.close();
-});
+import { projectAt } from "../../../src/config/project.js";
+import { Crew } from "../../../src/engine/crew.js";
+import { RunReader } from "../../../src/engine/run-reader.js";
+import { groupsCarrying } from "../../../src/runtimes/process-group.js";
+import { RuntimeRegistry } from "../../../src/runtimes/runtime-registry.js";
+import { type ScriptedCliName, scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
+import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
+import { actThenReport, type Script } from "../../../src/scripted-model/turns.js";
+import { cliHome, PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";
 
 /** Each agent CLI, as its tests differ: how it is started and what it says when a 500 comes back. */
 const CLIS: readonly {
@@ -102,7 +97,21 @@ const writeNamedFile: Script = actThenReport((request) => {
 	return { kind: "write", path: name, content: `written for ${name}\n` };
 }, "the file is written");
 
-describe.each(CLIS)("$label as crew's worker", (cli) => {
+/**
+ * The tests of one agent CLI as crew's worker, by its label. Each CLI's tests are a file of their
+ * own (beside this one), so the four CLIs run side by side.
+ */
+export function agentCliSuite(label: string): void {
+	const cli = CLIS.find((c) => c.label === label);
+	if (!cli) throw new Error(`no agent CLI labelled '${label}'`);
+	const servers: ScriptedModelServer[] = [];
+	afterEach(async () => {
+		for (const server of servers.splice(0)) await server.close();
+	});
+	describe(`${cli.label} as crew's worker`, () => suite(cli, servers));
+}
+
+function suite(cli: (typeof CLIS)[number], servers: ScriptedModelServer[]): void {
 	async function setup(
 		script: Script,
 		agentFields: (scripted: { fallbackModel: string }) => string = () => "",
@@ -647,4 +656,4 @@ describe.each(CLIS)("$label as crew's worker", (cli) => {
 			crew.close();
 		}
 	});
-});
+}

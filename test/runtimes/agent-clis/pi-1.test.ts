@@ -1,0 +1,4 @@
+// @module-tag agent-cli
+import { agentCliSuite } from "./agent-cli-suite.js";
+
+agentCliSuite("pi 1.x");

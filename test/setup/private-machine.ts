@@ -1,0 +1,22 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, inject } from "vitest";
+
+/**
+ * Vitest setup file, run before each test file: the file gets a machine of its own, so files can
+ * run side by side and nothing else on the machine reaches them. Its temporary folder, home, user
+ * config (trust, personal agents), pi agent folder and tmux server are private to it; the real
+ * user's folders, `/tmp` itself and any tmux server already running are never used. The file
+ * `test-file` in its folder names the test file, for whoever looks at what a test left.
+ */
+const own = mkdtempSync(`${inject("privateRoot")}/`);
+writeFileSync(join(own, "test-file"), `${expect.getState().testPath ?? ""}\n`);
+const folders = { TMPDIR: "tmp", HOME: "home", XDG_CONFIG_HOME: "config", TMUX_TMPDIR: "tmux" } as const;
+for (const [name, folder] of Object.entries(folders)) {
+	const dir = join(own, folder);
+	mkdirSync(dir);
+	process.env[name] = dir;
+}
+process.env.PI_CODING_AGENT_DIR = join(own, "config", "pi-agent");
+// Inside a tmux session, tmux would talk to that session's server whatever TMUX_TMPDIR says.
+delete process.env.TMUX;
