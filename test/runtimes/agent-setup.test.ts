@@ -177,14 +177,18 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 	/** Runs an agent with `maxTurns: 2` whose model works on (a shell call each turn), until `obeys` and it is told to stop. */
 	async function run(obeys: boolean) {
 		const told = (r: ModelRequest) => r.messages.some((m) => m.text.includes("You have used your 2 turns"));
-		// Past the turns crew allows (2 and 5 more), answers come slowly: crew's stop is under way
-		// then, and however loaded the machine, the agent cannot make a request after the one it waits on.
+		// crew stops the agent at its 8th turn (2, and 5 more to wrap up). Codex may spend one request
+		// more on taking crew's message (the response under way when it is told is dropped); one more
+		// may be in flight when crew stops it. Past those the model never answers, so however loaded
+		// the machine no further request can come, and a crew that did not stop the agent would leave
+		// the run waiting and the test failing.
+		const answered = cli.name === "codex" ? 9 : 8;
 		let requests = 0;
 		const server = await ScriptedModelServer.start((r): Turn => {
 			requests += 1;
 			if (obeys && told(r)) return { kind: "text", text: "WRAPPED: this is what I did" };
 			const work: Turn = { kind: "shell", command: "echo working" };
-			return requests > 8 ? { kind: "delay", ms: 5_000, turn: work } : work;
+			return requests > answered ? { kind: "hang" } : work;
 		});
 		servers.push(server);
 		const repo = new TestRepo();
@@ -201,7 +205,7 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 			const runId = crew.create(plan);
 			const status = await crew.execute(runId);
 			const task = crew.snapshot(runId).tasks[0];
-			return { status, server, told, task };
+			return { status, server, told, task, answered };
 		} finally {
 			crew.close();
 		}
@@ -220,10 +224,10 @@ describe.each(CLIS.filter((c) => c.name !== "claude"))("$label's maxTurns, which
 	});
 
 	test("an agent that works on past its limit and five more turns is stopped, its attempt failed saying so", async () => {
-		const { status, server, task } = await run(false);
+		const { status, server, task, answered } = await run(false);
 		expect(status).toBe("failed");
 		expect(task?.error).toContain("its agent took 8 turns, past its maxTurns of 2 and 5 more to wrap up");
 		expect(server.requests.length).toBeGreaterThanOrEqual(8);
-		expect(server.requests.length).toBeLessThanOrEqual(9);
+		expect(server.requests.length).toBeLessThanOrEqual(answered + 1);
 	});
 });
