@@ -56,8 +56,13 @@ export interface AttemptSandbox {
 	readonly level: SandboxLevel;
 	/** The workspace is read-only: a reviewer, or an agent without a tool that writes. */
 	readonly readOnly: boolean;
-	/** crew's own folders, hidden: its store, and every run's files but the attempt's own. */
+	/** crew's own state, hidden: its store, and every run's files but the attempt's own. */
 	readonly hide: readonly string[];
+	/**
+	 * crew's folder in the repository, hidden above, of which what is not crew's state (`CREW_STATE`:
+	 * the tracked agents, teams, workflows, knowledge, config) shows again, read-only.
+	 */
+	readonly resources?: string;
 	/** Folders read that may be out of sight: the repository a task's worktree belongs to. */
 	readonly show: readonly string[];
 	/** Hosts (`host:port`) its agent may reach beside its model provider's: the user's. */
@@ -121,14 +126,25 @@ export function agentAsk(agent: AgentSpec): SandboxAsk {
 	return { level: agent.sandbox ?? "off", ...(agent.source ? { source: agent.source } : {}) };
 }
 
+/** What crew keeps in its folder of a repository that no task may see: its store, every run's files, the worktrees. */
+export const CREW_STATE: readonly string[] = [
+	"crew.db",
+	"crew.db-wal",
+	"crew.db-shm",
+	"crew.db-journal",
+	"runs",
+	"worktrees",
+];
+
 /**
- * The sandbox of a task's attempts, with crew's folder `crewDir` hidden; a run recorded without
- * one runs unconfined, as it did then.
+ * The sandbox of a task's attempts, with crew's folder `crewDir` hidden but for its resources,
+ * which show read-only; a run recorded without one runs unconfined, as it did then.
  */
 export function taskSandbox(task: TaskSpec, options: RunOptions, crewDir: string): AttemptSandbox {
 	const level = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
 	const hosts = options.sandbox?.hosts ?? [];
-	return { level, readOnly: readOnlyAgent(task.agent), hide: [crewDir], show: [options.cwd], hosts };
+	const readOnly = readOnlyAgent(task.agent);
+	return { level, readOnly, hide: [crewDir], resources: crewDir, show: [options.cwd], hosts };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
@@ -196,7 +196,8 @@ export class ResourceLoader {
 	}
 
 	#parse<K extends ResourceKind>(kind: K, file: string): Parsed<Resource<K>> {
-		const text = readResourceText(kind, file);
+		const folder = this.#layers.map(({ dir }) => join(dir, FOLDERS[kind])).find((f) => file.startsWith(`${f}/`));
+		const text = readResourceText(kind, file, folder);
 		try {
 			return PARSERS[kind](text, file) as Parsed<Resource<K>>;
 		} catch (error) {
@@ -209,12 +210,21 @@ export class ResourceLoader {
 /** Largest resource file read, in bytes: agents, teams and workflows are a few pages of text. */
 const MAX_RESOURCE_BYTES = 1024 * 1024;
 
-/** A resource file's text, or a clear error: not a file, too large, or not UTF-8 text. */
-function readResourceText(kind: ResourceKind, file: string): string {
+/**
+ * A resource file's text, or a clear error: not a file, too large, not UTF-8 text, or, for a file of
+ * a layer's `folder`, a link to a file outside that folder (a repository's `agents/x.md` linked to a
+ * user's credentials would otherwise be read as an agent, into views and prompts).
+ */
+function readResourceText(kind: ResourceKind, file: string, folder: string | undefined): string {
 	const refuse = (why: string, cause?: unknown) =>
 		new CrewError(ErrorCode.InvalidResource, `cannot read ${kind} ${file}: ${why}`, { cause });
 	let bytes: Buffer;
 	try {
+		if (folder !== undefined) {
+			const real = realpathSync(file);
+			const inside = realpathSync(folder);
+			if (!real.startsWith(`${inside}/`)) throw refuse(`it is a link to ${real}, outside ${folder}`);
+		}
 		const stat = statSync(file);
 		if (stat.isDirectory()) throw refuse("it is a directory, not a file");
 		if (!stat.isFile()) throw refuse("it is not a regular file");

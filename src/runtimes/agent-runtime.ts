@@ -17,6 +17,7 @@ import { projectSkills } from "./agent-skills.js";
 import { AskSocket } from "./ask-socket.js";
 import { attemptFileStream, writeAttemptFile } from "./attempt-files.js";
 import { AttemptSeal } from "./attempt-seal.js";
+import { attemptHome, type CliHome } from "./cli-home.js";
 import { crewVariables } from "./command-runtime.js";
 import { failureLine } from "./failure-lines.js";
 import { JsonLines } from "./json-lines.js";
@@ -24,7 +25,7 @@ import { onPath } from "./program-path.js";
 import type { Command } from "./sandbox/confine.js";
 import { DenialWatch } from "./sandbox/denials.js";
 import type { GateWatch } from "./sandbox/network-gate.js";
-import { type Launch, Sandbox } from "./sandbox/sandbox.js";
+import { type Launch, plantedFailure, Sandbox, unconfined } from "./sandbox/sandbox.js";
 import { TurnLimit } from "./turn-limit.js";
 import { LiveGroups, runWorkerProcess, type WorkerExit } from "./worker-process.js";
 import type {
@@ -84,10 +85,10 @@ export interface AgentCli {
 	 */
 	thinking(level: ThinkingLevel): ThinkingSetting | undefined;
 	/**
-	 * Where the CLI keeps its own state (settings, logs, credentials), for `env`: folders and files.
-	 * A sandboxed attempt may write those that exist, and nothing else beside its workspace.
+	 * The CLI's own folder for `env` (settings, logins, extensions): a confined attempt gets one of
+	 * its own in its place (see `attemptHome`), and writes nothing else beside its workspace.
 	 */
-	state(env: NodeJS.ProcessEnv): { readonly folders: readonly string[]; readonly files: readonly string[] };
+	home(env: NodeJS.ProcessEnv): CliHome;
 	/** Where the CLI reaches the request's model, for `env`: all a confined attempt may connect to, with the user's hosts. */
 	hosts(request: TaskRequest, env: NodeJS.ProcessEnv): HostPort[];
 	stream(): AgentStream;
@@ -227,7 +228,7 @@ export class AgentRuntime implements WorkerRuntime {
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own];
 		let launch: Launch;
 		try {
-			launch = await this.#launch(request, { file: file as string, args }, source, env, ask?.socket, {
+			launch = await this.#launch(request, base, { file: file as string, args }, source, env, ask?.socket, {
 				allow: allowed,
 				denied: (host) => watch.deny(host),
 				unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
@@ -276,6 +277,7 @@ export class AgentRuntime implements WorkerRuntime {
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
 		let end: WorkerExit | undefined;
+		let planted: string[] = [];
 		try {
 			end = await runWorkerProcess({
 				file: launch.file,
@@ -299,7 +301,7 @@ export class AgentRuntime implements WorkerRuntime {
 		} finally {
 			conversation?.end("its agent has ended");
 			await ask?.socket?.close();
-			await launch.close();
+			planted = await launch.close();
 			lines.end();
 			transcript.end();
 			await finished(transcript).catch((error: Error) => {
@@ -307,6 +309,8 @@ export class AgentRuntime implements WorkerRuntime {
 			});
 		}
 		const result = { text: stream.text, usage: stream.usage, artifacts };
+		if (planted.length > 0)
+			return { ...result, ok: false, exitCode: end?.code ?? null, error: plantedFailure(planted) };
 		if (end === undefined) {
 			const error = { message: limit?.overrun ?? "its agent was stopped", retryable: false };
 			return { ...result, ok: false, exitCode: null, error };
@@ -363,25 +367,32 @@ export class AgentRuntime implements WorkerRuntime {
 	 */
 	async #launch(
 		request: TaskRequest,
+		base: string,
 		command: Command,
 		source: NodeJS.ProcessEnv,
 		env: NodeJS.ProcessEnv,
 		ask: AskSocket | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
-		if (!isConfined(request.sandbox)) return { ...command, env: {}, close: async () => {} };
-		// Only what exists: a folder named by mistake is the CLI's to refuse, as it would unconfined.
-		const { folders, files } = this.#cli.state(source);
+		if (!isConfined(request.sandbox)) return unconfined(command);
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
 		const asker = ask ? [dirname(process.execPath)] : [];
 		const skills = projectSkills(request.agent.setup ?? {}, request.cwd, source);
-		return this.#sandbox.wrap(request, command, {
-			writable: [...folders, ...files, ...(ask ? [ask.folder] : [])],
+		const folder = join(request.artifactDir, `${base}.home`);
+		const home = attemptHome(this.#cli.home(source), folder, source);
+		const launch = await this.#sandbox.wrap(request, command, {
+			writable: [folder, ...(ask ? [ask.folder] : [])],
 			readable: [...program, ...asker, ...skills],
 			network: gate,
 			env,
 		});
+		const close = async () => {
+			const planted = await launch.close();
+			home.settle();
+			return planted;
+		};
+		return { ...launch, env: { ...launch.env, ...home.env }, close };
 	}
 
 	ignores(setup: AgentSetup): SetupKey[] {

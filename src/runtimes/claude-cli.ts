@@ -87,10 +87,30 @@ export const claudeCli: AgentCli = {
 		if (isConfined(request.sandbox)) args.push("--settings", JSON.stringify({ sandbox: { enabled: false } }));
 		return args;
 	},
-	state(env) {
-		if (env.CLAUDE_CONFIG_DIR) return { folders: [env.CLAUDE_CONFIG_DIR], files: [] };
+	// It writes sessions, todos, snapshots and logs in place: only what it reads is linked. Its
+	// account and projects file is beside the folder unless CLAUDE_CONFIG_DIR names one.
+	home(env) {
 		const home = env.HOME || homedir();
-		return { folders: [join(home, ".claude")], files: [join(home, ".claude.json")] };
+		const dir = env.CLAUDE_CONFIG_DIR || join(home, ".claude");
+		return {
+			dir,
+			variable: "CLAUDE_CONFIG_DIR",
+			through: [".credentials.json"],
+			links: {
+				only: [
+					".credentials.json",
+					".claude.json",
+					"settings.json",
+					"CLAUDE.md",
+					"agents",
+					"commands",
+					"skills",
+					"plugins",
+					"output-styles",
+				],
+			},
+			...(env.CLAUDE_CONFIG_DIR ? {} : { beside: { ".claude.json": join(home, ".claude.json") } }),
+		};
 	},
 	conversation: () => claudeConversation,
 	// It reads CLAUDE.md whatever it is told, finds skills only itself, and has no extensions.

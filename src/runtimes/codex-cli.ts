@@ -64,7 +64,13 @@ export const codexCli: AgentCli = {
 	},
 	// maxTurns: crew counts Codex's model responses and holds it to them (see TurnLimit).
 	ignores: (setup) => unsetKeys(setup, ["inheritSkills", "skills", "extensions", "excludeExtensions"]),
-	state: (env) => ({ folders: [env.CODEX_HOME || join(env.HOME || homedir(), ".codex")], files: [] }),
+	// It writes sessions, logs, history and its databases in place: only what it reads is linked.
+	home: (env) => ({
+		dir: env.CODEX_HOME || join(env.HOME || homedir(), ".codex"),
+		variable: "CODEX_HOME",
+		through: ["auth.json"],
+		links: { only: ["auth.json", "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"] },
+	}),
 	conversation: (request) => {
 		const prompt = request.agent.systemPrompt.trim();
 		return new CodexConversation(replacesSystemPrompt(request.agent.setup) && prompt !== "" ? prompt : undefined);

@@ -9,7 +9,7 @@ import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
 import { tailLines } from "./failure-lines.js";
 import { OutputEvents } from "./output-events.js";
 import { DenialWatch } from "./sandbox/denials.js";
-import { type Launch, Sandbox } from "./sandbox/sandbox.js";
+import { type Launch, plantedFailure, Sandbox } from "./sandbox/sandbox.js";
 import { LiveGroups, runWorkerProcess } from "./worker-process.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
@@ -104,7 +104,7 @@ export class CommandRuntime implements WorkerRuntime {
 			},
 		});
 		output.end();
-		await launch.close();
+		const planted = await launch.close();
 		if (confined) watch.scanEnds(end.stderrHead, end.stderrTail);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
@@ -112,6 +112,7 @@ export class CommandRuntime implements WorkerRuntime {
 		}
 		if (end.logError)
 			return failed(`cannot write the attempt's log: ${end.logError.message}`, false, end.code, artifacts);
+		if (planted.length > 0) return failed(plantedFailure(planted).message, false, end.code, artifacts);
 		let text = stdout.text();
 		if (stdout.truncated) text += `\n[crew: output truncated after ${this.#maxResult} of ${stdout.total} bytes]\n`;
 		if (end.code === 0) return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts };

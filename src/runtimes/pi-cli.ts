@@ -99,7 +99,13 @@ const piConversation: Conversation = {
 export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
-	state: (env) => ({ folders: [piAgentDir(env) ?? join(homedir(), ".pi", "agent")], files: [] }),
+	// It keeps no session here (--no-session); a refreshed login it writes back.
+	home: (env) => ({
+		dir: piAgentDir(env) ?? join(homedir(), ".pi", "agent"),
+		variable: "PI_CODING_AGENT_DIR",
+		through: ["auth.json"],
+		links: { except: ["sessions"] },
+	}),
 	args(request, { systemFile, asks, env }) {
 		const args = ["--mode", "rpc", "--no-session", "--offline"];
 		const { agent } = request;

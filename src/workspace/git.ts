@@ -18,10 +18,14 @@ export interface GitResult {
  *   post-commit, post-merge and reference-transaction hooks, which can fail or stall a command.
  *   What a new worktree needs is the user's `worktree.setup` hook;
  * - merges that fast-forward when they can and commit otherwise, without checking signatures;
- * - patches in git's plain format (`a/` and `b/` prefixes, no colour), which `git apply` reads.
+ * - patches in git's plain format (`a/` and `b/` prefixes, no colour), which `git apply` reads;
+ * - no file system monitor and no pager: programs a repository's config could name, which crew's
+ *   commands never need.
  * The rest of the user's config applies: credentials, filters such as LFS, safe directories.
  */
 const OWN_ACCOUNT = [
+	["core.fsmonitor", "false"],
+	["core.pager", "cat"],
 	["user.name", "crew"],
 	["user.email", "crew@localhost"],
 	["commit.gpgSign", "false"],

@@ -103,6 +103,26 @@ test("in a worktree a task's own edit reaches its branch; a write to the main ch
 	expect(git("show", `crew/${runId}:own.txt`)).toBe("mine\n");
 });
 
+test("a confined agent's own git add -A && git commit commits exactly its change, in the checkout and in a worktree", async () => {
+	for (const workspace of ["shared", "worktree"]) {
+		const { dir, run } = await project(
+			"echo mine > own.txt && git add -A && git -c user.name=a -c user.email=a@a commit -qm agent && git status --porcelain && echo committed",
+		);
+		// As crew init leaves it: crew's state ignored, its resources tracked.
+		writeFileSync(join(dir, ".crew", ".gitignore"), "crew.db\ncrew.db-*\nruns/\nworktrees/\n");
+		const git = committed(dir, "");
+		await run(["trust"]);
+		const base = git("rev-parse", "HEAD").trim();
+		const result = await run(["run", "-w", "one", "commit", "--workspace", workspace, "--json"]);
+		expect(result.code, `${workspace}: ${result.stderr}`).toBe(0);
+		const { runId } = JSON.parse(result.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+		const branch = workspace === "shared" ? "HEAD" : `crew-tasks/${runId}/work`;
+		expect(git("log", "--format=%s", `${base}..${branch}`).trim(), workspace).toMatch(/^agent$/m);
+		expect(git("diff", "--name-status", `${base}..${branch}`).trim(), workspace).toBe("A\town.txt");
+		if (workspace === "shared") expect(git("status", "--porcelain").trim()).toBe("");
+	}
+});
+
 test("a step with writes: src/ whose agent edits docs/x.md fails naming it, and the edit is not on the task's branch", async () => {
 	const { dir, run } = await project(
 		"mkdir -p src docs; echo a > src/a.ts; echo b > docs/x.md; echo c > notes.md",
@@ -207,10 +227,11 @@ test("a cancelled confined task's process gets its grace, as an unconfined one d
 });
 
 /** Makes `dir` a git repository with its files committed; returns a git runner in it. */
-function committed(dir: string): (...args: string[]) => string {
+/** `dir` as a repository on `main` with everything in it committed, but what `ignored` names (crew's whole folder by default). */
+function committed(dir: string, ignored = ".crew/\n"): (...args: string[]) => string {
 	const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
-	git("init", "-q");
-	writeFileSync(join(dir, ".gitignore"), ".crew/\n");
+	git("init", "-q", "-b", "main");
+	writeFileSync(join(dir, ".gitignore"), ignored);
 	git("add", "-A");
 	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base");
 	return git;

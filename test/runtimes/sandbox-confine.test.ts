@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { bwrapArgs, confine, findBwrap, type SandboxSpec, secretFolders } from "../../src/runtimes/sandbox/confine.js";
+import { bwrapArgs, confine, findBwrap, type SandboxSpec, secretPaths } from "../../src/runtimes/sandbox/confine.js";
 
 /**
  * Real bubblewrap confining real processes. The folders are under the test's temporary folder,
@@ -44,7 +44,7 @@ function spec(overrides: Partial<SandboxSpec> = {}): SandboxSpec {
 		readOnlyWorkspace: false,
 		writable: [],
 		readable: [],
-		hidden: [...secretFolders(home), join(workspace, ".crew")],
+		hidden: [...secretPaths(home), join(workspace, ".crew")],
 		network: "host",
 		...overrides,
 	};

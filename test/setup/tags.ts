@@ -33,7 +33,7 @@ export function tagsOf(path: string): string[] {
 /** The test files of `tier` under `root`/test, relative to `root`; every file for no tier. */
 export function tierFiles(root: string, tier: string | undefined): string[] {
 	const files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
-		.filter((path) => path.endsWith(".test.ts") && !path.startsWith("faults/"))
+		.filter((path) => path.endsWith(".test.ts") && !path.startsWith("faults/") && !path.startsWith("attacks/"))
 		.map((path) => join("test", path))
 		.sort();
 	if (tier === undefined || tier === "") return files;

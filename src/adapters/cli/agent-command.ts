@@ -8,6 +8,7 @@ import { RunEnding } from "../run-ending.js";
 import { runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
+import { print, printError } from "./print.js";
 import { open, runHere } from "./run-commands.js";
 
 function resultOf(project: Project, runId: string, taskId: string): ReturnType<RunReader["result"]> {
@@ -47,17 +48,17 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
 	try {
 		const plan = await crew.plan(runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings));
-		for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticText(d)}\n`);
+		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
 		const runId = crew.create(plan);
 		const taskId = plan.tasks[0]?.id ?? agent;
 		if (flags.background) {
 			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 			if (flags.json) {
 				const started = { runId, status: runner.status, taskId, agent, workflow: plan.workflow };
-				process.stdout.write(`${JSON.stringify(started)}\n`);
+				print(`${JSON.stringify(started)}\n`);
 			} else {
-				process.stdout.write(`${runId}\n`);
-				process.stderr.write(
+				print(`${runId}\n`);
+				printError(
 					`crew: agent ${agent} works on it in the background (pid ${runner.pid}); its result: crew result ${runId}\n`,
 				);
 			}
@@ -68,13 +69,13 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 		const { run } = listing;
 		if (flags.json) {
 			const ended = { runId, taskId, agent, status: run.status, error: record.error ?? run.error, result: text };
-			process.stdout.write(`${JSON.stringify(ended)}\n`);
+			print(`${JSON.stringify(ended)}\n`);
 		} else {
-			process.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+			print(text === "" || text.endsWith("\n") ? text : `${text}\n`);
 			if (standing.ending !== RunEnding.Completed) {
 				const why = run.error ?? record.error;
-				process.stderr.write(`crew: run ${runId} ${run.status}${why ? `: ${why}` : ""}\n`);
-				if (standing.next) process.stderr.write(`next: ${standing.next}\n`);
+				printError(`crew: run ${runId} ${run.status}${why ? `: ${why}` : ""}\n`);
+				if (standing.next) printError(`next: ${standing.next}\n`);
 			}
 		}
 		return exitOfRun(standing.ending);

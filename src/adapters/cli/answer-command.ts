@@ -3,6 +3,7 @@ import { startBackgroundRunner } from "../background-runner.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
 import { openCrew } from "./open-crew.js";
+import { print } from "./print.js";
 import type { AnswerFlags } from "./steer-command.js";
 
 const ANSWER = {
@@ -36,12 +37,12 @@ export async function answerCommand(
 		const runner = orphaned ? await startBackgroundRunner(crew, runId) : undefined;
 		if (flags.json) {
 			const resumed = runner ? { runner: { pid: runner.pid, status: runner.status } } : {};
-			process.stdout.write(`${JSON.stringify({ ...given, ...resumed })}\n`);
+			print(`${JSON.stringify({ ...given, ...resumed })}\n`);
 			return Exit.Ok;
 		}
 		if ("mail" in given) {
 			const resumed = runner ? `; no runner held the run: one started in the background (pid ${runner.pid})` : "";
-			process.stdout.write(`mail ${given.mail} of run ${runId} replied to: its script gathers the reply${resumed}\n`);
+			print(`mail ${given.mail} of run ${runId} replied to: its script gathers the reply${resumed}\n`);
 			return Exit.Ok;
 		}
 		const told =
@@ -50,7 +51,7 @@ export async function answerCommand(
 				: runner
 					? `no runner held the run: one started in the background (pid ${runner.pid}), and the task's next attempt is told the answer; follow it with: crew watch ${runId}`
 					: "its runner gives it to the agent at its next look";
-		process.stdout.write(`question ${given.questionId} of task ${given.taskId} answered: ${told}\n`);
+		print(`question ${given.questionId} of task ${given.taskId} answered: ${told}\n`);
 		return Exit.Ok;
 	} finally {
 		crew.close();

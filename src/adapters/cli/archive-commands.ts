@@ -9,6 +9,7 @@ import { bundleGoal } from "../../engine/run-bundle.js";
 import { exportToFile } from "../run-export.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
+import { print } from "./print.js";
 
 /** Largest bundle `crew import` reads, in bytes. */
 const MAX_BUNDLE_BYTES = 1024 * 1024 * 1024;
@@ -42,7 +43,7 @@ export async function exportCommand(runId: string, options: { output?: string })
 	checkId("run", runId);
 	return withCrew(async (crew) => {
 		const { file, tasks, files } = await exportToFile(crew, runId, options.output, process.cwd());
-		process.stdout.write(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
+		print(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
 		return Exit.Ok;
 	});
 }
@@ -81,7 +82,7 @@ export async function importCommand(file: string, flags: ImportFlags = {}): Prom
 	}
 	return withCrew(async (crew) => {
 		const { runId, files } = await crew.importRun(bundle);
-		process.stdout.write(`imported run ${runId} (${files} files); see it with: crew status ${runId}\n`);
+		print(`imported run ${runId} (${files} files); see it with: crew status ${runId}\n`);
 		return Exit.Ok;
 	});
 }
@@ -97,11 +98,11 @@ export async function forgetCommand(runId: string, options: { yes?: boolean }): 
 				"crew forget",
 			))
 		) {
-			process.stdout.write("nothing forgotten\n");
+			print("nothing forgotten\n");
 			return Exit.Failed;
 		}
 		await crew.forget(runId);
-		process.stdout.write(`forgot run ${runId}\n`);
+		print(`forgot run ${runId}\n`);
 		return Exit.Ok;
 	});
 }
@@ -111,7 +112,7 @@ export async function pruneRunsCommand(keep: number, options: { yes?: boolean })
 	return withCrew(async (crew) => {
 		const old = crew.runsBeyond(keep);
 		if (old.length === 0) {
-			process.stdout.write(`nothing to prune: no ended run beyond the newest ${keep}\n`);
+			print(`nothing to prune: no ended run beyond the newest ${keep}\n`);
 			return Exit.Ok;
 		}
 		if (
@@ -121,7 +122,7 @@ export async function pruneRunsCommand(keep: number, options: { yes?: boolean })
 				"crew prune",
 			))
 		) {
-			process.stdout.write("nothing forgotten\n");
+			print("nothing forgotten\n");
 			return Exit.Failed;
 		}
 		const refused: string[] = [];
@@ -132,8 +133,8 @@ export async function pruneRunsCommand(keep: number, options: { yes?: boolean })
 				refused.push(`${run.id}: ${errorMessage(error)}`);
 			}
 		}
-		process.stdout.write(`forgot ${old.length - refused.length} runs\n`);
-		for (const line of refused) process.stdout.write(`  kept ${line}\n`);
+		print(`forgot ${old.length - refused.length} runs\n`);
+		for (const line of refused) print(`  kept ${line}\n`);
 		return refused.length > 0 ? Exit.Failed : Exit.Ok;
 	});
 }

@@ -4,6 +4,7 @@ import { compareRuns, comparisonJson, type RunTotals, type TaskSide } from "../.
 import { RunReader } from "../../engine/run-reader.js";
 import { Exit } from "./exit-codes.js";
 import { usageText } from "./format.js";
+import { print } from "./print.js";
 
 /** Lines of a result's or patch's diff shown per task; `--json` has them whole. */
 const SHOWN_LINES = 40;
@@ -16,7 +17,7 @@ export async function diffCommand(a: string, b: string, flags: { json?: boolean 
 	try {
 		const compared = compareRuns(reader, a, b);
 		if (flags.json) {
-			process.stdout.write(`${JSON.stringify(comparisonJson(compared))}\n`);
+			print(`${JSON.stringify(comparisonJson(compared))}\n`);
 			return Exit.Ok;
 		}
 		const width = Math.max(4, ...compared.tasks.map((t) => t.taskId.length)) + 2;
@@ -38,7 +39,7 @@ export async function diffCommand(a: string, b: string, flags: { json?: boolean 
 				if (shown.length > SHOWN_LINES) lines.push(`… ${shown.length - SHOWN_LINES} more lines (--json has them all)`);
 			}
 		}
-		process.stdout.write(`${lines.join("\n")}\n`);
+		print(`${lines.join("\n")}\n`);
 		return Exit.Ok;
 	} finally {
 		reader.close();

@@ -22,6 +22,7 @@ import { configuredRuntimes } from "../configured-runtimes.js";
 import { NOTIFY_FAILURES_KEPT_MS } from "../inbox.js";
 import { smokeCheck } from "./doctor-smoke.js";
 import { Exit } from "./exit-codes.js";
+import { print } from "./print.js";
 
 /** Runs `<program> --version`; the first line of its answer, or why there is none. */
 function version(command: readonly string[]): Promise<{ ok: boolean; detail: string }> {
@@ -267,11 +268,11 @@ export async function doctorReport(
 /** `crew doctor`: the checks of `doctorReport`, one a line (or as JSON); exits 1 unless ok. */
 export async function doctorCommand(options: { json?: boolean; smoke?: boolean }): Promise<number> {
 	const { checks, ok } = await doctorReport(options);
-	if (options.json) process.stdout.write(`${JSON.stringify({ checks })}\n`);
+	if (options.json) print(`${JSON.stringify({ checks })}\n`);
 	else {
 		for (const c of checks) {
-			process.stdout.write(`${c.ok ? "ok  " : "--  "}${c.name}: ${c.detail}\n`);
-			if (c.fix) process.stdout.write(`    fix: ${c.fix}\n`);
+			print(`${c.ok ? "ok  " : "--  "}${c.name}: ${c.detail}\n`);
+			if (c.fix) print(`    fix: ${c.fix}\n`);
 		}
 	}
 	return ok ? Exit.Ok : Exit.Failed;

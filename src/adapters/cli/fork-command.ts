@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { print } from "./print.js";
 import type { OutputFlags } from "./run-commands.js";
 
 export interface ForkFlags extends OutputFlags {
@@ -96,16 +97,13 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 		if (flags.dry) {
 			const reused = decision.reused.map((t) => ({ taskId: t.id, usage: t.inherited?.usage ?? t.usage }));
 			if (flags.json)
-				process.stdout.write(
-					`${JSON.stringify({ from: runId, reused, rerun: decision.rerun, estimate: estimate.line })}\n`,
-				);
-			else process.stdout.write(decisionText(runId, decision, estimate.line));
+				print(`${JSON.stringify({ from: runId, reused, rerun: decision.rerun, estimate: estimate.line })}\n`);
+			else print(decisionText(runId, decision, estimate.line));
 			return Exit.Ok;
 		}
 		const id = await crew.createFork(fork);
 		if (flags.detach) return await runs.detach(crew, id, flags.json === true, ["--if-queued"]);
-		if (!flags.json)
-			process.stdout.write(`run ${id}: a fork of ${runId}\n${decisionText(runId, decision, estimate.line)}`);
+		if (!flags.json) print(`run ${id}: a fork of ${runId}\n${decisionText(runId, decision, estimate.line)}`);
 		return await runs.foreground(crew, id, view, flags.json === true, quiet);
 	} finally {
 		crew.close();
@@ -119,7 +117,7 @@ async function replay(runId: string, flags: OutputFlags & { liveOnDivergence?: b
 	try {
 		const id = await crew.replay(runId, flags.liveOnDivergence === true);
 		if (flags.detach) return await runs.detach(crew, id, flags.json === true, ["--if-queued"]);
-		if (!flags.json) process.stdout.write(`run ${id}: a replay of ${runId}\n`);
+		if (!flags.json) print(`run ${id}: a replay of ${runId}\n`);
 		return await runs.foreground(crew, id, view, flags.json === true, quiet);
 	} finally {
 		crew.close();

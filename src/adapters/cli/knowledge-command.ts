@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { checkPersonText } from "../../core/steer-limits.js";
+import { print, printError } from "./print.js";
 
 /**
  * `crew knowledge`: the project's knowledge, which every task's prompt carries, shown and added
@@ -25,10 +26,10 @@ async function show(): Promise<number> {
 	const project = findProject(process.cwd());
 	const file = knowledgeFile(project.crewDir);
 	const read = knowledgeText(project.crewDir);
-	if (typeof read === "object") process.stderr.write(`crew: ${read.refused}\n`);
+	if (typeof read === "object") printError(`crew: ${read.refused}\n`);
 	const text = typeof read === "string" ? read : "";
-	if (read === undefined || read === "") process.stderr.write(`no project knowledge yet (${file})\n`);
-	process.stdout.write(text);
+	if (read === undefined || read === "") printError(`no project knowledge yet (${file})\n`);
+	print(text);
 	const { RunReader } = await import("../../engine/run-reader.js");
 	const reader = new RunReader(project);
 	try {
@@ -40,10 +41,10 @@ async function show(): Promise<number> {
 			.map((e) => ({ task: e.taskId, note: String(e.data.note) }))
 			.filter(({ note }) => !text.includes(note));
 		if (proposed.length === 0) return 0;
-		process.stdout.write(`\nProposed by the agents of run ${latest.id}, not added:\n`);
+		print(`\nProposed by the agents of run ${latest.id}, not added:\n`);
 		for (const { task, note } of proposed) {
 			const shown = printable(note);
-			process.stdout.write(`  ${task}: ${shown}\n    crew knowledge add ${shellQuoted(shown)}\n`);
+			print(`  ${task}: ${shown}\n    crew knowledge add ${shellQuoted(shown)}\n`);
 		}
 		return 0;
 	} finally {
@@ -57,9 +58,9 @@ async function add(note: string): Promise<number> {
 	const { MAX_KNOWLEDGE_BYTES } = await import("../../core/knowledge.js");
 	checkPersonText(note, "a knowledge note");
 	const { file, bytes } = addKnowledge(findProject(process.cwd()).crewDir, note);
-	process.stdout.write(`added to ${file}\n`);
+	print(`added to ${file}\n`);
 	if (bytes > MAX_KNOWLEDGE_BYTES)
-		process.stderr.write(
+		printError(
 			`crew: ${file} is ${Math.ceil(bytes / 1024)} KB; prompts carry its first ${MAX_KNOWLEDGE_BYTES / 1024} KB\n`,
 		);
 	return 0;

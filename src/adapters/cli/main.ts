@@ -395,7 +395,8 @@ function program(setExit: (code: number) => void): Command {
 		.argument("<task>", "task id or step id")
 		.option("-f, --follow", "keep printing until the task ends")
 		.option("--json", "one JSON object per line")
-		.action(async (runId: string, task: string, options: FollowOption) =>
+		.option("--raw", "control characters as written, for a program to read (else shown inert)")
+		.action(async (runId: string, task: string, options: FollowOption & { raw?: boolean }) =>
 			exit((await reads()).logsCommand(runId, task, options)),
 		);
 

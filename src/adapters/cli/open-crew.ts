@@ -1,9 +1,10 @@
 import type { Project } from "../../config/project.js";
 import { Crew, type CrewOptions } from "../../engine/crew.js";
 import { runTracing, withTracing } from "../tracing/run-tracing.js";
+import { printError } from "./print.js";
 
 function warn(message: string): void {
-	process.stderr.write(`crew: warning: ${message}\n`);
+	printError(`crew: warning: ${message}\n`);
 }
 
 /**

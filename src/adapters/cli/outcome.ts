@@ -1,5 +1,6 @@
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { Exit } from "./exit-codes.js";
+import { printError } from "./print.js";
 
 /**
  * Errors that say what the command was given is wrong (HTTP answers them 400 or 404): they exit
@@ -27,8 +28,8 @@ export async function outcome(argv: readonly string[], command: () => Promise<nu
 		return await command();
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
-		process.stderr.write(`crew: ${message}\n`);
-		if (argv.includes("--debug") && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+		printError(`crew: ${message}\n`);
+		if (argv.includes("--debug") && error instanceof Error && error.stack) printError(`${error.stack}\n`);
 		return error instanceof CrewError && BAD_INPUT.has(error.code) ? Exit.Usage : Exit.Failed;
 	}
 }

@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import type { TaskStatus } from "../../core/status.js";
 import { statusCounts } from "../../core/status.js";
+import { inert } from "../../core/terminal-text.js";
 import type { EventRecord, ListedTask } from "../../core/types.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
@@ -71,7 +72,7 @@ export class ProgressView {
 		this.#tasks[at] = next;
 		if (!this.#tty) {
 			const clock = elapsed(new Date(this.#started).toISOString(), event.time, Date.now()).padStart(7);
-			this.#out.write(`${clock}${taskLine(next, Date.parse(event.time), this.#widths)}\n`);
+			this.#out.write(`${clock}${inert(taskLine(next, Date.parse(event.time), this.#widths))}\n`);
 		}
 	};
 
@@ -101,7 +102,7 @@ export class ProgressView {
 		const header = `  ${statusCounts(tasks)}  (${elapsed(new Date(this.#started).toISOString(), null, now)})`;
 		const lines = [header, ...shown.map((t) => taskLine(t, now, widths))];
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
-		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);
+		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${inert(l)}`).join("\n")}\n\x1b[J`);
 		this.#drawn = lines.length;
 	}
 }

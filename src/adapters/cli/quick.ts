@@ -1,3 +1,4 @@
+import { print } from "./print.js";
 import { version } from "./version.js";
 
 type Reads = typeof import("./read-commands.js");
@@ -35,7 +36,7 @@ const PLAIN: ReadonlyMap<string, PlainForm> = new Map(
  */
 export function quick(argv: readonly string[]): Promise<number> | undefined {
 	if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
-		process.stdout.write(`${version()}\n`);
+		print(`${version()}\n`);
 		return Promise.resolve(0);
 	}
 	const args = argv.slice(2).filter((arg) => arg !== "--debug");

@@ -9,6 +9,7 @@ import { inboxItems, inboxText } from "../inbox.js";
 import { runStanding } from "../run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
 import { eventText, logText, runsText, statusText } from "./format.js";
+import { print, printError } from "./print.js";
 import { WatchView } from "./watch-view.js";
 
 export interface JsonOption {
@@ -46,7 +47,7 @@ export async function statusCommand(runId: string | undefined, options: StatusOp
 			? `${reader.statusJson(runId, { ...(tasks ? { tasks } : {}), ...(fields ? { fields } : {}) })}\n`
 			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId)),
 	);
-	process.stdout.write(text);
+	print(text);
 	return 0;
 }
 
@@ -84,15 +85,15 @@ export async function runsCommand(options: JsonOption & { session?: string }): P
 		reader.runs().filter((run) => options.session === undefined || run.options.caller?.session === options.session),
 	);
 	if (options.json) {
-		process.stdout.write(`${JSON.stringify(runs.map(runSummary))}\n`);
-	} else process.stdout.write(runsText(runs));
+		print(`${JSON.stringify(runs.map(runSummary))}\n`);
+	} else print(runsText(runs));
 	return 0;
 }
 
 /** `crew inbox`: everything waiting on a person in this repository, oldest first. */
 export async function inboxCommand(options: JsonOption): Promise<number> {
 	const items = withReader((reader) => inboxItems(reader));
-	process.stdout.write(options.json ? `${JSON.stringify({ items })}\n` : inboxText(items));
+	print(options.json ? `${JSON.stringify({ items })}\n` : inboxText(items));
 	return 0;
 }
 
@@ -104,7 +105,7 @@ export async function eventsCommand(runId: string, options: FollowOption): Promi
 		for (;;) {
 			const events = reader.events(runId, after);
 			for (const event of events) {
-				process.stdout.write(`${options.json ? JSON.stringify(eventJson(event)) : eventText(event)}\n`);
+				print(`${options.json ? JSON.stringify(eventJson(event)) : eventText(event)}\n`);
 				after = event.seq;
 			}
 			if (events.length > 0) continue;
@@ -124,25 +125,22 @@ export async function resultCommand(runId: string, ref: string | undefined, opti
 		const { status, error, text } = withReader((reader) => reader.scriptResult(runId));
 		if (options.json) {
 			const result = text === "" ? null : (JSON.parse(text) as unknown);
-			process.stdout.write(`${JSON.stringify({ runId, status, error, result })}\n`);
+			print(`${JSON.stringify({ runId, status, error, result })}\n`);
 		} else {
-			process.stdout.write(text);
-			if (text === "")
-				process.stderr.write(`run ${runId} is ${status} and has no result${error ? `: ${error}` : ""}\n`);
+			print(text);
+			if (text === "") printError(`run ${runId} is ${status} and has no result${error ? `: ${error}` : ""}\n`);
 		}
 		return 0;
 	}
 	const { task: record, text } = withReader((reader) => reader.result(runId, task));
 	if (options.json) {
-		process.stdout.write(
+		print(
 			`${JSON.stringify({ runId, taskId: record.id, stepId: record.stepId, status: record.status, error: record.error, result: text })}\n`,
 		);
 	} else {
-		process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+		print(text.endsWith("\n") || text === "" ? text : `${text}\n`);
 		if (text === "")
-			process.stderr.write(
-				`task ${record.id} is ${record.status} and has no result${record.error ? `: ${record.error}` : ""}\n`,
-			);
+			printError(`task ${record.id} is ${record.status} and has no result${record.error ? `: ${record.error}` : ""}\n`);
 	}
 	return 0;
 }
@@ -151,7 +149,13 @@ export async function resultCommand(runId: string, ref: string | undefined, opti
  * A task's log: what its agent said, the tools it called and what they returned, what a command
  * printed, attempt by attempt. With `follow`, goes on until the task has ended.
  */
-export async function logsCommand(runId: string, task: string, options: FollowOption): Promise<number> {
+export async function logsCommand(
+	runId: string,
+	task: string,
+	options: FollowOption & { readonly raw?: boolean },
+): Promise<number> {
+	// --raw: as the agent wrote it, control characters and all, for a program to read.
+	const write = options.raw ? (text: string) => process.stdout.write(text) : print;
 	const reader = new RunReader(findProject(process.cwd()));
 	try {
 		let after = 0;
@@ -165,7 +169,7 @@ export async function logsCommand(runId: string, task: string, options: FollowOp
 				const line = options.json
 					? JSON.stringify({ seq: event.seq, time: event.time, type: event.type, kind: entry.kind, text: entry.text })
 					: logText(event, entry);
-				process.stdout.write(`${line}\n`);
+				write(`${line}\n`);
 			}
 			if (events.length > 0) continue;
 			if (!options.follow || ended) return 0;

@@ -2,6 +2,7 @@ import { findProject } from "../../config/project.js";
 import type { ReconcileReport } from "../../engine/reconcile.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
+import { print } from "./print.js";
 
 function reportText(r: ReconcileReport, fix: boolean): string {
 	const lines: string[] = [];
@@ -36,7 +37,7 @@ export async function reconcileCommand(options: { fix?: boolean; json?: boolean 
 	try {
 		const fix = options.fix === true;
 		const report = await crew.reconcile(fix);
-		process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, fix));
+		print(options.json ? `${JSON.stringify(report)}\n` : reportText(report, fix));
 		const open = report.orphanedRuns.some((o) => !o.fixed) || report.orphanedProcesses.some((p) => !p.fixed);
 		return open ? Exit.Failed : Exit.Ok;
 	} finally {

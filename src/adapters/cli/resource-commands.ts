@@ -13,6 +13,7 @@ import { recommendTeam, validationReport } from "../resource-reports.js";
 import { resourceKind, resourceRows } from "../team-actions.js";
 import { Exit } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
+import { print, printError } from "./print.js";
 
 export interface TrustFlags {
 	readonly list?: boolean;
@@ -44,14 +45,14 @@ export async function listCommand(kind: string | undefined, options: { json?: bo
 	const kinds = kind === undefined ? (["agent", "team", "workflow"] as const) : [resourceKind(kind)];
 	const rows = resourceRows(loader(), kinds);
 	if (options.json) {
-		process.stdout.write(`${JSON.stringify(rows)}\n`);
+		print(`${JSON.stringify(rows)}\n`);
 		return Exit.Ok;
 	}
 	const width = Math.max(4, ...rows.map((r) => r.name.length)) + 2;
 	for (const k of kinds) {
-		process.stdout.write(`${k}s:\n`);
+		print(`${k}s:\n`);
 		for (const r of rows.filter((row) => row.kind === k)) {
-			process.stdout.write(`  ${r.name.padEnd(width)}${r.layer.padEnd(9)}${r.description}\n`);
+			print(`  ${r.name.padEnd(width)}${r.layer.padEnd(9)}${r.description}\n`);
 		}
 	}
 	return Exit.Ok;
@@ -61,7 +62,7 @@ export async function showCommand(kind: string, name: string, options: { json?: 
 	const k = resourceKind(kind);
 	const { item, diagnostics } = loader().load(k, name);
 	if (options.json) {
-		process.stdout.write(`${JSON.stringify({ kind: k, ...item, diagnostics })}\n`);
+		print(`${JSON.stringify({ kind: k, ...item, diagnostics })}\n`);
 		return Exit.Ok;
 	}
 	const lines = [`${k} ${item.name}  (${item.file})`];
@@ -89,7 +90,7 @@ export async function showCommand(kind: string, name: string, options: { json?: 
 		}
 	}
 	for (const d of diagnostics) lines.push(diagnosticLine(d));
-	process.stdout.write(`${lines.join("\n")}\n`);
+	print(`${lines.join("\n")}\n`);
 	return Exit.Ok;
 }
 
@@ -101,10 +102,10 @@ export async function validateCommand(options: { json?: boolean }): Promise<numb
 		cwd: root,
 		trusted: new TrustStore().isTrusted(root),
 	});
-	if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+	if (options.json) print(`${JSON.stringify(report)}\n`);
 	else {
-		for (const d of report.diagnostics) process.stdout.write(`${diagnosticLine(d)}\n`);
-		process.stdout.write(
+		for (const d of report.diagnostics) print(`${diagnosticLine(d)}\n`);
+		print(
 			`${report.errors === 0 ? "valid" : "invalid"}: ${report.agents} agents, ${report.teams} teams, ${report.workflows} workflows; ${report.errors} errors, ${report.warnings} warnings\n`,
 		);
 	}
@@ -128,12 +129,12 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 	);
 	const summary = planSummary(plan, estimateFromStore(plan, project));
 	if (flags.json) {
-		process.stdout.write(`${JSON.stringify(summary)}\n`);
+		print(`${JSON.stringify(summary)}\n`);
 		return Exit.Ok;
 	}
-	for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticLine(d)}\n`);
+	for (const d of plan.diagnostics) printError(`crew: ${diagnosticLine(d)}\n`);
 	if (summary.script) {
-		process.stdout.write(
+		print(
 			`plan: workflow script ${plan.workflow} (${summary.script.file})${plan.team ? `, team ${plan.team}` : ""}; its tasks are made as it runs, by the roles ${summary.script.roles.join(", ")}; nothing runs\n${summary.estimate ? `estimate: ${summary.estimate.line}\n` : ""}`,
 		);
 		return Exit.Ok;
@@ -160,7 +161,7 @@ export async function planCommand(argument: string | undefined, flags: PlanFlags
 	const critical = summary.criticalPath;
 	lines.push(`critical path: ${critical.join(" → ")} (${critical.length} steps)`);
 	if (summary.estimate) lines.push(`estimate: ${summary.estimate.line}`);
-	process.stdout.write(`${lines.join("\n")}\n`);
+	print(`${lines.join("\n")}\n`);
 	return Exit.Ok;
 }
 
@@ -169,18 +170,18 @@ export async function trustCommand(flags: TrustFlags): Promise<number> {
 	const store = new TrustStore();
 	if (flags.list) {
 		const trusted = store.list();
-		if (trusted.length === 0) process.stdout.write("no repository is trusted\n");
-		for (const t of trusted) process.stdout.write(`${t.path}  (since ${t.trustedAt})\n`);
+		if (trusted.length === 0) print("no repository is trusted\n");
+		for (const t of trusted) print(`${t.path}  (since ${t.trustedAt})\n`);
 		return Exit.Ok;
 	}
 	const { root } = findProject(process.cwd());
 	if (flags.revoke) {
 		const was = store.revoke(root);
-		process.stdout.write(`${was ? "no longer trusted" : "was not trusted"}: ${root}\n`);
+		print(`${was ? "no longer trusted" : "was not trusted"}: ${root}\n`);
 		return Exit.Ok;
 	}
 	store.trust(root);
-	process.stdout.write(`trusted: ${root}; crew will run the commands its own files define\n`);
+	print(`trusted: ${root}; crew will run the commands its own files define\n`);
 	return Exit.Ok;
 }
 
@@ -188,7 +189,7 @@ export async function trustCommand(flags: TrustFlags): Promise<number> {
 export async function recommendCommand(goal: string, options: { json?: boolean }): Promise<number> {
 	const pick = recommendTeam(loader(), goal);
 	if (options.json) {
-		process.stdout.write(`${JSON.stringify(pick)}\n`);
+		print(`${JSON.stringify(pick)}\n`);
 		return Exit.Ok;
 	}
 	const workflow = pick.workflow ? ` --workflow ${pick.workflow}` : "";
@@ -199,6 +200,6 @@ export async function recommendCommand(goal: string, options: { json?: boolean }
 	if (pick.alternatives.length > 0) {
 		lines.push(`  also: ${pick.alternatives.map((a) => `${a.team} (score ${a.score})`).join(", ")}`);
 	}
-	process.stdout.write(`${lines.join("\n")}\n`);
+	print(`${lines.join("\n")}\n`);
 	return Exit.Ok;
 }

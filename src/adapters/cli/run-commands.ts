@@ -17,6 +17,7 @@ import { type RunAsk, runInput } from "../run-input.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { openCrew } from "./open-crew.js";
+import { print, printError } from "./print.js";
 import { ProgressView } from "./progress-view.js";
 import { writeStarter } from "./starter.js";
 import { summaryText } from "./summary.js";
@@ -48,7 +49,7 @@ export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quie
 	const quiet = flags.detach === true || (flags.json === true && !process.stderr.isTTY);
 	const project = findProject(process.cwd());
 	const settings = loadSettings(project);
-	for (const warning of settings.warnings) process.stderr.write(`crew: warning: ${warning}\n`);
+	for (const warning of settings.warnings) printError(`crew: warning: ${warning}\n`);
 	const targets = settings.notify ?? [];
 	const notifier =
 		targets.length > 0 ? new Notifier({ targets, dbFile: project.dbFile, repository: project.root }) : undefined;
@@ -71,12 +72,12 @@ export async function init(flags: { bare?: boolean }): Promise<number> {
 	const project = findProject(process.cwd());
 	const created = ensureCrewDir(project);
 	for (const folder of ["agents", "teams", "workflows"]) mkdirSync(join(project.crewDir, folder), { recursive: true });
-	process.stdout.write(`${created ? "created" : "already set up:"} ${project.crewDir}\n`);
+	print(`${created ? "created" : "already set up:"} ${project.crewDir}\n`);
 	if (flags.bare) return Exit.Ok;
 	const { written, kept } = writeStarter(project.crewDir);
-	for (const file of written) process.stdout.write(`  wrote ${relative(project.root, file)}\n`);
-	for (const file of kept) process.stdout.write(`  kept ${relative(project.root, file)} (it exists)\n`);
-	process.stdout.write(
+	for (const file of written) print(`  wrote ${relative(project.root, file)}\n`);
+	for (const file of kept) print(`  kept ${relative(project.root, file)} (it exists)\n`);
+	print(
 		`the starter team scouts, builds and checks with pi agents on pi's own model (or --model <provider/model>)\nnext: crew run "<goal>" --team starter\n`,
 	);
 	return Exit.Ok;
@@ -87,17 +88,17 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 	const { crew, view, quiet, settings } = open(flags);
 	try {
 		const plan = await crew.plan(runInput({ ...flags, goal }, settings));
-		for (const d of plan.diagnostics) process.stderr.write(`crew: ${diagnosticText(d)}\n`);
+		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
 		const runId = crew.create(plan);
-		if (estimate && flags.detach) process.stdout.write(`estimate: ${estimate.line}\n`);
+		if (estimate && flags.detach) print(`estimate: ${estimate.line}\n`);
 		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
 		if (!flags.json) {
 			const what = plan.options.script
 				? `workflow script ${plan.workflow}: its tasks appear as it runs`
 				: `${plan.tasks.length} tasks, workflow ${plan.workflow}`;
-			process.stdout.write(`run ${runId}: ${what}\n${estimate ? `estimate: ${estimate.line}\n` : ""}`);
+			print(`run ${runId}: ${what}\n${estimate ? `estimate: ${estimate.line}\n` : ""}`);
 		}
 		return await foreground(crew, runId, view, flags.json === true, quiet);
 	} finally {
@@ -121,8 +122,8 @@ export async function resumeCommand(runId: string, flags: ResumeFlags): Promise<
 		}
 		const run = crew.run(runId);
 		if (run.status === RunStatus.Completed) {
-			if (flags.json) process.stdout.write(`${JSON.stringify({ runId, status: run.status })}\n`);
-			else process.stdout.write(`run ${runId} is completed; nothing to resume\n`);
+			if (flags.json) print(`${JSON.stringify({ runId, status: run.status })}\n`);
+			else print(`run ${runId} is completed; nothing to resume\n`);
 			return Exit.Ok;
 		}
 		if (flags.detach) return await detach(crew, runId, flags.json === true, []);
@@ -155,9 +156,9 @@ export async function approveCommand(runId: string, flags: { json?: boolean }): 
 	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const { tasks, runnerAlive } = crew.approve(runId);
-		if (!flags.json) process.stdout.write(`approved: ${tasks.join(", ")}\n`);
+		if (!flags.json) print(`approved: ${tasks.join(", ")}\n`);
 		if (!runnerAlive) return await detach(crew, runId, flags.json === true, []);
-		if (flags.json) process.stdout.write(`${JSON.stringify({ runId, status: crew.run(runId).status })}\n`);
+		if (flags.json) print(`${JSON.stringify({ runId, status: crew.run(runId).status })}\n`);
 		return Exit.Ok;
 	} finally {
 		crew.close();
@@ -169,7 +170,7 @@ export async function rejectCommand(runId: string, flags: { reason: string }): P
 	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const status = await crew.reject(runId, flags.reason);
-		process.stdout.write(`run ${runId} ${status}: rejected: ${flags.reason.trim()}\n`);
+		print(`run ${runId} ${status}: rejected: ${flags.reason.trim()}\n`);
 		return status === RunStatus.Cancelled ? Exit.Ok : Exit.Failed;
 	} finally {
 		crew.close();
@@ -183,14 +184,14 @@ export async function cancelCommand(runId: string): Promise<number> {
 		const before = crew.run(runId).status;
 		const status = await crew.cancel(runId, "cancelled with crew cancel");
 		if (status === RunStatus.Cancelled && before !== RunStatus.Cancelled) {
-			process.stdout.write(`run ${runId} cancelled\n`);
+			print(`run ${runId} cancelled\n`);
 			return Exit.Ok;
 		}
 		if (isTerminalRun(status)) {
-			process.stdout.write(`run ${runId} had already ended: ${status}\n`);
+			print(`run ${runId} had already ended: ${status}\n`);
 			return Exit.Ok;
 		}
-		process.stderr.write(`crew: run ${runId} is still ${status}; its runner did not confirm the cancel in time\n`);
+		printError(`crew: run ${runId} is still ${status}; its runner did not confirm the cancel in time\n`);
 		return Exit.Failed;
 	} finally {
 		crew.close();
@@ -256,10 +257,10 @@ export async function foreground(
 	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
 ): Promise<number> {
 	const { status, listing, standing } = await runHere(crew, runId, view, quiet, how);
-	if (json) process.stdout.write(`${JSON.stringify({ runId, status })}\n`);
+	if (json) print(`${JSON.stringify({ runId, status })}\n`);
 	else {
 		const files = crew.files.display(runId, "tasks", crew.project.root);
-		process.stdout.write(summaryText(listing, files, Date.now(), standing.next));
+		print(summaryText(listing, files, Date.now(), standing.next));
 	}
 	return exitOfRun(standing.ending);
 }
@@ -271,10 +272,8 @@ export async function detach(crew: Crew, runId: string, json: boolean, extra: re
 
 /** Says which background runner took the run. */
 function report(runId: string, runner: BackgroundRunner, json: boolean): number {
-	if (json) process.stdout.write(`${JSON.stringify({ runId, status: runner.status })}\n`);
+	if (json) print(`${JSON.stringify({ runId, status: runner.status })}\n`);
 	else
-		process.stdout.write(
-			`run ${runId} ${runner.status} in the background (pid ${runner.pid}); follow it with: crew watch ${runId}\n`,
-		);
+		print(`run ${runId} ${runner.status} in the background (pid ${runner.pid}); follow it with: crew watch ${runId}\n`);
 	return Exit.Ok;
 }

@@ -4,6 +4,7 @@ import { serve } from "@hono/node-server";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { createApp } from "../http/app.js";
+import { print } from "./print.js";
 
 export interface ServeOptions {
 	readonly port: number;
@@ -33,11 +34,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 		});
 		const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
 		const url = `http://${shown}:${address.port}`;
-		process.stdout.write(`crew serve: ${project.root}\n`);
-		process.stdout.write(`  dashboard  ${url}/?token=${token}\n`);
-		process.stdout.write(`  API        ${url}/api/runs   metrics ${url}/metrics\n`);
-		process.stdout.write(`  token      ${token}   (cancel, resume, approve and reject need it)\n`);
-		if (!loopback) process.stdout.write(`  note: listening beyond loopback; anyone who reaches ${url} can read runs\n`);
+		print(`crew serve: ${project.root}\n`);
+		print(`  dashboard  ${url}/?token=${token}\n`);
+		print(`  API        ${url}/api/runs   metrics ${url}/metrics\n`);
+		print(`  token      ${token}   (cancel, resume, approve and reject need it)\n`);
+		if (!loopback) print(`  note: listening beyond loopback; anyone who reaches ${url} can read runs\n`);
 		await new Promise<void>((resolve) => {
 			for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
 		});

@@ -2,6 +2,7 @@ import { findProject } from "../../config/project.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
 import { openCrew } from "./open-crew.js";
+import { print } from "./print.js";
 
 const MESSAGE = {
 	noun: "message",
@@ -34,10 +35,10 @@ export async function steerCommand(
 	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const steered = await crew.steer(runId, task, text);
-		if (flags.json) process.stdout.write(`${JSON.stringify(steered)}\n`);
+		if (flags.json) print(`${JSON.stringify(steered)}\n`);
 		else {
 			const why = steered.reason ? `: ${steered.reason}` : "";
-			process.stdout.write(`message ${steered.message} to task ${steered.taskId}: ${steered.state}${why}\n`);
+			print(`message ${steered.message} to task ${steered.taskId}: ${steered.state}${why}\n`);
 		}
 		return steered.state === "refused" ? Exit.Failed : Exit.Ok;
 	} finally {

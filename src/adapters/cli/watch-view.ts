@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import { statusCounts } from "../../core/status.js";
+import { inert } from "../../core/terminal-text.js";
 import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
 import type { RunView } from "../../engine/run-reader.js";
 import { integrationLines } from "../integration-text.js";
@@ -89,7 +90,7 @@ export class WatchView {
 		const width = Math.max(40, (this.#out.columns || 120) - 1);
 		const lines = watchLines(view, now, Math.max(6, (this.#out.rows || 40) - 1)).map((l) => l.slice(0, width));
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
-		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);
+		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${inert(l)}`).join("\n")}\n\x1b[J`);
 		this.#drawn = lines.length;
 	}
 
@@ -106,6 +107,6 @@ export class WatchView {
 			const detail = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]}` : "";
 			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
 		}
-		if (out.length > 0) this.#out.write(`${out.join("\n")}\n`);
+		if (out.length > 0) this.#out.write(`${inert(out.join("\n"))}\n`);
 	}
 }

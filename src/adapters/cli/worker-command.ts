@@ -8,6 +8,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
+import { print } from "./print.js";
 
 export interface WorkerOptions {
 	readonly queue?: string;
@@ -57,10 +58,10 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 		concurrency: options.concurrency,
 		lockMs: options.lockDuration,
 		trusts: workerTrust(options),
-		log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+		log: (line) => print(`${new Date().toISOString()} ${line}\n`),
 	});
 	await worker.start();
-	process.stdout.write(
+	print(
 		`crew worker ${name}: taking attempts from ${withoutCredentials(url)}, ${options.concurrency} at a time, in ${workdir}\n`,
 	);
 	await new Promise<void>((done) => {

@@ -5,18 +5,17 @@ import { Worktrees } from "../../workspace/worktrees.js";
 import { mergeRun } from "../run-merge.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
+import { print } from "./print.js";
 
 /** `crew merge`: see `mergeRun`. */
 export async function mergeCommand(runId: string, flags: { partial?: boolean }): Promise<number> {
 	const outcome = await mergeRun(findProject(process.cwd()), runId, flags.partial === true);
 	if (outcome.alreadyMerged) {
-		process.stdout.write(`${outcome.branch} is already merged into your branch: nothing to do\n`);
+		print(`${outcome.branch} is already merged into your branch: nothing to do\n`);
 		return Exit.Ok;
 	}
 	const left = outcome.missing.length > 0 ? `; not in it: ${outcome.missing.join(", ")}` : "";
-	process.stdout.write(
-		`merged ${outcome.branch} into ${outcome.into}: now at ${outcome.commit?.slice(0, 12)}${left}\n`,
-	);
+	print(`merged ${outcome.branch} into ${outcome.into}: now at ${outcome.commit?.slice(0, 12)}${left}\n`);
 	return Exit.Ok;
 }
 
@@ -25,21 +24,19 @@ export async function worktreesCommand(runId: string | undefined, options: { jso
 	if (runId !== undefined) checkId("run", runId);
 	const project = findProject(process.cwd());
 	const trees = await new Worktrees(project.root, project.crewDir).list(runId);
-	if (options.json) process.stdout.write(`${JSON.stringify(trees)}\n`);
-	else if (trees.length === 0) process.stdout.write("no task worktrees\n");
+	if (options.json) print(`${JSON.stringify(trees)}\n`);
+	else if (trees.length === 0) print("no task worktrees\n");
 	else {
 		for (const t of trees) {
-			process.stdout.write(
-				`${t.runId} ${t.taskId}  ${t.branch}  ${t.dirty ? "uncommitted changes" : "clean"}  ${t.path}\n`,
-			);
+			print(`${t.runId} ${t.taskId}  ${t.branch}  ${t.dirty ? "uncommitted changes" : "clean"}  ${t.path}\n`);
 		}
 	}
 	return Exit.Ok;
 }
 
 function report(runId: string, removed: number, kept: readonly { path: string; reason: string }[]): void {
-	process.stdout.write(`${runId}: ${removed} worktrees removed, their work on their branches\n`);
-	for (const k of kept) process.stdout.write(`  kept ${k.path}: ${k.reason}\n`);
+	print(`${runId}: ${removed} worktrees removed, their work on their branches\n`);
+	for (const k of kept) print(`  kept ${k.path}: ${k.reason}\n`);
 }
 
 export async function cleanupCommand(runId: string, flags: { force?: boolean }): Promise<number> {
@@ -71,7 +68,7 @@ export async function pruneCommand(flags: { olderThan: string }): Promise<number
 	const crew = openCrew(findProject(process.cwd()));
 	try {
 		const pruned = await crew.prune(age);
-		if (pruned.length === 0) process.stdout.write(`no ended run older than ${flags.olderThan} has worktrees\n`);
+		if (pruned.length === 0) print(`no ended run older than ${flags.olderThan} has worktrees\n`);
 		for (const p of pruned) report(p.runId, p.removed, p.kept);
 		return pruned.some((p) => p.kept.length > 0) ? Exit.Failed : Exit.Ok;
 	} finally {

@@ -1,5 +1,6 @@
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { inert } from "../../core/terminal-text.js";
 import { MOST_WAIT_SECONDS, MOST_WAITED_RUNS, TOOL_SPECS } from "../mcp/tool-specs.js";
 import type { CrewSession } from "./crew-session.js";
 import { toolParameters } from "./tool-parameters.js";
@@ -73,7 +74,7 @@ export function agentTool(session: CrewSession): ToolDefinition {
 function answer(session: CrewSession, runs: readonly AgentAnswer[], details: object) {
 	const ended = runs.filter((r) => r.ended).map((r) => r.runId);
 	session.answered(ended);
-	const text = runs.map(runText).join("\n\n");
+	const text = inert(runs.map(runText).join("\n\n"));
 	return { content: [{ type: "text" as const, text }], details: { ...details, reported: ended } };
 }
 

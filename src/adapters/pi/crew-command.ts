@@ -1,5 +1,6 @@
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { errorMessage } from "../../core/errors.js";
+import { inert } from "../../core/terminal-text.js";
 import type { CrewSession, SessionRun } from "./crew-session.js";
 
 const USAGE = "/crew [runs] · /crew approve <runId> · /crew cancel <runId> · /crew dashboard";
@@ -14,9 +15,9 @@ export function crewCommand(session: CrewSession) {
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
 			const [verb = "runs", runId] = args.trim().split(/\s+/).filter(Boolean);
 			try {
-				ctx.ui.notify(await answer(session, ctx, verb, runId), "info");
+				ctx.ui.notify(inert(await answer(session, ctx, verb, runId)), "info");
 			} catch (error) {
-				ctx.ui.notify(`crew: ${errorMessage(error)}`, "error");
+				ctx.ui.notify(inert(`crew: ${errorMessage(error)}`), "error");
 			}
 		},
 	};

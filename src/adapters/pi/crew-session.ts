@@ -3,6 +3,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { findProject } from "../../config/project.js";
 import { errorMessage } from "../../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../../core/status.js";
+import { inert } from "../../core/terminal-text.js";
 import type { InboxItem } from "../inbox.js";
 import { CrewClient } from "./crew-client.js";
 import { type CrewCall, runReport } from "./run-report.js";
@@ -144,7 +145,7 @@ export class CrewSession {
 		for (const item of fresh) this.#told.add(inboxKey(item));
 		const named = fresh.slice(0, NOTICE_ITEMS).map((i) => `- ${i.kind} ${i.runId}: ${i.what} → ${i.command}`);
 		const more = fresh.length > NOTICE_ITEMS ? [`(and ${fresh.length - NOTICE_ITEMS} more: crew inbox)`] : [];
-		ctx.ui.notify([`crew inbox: ${items.length} waiting on you`, ...named, ...more].join("\n"), "info");
+		ctx.ui.notify(inert([`crew inbox: ${items.length} waiting on you`, ...named, ...more].join("\n")), "info");
 	}
 
 	/** After compaction: the agent is told again which of its runs are still going. */
@@ -191,11 +192,11 @@ export class CrewSession {
 		this.#pi.sendMessage(
 			{
 				customType: "crew-runs",
-				content: [
-					"crew runs of this session still going; each one's report comes here when it ends:",
-					...named,
-					...more,
-				].join("\n"),
+				content: inert(
+					["crew runs of this session still going; each one's report comes here when it ends:", ...named, ...more].join(
+						"\n",
+					),
+				),
 				display: true,
 				details: { runs: going.map((r) => r.runId) },
 			},
@@ -205,7 +206,7 @@ export class CrewSession {
 
 	#report(content: string, details: { runId: string; status?: string; error?: string }): void {
 		this.#pi.sendMessage(
-			{ customType: REPORT_TYPE, content, display: true, details },
+			{ customType: REPORT_TYPE, content: inert(content), display: true, details },
 			{ deliverAs: "followUp", triggerTurn: true },
 		);
 	}

@@ -1,5 +1,6 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { inert } from "../../core/terminal-text.js";
 import { TOOL_SPECS } from "../mcp/tool-specs.js";
 import { agentTool } from "./agent-tool.js";
 import { answerText } from "./answer-text.js";
@@ -69,7 +70,7 @@ export default function teamExtension(pi: ExtensionAPI): void {
 			});
 			const runId = typeof answer.runId === "string" ? answer.runId : undefined;
 			if (runId && FOLLOWED.has(action) && answer.started !== false) session.watch(ctx.cwd, runId);
-			return { content: [{ type: "text" as const, text: answerText(action, answer) }], details: answer };
+			return { content: [{ type: "text" as const, text: inert(answerText(action, answer)) }], details: answer };
 		},
 	});
 
@@ -78,5 +79,5 @@ export default function teamExtension(pi: ExtensionAPI): void {
 }
 
 function notifyFailure(ctx: ExtensionContext, error: unknown): void {
-	ctx.ui.notify(`crew: ${error instanceof Error ? error.message : String(error)}`, "warning");
+	ctx.ui.notify(inert(`crew: ${error instanceof Error ? error.message : String(error)}`), "warning");
 }

@@ -166,7 +166,17 @@ export class RemoteWorker {
 			artifactDir: join(folder, "files"),
 			promptFile: join(folder, "files", "prompt.md"),
 			// Other attempts' folders are out of its sight, as crew's are on the coordinator.
-			...(sandbox ? { sandbox: { ...sandbox, hide: [this.#attempts], show: [] } } : {}),
+			...(sandbox
+				? {
+						sandbox: {
+							level: sandbox.level,
+							readOnly: sandbox.readOnly,
+							hosts: sandbox.hosts,
+							hide: [this.#attempts],
+							show: [],
+						},
+					}
+				: {}),
 		};
 		mkdirSync(request.artifactDir, { recursive: true });
 		writeAttemptFile(request.promptFile, request.prompt);

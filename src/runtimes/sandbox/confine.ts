@@ -23,6 +23,8 @@ export interface SandboxSpec {
 	 * under a hidden folder (the attempt's own files under crew's).
 	 */
 	readonly readable: readonly string[];
+	/** Folders and files inside writable ones that stay read-only. */
+	readonly readOnly?: readonly string[];
 	/** Folders and files it must not see at all (secrets, crew's store); what is below them and named above shows again. */
 	readonly hidden: readonly string[];
 	/**
@@ -39,24 +41,63 @@ export interface Command {
 }
 
 /**
- * Folders of the user's home that hold credentials no task needs: hidden at every level but off.
- * Agent CLIs' own credentials (e.g. ~/.codex, ~/.claude) stay, as their agents need them.
+ * The places in the user's home that hold credentials or a record of what was typed, which no task
+ * needs: hidden at every level but off (a folder as an empty one, a file as an empty file). Agent
+ * CLIs' own credentials (e.g. ~/.codex, ~/.claude) stay, as their agents need them.
  */
-export function secretFolders(home: string = homedir()): string[] {
+export function secretPaths(home: string = homedir()): string[] {
 	return [
+		// Keys and keyrings.
 		".ssh",
-		".aws",
 		".gnupg",
+		".password-store",
+		".local/share/keyrings",
+		".vault-token",
+		// git, and the forges' command-line tools.
+		".git-credentials",
+		".config/git/credentials",
+		".netrc",
+		".config/gh",
+		".config/glab-cli",
+		".config/hub",
+		// Package registries.
+		".npmrc",
+		".yarnrc",
+		".yarnrc.yml",
+		".pypirc",
+		".cargo/credentials",
+		".cargo/credentials.toml",
+		".gem/credentials",
+		".m2/settings.xml",
+		".gradle/gradle.properties",
+		// Containers and clouds.
+		".docker",
+		".kube",
+		".aws",
 		".config/gcloud",
 		".azure",
-		".kube",
-		".docker",
+		".terraform.d",
+		".s3cfg",
+		".boto",
+		".config/doctl",
+		// Shells' and interpreters' histories.
+		".bash_history",
+		".zsh_history",
+		".local/share/fish",
+		".python_history",
+		".node_repl_history",
+		".psql_history",
+		".mysql_history",
+		".sqlite_history",
+		".lesshst",
+		".viminfo",
+		// Browsers' profiles.
 		".mozilla",
 		".config/google-chrome",
 		".config/chromium",
 		".config/BraveSoftware",
 		".config/microsoft-edge",
-	].map((folder) => join(home, folder));
+	].map((path) => join(home, path));
 }
 
 /**
@@ -75,7 +116,21 @@ export function secretFolders(home: string = homedir()): string[] {
  * outlives a runner that dies, as an unconfined worker does.
  */
 export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
-	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+	// Its own process and IPC namespaces: the host's processes are neither seen nor signalled (a
+	// reaper of bwrap's is their init, and crew's group signals still reach every process).
+	const args = [
+		"--unshare-pid",
+		"--unshare-ipc",
+		"--ro-bind",
+		"/",
+		"/",
+		"--dev",
+		"/dev",
+		"--proc",
+		"/proc",
+		"--tmpfs",
+		"/tmp",
+	];
 	if (typeof spec.network === "object") args.push("--ro-bind", spec.network.gate, GATE_MOUNT);
 	const workspace = resolve(spec.workspace);
 	// A folder reached through a symbolic link is mounted where the link leads: bwrap cannot make a mount point inside a link.
@@ -84,6 +139,7 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 		...spec.readable.map((path) => ({ path: real(path), kind: "read" as const })),
 		{ path: real(workspace), kind: spec.readOnlyWorkspace ? "read" : "write" },
 		...spec.writable.map((path) => ({ path: real(path), kind: "write" as const })),
+		...(spec.readOnly ?? []).map((path) => ({ path: real(path), kind: "read" as const })),
 		...spec.hidden.map((path) => ({ path: real(path), kind: "hide" as const })),
 	];
 	const depth = (path: string) => path.split("/").length;

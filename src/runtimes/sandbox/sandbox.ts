@@ -1,17 +1,37 @@
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { crewPackageDir } from "../../config/crew-package.js";
 import { userConfigDir } from "../../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
-import { type HostPort, isConfined } from "../../core/sandbox.js";
+import { CREW_STATE, type HostPort, isConfined } from "../../core/sandbox.js";
+import { gitMetadata, undoCreated } from "../../workspace/git-metadata.js";
 import type { TaskRequest } from "../worker-runtime.js";
-import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretFolders } from "./confine.js";
+import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretPaths } from "./confine.js";
 import { type GateWatch, NetworkGate } from "./network-gate.js";
 
 /** A command to spawn, the variables to set on top of its environment, and what to release when it has ended. */
 export interface Launch extends Command {
 	readonly env: Readonly<Record<string, string>>;
-	close(): Promise<void>;
+	/**
+	 * Releases what the launch holds once its processes have ended, and removes what they created
+	 * that would make git run a program or read another repository later: named in the answer,
+	 * empty when there was none.
+	 */
+	close(): Promise<string[]>;
+}
+
+/** The failure of an attempt whose processes planted what `Launch.close` removed: not worth a retry. */
+export function plantedFailure(planted: readonly string[]): { readonly message: string; readonly retryable: false } {
+	return {
+		message: `made git metadata that would run a program or read another repository outside the sandbox, which crew removed: ${planted.join(", ")}`,
+		retryable: false,
+	};
+}
+
+/** A launch that holds nothing: its command as it is. */
+export function unconfined(command: Command): Launch {
+	return { ...command, env: {}, close: async () => [] };
 }
 
 /** What a confined process needs beyond its workspace, as its runtime knows it. */
@@ -57,33 +77,48 @@ export class Sandbox {
 	 */
 	async wrap(request: TaskRequest, command: Command, needs: Needs): Promise<Launch> {
 		const asked = request.sandbox;
-		if (!asked || !isConfined(asked)) return { ...command, env: {}, close: async () => {} };
+		if (!asked || !isConfined(asked)) return unconfined(command);
 		const { bwrap, socat } = this.#found();
 		const home = needs.env.HOME || this.#env.HOME || homedir();
+		const git = gitMetadata(request.cwd, !asked.readOnly);
+		const undo = async () => (git ? undoCreated(git, request.cwd) : []);
 		const spec = {
 			workspace: request.cwd,
 			readOnlyWorkspace: asked.readOnly,
-			writable: needs.writable ?? [],
+			writable: [...(needs.writable ?? []), ...(git?.writable ?? [])],
+			readOnly: git?.readOnly ?? [],
 			readable: [
 				crewPackageDir(),
 				...asked.show,
 				...(needs.readable ?? []),
 				dirname(request.promptFile),
 				request.artifactDir,
+				...resourcesIn(asked.resources),
+				...resolverIn(RUN_FOLDERS),
 			],
-			hidden: [...secretFolders(home), userConfigDir(this.#env), userConfigDir(needs.env), ...asked.hide],
+			hidden: [
+				...secretPaths(home),
+				...hostSockets(this.#env, needs.env),
+				userConfigDir(this.#env),
+				userConfigDir(needs.env),
+				...asked.hide,
+			],
 		};
 		// The host's TMPDIR may be a folder the process cannot write; its own /tmp it can.
 		const tmp = { TMPDIR: "/tmp" };
 		const { network } = needs;
 		if (typeof network === "string") {
-			return { ...confine(bwrap, { ...spec, network }, command), env: tmp, close: async () => {} };
+			return { ...confine(bwrap, { ...spec, network }, command), env: tmp, close: undo };
 		}
 		if (socat === null) throw new CrewError(ErrorCode.InvalidInput, `this task asks for a sandbox, and ${NO_SANDBOX}`);
 		const gate = await NetworkGate.open(network.allow, network);
 		try {
 			const confined = confine(bwrap, { ...spec, network: { gate: gate.folder } }, gate.wrap(socat, command));
-			return { ...confined, env: { ...tmp, ...gate.env() }, close: () => gate.close() };
+			const close = async () => {
+				await gate.close();
+				return undo();
+			};
+			return { ...confined, env: { ...tmp, ...gate.env() }, close };
 		} catch (error) {
 			await gate.close();
 			throw error;
@@ -94,4 +129,29 @@ export class Sandbox {
 		this.#tools ??= { bwrap: findBwrap(this.#env.PATH), socat: findSocat(this.#env.PATH) };
 		return this.#tools;
 	}
+}
+
+/** What of crew's folder `dir` in a repository is not its state: the resources a task sees. */
+function resourcesIn(dir: string | undefined): string[] {
+	if (dir === undefined || !existsSync(dir)) return [];
+	return readdirSync(dir)
+		.filter((name) => !CREW_STATE.includes(name))
+		.map((name) => join(dir, name));
+}
+
+/** Where a machine keeps its services' sockets (session bus, ssh-agent, docker, systemd): none is a task's to reach. */
+const RUN_FOLDERS = ["/run", "/var/run"];
+
+/** The folders of host sockets to hide: the machine's, and the user's runtime folder as each environment names it. */
+function hostSockets(...envs: NodeJS.ProcessEnv[]): string[] {
+	const runtime = envs.map((env) => env.XDG_RUNTIME_DIR).filter((dir): dir is string => Boolean(dir));
+	return [...RUN_FOLDERS, ...runtime];
+}
+
+/** The resolver configuration, where `/etc/resolv.conf` leads into one of `folders` (systemd-resolved's): shown again, so names still resolve. */
+function resolverIn(folders: readonly string[]): string[] {
+	const file = "/etc/resolv.conf";
+	if (!existsSync(file)) return [];
+	const real = realpathSync(file);
+	return folders.some((folder) => real.startsWith(`${folder}/`)) ? [real] : [];
 }

@@ -1,0 +1,73 @@
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * The git metadata of a checkout as a confined process must find it. Whatever decides which
+ * programs git runs (config, hooks, attributes' and submodules' settings, the files that point git
+ * at another repository) stays read-only, since crew's own git and the user's run it later,
+ * unconfined; what a commit of the checkout's own work needs stays writable.
+ */
+export interface GitMetadata {
+	/** Kept read-only inside writable folders: every one of these that exists. */
+	readonly readOnly: readonly string[];
+	/** Made writable inside a read-only repository: a worktree's own folder, the objects, its branch's refs. */
+	readonly writable: readonly string[];
+	/** Those that did not exist: created by a confined process, they would redirect git or run a program. */
+	readonly absent: readonly string[];
+}
+
+/** What in a git folder decides what git runs, or which repository it reads (`commondir`, `gitdir`). */
+const DECIDES = ["config", "config.worktree", "hooks", "info", "modules", "commondir", "gitdir"];
+
+/**
+ * The metadata of the checkout at `workspace` (a repository's root, or a worktree whose `.git` is a
+ * link to its folder), or undefined when `workspace` is not one; nothing writable unless `commits`.
+ * Folders a worktree's commit must write are made now, as git would make them, so they can be bound.
+ */
+export function gitMetadata(workspace: string, commits: boolean): GitMetadata | undefined {
+	const link = join(workspace, ".git");
+	if (!existsSync(link)) return undefined;
+	const isLink = lstatSync(link).isFile();
+	const gitDir = isLink ? linkTarget(link, workspace) : link;
+	if (gitDir === undefined) return undefined;
+	const commonFile = join(gitDir, "commondir");
+	const commonDir = existsSync(commonFile) ? resolve(gitDir, readFileSync(commonFile, "utf8").trim()) : gitDir;
+	const folders = [...new Set([gitDir, commonDir])];
+	const decides = [
+		...(isLink ? [link] : []),
+		...folders.flatMap((folder) => DECIDES.map((name) => join(folder, name))),
+	];
+	const writable: string[] = [];
+	if (isLink && commits) {
+		writable.push(gitDir, join(commonDir, "objects"));
+		const branch = /^ref: (refs\/heads\/.+)$/m.exec(readFileSync(join(gitDir, "HEAD"), "utf8"))?.[1];
+		if (branch) {
+			for (const root of [commonDir, join(commonDir, "logs")]) {
+				const folder = dirname(join(root, branch));
+				mkdirSync(folder, { recursive: true });
+				writable.push(folder);
+			}
+		}
+	}
+	return {
+		readOnly: decides.filter((path) => existsSync(path)),
+		writable,
+		absent: decides.filter((path) => !existsSync(path)),
+	};
+}
+
+/**
+ * Removes what a confined process created of `metadata.absent` (its read-only paths it could not
+ * change), and names each, relative to `workspace` where it is inside it.
+ */
+export function undoCreated(metadata: GitMetadata, workspace: string): string[] {
+	const created = metadata.absent.filter((path) => existsSync(path));
+	for (const path of created) rmSync(path, { recursive: true, force: true });
+	return created.map((path) => (path.startsWith(`${workspace}/`) ? path.slice(workspace.length + 1) : path));
+}
+
+/** The folder a worktree's `.git` link names, if it names one. */
+function linkTarget(link: string, workspace: string): string | undefined {
+	const named = /^gitdir: (.+)$/m.exec(readFileSync(link, "utf8"))?.[1]?.trim();
+	return named ? resolve(workspace, named) : undefined;
+}
