@@ -2,6 +2,7 @@ import { runLimits, type Settings } from "../config/settings.js";
 import type { SandboxLevel } from "../core/sandbox.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { FailurePolicy, IntegrationMode } from "../core/types.js";
+import type { ExecutionSettings } from "../engine/fork-run.js";
 import type { PlanInput } from "../engine/planner.js";
 
 /**
@@ -54,8 +55,6 @@ export function runInput(
 		Pick<Settings, "limits" | "budget" | "queue" | "setup" | "maxConcurrency" | "sandbox" | "sandboxHosts">
 	>,
 ): PlanInput {
-	const sandbox = ask.sandbox ?? settings.sandbox;
-	const queue = ask.queue ?? settings.queue;
 	const budget = {
 		...settings.budget,
 		...(ask.budgetTokens !== undefined ? { tokens: ask.budgetTokens } : {}),
@@ -67,7 +66,6 @@ export function runInput(
 		goal: ask.goal,
 		...(ask.workflow !== undefined ? { workflow: ask.workflow } : {}),
 		...(ask.team !== undefined ? { team: ask.team } : {}),
-		...(ask.runtime !== undefined ? { runtime: ask.runtime } : {}),
 		...(ask.model !== undefined ? { model: ask.model } : {}),
 		...(ask.thinking !== undefined ? { thinking: ask.thinking } : {}),
 		...(ask.defaultModel !== undefined ? { defaultModel: ask.defaultModel } : {}),
@@ -86,12 +84,28 @@ export function runInput(
 		...(ask.judge !== undefined ? { judge: ask.judge } : {}),
 		...(ask.maxIterations !== undefined ? { maxIterations: ask.maxIterations } : {}),
 		...(ask.args !== undefined ? { args: ask.args } : {}),
+		...executionInput(ask, settings),
+		...(settings.maxConcurrency !== undefined ? { concurrencyCap: settings.maxConcurrency } : {}),
+		...(Object.keys(budget).length > 0 ? { budget } : {}),
+	};
+}
+
+/**
+ * How a run asked for with `ask` executes, on top of the user's settings (see `ExecutionSettings`):
+ * a new run's, and a fork's or a replay's, which never take them from the record.
+ */
+export function executionInput(
+	ask: Pick<RunAsk, "runtime" | "queue" | "repository" | "sandbox">,
+	settings: Partial<Pick<Settings, "queue" | "setup" | "sandbox" | "sandboxHosts">>,
+): ExecutionSettings {
+	const sandbox = ask.sandbox ?? settings.sandbox;
+	const queue = ask.queue ?? settings.queue;
+	return {
+		...(ask.runtime !== undefined ? { runtime: ask.runtime } : {}),
 		...(queue !== undefined ? { queue } : {}),
 		...(ask.repository !== undefined ? { repository: ask.repository } : {}),
 		...(settings.setup ? { setup: settings.setup } : {}),
 		...(sandbox !== undefined ? { sandbox } : {}),
 		...(settings.sandboxHosts ? { sandboxHosts: settings.sandboxHosts } : {}),
-		...(settings.maxConcurrency !== undefined ? { concurrencyCap: settings.maxConcurrency } : {}),
-		...(Object.keys(budget).length > 0 ? { budget } : {}),
 	};
 }

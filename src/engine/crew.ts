@@ -26,7 +26,14 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import { createFork, type ForkInput, type PlannedFork, planFork, planReplay } from "./fork-run.js";
+import {
+	createFork,
+	type ExecutionSettings,
+	type ForkInput,
+	type PlannedFork,
+	planFork,
+	planReplay,
+} from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -202,11 +209,14 @@ export class Crew {
 		return planFork({ ...deps, plan: (given) => this.plan(given) }, this.run(input.runId), input);
 	}
 
-	/** Records a replay of run `runId` as a new queued run (see `planReplay`), from its base commit; returns its id. */
-	async replay(runId: string, live: boolean): Promise<string> {
+	/**
+	 * Records a replay of run `runId` as a new queued run (see `planReplay`), from its base commit,
+	 * executing as `now` says; returns its id.
+	 */
+	async replay(runId: string, live: boolean, now: ExecutionSettings): Promise<string> {
 		const record = this.run(runId);
 		const source = { record, specs: this.#queries.taskSpecs(runId) };
-		return this.create(await planReplay((given) => this.plan(given), source, live), record.options.baseCommit);
+		return this.create(await planReplay((given) => this.plan(given), source, live, now), record.options.baseCommit);
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */

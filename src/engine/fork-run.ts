@@ -12,9 +12,20 @@ import { git, gitRun } from "../workspace/git.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import type { Plan, PlanInput } from "./planner.js";
 
-/** What `crew fork` is asked: the run, where to start again, and what to change. */
+/**
+ * How a run executes: what runs its agents, how they are confined, what runs before them, and
+ * where. A fork or a replay takes these from the user now (config and flags), never from the
+ * record it plans from: a record may come from another store, or from a bundle someone edited.
+ */
+export type ExecutionSettings = Pick<
+	PlanInput,
+	"runtime" | "sandbox" | "sandboxHosts" | "setup" | "queue" | "repository"
+>;
+
+/** What `crew fork` is asked: the run, where to start again, what to change, and how it executes now. */
 export interface ForkInput {
 	readonly runId: string;
+	readonly now: ExecutionSettings;
 	/** Tasks or steps to run again, with everything after them; absent: only what changed. */
 	readonly from?: readonly string[];
 	/** The model of every task that runs again. */
@@ -38,8 +49,9 @@ export interface ForkDecision {
 }
 
 /**
- * The plan input that plans run `run` again: its goal, workflow (its file, as planned) and team,
- * and its options, with the fork's changes.
+ * The plan input that plans run `run` again: its goal, workflow (its file, as planned; by name for
+ * a run this store did not make) and team, and its options but how it executes, with the fork's
+ * changes and the user's execution settings now.
  */
 export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew fork"): PlanInput {
 	if (run.options.script) {
@@ -49,13 +61,14 @@ export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew for
 		);
 	}
 	const o = run.options;
-	const workflow = input.workflow ?? o.source?.file ?? run.workflow;
+	const recorded = run.importedAt === null ? o.source?.file : undefined;
+	const workflow = input.workflow ?? recorded ?? run.workflow;
 	const team = input.team ?? run.team ?? undefined;
 	return {
 		goal: run.goal,
 		workflow,
 		...(team !== undefined ? { team } : {}),
-		...(o.runtime !== undefined ? { runtime: o.runtime } : {}),
+		...input.now,
 		...(input.model !== undefined ? { model: input.model } : {}),
 		concurrency: o.concurrency,
 		failure: o.failure,
@@ -67,11 +80,6 @@ export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew for
 		...(o.knowledge === false ? { knowledge: false } : {}),
 		...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
 		...(o.allowDirty !== undefined ? { allowDirty: o.allowDirty } : {}),
-		...(o.sandbox !== undefined ? { sandbox: o.sandbox.level } : {}),
-		...(o.sandbox?.hosts !== undefined ? { sandboxHosts: o.sandbox.hosts } : {}),
-		...(o.setup !== undefined ? { setup: o.setup } : {}),
-		...(o.queue !== undefined ? { queue: o.queue } : {}),
-		...(o.repository !== undefined ? { repository: o.repository } : {}),
 		...(o.integration !== undefined ? { integration: o.integration.mode } : {}),
 	};
 }
@@ -236,8 +244,18 @@ export async function planReplay(
 	plan: (input: PlanInput) => Promise<Plan>,
 	source: { readonly record: RunRecord; readonly specs: readonly TaskSpec[] },
 	live: boolean,
+	now: ExecutionSettings,
 ): Promise<Plan> {
-	const planned = await plan(forkPlanInput(source.record, { runId: source.record.id }, "crew replay"));
+	const { record } = source;
+	if (record.importedAt !== null && live) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`run ${record.id} was not made by this store here: its replay answers from its record only, and --live-on-divergence would run its tasks; crew fork ${record.id} runs them as this repository's workflow says`,
+		);
+	}
+	// An imported run's replay runs nothing: not even the user's setup hook.
+	const asked = record.importedAt === null ? now : { ...now, setup: undefined };
+	const planned = await plan(forkPlanInput(record, { runId: record.id, now: asked }, "crew replay"));
 	// A task run for real runs on the model it had.
 	const was = new Map(source.specs.map((s) => [s.id, s]));
 	const tasks = planned.tasks.map((t) => {

@@ -1,8 +1,15 @@
 import type { Command } from "commander";
+import type { SandboxLevel } from "../../core/sandbox.js";
 import { print } from "./print.js";
 import type { OutputFlags } from "./run-commands.js";
 
-export interface ForkFlags extends OutputFlags {
+/** How a fork or a replay executes, asked now (see `ExecutionSettings`); the rest comes from the user's config. */
+export interface ExecutionFlags {
+	readonly runtime?: string;
+	readonly sandbox?: SandboxLevel;
+}
+
+export interface ForkFlags extends OutputFlags, ExecutionFlags {
 	readonly from?: readonly string[];
 	readonly model?: string;
 	readonly team?: string;
@@ -10,6 +17,14 @@ export interface ForkFlags extends OutputFlags {
 	readonly prompt?: readonly string[];
 	readonly dry?: boolean;
 }
+
+type ReplayFlags = OutputFlags & ExecutionFlags & { liveOnDivergence?: boolean };
+
+/** Never the record's: a run's record may come from another store, or from a bundle someone edited. */
+const RUNTIME_TEXT =
+	"runtime for every agent, as crew run takes it (default: each agent's own; never the run's record)";
+const SANDBOX_TEXT =
+	"sandbox level, as crew run takes it (default: your config's, else workspace; never the run's record)";
 
 /**
  * `crew fork`: a new run of a run's goal that takes the outcomes of its tasks that need not run
@@ -33,6 +48,8 @@ export function forkCommands(cli: Command, exit: (code: Promise<number>) => Prom
 			"a new text for a step, read from a file (may be given again)",
 			(value: string, given: string[] = []) => [...given, value],
 		)
+		.option("--runtime <name>", RUNTIME_TEXT)
+		.option("--sandbox <level>", SANDBOX_TEXT)
 		.option("--dry", "print what would be reused and what would run, with an estimate, and make nothing")
 		.option("-d, --detach", "run in the background")
 		.option("--json", "print {runId, status} at the end (with --dry: the decision)")
@@ -44,9 +61,11 @@ export function forkCommands(cli: Command, exit: (code: Promise<number>) => Prom
 		)
 		.argument("<runId>")
 		.option("--live-on-divergence", "run a diverged task for real instead of failing it")
+		.option("--runtime <name>", RUNTIME_TEXT)
+		.option("--sandbox <level>", SANDBOX_TEXT)
 		.option("-d, --detach", "run in the background")
 		.option("--json", "print {runId, status} at the end")
-		.action(async (runId: string, flags: OutputFlags & { liveOnDivergence?: boolean }) => exit(replay(runId, flags)));
+		.action(async (runId: string, flags: ReplayFlags) => exit(replay(runId, flags)));
 	cli
 		.command("diff")
 		.description(
@@ -61,15 +80,23 @@ export function forkCommands(cli: Command, exit: (code: Promise<number>) => Prom
 }
 
 async function fork(runId: string, flags: ForkFlags): Promise<number> {
-	const [{ readFileSync }, { CrewError, ErrorCode }, { checkId }, runs, { estimateFromStore }, { Exit }] =
-		await Promise.all([
-			import("node:fs"),
-			import("../../core/errors.js"),
-			import("../../core/ids.js"),
-			import("./run-commands.js"),
-			import("../../engine/plan-estimate.js"),
-			import("./exit-codes.js"),
-		]);
+	const [
+		{ readFileSync },
+		{ CrewError, ErrorCode },
+		{ checkId },
+		runs,
+		{ estimateFromStore },
+		{ Exit },
+		{ executionInput },
+	] = await Promise.all([
+		import("node:fs"),
+		import("../../core/errors.js"),
+		import("../../core/ids.js"),
+		import("./run-commands.js"),
+		import("../../engine/plan-estimate.js"),
+		import("./exit-codes.js"),
+		import("../run-input.js"),
+	]);
 	checkId("run", runId);
 	const prompts: Record<string, string> = {};
 	for (const given of flags.prompt ?? []) {
@@ -77,10 +104,11 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 		if (at < 1) throw new CrewError(ErrorCode.InvalidInput, `--prompt ${given}: expected <step>=<file>`);
 		prompts[given.slice(0, at)] = readFileSync(given.slice(at + 1), "utf8");
 	}
-	const { crew, view, quiet } = runs.open(flags);
+	const { crew, view, quiet, settings } = runs.open(flags);
 	try {
 		const fork = await crew.planFork({
 			runId,
+			now: executionInput(flags, settings),
 			...(flags.from ? { from: flags.from } : {}),
 			...(flags.model ? { model: flags.model } : {}),
 			...(flags.team ? { team: flags.team } : {}),
@@ -110,12 +138,16 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 	}
 }
 
-async function replay(runId: string, flags: OutputFlags & { liveOnDivergence?: boolean }): Promise<number> {
-	const [{ checkId }, runs] = await Promise.all([import("../../core/ids.js"), import("./run-commands.js")]);
+async function replay(runId: string, flags: ReplayFlags): Promise<number> {
+	const [{ checkId }, runs, { executionInput }] = await Promise.all([
+		import("../../core/ids.js"),
+		import("./run-commands.js"),
+		import("../run-input.js"),
+	]);
 	checkId("run", runId);
-	const { crew, view, quiet } = runs.open(flags);
+	const { crew, view, quiet, settings } = runs.open(flags);
 	try {
-		const id = await crew.replay(runId, flags.liveOnDivergence === true);
+		const id = await crew.replay(runId, flags.liveOnDivergence === true, executionInput(flags, settings));
 		if (flags.detach) return await runs.detach(crew, id, flags.json === true, ["--if-queued"]);
 		if (!flags.json) print(`run ${id}: a replay of ${runId}\n`);
 		return await runs.foreground(crew, id, view, flags.json === true, quiet);
