@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { loadSettings } from "../config/settings.js";
@@ -390,9 +389,6 @@ export class TeamActions {
 				`invalid file ${JSON.stringify(file)}: expected a path inside the repository ${root}`,
 			);
 		}
-		return await this.#write(async (crew) => {
-			mkdirSync(dirname(path), { recursive: true });
-			return exportToFile(crew, runId, path, root);
-		});
+		return await this.#write(async (crew) => exportToFile(crew, runId, path, root, root));
 	}
 }
