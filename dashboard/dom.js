@@ -2,7 +2,10 @@
 // What the dashboard's pages share: the API with its token, and small DOM and text helpers. Every
 // text from the server goes in through textContent, never as HTML.
 
-/** The token from `?token=` is kept for this tab and taken out of the address bar. */
+/**
+ * The token from `?token=` is kept for this tab, for the changes it sends, and taken out of the
+ * address bar; the server answered that address with a cookie that the reads carry.
+ */
 export function token() {
 	const url = new URL(location.href);
 	const given = url.searchParams.get("token");

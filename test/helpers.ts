@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { type AppOptions, createApp } from "../src/adapters/http/app.js";
 import { projectAt } from "../src/config/project.js";
 import { TrustStore } from "../src/config/trust.js";
 import { RunReader } from "../src/engine/run-reader.js";
@@ -316,4 +317,31 @@ export function conflictingWorktrees(options: { verify?: string } = {}): TestRep
 		{ id: "c", role: "maker", dependsOn: ["a"] },
 	]);
 	return repo;
+}
+
+/** The token of `servedApp`'s servers. */
+export const APP_TOKEN = "t";
+
+/**
+ * crew's HTTP app over the store of the repository at `dir`, answering `localhost` as crew serve
+ * does on loopback. `request` carries the token, as the
+ * dashboard's requests do, unless it names an authorization of its own; `app` sends what it is given.
+ */
+export function servedApp(
+	dir: string,
+	options: Partial<Omit<AppOptions, "project">> = {},
+): {
+	app: ReturnType<typeof createApp>["app"];
+	request(path: string, init?: RequestInit): Promise<Response>;
+	close(): void;
+} {
+	const made = createApp({ project: projectAt(dir), token: APP_TOKEN, allowedHosts: ["localhost"], ...options });
+	const request = async (path: string, init: RequestInit = {}) => {
+		const headers = new Headers(init.headers);
+		if (!headers.has("authorization")) headers.set("authorization", `Bearer ${APP_TOKEN}`);
+		// In process, a request has no Host of its own: the one a browser on the machine sends.
+		if (!headers.has("host")) headers.set("host", "localhost");
+		return await made.app.request(path, { ...init, headers });
+	};
+	return { app: made.app, request, close: made.close };
 }

@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { expect, test } from "vitest";
 import { createApp } from "../../src/adapters/http/app.js";
 import { projectAt } from "../../src/config/project.js";
-import { CLI, crew, TestRepo } from "../helpers.js";
+import { CLI, crew, servedApp, TestRepo } from "../helpers.js";
 import { tally } from "./tally.js";
 
 /** Every file of the repository outside `.crew/`, with its content: what bad input must not change. */
@@ -274,7 +274,8 @@ test.for(CLI_CASES)(
 
 test("wrong-typed HTTP inputs get 400 with a message naming the value", async () => {
 	const { repo, runId } = await repoWithRun();
-	const { app, close } = createApp({ project: projectAt(repo.dir), token: "t" });
+	const { request, close } = servedApp(repo.dir);
+	const app = { request };
 	const get = (path: string) => Promise.resolve(app.request(path));
 	const post = (path: string, body: string) =>
 		Promise.resolve(

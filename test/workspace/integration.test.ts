@@ -11,7 +11,7 @@ import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Turn } from "../../src/scripted-model/turns.js";
 import { runWorkflow, testCrew } from "../engine/engine-helpers.js";
-import { conflictingWorktrees, crew, type TestRepo } from "../helpers.js";
+import { conflictingWorktrees, crew, servedApp, type TestRepo } from "../helpers.js";
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -147,7 +147,8 @@ test("with --integration manual a conflict is shown everywhere, the run does not
 	expect(text.stdout).toContain("integration: conflict: b conflicts with the work merged before it in notes.txt");
 
 	// The dashboard's API gives the same record.
-	const { app, close } = createApp({ project: projectAt(repo.dir), token: "t", pollMs: 20 });
+	const { request, close } = servedApp(repo.dir, { pollMs: 20 });
+	const app = { request };
 	try {
 		const api = (await (await app.request(`/api/runs/${runId}`)).json()) as { run: { integration: unknown } };
 		expect(api.run.integration).toEqual(status.run.integration);

@@ -310,12 +310,9 @@ function program(setExit: (code: number) => void): Command {
 		.command("serve")
 		.description("the HTTP API, live event streams, web dashboard and /metrics of this repository's runs")
 		.option("--port <n>", "port to listen on (0: any free port)", port, 7420)
-		.option(
-			"--host <address>",
-			"address to listen on; beyond loopback, anyone who reaches it can read runs",
-			"127.0.0.1",
-		)
-		.action(async (options: { port: number; host: string }) =>
+		.option("--host <address>", "address to listen on (every request needs the token)", "127.0.0.1")
+		.option("--metrics-open", "serve /metrics without the token, for a scraper that cannot send one")
+		.action(async (options: { port: number; host: string; metricsOpen?: boolean }) =>
 			exit((await import("./serve-command.js")).serveCommand(options)),
 		);
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
 import { serve } from "@hono/node-server";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
@@ -9,19 +10,41 @@ import { print } from "./print.js";
 export interface ServeOptions {
 	readonly port: number;
 	readonly host: string;
+	/** `/metrics` without the token, for a scraper that cannot send one. */
+	readonly metricsOpen?: boolean;
 }
 
 const LOOPBACK = ["127.0.0.1", "localhost", "::1", "[::1]"];
 
 /**
- * Serves the API, the live event streams, the dashboard and `/metrics` until Ctrl-C. Mutating
- * requests need the token printed at start; on loopback, only loopback host names are answered.
+ * The names a request may give as its Host: the loopback ones, and beyond loopback the address
+ * listened on (each of the machine's, for all of them) and the machine's name. Any other is a
+ * name that a web page made lead here (DNS rebinding).
+ */
+function servedHosts(host: string): string[] {
+	if (LOOPBACK.includes(host)) return LOOPBACK;
+	const all = host === "0.0.0.0" || host === "::";
+	const addresses = all
+		? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
+		: [host];
+	return [...LOOPBACK, hostname(), ...addresses.flatMap((a) => (a.includes(":") ? [a, `[${a}]`] : [a]))];
+}
+
+/**
+ * Serves the API, the live event streams, the dashboard and `/metrics` until Ctrl-C. Every API
+ * request (and `/metrics`, unless `metricsOpen`) needs the token printed at start, and only the
+ * host names of `servedHosts` are answered.
  */
 export async function serveCommand(options: ServeOptions): Promise<number> {
 	const project = findProject(process.cwd());
 	const token = randomBytes(18).toString("base64url");
 	const loopback = LOOPBACK.includes(options.host);
-	const { app, close } = createApp({ project, token, ...(loopback ? { allowedHosts: LOOPBACK } : {}) });
+	const { app, close } = createApp({
+		project,
+		token,
+		allowedHosts: servedHosts(options.host),
+		...(options.metricsOpen ? { metricsOpen: true } : {}),
+	});
 	const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host });
 	try {
 		const address = await new Promise<AddressInfo>((resolve, reject) => {
@@ -37,8 +60,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 		print(`crew serve: ${project.root}\n`);
 		print(`  dashboard  ${url}/?token=${token}\n`);
 		print(`  API        ${url}/api/runs   metrics ${url}/metrics\n`);
-		print(`  token      ${token}   (cancel, resume, approve and reject need it)\n`);
-		if (!loopback) print(`  note: listening beyond loopback; anyone who reaches ${url} can read runs\n`);
+		print(`  token      ${token}   (every API request needs it, as 'Authorization: Bearer <token>')\n`);
+		if (!loopback) print(`  note: listening beyond loopback; plain HTTP, so the token crosses the network as it is\n`);
 		await new Promise<void>((resolve) => {
 			for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
 		});

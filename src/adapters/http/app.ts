@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
@@ -8,6 +7,7 @@ import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/run-diff.js";
 import { eventJson, RunReader, usageJson } from "../../engine/run-reader.js";
 import { TeamActions } from "../team-actions.js";
+import { type AccessOptions, guard } from "./access.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
@@ -16,15 +16,8 @@ import { RunFeed } from "./run-feed.js";
 import { runStream } from "./run-stream.js";
 import { taskDetail } from "./task-detail.js";
 
-export interface AppOptions {
+export interface AppOptions extends AccessOptions {
 	readonly project: Project;
-	/** What mutating requests must carry as `Authorization: Bearer <token>`. */
-	readonly token: string;
-	/**
-	 * Host names answered (the Host header without its port, e.g. `127.0.0.1`); others get 403, so
-	 * a web page on another name cannot reach a loopback server through DNS rebinding. Default: any.
-	 */
-	readonly allowedHosts?: readonly string[];
 	/** Time between store reads of the live event streams, in ms. Default 250. */
 	readonly pollMs?: number;
 }
@@ -70,19 +63,13 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
 	throw new CrewError(ErrorCode.InvalidInput, `invalid ${what}${field ? ` ${field}` : ""} ${shown}: ${issue?.message}`);
 }
 
-function isSameToken(given: string, token: string): boolean {
-	const a = Buffer.from(given);
-	const b = Buffer.from(token);
-	return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
- * crew's HTTP API and dashboard over one project's store. Reads go through a read-only
- * connection; changes (cancel, resume, approve, reject) go through the engine, as the CLI's do,
- * and need the token.
+ * crew's HTTP API and dashboard over one project's store, behind `guard`. Reads go through a
+ * read-only connection; changes (cancel, resume, approve, reject) go through the engine, as the
+ * CLI's do.
  */
 export function createApp(options: AppOptions): CrewApp {
-	const { project, token } = options;
+	const { project } = options;
 	const pollMs = options.pollMs ?? 250;
 	let opened: RunReader | undefined;
 	/** The store's reader, once the store exists: a server may start before the first run. */
@@ -106,22 +93,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.json({ error: error.message }, 500);
 	});
 	app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
-	if (options.allowedHosts) {
-		const hosts = new Set(options.allowedHosts);
-		app.use(async (c, next) => {
-			const host = (c.req.header("host") ?? "").replace(/:\d+$/, "");
-			if (!hosts.has(host)) return c.json({ error: `host '${host}' is not served here` }, 403);
-			return next();
-		});
-	}
-	app.use("/api/*", async (c, next) => {
-		if (c.req.method === "GET" || c.req.method === "HEAD") return next();
-		const given = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
-		if (!isSameToken(given, token)) {
-			return c.json({ error: "this needs the token crew serve printed, as 'Authorization: Bearer <token>'" }, 401);
-		}
-		return next();
-	});
+	guard(app, options);
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
 	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map((run) => runJson(run)) }));

@@ -10,6 +10,7 @@ import {
 	crew,
 	crewProcess,
 	gitRepo,
+	servedApp,
 	spenderProgram,
 	TestRepo,
 	waitFor,
@@ -158,12 +159,11 @@ test("the CLI's JSON and the HTTP API's show a run alike: crew runs --json as GE
 	const cliStatus = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout) as {
 		run: Record<string, unknown>;
 	};
-	const made = createApp({ project: projectAt(repo.dir), token: "t" });
+	const made = servedApp(repo.dir);
 	try {
-		const httpRuns = (await (await made.app.request("/api/runs")).json()) as { runs: Record<string, unknown>[] };
+		const httpRuns = (await (await made.request("/api/runs")).json()) as { runs: Record<string, unknown>[] };
 		expect(httpRuns.runs).toEqual(cliRuns);
-		const httpRun = ((await (await made.app.request(`/api/runs/${runId}`)).json()) as { run: Record<string, unknown> })
-			.run;
+		const httpRun = ((await (await made.request(`/api/runs/${runId}`)).json()) as { run: Record<string, unknown> }).run;
 		for (const key of Object.keys(httpRun)) expect(cliStatus.run[key], key).toEqual(httpRun[key]);
 		expect(cliStatus.run.finishedAt).toEqual(expect.any(String));
 	} finally {

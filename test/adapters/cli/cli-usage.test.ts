@@ -2,7 +2,17 @@ import { afterEach, expect, test } from "vitest";
 import { createApp } from "../../../src/adapters/http/app.js";
 import { projectAt } from "../../../src/config/project.js";
 import type { StatusJson } from "../../../src/engine/run-reader.js";
-import { cancelLiveRuns, crew, crewProcess, exitOf, read, spenderProgram, TestRepo, waitFor } from "../../helpers.js";
+import {
+	cancelLiveRuns,
+	crew,
+	crewProcess,
+	exitOf,
+	read,
+	servedApp,
+	spenderProgram,
+	TestRepo,
+	waitFor,
+} from "../../helpers.js";
 
 const repos: TestRepo[] = [];
 afterEach(async () => {
@@ -51,13 +61,13 @@ test("an agent that reports usage and then hangs: each attempt's tokens count, a
 	expect(text.stdout).toContain("error: budget: 1200 of 1000 tokens");
 	expect(text.stdout).toContain("usage: 1.0k in, 200 out tokens, $0.0200");
 
-	const made = createApp({ project: projectAt(repo.dir), token: "t" });
+	const made = servedApp(repo.dir);
 	try {
-		const metrics = await (await made.app.request("/metrics")).text();
+		const metrics = await (await made.request("/metrics")).text();
 		expect(metrics).toContain('crew_tokens{kind="input"} 1000');
 		expect(metrics).toContain('crew_tokens{kind="output"} 200');
 		expect(metrics).toContain('crew_attempts{status="timed-out"} 2');
-		const detail = (await (await made.app.request(`/api/runs/${runId}/tasks/a`)).json()) as {
+		const detail = (await (await made.request(`/api/runs/${runId}/tasks/a`)).json()) as {
 			attempts: { status: string; usage: object }[];
 		};
 		const each = { inputTokens: 500, outputTokens: 100, costUsd: 0.01 };
@@ -65,7 +75,7 @@ test("an agent that reports usage and then hangs: each attempt's tokens count, a
 			expect.objectContaining({ status: "timed-out", usage: expect.objectContaining(each) }),
 			expect.objectContaining({ status: "timed-out", usage: expect.objectContaining(each) }),
 		]);
-		const view = (await (await made.app.request(`/api/runs/${runId}`)).json()) as { run: { usage: object } };
+		const view = (await (await made.request(`/api/runs/${runId}`)).json()) as { run: { usage: object } };
 		expect(view.run.usage).toEqual(spent);
 	} finally {
 		made.close();

@@ -1,12 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { createApp } from "../../../src/adapters/http/app.js";
-import { projectAt } from "../../../src/config/project.js";
-import { cancelLiveRuns, crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
+import { APP_TOKEN, cancelLiveRuns, crew, isAlive, servedApp, TestRepo, waitFor } from "../../helpers.js";
 import { PLANNER_ORDER, plannerRepo, scriptRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
-const TOKEN = "test-token-123";
+const TOKEN = APP_TOKEN;
 const closers: (() => void)[] = [];
 const repos: TestRepo[] = [];
 afterEach(async () => {
@@ -14,11 +12,12 @@ afterEach(async () => {
 	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
 });
 
+/** The app over `repo`'s store, whose requests carry the token (see `servedApp`). */
 function appFor(repo: TestRepo, options: { allowedHosts?: string[] } = {}) {
 	repos.push(repo);
-	const made = createApp({ project: projectAt(repo.dir), token: TOKEN, pollMs: 20, ...options });
+	const made = servedApp(repo.dir, { pollMs: 20, ...options });
 	closers.push(made.close);
-	return made.app;
+	return made;
 }
 
 /** A repository whose tasks each wait for the test to open their gate. */
@@ -217,7 +216,7 @@ test("bad input gets a clear error with the right status, naming the value", asy
 
 test("changes need the token, and only loopback host names are answered when asked", async () => {
 	const { repo, runId } = await finishedRun();
-	const app = appFor(repo, { allowedHosts: ["127.0.0.1", "localhost"] });
+	const { app } = appFor(repo, { allowedHosts: ["127.0.0.1", "localhost"] });
 	for (const authorization of [undefined, "Bearer wrong", `Basic ${TOKEN}`]) {
 		const r = await json(
 			app.request(`/api/runs/${runId}/cancel`, {
@@ -235,7 +234,9 @@ test("changes need the token, and only loopback host names are answered when ask
 		}),
 	);
 	expect(ok).toEqual({ status: 200, body: { runId, status: "completed" } });
-	const rebound = await json(app.request("/api/runs", { headers: { host: "attacker.example:7420" } }));
+	const rebound = await json(
+		app.request("/api/runs", { headers: { host: "attacker.example:7420", authorization: `Bearer ${TOKEN}` } }),
+	);
 	expect(rebound.status).toBe(403);
 	expect(rebound.body.error).toContain("attacker.example");
 });
