@@ -5,7 +5,9 @@
  * throughput of a 200-task run with 1, 2 and 4 workers. Needs `redis-server` on PATH; starts its
  * own on a free loopback port. Writes bench/results/remote.json.
  */
+
 import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -85,6 +87,9 @@ function crew(dir, args) {
 /** Workers started and not yet stopped: stopped at the end whatever happens. */
 const running = new Set();
 
+// The key the bench's coordinators sign their jobs with and its workers check them by.
+process.env.CREW_QUEUE_KEY ??= randomBytes(24).toString("hex");
+
 /** `n` workers; each trusts every job, as the queue is the bench's own and its projects run commands. */
 async function startWorkers(url, n, dir) {
 	const workers = [];
@@ -92,7 +97,20 @@ async function startWorkers(url, n, dir) {
 		const workdir = join(dir, `w${k}`);
 		const worker = spawn(
 			process.execPath,
-			[BIN, "worker", "--queue", url, "--concurrency", String(WORKER_SLOTS), "--workdir", workdir, "--trust-all"],
+			[
+				BIN,
+				"worker",
+				"--queue",
+				url,
+				"--concurrency",
+				String(WORKER_SLOTS),
+				"--workdir",
+				workdir,
+				"--trust-all",
+				// Unconfined, as the attempts run here are: the bench measures the queue, not the sandbox.
+				"--sandbox",
+				"off",
+			],
 			{ cwd: dir, stdio: ["ignore", "pipe", "ignore"] },
 		);
 		running.add(worker);

@@ -1,4 +1,5 @@
 import type { RunRecord } from "../core/types.js";
+import { withoutCredentials } from "../core/url-credentials.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ATTACH } from "./run-loop.js";
 
@@ -25,11 +26,16 @@ export interface RemoteRuntimes {
  */
 export async function remoteRuntimes(run: RunRecord, root: string, local: RuntimeRegistry): Promise<RemoteRuntimes> {
 	const url = run.options.queue as string;
-	const { checkQueue, RemoteDispatch } = await import("../runtimes/remote/remote-dispatch.js");
+	const [{ checkQueue, RemoteDispatch }, { queueKey }] = await Promise.all([
+		import("../runtimes/remote/remote-dispatch.js"),
+		import("../runtimes/remote/job-seal.js"),
+	]);
+	const key = queueKey(process.env, `run ${run.id} on the queue at ${withoutCredentials(url)}`);
 	await checkQueue(url, QUEUE_ANSWER_MS);
 	const base = run.options.baseCommit;
 	const dispatch = new RemoteDispatch(
 		url,
+		key,
 		base ? { repository: run.options.repository ?? root, base, root } : undefined,
 	);
 	const names = local.names().filter((name) => name !== "dry-run");

@@ -5,7 +5,7 @@ import { expect, inject } from "vitest";
 /**
  * Vitest setup file, run before each test file: the file gets a machine of its own, so files can
  * run side by side and nothing else on the machine reaches them. Its temporary folder, home, user
- * config (trust, personal agents), pi agent folder and tmux server are private to it; the real
+ * config (trust, personal agents), pi agent folder, tmux server and queue key are private to it; the real
  * user's folders, `/tmp` itself and any tmux server already running are never used. The file
  * `test-file` in its folder names the test file, for whoever looks at what a test left.
  */
@@ -18,5 +18,7 @@ for (const [name, folder] of Object.entries(folders)) {
 	process.env[name] = dir;
 }
 process.env.PI_CODING_AGENT_DIR = join(own, "config", "pi-agent");
+// The queue's key, as a user shares it between a coordinator and its workers (see job-seal.ts).
+process.env.CREW_QUEUE_KEY = `key-of-${own}`;
 // Inside a tmux session, tmux would talk to that session's server whatever TMUX_TMPDIR says.
 delete process.env.TMUX;

@@ -319,10 +319,7 @@ function program(setExit: (code: number) => void): Command {
 	cli
 		.command("worker")
 		.description("run attempts of runs started with --queue: this machine's agents, in folders of its own")
-		.option(
-			"--queue <url>",
-			"the Redis the runs' queue is on: redis://host:port (default: queue.url of your user config)",
-		)
+		.option("--queue <url>", "the runs' Redis: redis://host:port (default: queue.url of your user config)")
 		.option("--concurrency <n>", "attempts at once (default 1)", count("concurrency", 1), 1)
 		.option(
 			"--workdir <dir>",
@@ -335,6 +332,7 @@ function program(setExit: (code: number) => void): Command {
 			count("lock duration", 500),
 			10_000,
 		)
+		.option("--sandbox <level>", "the loosest sandbox of its attempts, whatever a job asks (default: as crew run)")
 		.option(
 			"--trust <repository>",
 			"run the commands of this repository's jobs (its git URL or path, as runs give it with --repository); repeatable. Local paths you `crew trust` here count too",

@@ -5,7 +5,9 @@ import { findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
 import { TrustStore } from "../../config/trust.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { isSandboxLevel, SANDBOX_LEVELS } from "../../core/sandbox.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
+import { queueKey } from "../../runtimes/remote/job-seal.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
 import { configuredRuntimes } from "../configured-runtimes.js";
 import { print } from "./print.js";
@@ -18,6 +20,7 @@ export interface WorkerOptions {
 	readonly lockDuration: number;
 	readonly trust: readonly string[];
 	readonly trustAll?: boolean;
+	readonly sandbox?: string;
 }
 
 /**
@@ -51,9 +54,20 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
 			'crew worker needs --queue redis://host:port, or "queue": {"url": …} in your user config',
 		);
 	}
+	const key = queueKey(process.env, "crew worker");
+	const asked = options.sandbox ?? settings.sandbox;
+	if (asked !== undefined && !isSandboxLevel(asked)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid sandbox ${JSON.stringify(asked)}: expected one of ${SANDBOX_LEVELS.join(", ")}`,
+		);
+	}
+	const runtimes = configuredRuntimes(settings);
 	const worker = new RemoteWorker({
 		url,
-		runtimes: configuredRuntimes(settings),
+		key,
+		sandbox: asked ?? (runtimes.sandbox.available() ? "workspace" : "off"),
+		runtimes,
 		workdir,
 		concurrency: options.concurrency,
 		lockMs: options.lockDuration,

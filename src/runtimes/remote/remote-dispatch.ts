@@ -17,6 +17,7 @@ import {
 	CANCEL_CHANNEL,
 	cancelKey,
 } from "./attempt-job.js";
+import { sealJob } from "./job-seal.js";
 import { redisAddress } from "./redis-url.js";
 
 interface JobWatch {
@@ -66,8 +67,12 @@ export class RemoteDispatch {
 	readonly #url: string;
 	readonly #workspace: RemoteWorkspace | undefined;
 
-	constructor(url: string, workspace?: RemoteWorkspace) {
+	/** What its jobs are signed with (see `sealJob`). */
+	readonly #key: string;
+
+	constructor(url: string, key: string, workspace?: RemoteWorkspace) {
 		this.#url = url;
+		this.#key = key;
 		this.#workspace = workspace;
 		const connection = { ...redisAddress(url), maxRetriesPerRequest: null };
 		// Adding a job or a cancel fails at once while Redis is away, rather than waiting for it.
@@ -181,7 +186,7 @@ export class RemoteDispatch {
 				const checkout = await this.#checkoutOf(request);
 				const data: AttemptJobData = { runtime, request, parts, ...(checkout ? { checkout } : {}) };
 				try {
-					await this.#queue.add(request.taskId, data, {
+					await this.#queue.add(request.taskId, sealJob(data, this.#key), {
 						jobId,
 						attempts: 1,
 						removeOnComplete: { age: CANCEL_TTL_S },

@@ -5,6 +5,7 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { agentRuns } from "../../core/agent-runs.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
+import { looser, type SandboxLevel } from "../../core/sandbox.js";
 import { type AgentSpec, ZERO_USAGE } from "../../core/types.js";
 import { withPartial } from "../../core/usage.js";
 import { isProcessAlive } from "../../store/process-identity.js";
@@ -16,6 +17,7 @@ import { withVerification } from "../verified-runtime.js";
 import type { AttemptParts, RunControl, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";
 import { ATTEMPT_QUEUE, AttemptJob, type AttemptReturn, CANCEL_CHANNEL, cancelKey } from "./attempt-job.js";
 import { watchGroup } from "./group-sentinel.js";
+import { openJob } from "./job-seal.js";
 import { redisAddress } from "./redis-url.js";
 
 export interface RemoteWorkerOptions {
@@ -40,6 +42,13 @@ export interface RemoteWorkerOptions {
 	 * never carries trust with it. Default: no job is trusted.
 	 */
 	readonly trusts?: (repository: string | undefined) => boolean;
+	/** The queue's key: a job not signed with it is refused before anything of it runs (see `openJob`). */
+	readonly key: string;
+	/**
+	 * The loosest sandbox this worker runs an attempt in, whatever its job asks: its operator's
+	 * level (flag or config), else the machine's default.
+	 */
+	readonly sandbox: SandboxLevel;
 }
 
 /** What a job would run beyond an agent CLI under crew's permissions: its agent's command or full permissions, its check, its setup hook. */
@@ -142,7 +151,12 @@ export class RemoteWorker {
 	}
 
 	async #process(job: Job): Promise<AttemptReturn> {
-		const parsed = AttemptJob.safeParse(job.data);
+		const opened = openJob(job.data, this.#options.key);
+		if ("refused" in opened) {
+			this.#options.log?.(`job ${job.id}: refused, nothing of it run: ${opened.refused}`);
+			throw new UnrecoverableError(`refused by the worker: ${opened.refused}`);
+		}
+		const parsed = AttemptJob.safeParse(opened.data);
 		if (!parsed.success) throw new UnrecoverableError(`not a crew attempt: ${parsed.error.issues[0]?.message}`);
 		const { runtime, request: given, parts, checkout } = parsed.data;
 		const id = job.id as string;
@@ -159,6 +173,8 @@ export class RemoteWorker {
 		}
 		const folder = join(this.#attempts, `${given.runId}.${given.taskId}.${given.attempt}.${job.attemptsStarted}`);
 		const { sandbox, ...asked } = given;
+		// A job may tighten the worker's sandbox, never loosen it.
+		const floor = this.#options.sandbox;
 		const request: TaskRequest = {
 			...asked,
 			projectTrusted: trusted,
@@ -166,17 +182,13 @@ export class RemoteWorker {
 			artifactDir: join(folder, "files"),
 			promptFile: join(folder, "files", "prompt.md"),
 			// Other attempts' folders are out of its sight, as crew's are on the coordinator.
-			...(sandbox
-				? {
-						sandbox: {
-							level: sandbox.level,
-							readOnly: sandbox.readOnly,
-							hosts: sandbox.hosts,
-							hide: [this.#attempts],
-							show: [],
-						},
-					}
-				: {}),
+			sandbox: {
+				level: looser(sandbox?.level ?? "off", floor) ? floor : (sandbox?.level ?? "off"),
+				readOnly: sandbox?.readOnly ?? false,
+				hosts: sandbox?.hosts ?? [],
+				hide: [this.#attempts],
+				show: [],
+			},
 		};
 		mkdirSync(request.artifactDir, { recursive: true });
 		writeAttemptFile(request.promptFile, request.prompt);

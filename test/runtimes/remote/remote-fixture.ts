@@ -68,6 +68,9 @@ export function remoteFixture(options: { readonly password?: string } = {}): Rem
 					join(dir, `work-${name}`),
 					"--lock-duration",
 					"1500",
+					// Its operator lets jobs run unconfined: the tests' command agents log beside their repository.
+					"--sandbox",
+					"off",
 					...trust,
 				],
 				env,
