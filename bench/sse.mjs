@@ -55,7 +55,7 @@ function cpuSeconds(pid) {
 	return ns / 1e9;
 }
 
-/** Starts `crew serve --port 0` in `dir`; resolves with the child and its base URL. */
+/** Starts `crew serve --port 0` in `dir`; resolves with the child, its base URL and its token. */
 function serve(dir) {
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
@@ -65,8 +65,8 @@ function serve(dir) {
 		let out = "";
 		child.stdout.setEncoding("utf8").on("data", (chunk) => {
 			out += chunk;
-			const url = /dashboard\s+(http:\/\/[^/\s]+)/.exec(out)?.[1];
-			if (url) resolve({ child, url });
+			const found = /dashboard\s+(http:\/\/[^/\s]+)\/\?token=(\S+)/.exec(out);
+			if (found) resolve({ child, url: found[1], token: found[2] });
 		});
 		child.on("error", reject);
 		child.on("exit", (code) => reject(new Error(`crew serve exited ${code}:\n${out}`)));
@@ -90,13 +90,13 @@ function crew(dir, args) {
  * Follows a run's stream from its start until its run event says it ended. `connected` resolves
  * at the first events received; the whole resolves with the ids of all events received.
  */
-function follow(url, runId) {
+function follow(url, token, runId) {
 	let first;
 	const connected = new Promise((resolve) => {
 		first = resolve;
 	});
 	const done = (async () => {
-		const response = await fetch(`${url}/api/runs/${runId}/stream`);
+		const response = await fetch(`${url}/api/runs/${runId}/stream`, { headers: { authorization: `Bearer ${token}` } });
 		const reader = response.body.getReader();
 		const decoder = new TextDecoder();
 		let buffer = "";
@@ -131,7 +131,7 @@ async function round(dir, server, clients) {
 	const started = await crew(dir, ["run", "tick", "--workflow", "tick", "--detach", "--json"]);
 	const { runId } = JSON.parse(started.trim().split("\n").at(-1));
 	const start = cpuSeconds(server.child.pid);
-	const streams = Array.from({ length: clients }, () => follow(server.url, runId));
+	const streams = Array.from({ length: clients }, () => follow(server.url, server.token, runId));
 	await Promise.all(streams.map((s) => s.connected));
 	const before = cpuSeconds(server.child.pid);
 	await sleep(WINDOW_MS);
