@@ -67,8 +67,8 @@ export function attemptHome(
 			const text = readFileSync(target);
 			writeFileSync(own, text, { mode: 0o600 });
 			copies.push({ copy: own, original: target, text });
-		} else if (!existsSync(own)) {
-			// A retried attempt's folder has its links already.
+		} else if (!lstatSync(own, { throwIfNoEntry: false })) {
+			// A retried attempt's folder has its links already (even to an entry since removed).
 			symlinkSync(target, own);
 		}
 	}

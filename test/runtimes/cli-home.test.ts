@@ -64,3 +64,15 @@ test("a folder the user's variable names that is not there is left to the CLI to
 	expect(made.env).toEqual({});
 	expect(existsSync(join(base, "attempt-1.home"))).toBe(false);
 });
+
+test("a retried attempt's folder keeps its links, even to an entry the user has since removed", () => {
+	const { base, dir } = userFolder();
+	const home: CliHome = { dir, variable: "X_DIR", through: ["auth.json"], links: { except: ["sessions"] } };
+	const folder = join(base, "attempt-1.home");
+	attemptHome(home, folder, {}).settle();
+	rmSync(join(dir, "models.json"));
+	const again = attemptHome(home, folder, {});
+	expect(readlinkSync(join(folder, "agents"))).toBe(join(dir, "agents"));
+	expect(readFileSync(join(folder, "auth.json"), "utf8")).toBe('{"token":"old"}');
+	again.settle();
+});
