@@ -383,7 +383,7 @@ export class AgentRuntime implements WorkerRuntime {
 		const home = attemptHome(this.#cli.home(source), folder, source);
 		const launch = await this.#sandbox.wrap(request, command, {
 			writable: [folder, ...(ask ? [ask.folder] : [])],
-			readable: [...program, ...asker, ...skills],
+			readable: [...program, ...asker, ...skills, ...home.shows],
 			network: gate,
 			env,
 		});

@@ -40,16 +40,16 @@ export interface CliHome {
  * `links` names, which the sandbox shows read-only where it leads, so the CLI reads everything the
  * user set up, and a copy of each `through` file; whatever it writes lands in `folder` and stays
  * with the attempt (unless `env` names a folder that is not there). Answers the variables to set,
- * and `settle`, which, once the attempt's processes have ended, puts back in the user's folder each
+ * what the sandbox must show read-only (where the links lead), and `settle`, which, once the attempt's processes have ended, puts back in the user's folder each
  * `through` file the CLI changed, and removes the copies.
  */
 export function attemptHome(
 	home: CliHome,
 	folder: string,
 	env: NodeJS.ProcessEnv,
-): { readonly env: Readonly<Record<string, string>>; settle(): void } {
+): { readonly env: Readonly<Record<string, string>>; readonly shows: readonly string[]; settle(): void } {
 	// A folder the user names that is not there is the CLI's to refuse, as it would unconfined.
-	if (env[home.variable] && !existsSync(home.dir)) return { env: {}, settle: () => undefined };
+	if (env[home.variable] && !existsSync(home.dir)) return { env: {}, shows: [], settle: () => undefined };
 	mkdirSync(folder, { recursive: true });
 	const { links } = home;
 	const names = existsSync(home.dir) ? readdirSync(home.dir) : [];
@@ -74,6 +74,8 @@ export function attemptHome(
 	}
 	return {
 		env: { [home.variable]: folder },
+		// Where the links lead, which may be out of a confined process's sight (under /tmp, say).
+		shows: [...(existsSync(home.dir) ? [home.dir] : []), ...Object.values(home.beside ?? {}).filter(existsSync)],
 		settle() {
 			for (const { copy, original, text } of copies) {
 				const now = plainFile(copy);
