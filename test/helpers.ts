@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type AppOptions, createApp } from "../src/adapters/http/app.js";
 import { projectAt } from "../src/config/project.js";
 import { TrustStore } from "../src/config/trust.js";
@@ -344,4 +346,21 @@ export function servedApp(
 		return await made.app.request(path, { ...init, headers });
 	};
 	return { app: made.app, request, close: made.close };
+}
+
+/** A client of a `crew mcp` started in `dir` with `env`, as an agent CLI starts it, and that process's pid; the caller closes it. */
+export async function mcpClient(
+	dir: string,
+	env: NodeJS.ProcessEnv = process.env,
+): Promise<{ readonly client: Client; readonly pid: number }> {
+	const transport = new StdioClientTransport({
+		command: process.execPath,
+		args: [CLI, "mcp"],
+		cwd: dir,
+		env: env as Record<string, string>,
+		stderr: "pipe",
+	});
+	const client = new Client({ name: "crew-test", version: "1.0.0" });
+	await client.connect(transport);
+	return { client, pid: transport.pid as number };
 }

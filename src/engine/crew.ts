@@ -26,14 +26,7 @@ import { type AnswerGiven, answerTask } from "./answer-task.js";
 import { changeBudget } from "./budget-change.js";
 import { cancelRun } from "./cancel-run.js";
 import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import {
-	createFork,
-	type ExecutionSettings,
-	type ForkInput,
-	type PlannedFork,
-	planFork,
-	planReplay,
-} from "./fork-run.js";
+import { createFork, type ForkInput, type PlannedFork, planFork, planReplay } from "./fork-run.js";
 import { type Plan, type PlanInput, planRun } from "./planner.js";
 import { type ReconcileReport, reconcile } from "./reconcile.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
@@ -209,11 +202,8 @@ export class Crew {
 		return planFork({ ...deps, plan: (given) => this.plan(given) }, this.run(input.runId), input);
 	}
 
-	/**
-	 * Records a replay of run `runId` as a new queued run (see `planReplay`), from its base commit,
-	 * executing as `now` says; returns its id.
-	 */
-	async replay(runId: string, live: boolean, now: ExecutionSettings): Promise<string> {
+	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
+	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
 		const record = this.run(runId);
 		const source = { record, specs: this.#queries.taskSpecs(runId) };
 		return this.create(await planReplay((given) => this.plan(given), source, live, now), record.options.baseCommit);

@@ -2,12 +2,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { actThenReport } from "../../src/scripted-model/turns.js";
-import { CLI, cancelLiveRuns, crew, PI_1, read, TestRepo, waitFor } from "../helpers.js";
+import { cancelLiveRuns, crew, mcpClient, PI_1, read, TestRepo, waitFor } from "../helpers.js";
 import { serverStarter } from "../scripted-model/servers.js";
 import { plannerRepo, scriptRepo, untilRepo } from "./growing-runs.js";
 
@@ -20,17 +19,9 @@ afterEach(async () => {
 });
 
 /** A client of a `crew mcp` started in `dir`. */
-async function mcpClient(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
+async function connect(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
 	dirs.push(dir);
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: dir,
-		env: env as Record<string, string>,
-		stderr: "pipe",
-	});
-	const client = new Client({ name: "crew-test", version: "1.0.0" });
-	await client.connect(transport);
+	const { client } = await mcpClient(dir, env);
 	clients.push(client);
 	return client;
 }
@@ -99,7 +90,7 @@ test("a planner's tasks make the first estimate a lower bound; past runs of its 
 	expect(after).toMatchObject({ tasks: 5, atLeast: false, openEnds: [], basis: "from 1 past run" });
 
 	// An agent's run is answered with the same line, read before the run joins the history.
-	const client = await mcpClient(repo.dir);
+	const client = await connect(repo.dir);
 	const started = await client.callTool({ name: "crew_run", arguments: { goal: "look", workflow: "adaptive" } });
 	const answer = started.structuredContent as { runId: string; estimate: string };
 	expect(answer.estimate).toBe(after.line);
@@ -192,7 +183,7 @@ test("after five runs of a workflow by real pi 1.x, crew plan estimates the sixt
 	expect(off).toBeLessThanOrEqual(0.25);
 
 	// The agent-facing plan carries the same estimate, from the history as it now is.
-	const client = await mcpClient(repo.dir, env);
+	const client = await connect(repo.dir, env);
 	const answer = await client.callTool({
 		name: "crew_plan",
 		arguments: { goal: "the project, pass 7", workflow: "survey" },

@@ -1,9 +1,8 @@
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, test } from "vitest";
-import { CLI } from "../helpers.js";
+import { mcpClient } from "../helpers.js";
 import { victims } from "./attacker.js";
 
 /**
@@ -17,15 +16,7 @@ afterEach(async () => {
 });
 
 async function mcp(v: ReturnType<typeof victim>): Promise<Client> {
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: v.repo,
-		env: v.env as Record<string, string>,
-		stderr: "ignore",
-	});
-	const client = new Client({ name: "attacker", version: "1.0.0" });
-	await client.connect(transport);
+	const { client } = await mcpClient(v.repo, v.env);
 	clients.push(client);
 	return client;
 }

@@ -2,12 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { expect, test } from "vitest";
-import { createApp } from "../../src/adapters/http/app.js";
-import { projectAt } from "../../src/config/project.js";
-import { CLI, crew, servedApp, TestRepo } from "../helpers.js";
+import { CLI, crew, mcpClient, servedApp, TestRepo } from "../helpers.js";
 import { tally } from "./tally.js";
 
 /** Every file of the repository outside `.crew/`, with its content: what bad input must not change. */
@@ -309,15 +305,7 @@ test("wrong-typed HTTP inputs get 400 with a message naming the value", async ()
 
 test("wrong-typed MCP inputs get an error result naming the value", async () => {
 	const { repo, runId } = await repoWithRun();
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: repo.dir,
-		env: process.env as Record<string, string>,
-		stderr: "pipe",
-	});
-	const client = new Client({ name: "faults", version: "1.0.0" });
-	await client.connect(transport);
+	const { client } = await mcpClient(repo.dir);
 	const cases: [string, Record<string, unknown>, RegExp][] = [
 		["crew_run", { goal: "g", workflow: "one", concurrency: "four" }, /concurrency/],
 		["crew_run", { goal: "", workflow: "one" }, /goal/],

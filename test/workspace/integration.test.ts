@@ -4,8 +4,6 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { createApp } from "../../src/adapters/http/app.js";
-import { projectAt } from "../../src/config/project.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";

@@ -2,8 +2,6 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { createApp } from "../../../src/adapters/http/app.js";
-import { projectAt } from "../../../src/config/project.js";
 import {
 	cancelLiveRuns,
 	conflictingWorktrees,

@@ -1,6 +1,4 @@
 import { afterEach, expect, test } from "vitest";
-import { createApp } from "../../../src/adapters/http/app.js";
-import { projectAt } from "../../../src/config/project.js";
 import type { StatusJson } from "../../../src/engine/run-reader.js";
 import {
 	cancelLiveRuns,

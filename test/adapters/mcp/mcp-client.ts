@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect } from "vitest";
-import { CLI, cancelLiveRuns } from "../../helpers.js";
+import { cancelLiveRuns, mcpClient } from "../../helpers.js";
 
 /** Clients of `crew mcp` started by tests, closed (and their runs cancelled) by `closeClients`. */
 export class McpClients {
@@ -12,15 +11,7 @@ export class McpClients {
 	/** A client of a `crew mcp` started in `dir`. */
 	async connect(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Client> {
 		this.#dirs.push(dir);
-		const transport = new StdioClientTransport({
-			command: process.execPath,
-			args: [CLI, "mcp"],
-			cwd: dir,
-			env: env as Record<string, string>,
-			stderr: "pipe",
-		});
-		const client = new Client({ name: "crew-test", version: "1.0.0" });
-		await client.connect(transport);
+		const { client } = await mcpClient(dir, env);
 		this.#clients.push(client);
 		return client;
 	}

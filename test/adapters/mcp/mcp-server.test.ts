@@ -1,10 +1,9 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, test } from "vitest";
-import { CLI, cancelLiveRuns, isAlive, read, TestRepo, waitFor } from "../../helpers.js";
+import { cancelLiveRuns, isAlive, mcpClient, read, TestRepo, waitFor } from "../../helpers.js";
 import { PLANNER_ORDER, plannerRepo } from "../growing-runs.js";
 
 const clients: Client[] = [];
@@ -21,17 +20,9 @@ async function connect(dir: string): Promise<Client> {
 /** A client of a `crew mcp` started in `dir`, and that process's pid. */
 async function connectWithPid(dir: string): Promise<{ client: Client; pid: number }> {
 	dirs.push(dir);
-	const transport = new StdioClientTransport({
-		command: process.execPath,
-		args: [CLI, "mcp"],
-		cwd: dir,
-		env: process.env as Record<string, string>,
-		stderr: "pipe",
-	});
-	const client = new Client({ name: "crew-test", version: "1.0.0" });
-	await client.connect(transport);
-	clients.push(client);
-	return { client, pid: transport.pid as number };
+	const made = await mcpClient(dir);
+	clients.push(made.client);
+	return made;
 }
 
 interface Answer {
