@@ -22,3 +22,6 @@ process.env.PI_CODING_AGENT_DIR = join(own, "config", "pi-agent");
 process.env.CREW_QUEUE_KEY = `key-of-${own}`;
 // Inside a tmux session, tmux would talk to that session's server whatever TMUX_TMPDIR says.
 delete process.env.TMUX;
+// Tests talk only to 127.0.0.1, never through TLS to another host; a machine's extra CA file
+// (a whole system bundle, on some) would cost each of the suite's thousand Node processes ~50 ms.
+delete process.env.NODE_EXTRA_CA_CERTS;

@@ -30,9 +30,9 @@ test("crew reconcile finds a run whose runner was killed and its orphaned worker
 		expect(check.stdout).toMatch(
 			new RegExp(`orphaned run ${runId}: recorded running, its runner \\(pid \\d+ on \\S+\\) is gone\\n`),
 		);
-		const group = Number(
-			new RegExp(`orphaned workers of run ${runId} \\(running\\): process group (\\d+)`).exec(check.stdout)?.[1],
-		);
+		const orphans = new RegExp(`orphaned workers of run ${runId} \\(running\\): process group (\\d+)`);
+		expect(check.stdout).toMatch(orphans);
+		const group = Number(orphans.exec(check.stdout)?.[1]);
 		expect(group).toBeGreaterThan(1);
 		// Looking changes nothing.
 		expect(isAlive(worker)).toBe(true);
