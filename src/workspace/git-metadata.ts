@@ -10,14 +10,32 @@ import { dirname, join, resolve } from "node:path";
 export interface GitMetadata {
 	/** Kept read-only inside writable folders: every one of these that exists. */
 	readonly readOnly: readonly string[];
-	/** Made writable inside a read-only repository: a worktree's own folder, the objects, its branch's refs. */
+	/**
+	 * Bound where they are, writable: a worktree's own folder and the objects; a checkout's own git
+	 * folder, which as a mount point cannot be moved aside for another.
+	 */
 	readonly writable: readonly string[];
 	/** Those that did not exist: created by a confined process, they would redirect git or run a program. */
 	readonly absent: readonly string[];
+	/**
+	 * The folders of a worktree's branch and of its log, which hold the other tasks' of its run too:
+	 * each to be shown as a private copy holding only `own`, so that no task writes another's.
+	 */
+	readonly refFolders: readonly RefFolder[];
 }
 
-/** What in a git folder decides what git runs, or which repository it reads (`commondir`, `gitdir`). */
-const DECIDES = ["config", "config.worktree", "hooks", "info", "modules", "commondir", "gitdir"];
+/** A folder of refs (or of their logs, `log`) and the file in it that is the worktree's own. */
+export interface RefFolder {
+	readonly folder: string;
+	readonly own: string;
+	readonly log: boolean;
+}
+
+/**
+ * What in a git folder decides what git runs, or which repository it reads (`commondir`, `gitdir`,
+ * and other worktrees' folders, which say the same for theirs).
+ */
+const DECIDES = ["config", "config.worktree", "hooks", "info", "modules", "commondir", "gitdir", "worktrees"];
 
 /**
  * The metadata of the checkout at `workspace` (a repository's root, or a worktree whose `.git` is a
@@ -38,14 +56,19 @@ export function gitMetadata(workspace: string, commits: boolean): GitMetadata | 
 		...folders.flatMap((folder) => DECIDES.map((name) => join(folder, name))),
 	];
 	const writable: string[] = [];
-	if (isLink && commits) {
+	const refFolders: RefFolder[] = [];
+	if (commits && !isLink) writable.push(gitDir);
+	if (commits && isLink) {
 		writable.push(gitDir, join(commonDir, "objects"));
 		const branch = /^ref: (refs\/heads\/.+)$/m.exec(readFileSync(join(gitDir, "HEAD"), "utf8"))?.[1];
 		if (branch) {
-			for (const root of [commonDir, join(commonDir, "logs")]) {
-				const folder = dirname(join(root, branch));
-				mkdirSync(folder, { recursive: true });
-				writable.push(folder);
+			for (const [root, log] of [
+				[commonDir, false],
+				[join(commonDir, "logs"), true],
+			] as const) {
+				const own = join(root, branch);
+				mkdirSync(dirname(own), { recursive: true });
+				refFolders.push({ folder: dirname(own), own, log });
 			}
 		}
 	}
@@ -53,6 +76,7 @@ export function gitMetadata(workspace: string, commits: boolean): GitMetadata | 
 		readOnly: decides.filter((path) => existsSync(path)),
 		writable,
 		absent: decides.filter((path) => !existsSync(path)),
+		refFolders,
 	};
 }
 

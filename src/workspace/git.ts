@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { CrewError, ErrorCode } from "../core/errors.js";
 
 export interface GitResult {
@@ -46,6 +46,16 @@ export function gitRun(cwd: string, args: readonly string[], input?: string): Pr
 	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], input);
 }
 
+/** `gitRun`, waiting for git: for the few questions crew asks before anything else can go on. */
+export function gitRunSync(cwd: string, args: readonly string[]): GitResult {
+	const result = spawnSync("git", [...OWN_ACCOUNT, ...args], { cwd, encoding: "utf8", env: gitEnv() });
+	return {
+		code: result.status ?? 1,
+		stdout: result.stdout ?? "",
+		stderr: result.stderr ?? result.error?.message ?? "",
+	};
+}
+
 /**
  * Runs git as the user would run it, with their author, signing and hooks: for what crew does in
  * the user's own branch at their request (`crew merge`).
@@ -67,12 +77,17 @@ export function gitError(cwd: string, args: readonly string[], result: GitResult
 	return new CrewError(ErrorCode.Runtime, `git ${args.join(" ")} failed in ${cwd}: ${said}`);
 }
 
+/** This process's environment, with no prompt for credentials and no pager. */
+function gitEnv(): NodeJS.ProcessEnv {
+	return { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" };
+}
+
 function spawnGit(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(
 			"git",
 			args as string[],
-			{ cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" } },
+			{ cwd, maxBuffer: 64 * 1024 * 1024, env: gitEnv() },
 			(error, stdout, stderr) => {
 				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
 				resolve({ code, stdout, stderr });

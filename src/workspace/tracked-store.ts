@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { relative } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { gitRunSync } from "./git.js";
 
 /**
  * Refuses a store that git tracks in `root`: one that came with the repository holds another's
@@ -9,12 +9,8 @@ import { CrewError, ErrorCode } from "../core/errors.js";
  */
 export function refuseTrackedStore(root: string, dbFile: string): void {
 	const path = relative(root, dbFile);
-	try {
-		execFileSync("git", ["ls-files", "--error-unmatch", "--", path], { cwd: root, stdio: "ignore" });
-	} catch {
-		// Not tracked: git says so with a failure, as it does outside a repository or without git.
-		return;
-	}
+	// Not tracked: git says so with a failure, as it does outside a repository or without git.
+	if (gitRunSync(root, ["ls-files", "--error-unmatch", "--", path]).code !== 0) return;
 	throw new CrewError(
 		ErrorCode.Conflict,
 		`${path} is tracked by git, so it came with the repository, not from crew here: crew does not write to or run from it. Remove it from git (git rm --cached ${path}) and move it away, then run crew again`,

@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { Turns } from "../core/turns.js";
-import { git, gitError, gitRun } from "./git.js";
+import { git, gitError, gitRun, gitRunSync } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
 export interface TaskWorkspace {
@@ -45,18 +44,12 @@ export function hasCommit(root: string): boolean {
 
 /** The leader repository's HEAD commit: where a run's worktrees start. */
 export function headCommit(root: string): string {
-	try {
-		return execFileSync("git", ["rev-parse", "--verify", "HEAD"], {
-			cwd: root,
-			encoding: "utf8",
-			stdio: "pipe",
-		}).trim();
-	} catch {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`worktree mode needs a git repository with at least one commit at ${root}; commit first, or run without worktrees`,
-		);
-	}
+	const head = gitRunSync(root, ["rev-parse", "--verify", "HEAD"]);
+	if (head.code === 0) return head.stdout.trim();
+	throw new CrewError(
+		ErrorCode.InvalidInput,
+		`worktree mode needs a git repository with at least one commit at ${root}; commit first, or run without worktrees`,
+	);
 }
 
 /**
@@ -64,11 +57,10 @@ export function headCommit(root: string): string {
  * not see, since they start from the last commit. Untracked files do not count.
  */
 export function dirtyPaths(root: string): string[] {
-	const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
-		cwd: root,
-		encoding: "utf8",
-	});
-	return status
+	const args = ["status", "--porcelain", "--untracked-files=no"];
+	const status = gitRunSync(root, args);
+	if (status.code !== 0) throw gitError(root, args, status);
+	return status.stdout
 		.split("\n")
 		.filter(Boolean)
 		.map((line) => line.slice(3))

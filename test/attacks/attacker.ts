@@ -37,6 +37,8 @@ export interface Victim {
 			readonly sandbox?: "workspace" | "strict";
 			/** The agent the user names; crew's executor by default. */
 			readonly agentName?: string;
+			/** A workflow of the user's to run instead (\`crew run\`), its agents' own runtimes kept. */
+			readonly workflow?: string;
 		},
 	): Promise<{ readonly result: CliResult; readonly seen: string }>;
 }
@@ -89,7 +91,9 @@ function victim(servers: ScriptedModelServer[]): Victim {
 			// The CLI's configuration lives in the victim's home, where the user's would.
 			scripted = scriptedCliSetup("pi", server.url, home);
 			Object.assign(env, scripted.env);
-			const args = ["agent", "do the task", "--runtime", "pi", "--model", scripted.model];
+			const args = options.workflow
+				? ["run", "do the task", "--workflow", options.workflow, "--model", scripted.model]
+				: ["agent", "do the task", "--runtime", "pi", "--model", scripted.model];
 			args.push("--sandbox", options.sandbox ?? "workspace");
 			if (options.workspace) args.push("--workspace", options.workspace);
 			if (options.agentName) args.push("--agent", options.agentName);

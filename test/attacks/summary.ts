@@ -6,7 +6,10 @@ import type { Reporter, TestModule } from "vitest/node";
  */
 export default class AttackSummary implements Reporter {
 	onTestRunEnd(modules: readonly TestModule[]): void {
-		const attacks = modules.flatMap((module) => [...module.children.allTests()]);
+		// An attack left out (by -t, or skipped) was not tried.
+		const attacks = modules
+			.flatMap((module) => [...module.children.allTests()])
+			.filter((attack) => attack.result().state !== "skipped");
 		const broke = attacks.filter((attack) => attack.result().state !== "passed");
 		const lines = [
 			"",

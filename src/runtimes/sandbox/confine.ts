@@ -25,6 +25,8 @@ export interface SandboxSpec {
 	readonly readable: readonly string[];
 	/** Folders and files inside writable ones that stay read-only. */
 	readonly readOnly?: readonly string[];
+	/** Folders shown, writable, in place of others: private copies it changes instead of the originals. */
+	readonly substitutes?: readonly Substitute[];
 	/** Folders and files it must not see at all (secrets, crew's store); what is below them and named above shows again. */
 	readonly hidden: readonly string[];
 	/**
@@ -32,6 +34,12 @@ export interface SandboxSpec {
 	 * `NetworkGate`'s sockets shown at `GATE_MOUNT`, its only way out.
 	 */
 	readonly network: "host" | "none" | { readonly gate: string };
+}
+
+/** A folder (`source`) shown where another one is (`target`). */
+export interface Substitute {
+	readonly source: string;
+	readonly target: string;
 }
 
 /** A program and its arguments, as spawned. */
@@ -135,20 +143,21 @@ export function bwrapArgs(spec: SandboxSpec, command: Command): string[] {
 	const workspace = resolve(spec.workspace);
 	// A folder reached through a symbolic link is mounted where the link leads: bwrap cannot make a mount point inside a link.
 	const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
-	const mounts: { path: string; kind: "read" | "write" | "hide" }[] = [
+	const mounts: { path: string; kind: "read" | "write" | "hide"; source?: string }[] = [
 		...spec.readable.map((path) => ({ path: real(path), kind: "read" as const })),
 		{ path: real(workspace), kind: spec.readOnlyWorkspace ? "read" : "write" },
 		...spec.writable.map((path) => ({ path: real(path), kind: "write" as const })),
+		...(spec.substitutes ?? []).map(({ source, target }) => ({ path: real(target), kind: "write" as const, source })),
 		...(spec.readOnly ?? []).map((path) => ({ path: real(path), kind: "read" as const })),
 		...spec.hidden.map((path) => ({ path: real(path), kind: "hide" as const })),
 	];
 	const depth = (path: string) => path.split("/").length;
 	const emptied: string[] = [];
 	// A stable sort: at one depth, what is named later wins.
-	for (const { path, kind } of mounts.sort((a, b) => depth(a.path) - depth(b.path))) {
+	for (const { path, kind, source = path } of mounts.sort((a, b) => depth(a.path) - depth(b.path))) {
 		if (!existsSync(path)) continue;
 		if (kind === "read") args.push("--ro-bind", path, path);
-		else if (kind === "write") args.push("--bind", path, path);
+		else if (kind === "write") args.push("--bind", source, path);
 		else if (statSync(path).isDirectory()) {
 			args.push("--tmpfs", path);
 			emptied.push("--remount-ro", path);

@@ -9,14 +9,15 @@ import { gitMetadata, undoCreated } from "../../workspace/git-metadata.js";
 import type { TaskRequest } from "../worker-runtime.js";
 import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretPaths } from "./confine.js";
 import { type GateWatch, NetworkGate } from "./network-gate.js";
+import { PrivateRefs } from "./private-refs.js";
 
 /** A command to spawn, the variables to set on top of its environment, and what to release when it has ended. */
 export interface Launch extends Command {
 	readonly env: Readonly<Record<string, string>>;
 	/**
-	 * Releases what the launch holds once its processes have ended, and removes what they created
-	 * that would make git run a program or read another repository later: named in the answer,
-	 * empty when there was none.
+	 * Releases what the launch holds once its processes have ended, and undoes what they did to git
+	 * metadata that is not theirs: what would make git run a program or read another repository
+	 * later, and other tasks' branches. Named in the answer, empty when there was none.
 	 */
 	close(): Promise<string[]>;
 }
@@ -24,7 +25,7 @@ export interface Launch extends Command {
 /** The failure of an attempt whose processes planted what `Launch.close` removed: not worth a retry. */
 export function plantedFailure(planted: readonly string[]): { readonly message: string; readonly retryable: false } {
 	return {
-		message: `made git metadata that would run a program or read another repository outside the sandbox, which crew removed: ${planted.join(", ")}`,
+		message: `changed git metadata that is not its own (what would run a program or read another repository outside the sandbox, or another task's branch), which crew undid: ${planted.join(", ")}`,
 		retryable: false,
 	};
 }
@@ -81,11 +82,13 @@ export class Sandbox {
 		const { bwrap, socat } = this.#found();
 		const home = needs.env.HOME || this.#env.HOME || homedir();
 		const git = gitMetadata(request.cwd, !asked.readOnly);
-		const undo = async () => (git ? undoCreated(git, request.cwd) : []);
+		const refs = git?.refFolders.length ? PrivateRefs.make(git.refFolders) : undefined;
+		const undo = async () => [...(git ? undoCreated(git, request.cwd) : []), ...(refs?.settle() ?? [])];
 		const spec = {
 			workspace: request.cwd,
 			readOnlyWorkspace: asked.readOnly,
 			writable: [...(needs.writable ?? []), ...(git?.writable ?? [])],
+			substitutes: refs?.substitutes ?? [],
 			readOnly: git?.readOnly ?? [],
 			readable: [
 				crewPackageDir(),
@@ -107,20 +110,24 @@ export class Sandbox {
 		// The host's TMPDIR may be a folder the process cannot write; its own /tmp it can.
 		const tmp = { TMPDIR: "/tmp" };
 		const { network } = needs;
-		if (typeof network === "string") {
-			return { ...confine(bwrap, { ...spec, network }, command), env: tmp, close: undo };
-		}
-		if (socat === null) throw new CrewError(ErrorCode.InvalidInput, `this task asks for a sandbox, and ${NO_SANDBOX}`);
-		const gate = await NetworkGate.open(network.allow, network);
+		let gate: NetworkGate | undefined;
 		try {
-			const confined = confine(bwrap, { ...spec, network: { gate: gate.folder } }, gate.wrap(socat, command));
+			if (typeof network === "string") {
+				return { ...confine(bwrap, { ...spec, network }, command), env: tmp, close: undo };
+			}
+			if (socat === null)
+				throw new CrewError(ErrorCode.InvalidInput, `this task asks for a sandbox, and ${NO_SANDBOX}`);
+			const opened = await NetworkGate.open(network.allow, network);
+			gate = opened;
+			const confined = confine(bwrap, { ...spec, network: { gate: opened.folder } }, opened.wrap(socat, command));
 			const close = async () => {
-				await gate.close();
+				await opened.close();
 				return undo();
 			};
-			return { ...confined, env: { ...tmp, ...gate.env() }, close };
+			return { ...confined, env: { ...tmp, ...opened.env() }, close };
 		} catch (error) {
-			await gate.close();
+			await gate?.close();
+			await undo();
 			throw error;
 		}
 	}
