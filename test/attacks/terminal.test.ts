@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import { mcpClient } from "../helpers.js";
 import { victims } from "./attacker.js";
 
 /**
@@ -39,6 +40,23 @@ test("an agent's answer and what its commands print reach no terminal as control
 	}
 	// For a program to read, as written.
 	expect((await v.crew(["logs", runId, task, "--raw"])).stdout).toContain("\x1b]52;c;");
+	// What an MCP client prints of its answers and errors.
+	const { client } = await mcpClient(v.repo, v.env);
+	try {
+		const calls = [
+			["crew_status", { runId }],
+			["crew_result", { runId, task }],
+			["crew_result", { runId, task: `x${SEQUENCES}` }],
+		] as const;
+		for (const [name, args] of calls) {
+			const answer = await client.callTool({ name, arguments: args });
+			const text = (answer.content as { text: string }[])[0]?.text ?? "";
+			expect(text.length, name).toBeGreaterThan(0);
+			expectInert(`${name} ${JSON.stringify(args)}`, text);
+		}
+	} finally {
+		await client.close();
+	}
 });
 
 test("a model's error that carries control sequences is shown inert", async () => {

@@ -5,6 +5,7 @@ import type { ZodRawShape } from "zod";
 import { loadSettings } from "../../config/settings.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
+import { inert } from "../../core/terminal-text.js";
 import type { WaitOptions } from "../run-waiting.js";
 import type { TeamActions } from "../team-actions.js";
 import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
@@ -15,9 +16,16 @@ import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
  * `crew_run` returns at once; a cancel waits at most 10 s for the runner to confirm, so no call
  * outlasts a client's timeout.
  */
-/** One answer as JSON text and as structured content. */
+/**
+ * One answer as JSON text and as structured content. The text has no control character a
+ * terminal acts on (clients print it): JSON escapes C0 already, and DEL and C1 are escaped too.
+ */
 function reply(result: object): CallToolResult {
-	return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: { ...result } };
+	const text = JSON.stringify(result).replace(
+		/[\u007f-\u009f]/g,
+		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
+	return { content: [{ type: "text", text }], structuredContent: { ...result } };
 }
 
 /**
@@ -70,7 +78,16 @@ export function createMcpServer(
 	const server = new McpServer({ name: "crew", version });
 	const tool = <N extends ToolName>(name: N, handler: ToolCallback<(typeof TOOL_SPECS)[N]["input"]>) => {
 		const { description, input } = TOOL_SPECS[name];
-		server.registerTool(name, { description, inputSchema: input }, handler as ToolCallback<ZodRawShape>);
+		// An error's message, which can carry an agent's words, reaches the client as text: inert.
+		const inertErrors = (async (...args: Parameters<typeof handler>) => {
+			try {
+				return await (handler as (...a: typeof args) => unknown)(...args);
+			} catch (error) {
+				if (error instanceof Error) error.message = inert(error.message);
+				throw error;
+			}
+		}) as ToolCallback<ZodRawShape>;
+		server.registerTool(name, { description, inputSchema: input }, inertErrors);
 	};
 	tool("crew_list", ({ kind }) => reply({ resources: actions.list(kind) }));
 	tool("crew_plan", (args) => reply(actions.plan(args)));
