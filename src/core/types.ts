@@ -253,9 +253,14 @@ export interface RunOptions {
 	readonly sandbox?: RunSandbox;
 	/**
 	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
-	 * prompt differs from the recorded one fails, or with `live` runs for real.
+	 * prompt differs from the recorded one, or that `unanswered` names (run `of` did not complete it:
+	 * by task id, how it ended there), fails, or with `live` runs for real.
 	 */
-	readonly replay?: { readonly of: string; readonly live: boolean };
+	readonly replay?: {
+		readonly of: string;
+		readonly live: boolean;
+		readonly unanswered?: Readonly<Record<string, string>>;
+	};
 }
 
 /** Tokens and cost, of an attempt or summed over several. */

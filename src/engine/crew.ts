@@ -205,7 +205,7 @@ export class Crew {
 	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
 	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
 		const record = this.run(runId);
-		const source = { record, specs: this.#queries.taskSpecs(runId) };
+		const source = { record, specs: this.#queries.taskSpecs(runId), tasks: this.#queries.listTasks(runId) };
 		return this.create(await planReplay((given) => this.plan(given), source, live, now), record.options.baseCommit);
 	}
 

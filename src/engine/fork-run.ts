@@ -236,13 +236,16 @@ function topological(tasks: readonly TaskSpec[]): TaskSpec[] {
 	return buildDag(tasks, "the fork's plan").order.map((i) => tasks[i] as TaskSpec);
 }
 
+/** The statuses a replay answers a task from: it completed, or a later pass of its goal check took its place. */
+const ANSWERABLE: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Superseded];
+
 /**
  * The plan of a replay of run `source`: its workflow as it is now, each task to be answered from
  * `source` (see `replaying`), or with `live`, run for real where it diverges.
  */
 export async function planReplay(
 	plan: (input: PlanInput) => Promise<Plan>,
-	source: { readonly record: RunRecord; readonly specs: readonly TaskSpec[] },
+	source: { readonly record: RunRecord; readonly specs: readonly TaskSpec[]; readonly tasks: readonly TaskRecord[] },
 	live: boolean,
 	now: ExecutionSettings,
 ): Promise<Plan> {
@@ -262,7 +265,14 @@ export async function planReplay(
 		const spec = was.get(t.id);
 		return spec ? { ...t, agent: { ...t.agent, ...modelOf(spec) } } : t;
 	});
-	return { ...planned, tasks, options: { ...planned.options, replay: { of: source.record.id, live } } };
+	// What the record says happened is all it answers: a task it did not complete, it cannot.
+	const unanswered = Object.fromEntries(
+		source.tasks
+			.filter((t) => !ANSWERABLE.includes(t.status))
+			.map((t) => [t.id, `${t.status}${t.error ? `: ${t.error.split("\n")[0]}` : ""}`]),
+	);
+	const replay = { of: source.record.id, live, unanswered };
+	return { ...planned, tasks, options: { ...planned.options, replay } };
 }
 
 /** A fork planned: its plan, what it reuses of its run and runs again. */

@@ -63,7 +63,8 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 /** In a replay, `runtime` answering from the replayed run's record (see `replaying`); else `runtime`. */
 function replayed(runtime: WorkerRuntime, deps: Deps, options: RunOptions): WorkerRuntime {
 	if (!options.replay) return runtime;
-	const source = { runId: options.replay.of, dir: deps.files.runDir(options.replay.of) };
+	const { of, unanswered = {} } = options.replay;
+	const source = { runId: of, dir: deps.files.runDir(of), unanswered };
 	return replaying(source, options.replay.live ? runtime : undefined);
 }
 

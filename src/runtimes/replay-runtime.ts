@@ -9,10 +9,11 @@ import { git } from "../workspace/git.js";
 import { writeAttemptFile } from "./attempt-files.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
-/** The recorded run a replay answers from: its id and its folder. */
+/** The recorded run a replay answers from: its id, its folder, and how it ended the tasks it did not complete. */
 export interface ReplaySource {
 	readonly runId: string;
 	readonly dir: string;
+	readonly unanswered: Readonly<Record<string, string>>;
 }
 
 /** Lines of a diverged prompt's diff that its error carries; the whole diff is the attempt's file. */
@@ -32,6 +33,11 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			const folder = join(source.dir, "tasks", request.taskId);
 			const recorded = readOr(join(folder, "prompt.md"));
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
+			const ended = source.unanswered[request.taskId];
+			if (ended !== undefined) {
+				if (live) return await live.run(request, control);
+				return unanswerable(`run ${source.runId} recorded ${request.taskId} as ${ended}`);
+			}
 			const answered = existsSync(join(folder, "result.md"));
 			if (!answered || !samePrompt(recorded, prompt)) {
 				if (live) return await live.run(request, control);
@@ -44,6 +50,11 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			return { ok: true, text, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
 		},
 	};
+}
+
+/** A task the record cannot answer: it fails as it did there, unretried, and nothing runs. */
+function unanswerable(message: string): WorkerResult {
+	return { ok: false, text: "", error: { message, retryable: false }, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
 }
 
 function diverged(

@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { crew, gitRepo } from "../helpers.js";
+
+/** The last JSON line of a command's output: a run's outcome. */
+function outcome(stdout: string): { runId: string; status: string } {
+	return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+}
+
+async function taskStatuses(dir: string, runId: string): Promise<string[]> {
+	const status = JSON.parse((await crew(dir, ["status", runId, "--json"])).stdout);
+	return status.tasks.map((t: { id: string; status: string }) => `${t.id}:${t.status}`);
+}
+
+test("a replay answers only what completed: a task that failed fails again, unrun, and the replay ends as the run did; live, it runs for real", async () => {
+	const repo = gitRepo();
+	// Its attempts say something, as most failing agents do, and so leave a result file.
+	const ran = join(repo.dir, "ran-a");
+	repo.agent("ok").commandAgent("bad", `node -e "fs.appendFileSync('${ran}', 'a'); console.log('partial'); process.exit(3)"`);
+	repo.workflow("two", [
+		{ id: "a", role: "bad" },
+		{ id: "b", role: "ok" },
+	]);
+	const source = await crew(repo.dir, ["run", "goal", "--workflow", "two", "--json"]);
+	const { runId, status } = outcome(source.stdout);
+	const runs = readFileSync(ran, "utf8").length;
+	expect(status).toBe("failed");
+	expect(source.code).not.toBe(0);
+
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	const replayed = outcome(replay.stdout);
+	expect({ status: replayed.status, code: replay.code }).toEqual({ status, code: source.code });
+	expect(await taskStatuses(repo.dir, replayed.runId)).toEqual(await taskStatuses(repo.dir, runId));
+	const events = (await crew(repo.dir, ["status", replayed.runId])).stdout;
+	expect(events).toContain(`run ${runId} recorded a as failed`);
+	expect(readFileSync(ran, "utf8")).toHaveLength(runs);
+
+	const live = await crew(repo.dir, ["replay", runId, "--live-on-divergence", "--json"]);
+	expect({ status: outcome(live.stdout).status, code: live.code }).toEqual({ status, code: source.code });
+	expect(readFileSync(ran, "utf8").length).toBeGreaterThan(runs);
+});
