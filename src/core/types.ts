@@ -253,13 +253,13 @@ export interface RunOptions {
 	readonly sandbox?: RunSandbox;
 	/**
 	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
-	 * prompt differs from the recorded one, or that `unanswered` names (run `of` did not complete it:
-	 * by task id, how it ended there), fails, or with `live` runs for real.
+	 * prompt differs from the recorded one fails, or with `live` runs for real. One that `failures`
+	 * names (by task id, how run `of` ended it) is answered with a failure.
 	 */
 	readonly replay?: {
 		readonly of: string;
 		readonly live: boolean;
-		readonly unanswered?: Readonly<Record<string, string>>;
+		readonly failures?: Readonly<Record<string, string>>;
 	};
 }
 

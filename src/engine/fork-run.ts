@@ -174,7 +174,8 @@ function sameSpec(a: TaskSpec, b: TaskSpec): boolean {
 	return bare(a) === bare(b);
 }
 
-function modelOf(spec: TaskSpec): Partial<TaskSpec["agent"]> {
+/** The model settings of a task's agent: what a task that runs again keeps of its run. */
+export function modelOf(spec: TaskSpec): Partial<TaskSpec["agent"]> {
 	const { model, thinking, fallbackModels } = spec.agent;
 	return {
 		...(model !== undefined ? { model } : {}),
@@ -234,45 +235,6 @@ function downstream(tasks: readonly TaskSpec[], named: ReadonlySet<string>): Map
 /** The tasks in an order where each comes after those it depends on. */
 function topological(tasks: readonly TaskSpec[]): TaskSpec[] {
 	return buildDag(tasks, "the fork's plan").order.map((i) => tasks[i] as TaskSpec);
-}
-
-/** The statuses a replay answers a task from: it completed, or a later pass of its goal check took its place. */
-const ANSWERABLE: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Superseded];
-
-/**
- * The plan of a replay of run `source`: its workflow as it is now, each task to be answered from
- * `source` (see `replaying`), or with `live`, run for real where it diverges.
- */
-export async function planReplay(
-	plan: (input: PlanInput) => Promise<Plan>,
-	source: { readonly record: RunRecord; readonly specs: readonly TaskSpec[]; readonly tasks: readonly TaskRecord[] },
-	live: boolean,
-	now: ExecutionSettings,
-): Promise<Plan> {
-	const { record } = source;
-	if (record.importedAt !== null && live) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`run ${record.id} was not made by this store here: its replay answers from its record only, and --live-on-divergence would run its tasks; crew fork ${record.id} runs them as this repository's workflow says`,
-		);
-	}
-	// An imported run's replay runs nothing: not even the user's setup hook.
-	const asked = record.importedAt === null ? now : { ...now, setup: undefined };
-	const planned = await plan(forkPlanInput(record, { runId: record.id, now: asked }, "crew replay"));
-	// A task run for real runs on the model it had.
-	const was = new Map(source.specs.map((s) => [s.id, s]));
-	const tasks = planned.tasks.map((t) => {
-		const spec = was.get(t.id);
-		return spec ? { ...t, agent: { ...t.agent, ...modelOf(spec) } } : t;
-	});
-	// What the record says happened is all it answers: a task it did not complete, it cannot.
-	const unanswered = Object.fromEntries(
-		source.tasks
-			.filter((t) => !ANSWERABLE.includes(t.status))
-			.map((t) => [t.id, `${t.status}${t.error ? `: ${t.error.split("\n")[0]}` : ""}`]),
-	);
-	const replay = { of: source.record.id, live, unanswered };
-	return { ...planned, tasks, options: { ...planned.options, replay } };
 }
 
 /** A fork planned: its plan, what it reuses of its run and runs again. */

@@ -9,11 +9,11 @@ import { git } from "../workspace/git.js";
 import { writeAttemptFile } from "./attempt-files.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
-/** The recorded run a replay answers from: its id, its folder, and how it ended the tasks it did not complete. */
+/** The recorded run a replay answers from: its id, its folder, and the tasks it answers with a failure (see `RunOptions.replay`). */
 export interface ReplaySource {
 	readonly runId: string;
 	readonly dir: string;
-	readonly unanswered: Readonly<Record<string, string>>;
+	readonly failures: Readonly<Record<string, string>>;
 }
 
 /** Lines of a diverged prompt's diff that its error carries; the whole diff is the attempt's file. */
@@ -21,7 +21,8 @@ const SHOWN_LINES = 30;
 
 /**
  * A runtime that starts no agent: it answers each task from run `source`, whose task of the same
- * id completed, with that task's result and (in a worktree) its last patch applied, and no usage.
+ * id completed, with that task's result and (in a worktree) its last patch applied, and no usage;
+ * one that `source.failures` names, with a failure as it ended there, unretried.
  * A task whose prompt differs from the recorded one (its run's id aside) has diverged: with
  * `live` it is run for real by `live`, else it fails, unretried, with a diff of the prompts.
  */
@@ -33,15 +34,18 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			const folder = join(source.dir, "tasks", request.taskId);
 			const recorded = readOr(join(folder, "prompt.md"));
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
-			const ended = source.unanswered[request.taskId];
+			const ended = source.failures[request.taskId];
+			const answered = existsSync(join(folder, "result.md"));
+			if ((ended === undefined && !answered) || !samePrompt(recorded, prompt)) {
+				if (live) return await live.run(request, control);
+				return diverged(request, source, answered || ended !== undefined ? recorded : undefined, prompt);
+			}
 			if (ended !== undefined) {
 				if (live) return await live.run(request, control);
-				return unanswerable(`run ${source.runId} recorded ${request.taskId} as ${ended}`);
-			}
-			const answered = existsSync(join(folder, "result.md"));
-			if (!answered || !samePrompt(recorded, prompt)) {
-				if (live) return await live.run(request, control);
-				return diverged(request, source, answered ? recorded : undefined, prompt);
+				// What it said is kept: a failed goal check's output is what the next pass is told.
+				const text = answered ? readFileSync(join(folder, "result.md"), "utf8") : "";
+				const error = { message: `run ${source.runId} recorded ${request.taskId} as ${ended}`, retryable: false };
+				return { ok: false, text, error, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
 			}
 			const patch = lastPatch(folder);
 			if (patch.trim() !== "") await git(request.cwd, ["apply", "--binary", "--whitespace=nowarn"], patch);
@@ -50,11 +54,6 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			return { ok: true, text, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
 		},
 	};
-}
-
-/** A task the record cannot answer: it fails as it did there, unretried, and nothing runs. */
-function unanswerable(message: string): WorkerResult {
-	return { ok: false, text: "", error: { message, retryable: false }, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
 }
 
 function diverged(

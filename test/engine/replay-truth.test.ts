@@ -17,7 +17,9 @@ test("a replay answers only what completed: a task that failed fails again, unru
 	const repo = gitRepo();
 	// Its attempts say something, as most failing agents do, and so leave a result file.
 	const ran = join(repo.dir, "ran-a");
-	repo.agent("ok").commandAgent("bad", `node -e "fs.appendFileSync('${ran}', 'a'); console.log('partial'); process.exit(3)"`);
+	repo
+		.agent("ok")
+		.commandAgent("bad", `node -e "fs.appendFileSync('${ran}', 'a'); console.log('partial'); process.exit(3)"`);
 	repo.workflow("two", [
 		{ id: "a", role: "bad" },
 		{ id: "b", role: "ok" },
@@ -39,4 +41,19 @@ test("a replay answers only what completed: a task that failed fails again, unru
 	const live = await crew(repo.dir, ["replay", runId, "--live-on-divergence", "--json"]);
 	expect({ status: outcome(live.stdout).status, code: live.code }).toEqual({ status, code: source.code });
 	expect(readFileSync(ran, "utf8").length).toBeGreaterThan(runs);
+});
+
+test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("one", [{ id: "work", role: "worker" }]);
+	const args = ["run", "goal", "--workflow", "one", "--until", "test -f goal-met", "--max-iterations", "2", "--json"];
+	const source = await crew(repo.dir, args);
+	const { runId, status } = outcome(source.stdout);
+	expect(status).toBe("failed");
+
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	const replayed = outcome(replay.stdout);
+	expect({ status: replayed.status, code: replay.code }).toEqual({ status, code: source.code });
+	expect(await taskStatuses(repo.dir, replayed.runId)).toEqual(await taskStatuses(repo.dir, runId));
 });
