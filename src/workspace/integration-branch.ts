@@ -215,6 +215,12 @@ export class IntegrationBranch {
 		return join(this.#dir, `${checkId("run", runId)}.integration`);
 	}
 
+	/** The commit `crew/<runId>` is at; undefined when there is no such branch. */
+	async tip(runId: string): Promise<string | undefined> {
+		const found = await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${this.name(runId)}`]);
+		return found.code === 0 ? found.stdout.trim() : undefined;
+	}
+
 	async #hasBranch(branch: string): Promise<boolean> {
 		return (await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0;
 	}
