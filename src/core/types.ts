@@ -254,12 +254,14 @@ export interface RunOptions {
 	/**
 	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
 	 * prompt differs from the recorded one fails, or with `live` runs for real. One that `failures`
-	 * names (by task id, how run `of` ended it) is answered with a failure.
+	 * names (by task id, how run `of` ended it) is answered with a failure. A task run `of` took from
+	 * another run as a fork has its prompt as that run made it: `madeIn` names that run, by task id.
 	 */
 	readonly replay?: {
 		readonly of: string;
 		readonly live: boolean;
 		readonly failures?: Readonly<Record<string, string>>;
+		readonly madeIn?: Readonly<Record<string, string>>;
 	};
 }
 

@@ -39,7 +39,9 @@ export async function planReplay(
 		const spec = was.get(t.id);
 		return spec ? { ...t, agent: { ...t.agent, ...modelOf(spec) } } : t;
 	});
-	const replay = { of: record.id, live, failures: failuresOf(source) };
+	// A fork's copied prompt names the run that made it; a fork of a fork's, the first.
+	const madeIn = Object.fromEntries(source.tasks.flatMap((t) => (t.inherited ? [[t.id, t.inherited.runId]] : [])));
+	const replay = { of: record.id, live, failures: failuresOf(source), madeIn };
 	return { ...planned, tasks, options: { ...planned.options, replay } };
 }
 

@@ -14,6 +14,8 @@ export interface ReplaySource {
 	readonly runId: string;
 	readonly dir: string;
 	readonly failures: Readonly<Record<string, string>>;
+	/** The run each task it took as a fork was made in, whose id its recorded prompt names. */
+	readonly madeIn: Readonly<Record<string, string>>;
 }
 
 /** Lines of a diverged prompt's diff that its error carries; the whole diff is the attempt's file. */
@@ -32,7 +34,10 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
 			const folder = join(source.dir, "tasks", request.taskId);
-			const recorded = readOr(join(folder, "prompt.md"));
+			const made = source.madeIn[request.taskId];
+			const recorded = made
+				? readOr(join(folder, "prompt.md"))?.replaceAll(made, source.runId)
+				: readOr(join(folder, "prompt.md"));
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
 			const ended = source.failures[request.taskId];
 			const answered = existsSync(join(folder, "result.md"));

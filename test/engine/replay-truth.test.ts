@@ -57,3 +57,24 @@ test("a replay of an --until run keeps its goal check: passes and checks are ans
 	expect({ status: replayed.status, code: replay.code }).toEqual({ status, code: source.code });
 	expect(await taskStatuses(repo.dir, replayed.runId)).toEqual(await taskStatuses(repo.dir, runId));
 });
+
+test("a replay of a fork, and of a fork of that fork, answers the tasks each took from its run as recorded", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("trio", [
+		{ id: "a", role: "worker" },
+		{ id: "b", role: "worker", dependsOn: ["a"] },
+		{ id: "c", role: "worker", dependsOn: ["b"] },
+	]);
+	const source = outcome((await crew(repo.dir, ["run", "goal", "--workflow", "trio", "--json"])).stdout);
+	const fork = outcome((await crew(repo.dir, ["fork", source.runId, "--from", "c", "--json"])).stdout);
+	const again = outcome((await crew(repo.dir, ["fork", fork.runId, "--from", "c", "--json"])).stdout);
+	for (const run of [fork, again]) {
+		expect(run.status).toBe("completed");
+		const replay = await crew(repo.dir, ["replay", run.runId, "--json"]);
+		expect({ code: replay.code, status: outcome(replay.stdout).status }, replay.stdout).toEqual({
+			code: 0,
+			status: "completed",
+		});
+	}
+});
