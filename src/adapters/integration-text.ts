@@ -5,6 +5,14 @@ import type { IntegrationRecord } from "../core/types.js";
  * from it and why, and the command that brings it into their branch.
  */
 export function integrationLines(runId: string, record: IntegrationRecord): string[] {
+	// Work that is on the branch although its task was not merged (it needs attention, say).
+	const carried = (record.carried ?? []).map(
+		(c) => `  ${record.branch} also holds the work of ${c.task}, not merged itself, through ${c.by.join(", ")}`,
+	);
+	return [...statusLines(runId, record), ...carried];
+}
+
+function statusLines(runId: string, record: IntegrationRecord): string[] {
 	const merged = record.merged.length > 0 ? record.merged.join(", ") : "no task's work";
 	const branches = (ids: readonly string[]) => ids.map((id) => `crew-tasks/${runId}/${id}`).join(", ");
 	switch (record.status) {

@@ -13,7 +13,7 @@ export const RunEnding = {
 	Cancelled: "cancelled",
 	/** Every task completed; the work of some is missing from the run's integration branch. */
 	IntegrationIncomplete: "integration-incomplete",
-	/** Waits for an approval, or stopped because its budget is spent. */
+	/** Waits for an approval, stopped because its budget is spent, or ended with tasks that need attention. */
 	NeedsPerson: "needs-person",
 	/** Its runner stopped before it ended (a signal, a kill); `crew resume` continues it. */
 	Interrupted: "interrupted",
@@ -44,10 +44,9 @@ export function runStanding(
 			// A task left for a person comes before merging: its retry may add to the work.
 			const attention = tasks.find((t) => t.status === TaskStatus.NeedsAttention);
 			const merge = integration && (integration.status === "merged" || integration.status === "resolved");
-			return {
-				ending: RunEnding.Completed,
-				next: attention ? `crew retry ${id} ${attention.id}` : merge ? `crew merge ${id}` : undefined,
-			};
+			// Settled, yet not done: a person is to look at what the task left.
+			if (attention) return { ending: RunEnding.NeedsPerson, next: `crew retry ${id} ${attention.id}` };
+			return { ending: RunEnding.Completed, next: merge ? `crew merge ${id}` : undefined };
 		}
 		case RunStatus.Waiting: {
 			const asking = tasks.find((t) => t.status === TaskStatus.Waiting && t.error?.startsWith(ASKS));

@@ -142,6 +142,11 @@ export interface IntegrationRecord {
 	readonly commit?: string;
 	/** Completed tasks whose work is on the branch, in the order merged. */
 	readonly merged: readonly string[];
+	/**
+	 * Tasks not merged themselves (one that needs attention, say) whose work is on the branch all
+	 * the same, through the merged tasks `by` that depended on them; absent when there is none.
+	 */
+	readonly carried?: readonly { readonly task: string; readonly by: readonly string[] }[];
 	/** Completed tasks whose work is not on the branch. */
 	readonly missing: readonly string[];
 	/** Merges left for a person: each task's branch and the files it conflicts in. */

@@ -101,10 +101,13 @@ export class RunIntegration {
 				: resolvedBy.length > 0
 					? IntegrationStatus.Resolved
 					: IntegrationStatus.Merged;
+		const base = this.#run.options.baseCommit as string;
+		const carried = await this.#branch.carried(this.#lease.runId, base, this.#ownBranches(false), merged);
 		await this.#save({
 			status,
 			commit,
 			merged,
+			...(carried.length > 0 ? { carried } : {}),
 			missing: done.filter((id) => !merged.includes(id)),
 			resolvedBy,
 			conflicts: conflicts.map(({ task, branch, files }) => ({ task, branch, files })),
@@ -130,12 +133,17 @@ export class RunIntegration {
 	 * at the work, so what it leaves (a build's output) is not the run's.
 	 */
 	#completedBranches(): string[] {
+		return this.#ownBranches(true);
+	}
+
+	/** The tasks with a branch of their own work: those that completed, or (`!completed`) the others. */
+	#ownBranches(completed: boolean): string[] {
 		const { dag, specs, status } = this.#tasks;
 		// A dry run's task starts no process and gets no worktree: it has no work to bring back.
 		const dry = (i: number) => (this.#run.options.runtime ?? specs[i]?.agent.runtime) === "dry-run";
 		const own = (i: number) => specs[i]?.worktree && !specs[i]?.integration && !specs[i]?.until;
 		return dag.order
-			.filter((i) => status[i] === TaskStatus.Completed && own(i) && !dry(i))
+			.filter((i) => (status[i] === TaskStatus.Completed) === completed && own(i) && !dry(i))
 			.map((i) => this.#tasks.id(i));
 	}
 

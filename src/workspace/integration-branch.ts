@@ -215,9 +215,37 @@ export class IntegrationBranch {
 		return join(this.#dir, `${checkId("run", runId)}.integration`);
 	}
 
+	/**
+	 * Of the tasks `others` (not merged themselves), those whose own commits the branches of
+	 * `merged` hold, as a dependent's branch holds its dependencies' work: each with those tasks.
+	 */
+	async carried(
+		runId: string,
+		base: string,
+		others: readonly string[],
+		merged: readonly string[],
+	): Promise<{ task: string; by: string[] }[]> {
+		const found: { task: string; by: string[] }[] = [];
+		for (const task of others) {
+			const tip = await this.#tipOf(this.#worktrees.branchOf(runId, task));
+			if (tip === undefined || tip === base) continue;
+			const by: string[] = [];
+			for (const m of merged) {
+				const into = this.#worktrees.branchOf(runId, m);
+				if ((await gitRun(this.#root, ["merge-base", "--is-ancestor", tip, into])).code === 0) by.push(m);
+			}
+			if (by.length > 0) found.push({ task, by });
+		}
+		return found;
+	}
+
 	/** The commit `crew/<runId>` is at; undefined when there is no such branch. */
-	async tip(runId: string): Promise<string | undefined> {
-		const found = await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${this.name(runId)}`]);
+	tip(runId: string): Promise<string | undefined> {
+		return this.#tipOf(this.name(runId));
+	}
+
+	async #tipOf(branch: string): Promise<string | undefined> {
+		const found = await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]);
 		return found.code === 0 ? found.stdout.trim() : undefined;
 	}
 

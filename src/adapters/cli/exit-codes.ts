@@ -4,7 +4,7 @@ import { RunEnding } from "../run-ending.js";
  * The exit codes of every crew command, in one place; README.md's table documents them.
  * `IntegrationIncomplete` and `NeedsPerson` let a script tell apart a run whose tasks all
  * completed but whose work is not all on its integration branch, and a run that stopped for a
- * person's decision (an approval, a spent budget), from a run that failed.
+ * person's decision (an approval, a spent budget, a task that needs attention), from a run that failed.
  */
 export const Exit = {
 	/** The command did what it was asked; a run completed (or, detached, started). */
@@ -15,7 +15,7 @@ export const Exit = {
 	Usage: 2,
 	/** The run's tasks completed, but their work is not all on its integration branch. */
 	IntegrationIncomplete: 3,
-	/** The run stopped for a person: only an approval lets it go on, or its budget is spent. */
+	/** The run stopped for a person: only an approval lets it go on, its budget is spent, or tasks of it need attention. */
 	NeedsPerson: 4,
 	/** A foreground run was interrupted by SIGINT, SIGTERM or SIGHUP; `crew resume` continues it. */
 	Interrupted: 130,
