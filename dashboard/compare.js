@@ -1,6 +1,6 @@
 // @ts-check
 // Two runs side by side at `/runs/<a>/compare/<b>`: each task's status, attempts and tokens, and
-// the diffs of the results and patches that differ.
+// the diffs of the prompts, results and patches that differ.
 
 import { api, duration, el, setWhere, statusBadge, usageText } from "./dom.js";
 
@@ -12,7 +12,8 @@ function sideCell(side) {
 	if (!side) return el("td", { class: "muted" }, ["—"]);
 	const how = side.inheritedFrom ? `inherited from ${side.inheritedFrom}` : `${side.attempts} attempt(s)`;
 	const took = side.durationMs === null ? "" : ` · ${duration(side.durationMs)}`;
-	return el("td", {}, [statusBadge(side.status), ` ${how} · ${usageText(side.usage)}${took}`]);
+	const who = `${side.agent} on ${side.runtime}${side.model ? ` (${side.model})` : ""}${side.sandbox ? ` · sandbox ${side.sandbox}` : ""}`;
+	return el("td", {}, [statusBadge(side.status), ` ${how} · ${who} · ${usageText(side.usage)}${took}`]);
 }
 
 /**
@@ -78,6 +79,7 @@ export async function comparePage(a, b) {
 	]);
 	const diffs = compared.tasks.flatMap((/** @type {any} */ t) =>
 		[
+			["prompt", t.prompt],
 			["result", t.result],
 			["patch", t.patch],
 		]

@@ -1,11 +1,17 @@
+import { existsSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../core/artifact-names.js";
-import { addUsage, type RunRecord, type TaskRecord, type Usage, ZERO_USAGE } from "../core/types.js";
+import { addUsage, type RunRecord, type TaskRecord, type TaskView, type Usage, ZERO_USAGE } from "../core/types.js";
 import { type RunReader, usageJson } from "./run-reader.js";
 
 /** One side of a task in a comparison. */
 export interface TaskSide {
 	readonly taskId: string;
+	/** Who did it, and how: its agent, runtime and model (null: the agent's default), and its latest attempt's sandbox level. */
+	readonly agent: string;
+	readonly runtime: string;
+	readonly model: string | null;
+	readonly sandbox: string | null;
 	readonly status: string;
 	readonly attempts: number;
 	/** What its attempts spent in this run; an inherited task's spent nothing here. */
@@ -20,8 +26,13 @@ export interface TaskComparison {
 	readonly taskId: string;
 	readonly a: TaskSide | null;
 	readonly b: TaskSide | null;
-	/** What differs: `status`, `attempts`, `result`, `patch`, `tokens`; `only-a` or `only-b` for a task of one run. */
+	/**
+	 * What differs: `agent`, `runtime`, `model`, `sandbox`, `prompt`, `status`, `attempts`,
+	 * `result`, `patch`, `tokens`; `only-a` or `only-b` for a task of one run.
+	 */
 	readonly changed: readonly string[];
+	/** A unified diff of the prompts (a to b, each run's id written as `<run>`), when they differ. */
+	readonly prompt: string | null;
 	/** A unified diff of the results (a to b), when they differ. */
 	readonly result: string | null;
 	/** A unified diff of the patches of their last attempts (worktree mode), when they differ. */
@@ -52,8 +63,8 @@ export function comparisonJson(c: RunComparison): object {
 
 /** Compares run `a` with run `b` (a fork with its run, say), task by task. */
 export function compareRuns(reader: RunReader, a: string, b: string): RunComparison {
-	const left = reader.status(a);
-	const right = reader.status(b);
+	const left = reader.view(a);
+	const right = reader.view(b);
 	const byId = new Map(right.tasks.map((t) => [t.id, t]));
 	const ids = [
 		...left.tasks.map((t) => t.id),
@@ -69,21 +80,32 @@ export function compareRuns(reader: RunReader, a: string, b: string): RunCompari
 
 function compareTask(
 	reader: RunReader,
-	a: { readonly runId: string; readonly task: TaskRecord | undefined },
-	b: { readonly runId: string; readonly task: TaskRecord | undefined },
+	a: { readonly runId: string; readonly task: TaskView | undefined },
+	b: { readonly runId: string; readonly task: TaskView | undefined },
 ): TaskComparison {
 	const taskId = (a.task ?? b.task)?.id as string;
 	if (!a.task || !b.task) {
+		const changed = [a.task ? "only-a" : "only-b"];
 		return {
 			taskId,
-			a: side(a.task),
-			b: side(b.task),
-			changed: [a.task ? "only-a" : "only-b"],
+			a: side(a.task, reader),
+			b: side(b.task, reader),
+			changed,
+			prompt: null,
 			result: null,
 			patch: null,
 		};
 	}
-	const changed: string[] = [];
+	const [sa, sb] = [side(a.task, reader), side(b.task, reader)] as [TaskSide, TaskSide];
+	const changed: string[] = (["agent", "runtime", "model", "sandbox"] as const).filter((key) => sa[key] !== sb[key]);
+	const prompt = textDiff(
+		"prompt",
+		a.runId,
+		b.runId,
+		promptOf(reader, a.runId, a.task),
+		promptOf(reader, b.runId, b.task),
+	);
+	if (prompt) changed.push("prompt");
 	if (a.task.status !== b.task.status) changed.push("status");
 	// A reused task made no attempts of its own: its outcome is the one compared.
 	const reused = a.task.inherited !== null || b.task.inherited !== null;
@@ -99,13 +121,19 @@ function compareTask(
 	const patch = textDiff("patch", a.runId, b.runId, patchOf(reader, a.runId, a.task), patchOf(reader, b.runId, b.task));
 	if (patch) changed.push("patch");
 	if (tokens(spentOrInherited(a.task)) !== tokens(spentOrInherited(b.task))) changed.push("tokens");
-	return { taskId, a: side(a.task), b: side(b.task), changed, result, patch };
+	return { taskId, a: sa, b: sb, changed, prompt, result, patch };
 }
 
-function side(task: TaskRecord | undefined): TaskSide | null {
+function side(task: TaskView | undefined, reader: RunReader): TaskSide | null {
 	if (!task) return null;
+	// A fork's reused task ran in the run it came from: its attempt's sandbox is there.
+	const ran = task.inherited ? reader.taskView(task.inherited.runId, task.inherited.taskId).task : task;
 	return {
 		taskId: task.id,
+		agent: task.agent,
+		runtime: task.runtime,
+		model: task.model,
+		sandbox: ran.sandbox?.level ?? null,
 		status: task.status,
 		attempts: task.attempts,
 		usage: task.usage,
@@ -136,6 +164,17 @@ function tokens(usage: Usage): number {
 
 function between(from: string | null, to: string | null): number | null {
 	return from && to ? Date.parse(to) - Date.parse(from) : null;
+}
+
+/**
+ * The prompt a task was given, each run id in it written `<run>`: a fork's reused task keeps the
+ * prompt of the run it came from, and each run's own id is no difference.
+ */
+function promptOf(reader: RunReader, runId: string, task: TaskView): string {
+	const file = `tasks/${task.id}/prompt.md`;
+	const text = existsSync(reader.files.path(runId, file)) ? reader.files.read(runId, file) : "";
+	const ids = [runId, task.inherited?.runId ?? runId];
+	return ids.reduce((t, id) => t.replaceAll(id, "<run>"), text);
 }
 
 /** The patch of the task's last attempt that made one (worktree mode), or "" when it has none. */

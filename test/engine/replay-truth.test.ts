@@ -78,3 +78,32 @@ test("a replay of a fork, and of a fork of that fork, answers the tasks each too
 		});
 	}
 });
+
+test("crew diff of a fork on another model names the model, in text and JSON, and the prompt a changed step gave", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("duo", [
+		{ id: "a", role: "worker" },
+		{ id: "b", role: "worker", dependsOn: ["a"] },
+	]);
+	const source = outcome((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout);
+	const fork = outcome(
+		(await crew(repo.dir, ["fork", source.runId, "--from", "b", "--model", "scripted/scripted-2", "--json"])).stdout,
+	);
+	const text = (await crew(repo.dir, ["diff", source.runId, fork.runId])).stdout;
+	expect(text).toMatch(/^ {2}b +model\b/m);
+	expect(text).toContain("(scripted/scripted-2)");
+	expect(text).toMatch(/^ {2}a +same \(b: inherited from /m);
+	const json = JSON.parse((await crew(repo.dir, ["diff", source.runId, fork.runId, "--json"])).stdout);
+	const b = json.tasks.find((t: { taskId: string }) => t.taskId === "b");
+	expect(b.changed).toContain("model");
+	expect(b.b.model).toBe("scripted/scripted-2");
+	expect(b.prompt).toBeNull();
+
+	repo.writeFile("b-step.md", "Do b twice as well for {goal}\n");
+	const args = ["fork", source.runId, "--from", "b", "--prompt", "b=b-step.md", "--json"];
+	const reworded = outcome((await crew(repo.dir, args)).stdout);
+	const shown = (await crew(repo.dir, ["diff", source.runId, reworded.runId])).stdout;
+	expect(shown).toMatch(/^ {2}b +prompt\b/m);
+	expect(shown).toContain("+Do b twice as well for goal");
+});

@@ -6,10 +6,10 @@ import { Exit } from "./exit-codes.js";
 import { usageText } from "./format.js";
 import { print } from "./print.js";
 
-/** Lines of a result's or patch's diff shown per task; `--json` has them whole. */
+/** Lines of a prompt's, result's or patch's diff shown per task; `--json` has them whole. */
 const SHOWN_LINES = 40;
 
-/** `crew diff <runA> <runB>`: the two runs task by task, then the diffs of what differs. */
+/** `crew diff <runA> <runB>`: the two runs task by task (who did each, and how it went), then the diffs of what differs. */
 export async function diffCommand(a: string, b: string, flags: { json?: boolean }): Promise<number> {
 	checkId("run", a);
 	checkId("run", b);
@@ -30,6 +30,7 @@ export async function diffCommand(a: string, b: string, flags: { json?: boolean 
 		}
 		for (const t of compared.tasks) {
 			for (const [name, text] of [
+				["prompt", t.prompt],
 				["result", t.result],
 				["patch", t.patch],
 			] as const) {
@@ -59,5 +60,6 @@ function sideText(s: TaskSide | null): string {
 		? `inherited from ${s.inheritedFrom}`
 		: `${s.attempts} attempt${s.attempts === 1 ? "" : "s"}`;
 	const used = usageText(s.usage);
-	return `${s.status}, ${how}${used ? `, ${used}` : ""}`;
+	const who = `${s.agent} on ${s.runtime}${s.model ? ` (${s.model})` : ""}${s.sandbox ? `, sandbox ${s.sandbox}` : ""}`;
+	return `${s.status}, ${how}, ${who}${used ? `, ${used}` : ""}`;
 }

@@ -116,9 +116,10 @@ test("a fork from the third task with another model runs only the third and what
 	expect(compared.tasks.map((t) => [t.taskId, t.changed])).toEqual([
 		["s1", []],
 		["s2", []],
-		["s3", ["result", "tokens"]],
-		["s4", ["result", "tokens"]],
-		["s5", ["result", "tokens"]],
+		// The fork's model; and after s3, a prompt that carries s3's new result.
+		["s3", ["model", "result", "tokens"]],
+		["s4", ["model", "prompt", "result", "tokens"]],
+		["s5", ["model", "prompt", "result", "tokens"]],
 	]);
 	expect(compared.tasks[2]?.result).toContain("+answer of s3, said at length by the second model");
 	expect(compared.tasks[2]?.b.usage.outputTokens).toBeGreaterThan(compared.tasks[2]?.a.usage.outputTokens ?? 0);
@@ -126,7 +127,10 @@ test("a fork from the third task with another model runs only the third and what
 	expect(compared.b.inherited).toMatchObject({ inputTokens: inherited.input, outputTokens: inherited.output });
 	const text = (await crew(repo.dir, ["diff", runId, forkId])).stdout;
 	expect(text).toContain(`  s1    same (b: inherited from ${runId})`);
-	expect(text).toMatch(/ {2}s3 {4}result, tokens\n {4}a: completed, 1 attempt, \d+ in, 3 out tokens/);
+	expect(text).toMatch(
+		/ {2}s3 {4}model, result, tokens\n {4}a: completed, 1 attempt, worker on pi \(scripted\/scripted-1\), sandbox off, \d+ in, 3 out tokens/,
+	);
+	expect(text).toMatch(/\n {4}b: completed, 1 attempt, worker on pi \(scripted\/scripted-2\), sandbox off, /);
 	expect(text).toContain("result of s3:");
 	const shown = (await crew(repo.dir, ["status", forkId])).stdout;
 	expect(shown).toMatch(/\n {2}usage: \d+ in, \d+ out tokens/);
