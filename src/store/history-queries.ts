@@ -11,7 +11,8 @@ type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
  * The history a run's estimate reads: completed tasks of the store's latest runs made here
  * (imported runs and runs of a copied store come from elsewhere). A task's tokens and cost are
  * those of all its attempts; its duration is its last attempt's, the one that completed. Tasks
- * whose usage is a lower bound say nothing reliable and are left out. Every read walks an index:
+ * whose usage is a lower bound say nothing reliable and are left out, as are a fork's reused
+ * tasks: they ran in the run they came from, which has its own sample of them. Every read walks an index:
  * the latest runs by rowid, their tasks and task data by primary key (CROSS JOIN keeps that order,
  * where the planner might otherwise scan every task of the store).
  */
@@ -30,7 +31,8 @@ export class HistoryQueries {
 			FROM recent r
 			CROSS JOIN tasks t ON t.run_id = r.id
 			CROSS JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
-			WHERE t.status = 'completed' AND t.usage_partial = 0 AND t.started_at IS NOT NULL AND t.finished_at IS NOT NULL`,
+			WHERE t.status = 'completed' AND t.usage_partial = 0 AND t.started_at IS NOT NULL AND t.finished_at IS NOT NULL
+				AND t.inherited IS NULL`,
 		);
 	}
 

@@ -56,7 +56,7 @@ export class MetricQueries {
 			() =>
 				db
 					.prepare(
-						"SELECT (julianday(finished_at) - julianday(started_at)) * 86400 FROM tasks WHERE started_at IS NOT NULL AND finished_at IS NOT NULL",
+						"SELECT (julianday(finished_at) - julianday(started_at)) * 86400 FROM tasks WHERE started_at IS NOT NULL AND finished_at IS NOT NULL AND inherited IS NULL",
 					)
 					.pluck() as Statement<[], number>,
 		);
@@ -79,7 +79,7 @@ export class MetricQueries {
 		};
 	}
 
-	/** Wall time of every task that has started and finished, in seconds. */
+	/** Wall time of every task that has started and finished here (not a fork's reused one, timed in its run), in seconds. */
 	taskDurations(): number[] {
 		return this.#durations().all();
 	}

@@ -1,0 +1,33 @@
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { openReader } from "../../src/store/database.js";
+import { HistoryQueries } from "../../src/store/history-queries.js";
+import { MetricQueries } from "../../src/store/metric-queries.js";
+import { crew, gitRepo } from "../helpers.js";
+
+function runIdOf(stdout: string): string {
+	return (JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { runId: string }).runId;
+}
+
+test("a fork's reused tasks, which ran in the run it came from, are no second sample of estimates or task durations", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("duo", [
+		{ id: "a", role: "worker" },
+		{ id: "b", role: "worker", dependsOn: ["a"] },
+	]);
+	const source = runIdOf((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout);
+	const fork = runIdOf((await crew(repo.dir, ["fork", source, "--from", "b", "--json"])).stdout);
+	const db = openReader(join(repo.dir, ".crew", "crew.db"));
+	if (!db) throw new Error("no store");
+	try {
+		const samples = new HistoryQueries(db)
+			.samples()
+			.map((s) => `${s.runId === source ? "source" : "fork"}:${s.taskId}`);
+		expect(samples.sort()).toEqual(["fork:b", "source:a", "source:b"]);
+		expect(fork).not.toBe(source);
+		expect(new MetricQueries(db).taskDurations()).toHaveLength(3);
+	} finally {
+		db.close();
+	}
+});
