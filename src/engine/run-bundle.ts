@@ -6,7 +6,7 @@ import { isTerminalRun, type RunStatus } from "../core/status.js";
 import { storedOptions } from "../core/stored-options.js";
 import type { RunOptions } from "../core/types.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
-import { type RowValue, RUN_TABLES, type RunArchive, type RunRows } from "../store/run-archive.js";
+import { LATER_TABLES, type RowValue, RUN_TABLES, type RunArchive, type RunRows } from "../store/run-archive.js";
 
 /** One run, its records and its indexed files, in one JSON document: what `crew export` writes. */
 export interface RunBundle {
@@ -24,7 +24,9 @@ const Bundle = z.object({
 	version: z.literal(1),
 	runId: z.string(),
 	rows: z.object(
-		Object.fromEntries(RUN_TABLES.map((table) => [table, rows])) as Record<(typeof RUN_TABLES)[number], typeof rows>,
+		Object.fromEntries(
+			RUN_TABLES.map((table) => [table, LATER_TABLES.includes(table) ? rows.default([]) : rows]),
+		) as Record<(typeof RUN_TABLES)[number], typeof rows>,
 	),
 	files: z.array(
 		z.object({
