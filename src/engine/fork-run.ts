@@ -10,6 +10,7 @@ import type { Inheritance } from "../store/run-forks.js";
 import type { RunStore } from "../store/run-store.js";
 import { git, gitRun } from "../workspace/git.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { AGENT_WORKFLOW_PREFIX } from "./agent-workflow.js";
 import type { Plan, PlanInput } from "./planner.js";
 
 /**
@@ -61,7 +62,10 @@ export function forkPlanInput(run: RunRecord, input: ForkInput, what = "crew for
 		);
 	}
 	const o = run.options;
-	const recorded = run.importedAt === null ? o.source?.file : undefined;
+	// A run's workflow file, read again as it is now; a run of one agent has its agent's file there,
+	// and is planned again by the workflow's name (`agent:<name>`).
+	const ownWorkflow = run.importedAt === null && !run.workflow.startsWith(AGENT_WORKFLOW_PREFIX);
+	const recorded = ownWorkflow ? o.source?.file : undefined;
 	const workflow = input.workflow ?? recorded ?? run.workflow;
 	const team = input.team ?? run.team ?? undefined;
 	return {

@@ -5,7 +5,7 @@ import { crew, gitRepo } from "../helpers.js";
 
 /** The last JSON line of a command's output: a run's outcome. */
 function outcome(stdout: string): { runId: string; status: string } {
-	return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+	return JSON.parse(stdout.trim().split("\n").at(-1) || "{}");
 }
 
 async function taskStatuses(dir: string, runId: string): Promise<string[]> {
@@ -106,4 +106,18 @@ test("crew diff of a fork on another model names the model, in text and JSON, an
 	const shown = (await crew(repo.dir, ["diff", source.runId, reworded.runId])).stdout;
 	expect(shown).toMatch(/^ {2}b +prompt\b/m);
 	expect(shown).toContain("+Do b twice as well for goal");
+});
+
+test("a run of one agent (crew agent) replays and forks as any run", async () => {
+	const repo = gitRepo();
+	repo.agent("helper");
+	const run = outcome((await crew(repo.dir, ["agent", "--agent", "helper", "say hi", "--json"])).stdout);
+	expect(run.status).toBe("completed");
+	const replay = await crew(repo.dir, ["replay", run.runId, "--json"]);
+	expect({ code: replay.code, status: outcome(replay.stdout).status }, replay.stderr).toEqual({
+		code: 0,
+		status: "completed",
+	});
+	const fork = await crew(repo.dir, ["fork", run.runId, "--json"]);
+	expect({ code: fork.code, status: outcome(fork.stdout).status }, fork.stderr).toEqual({ code: 0, status: "completed" });
 });
