@@ -119,5 +119,8 @@ test("a run of one agent (crew agent) replays and forks as any run", async () =>
 		status: "completed",
 	});
 	const fork = await crew(repo.dir, ["fork", run.runId, "--json"]);
-	expect({ code: fork.code, status: outcome(fork.stdout).status }, fork.stderr).toEqual({ code: 0, status: "completed" });
+	expect({ code: fork.code, status: outcome(fork.stdout).status }, fork.stderr).toEqual({
+		code: 0,
+		status: "completed",
+	});
 });
