@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -198,6 +199,26 @@ function suite(cli: (typeof CLIS)[number], servers: ScriptedModelServer[]): void
 			});
 			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
 			expect(denied.map((e) => e.data)).toContainEqual({ path: join(home, "x") });
+		} finally {
+			crew.close();
+		}
+	});
+
+	test("at strict, the tightest level, its run completes: it reaches its model, writes its workspace and commits there", async () => {
+		const work =
+			"echo mine > own.txt && git add own.txt && git -c user.name=a -c user.email=a@a commit -qm mine && echo committed";
+		const { server, repo, crew } = await setup(actThenReport(() => ({ kind: "shell", command: work })));
+		repo.workflow("one", [{ id: "a", role: "scribe", text: "write and commit" }]);
+		rmSync(join(repo.dir, ".git"), { recursive: true });
+		execFileSync("git", ["init", "-q"], { cwd: repo.dir });
+		try {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0, sandbox: "strict" }));
+			expect(await crew.execute(runId)).toBe("completed");
+			expect(readFileSync(join(repo.dir, "own.txt"), "utf8")).toBe("mine\n");
+			const shown = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+			expect(shown).toContain("committed");
+			expect(execFileSync("git", ["log", "-1", "--format=%s"], { cwd: repo.dir, encoding: "utf8" })).toBe("mine\n");
+			expect(crew.snapshot(runId).tasks[0]?.sandbox).toMatchObject({ level: "strict", readOnly: false });
 		} finally {
 			crew.close();
 		}
