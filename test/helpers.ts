@@ -184,6 +184,11 @@ export function crewProcess(cwd: string, args: readonly string[], env: NodeJS.Pr
 	return spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/** The last line of a command's output read as JSON (a run's outcome, with --json); {} when there is none. */
+export function lastJson<T = { runId: string; status: string }>(stdout: string): T {
+	return JSON.parse(stdout.trim().split("\n").at(-1) || "{}") as T;
+}
+
 /** Resolves once the child has exited (at once if it has). */
 export function exitOf(child: ChildProcess): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

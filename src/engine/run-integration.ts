@@ -69,7 +69,7 @@ export class RunIntegration {
 	 */
 	async integrate(mayResolve: boolean): Promise<TaskSpec | undefined> {
 		const base = this.#run.options.baseCommit;
-		const done = this.#completedBranches();
+		const done = this.#ownBranches(true);
 		if (!base || done.length === 0) return undefined;
 		const agent = this.#run.options.integration?.mode === "auto" ? this.#run.options.integration.agent : undefined;
 		try {
@@ -117,7 +117,7 @@ export class RunIntegration {
 
 	/** A cancelled run is not integrated: every completed task's work stays on its own branch. */
 	async skip(): Promise<void> {
-		const done = this.#completedBranches();
+		const done = this.#ownBranches(true);
 		if (!this.#run.options.baseCommit || done.length === 0) return;
 		await this.#save({ status: IntegrationStatus.Skipped, merged: [], missing: done, resolvedBy: [], conflicts: [] });
 	}
@@ -132,10 +132,6 @@ export class RunIntegration {
 	 * The completed tasks with a branch of their own, in dependency order; a goal's check only looks
 	 * at the work, so what it leaves (a build's output) is not the run's.
 	 */
-	#completedBranches(): string[] {
-		return this.#ownBranches(true);
-	}
-
 	/** The tasks with a branch of their own work: those that completed, or (`!completed`) the others. */
 	#ownBranches(completed: boolean): string[] {
 		const { dag, specs, status } = this.#tasks;

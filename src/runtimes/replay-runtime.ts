@@ -34,10 +34,9 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
 			const folder = join(source.dir, "tasks", request.taskId);
-			const made = source.madeIn[request.taskId];
-			const recorded = made
-				? readOr(join(folder, "prompt.md"))?.replaceAll(made, source.runId)
-				: readOr(join(folder, "prompt.md"));
+			// A task a fork took from another run has the prompt that run made, naming that run.
+			const made = source.madeIn[request.taskId] ?? source.runId;
+			const recorded = readOr(join(folder, "prompt.md"))?.replaceAll(made, source.runId);
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
 			const ended = source.failures[request.taskId];
 			const answered = existsSync(join(folder, "result.md"));

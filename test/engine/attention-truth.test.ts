@@ -1,9 +1,5 @@
 import { expect, test } from "vitest";
-import { crew, gitRepo } from "../helpers.js";
-
-function outcome(stdout: string): { runId: string; status: string } {
-	return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
-}
+import { crew, gitRepo, lastJson } from "../helpers.js";
 
 test("a run left with a task for a person exits 4, and its integration record names the work that reached its branch through that task's dependents", async () => {
 	const repo = gitRepo();
@@ -15,7 +11,7 @@ test("a run left with a task for a person exits 4, and its integration record na
 		{ id: "b", role: "author-b", dependsOn: ["a"] },
 	]);
 	const run = await crew(repo.dir, ["run", "goal", "--workflow", "pair", "--workspace", "worktree", "--json"]);
-	const { runId } = outcome(run.stdout);
+	const { runId } = lastJson(run.stdout);
 	expect(run.code, run.stdout).toBe(4);
 	const shown = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
 	expect(shown.tasks.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)).toEqual([

@@ -1,12 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { crew, gitRepo } from "../helpers.js";
-
-/** The last JSON line of a command's output: a run's outcome. */
-function outcome(stdout: string): { runId: string; status: string } {
-	return JSON.parse(stdout.trim().split("\n").at(-1) || "{}");
-}
+import { crew, gitRepo, lastJson } from "../helpers.js";
 
 async function taskStatuses(dir: string, runId: string): Promise<string[]> {
 	const status = JSON.parse((await crew(dir, ["status", runId, "--json"])).stdout);
@@ -25,13 +20,13 @@ test("a replay answers only what completed: a task that failed fails again, unru
 		{ id: "b", role: "ok" },
 	]);
 	const source = await crew(repo.dir, ["run", "goal", "--workflow", "two", "--json"]);
-	const { runId, status } = outcome(source.stdout);
+	const { runId, status } = lastJson(source.stdout);
 	const runs = readFileSync(ran, "utf8").length;
 	expect(status).toBe("failed");
 	expect(source.code).not.toBe(0);
 
 	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
-	const replayed = outcome(replay.stdout);
+	const replayed = lastJson(replay.stdout);
 	expect({ status: replayed.status, code: replay.code }).toEqual({ status, code: source.code });
 	expect(await taskStatuses(repo.dir, replayed.runId)).toEqual(await taskStatuses(repo.dir, runId));
 	const events = (await crew(repo.dir, ["status", replayed.runId])).stdout;
@@ -39,7 +34,7 @@ test("a replay answers only what completed: a task that failed fails again, unru
 	expect(readFileSync(ran, "utf8")).toHaveLength(runs);
 
 	const live = await crew(repo.dir, ["replay", runId, "--live-on-divergence", "--json"]);
-	expect({ status: outcome(live.stdout).status, code: live.code }).toEqual({ status, code: source.code });
+	expect({ status: lastJson(live.stdout).status, code: live.code }).toEqual({ status, code: source.code });
 	expect(readFileSync(ran, "utf8").length).toBeGreaterThan(runs);
 });
 
@@ -49,11 +44,11 @@ test("a replay of an --until run keeps its goal check: passes and checks are ans
 	repo.workflow("one", [{ id: "work", role: "worker" }]);
 	const args = ["run", "goal", "--workflow", "one", "--until", "test -f goal-met", "--max-iterations", "2", "--json"];
 	const source = await crew(repo.dir, args);
-	const { runId, status } = outcome(source.stdout);
+	const { runId, status } = lastJson(source.stdout);
 	expect(status).toBe("failed");
 
 	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
-	const replayed = outcome(replay.stdout);
+	const replayed = lastJson(replay.stdout);
 	expect({ status: replayed.status, code: replay.code }).toEqual({ status, code: source.code });
 	expect(await taskStatuses(repo.dir, replayed.runId)).toEqual(await taskStatuses(repo.dir, runId));
 });
@@ -66,13 +61,13 @@ test("a replay of a fork, and of a fork of that fork, answers the tasks each too
 		{ id: "b", role: "worker", dependsOn: ["a"] },
 		{ id: "c", role: "worker", dependsOn: ["b"] },
 	]);
-	const source = outcome((await crew(repo.dir, ["run", "goal", "--workflow", "trio", "--json"])).stdout);
-	const fork = outcome((await crew(repo.dir, ["fork", source.runId, "--from", "c", "--json"])).stdout);
-	const again = outcome((await crew(repo.dir, ["fork", fork.runId, "--from", "c", "--json"])).stdout);
+	const source = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "trio", "--json"])).stdout);
+	const fork = lastJson((await crew(repo.dir, ["fork", source.runId, "--from", "c", "--json"])).stdout);
+	const again = lastJson((await crew(repo.dir, ["fork", fork.runId, "--from", "c", "--json"])).stdout);
 	for (const run of [fork, again]) {
 		expect(run.status).toBe("completed");
 		const replay = await crew(repo.dir, ["replay", run.runId, "--json"]);
-		expect({ code: replay.code, status: outcome(replay.stdout).status }, replay.stdout).toEqual({
+		expect({ code: replay.code, status: lastJson(replay.stdout).status }, replay.stdout).toEqual({
 			code: 0,
 			status: "completed",
 		});
@@ -86,8 +81,8 @@ test("crew diff of a fork on another model names the model, in text and JSON, an
 		{ id: "a", role: "worker" },
 		{ id: "b", role: "worker", dependsOn: ["a"] },
 	]);
-	const source = outcome((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout);
-	const fork = outcome(
+	const source = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout);
+	const fork = lastJson(
 		(await crew(repo.dir, ["fork", source.runId, "--from", "b", "--model", "scripted/scripted-2", "--json"])).stdout,
 	);
 	const text = (await crew(repo.dir, ["diff", source.runId, fork.runId])).stdout;
@@ -102,7 +97,7 @@ test("crew diff of a fork on another model names the model, in text and JSON, an
 
 	repo.writeFile("b-step.md", "Do b twice as well for {goal}\n");
 	const args = ["fork", source.runId, "--from", "b", "--prompt", "b=b-step.md", "--json"];
-	const reworded = outcome((await crew(repo.dir, args)).stdout);
+	const reworded = lastJson((await crew(repo.dir, args)).stdout);
 	const shown = (await crew(repo.dir, ["diff", source.runId, reworded.runId])).stdout;
 	expect(shown).toMatch(/^ {2}b +prompt\b/m);
 	expect(shown).toContain("+Do b twice as well for goal");
@@ -111,15 +106,15 @@ test("crew diff of a fork on another model names the model, in text and JSON, an
 test("a run of one agent (crew agent) replays and forks as any run", async () => {
 	const repo = gitRepo();
 	repo.agent("helper");
-	const run = outcome((await crew(repo.dir, ["agent", "--agent", "helper", "say hi", "--json"])).stdout);
+	const run = lastJson((await crew(repo.dir, ["agent", "--agent", "helper", "say hi", "--json"])).stdout);
 	expect(run.status).toBe("completed");
 	const replay = await crew(repo.dir, ["replay", run.runId, "--json"]);
-	expect({ code: replay.code, status: outcome(replay.stdout).status }, replay.stderr).toEqual({
+	expect({ code: replay.code, status: lastJson(replay.stdout).status }, replay.stderr).toEqual({
 		code: 0,
 		status: "completed",
 	});
 	const fork = await crew(repo.dir, ["fork", run.runId, "--json"]);
-	expect({ code: fork.code, status: outcome(fork.stdout).status }, fork.stderr).toEqual({
+	expect({ code: fork.code, status: lastJson(fork.stdout).status }, fork.stderr).toEqual({
 		code: 0,
 		status: "completed",
 	});

@@ -3,11 +3,7 @@ import { expect, test } from "vitest";
 import { openReader } from "../../src/store/database.js";
 import { HistoryQueries } from "../../src/store/history-queries.js";
 import { MetricQueries } from "../../src/store/metric-queries.js";
-import { crew, gitRepo } from "../helpers.js";
-
-function runIdOf(stdout: string): string {
-	return (JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { runId: string }).runId;
-}
+import { crew, gitRepo, lastJson } from "../helpers.js";
 
 test("a fork's reused tasks, which ran in the run it came from, are no second sample of estimates or task durations", async () => {
 	const repo = gitRepo();
@@ -16,8 +12,8 @@ test("a fork's reused tasks, which ran in the run it came from, are no second sa
 		{ id: "a", role: "worker" },
 		{ id: "b", role: "worker", dependsOn: ["a"] },
 	]);
-	const source = runIdOf((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout);
-	const fork = runIdOf((await crew(repo.dir, ["fork", source, "--from", "b", "--json"])).stdout);
+	const source = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout).runId;
+	const fork = lastJson((await crew(repo.dir, ["fork", source, "--from", "b", "--json"])).stdout).runId;
 	const db = openReader(join(repo.dir, ".crew", "crew.db"));
 	if (!db) throw new Error("no store");
 	try {
