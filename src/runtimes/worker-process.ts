@@ -83,7 +83,7 @@ export interface WorkerExit {
 /**
  * Runs one worker process in its own process group and waits until it and everything it left in
  * its group (or marked with its attempt token elsewhere) are gone. On abort the whole group gets SIGTERM, then SIGKILL after `graceMs`, and the
- * promise rejects with the signal's reason once the group is gone.
+ * promise rejects with the signal's reason once the group is gone, unless the worker had ended by itself first.
  */
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerExit> {
 	const { signal, onEvent } = options;
@@ -155,6 +155,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	signal.addEventListener("abort", onAbort, { once: true });
 	try {
 		const end = await exited;
+		// A worker that ended by itself has its result, whatever stops it while what it left is cleared away.
+		const stopped = signal.aborted;
 		// Workers die with their task: whatever the leader left in its group goes too.
 		stopping ??= terminateGroup(pgid, options.graceMs);
 		await stopping;
@@ -177,7 +179,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		await finished(log).catch((error: Error) => {
 			logError ??= error;
 		});
-		signal.throwIfAborted();
+		if (stopped) signal.throwIfAborted();
 		return {
 			code: end.code,
 			signal: end.signal,
