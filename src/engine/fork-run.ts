@@ -1,4 +1,4 @@
-import { cpSync, existsSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDag } from "../core/dag.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
@@ -295,11 +295,18 @@ export interface ForkCreateDeps extends ForkRecordDeps {
  * folder; then the run and those tasks' completed records, usage marked as spent in the run they
  * came from, are one transaction. A failure leaves no run, and takes the branches and files away.
  */
+/** The file in a fork's run folder while the fork is made, naming the run it is made from. */
+export const UNFINISHED_FORK = "fork.unfinished";
+
 export async function createFork(deps: ForkCreateDeps, fork: PlannedFork): Promise<string> {
 	const { store, files, worktrees, root } = deps;
 	const { source, decision } = fork;
 	const id = deps.newId();
 	const made: string[] = [];
+	// Until the store records the fork, its folder says whose it is: what a kill -9 leaves is known
+	// for what it is, and `crew reconcile --fix` takes it away (see `reconcile`).
+	mkdirSync(files.runDir(id), { recursive: true });
+	writeFileSync(join(files.runDir(id), UNFINISHED_FORK), `${source.id}\n`);
 	try {
 		const worked = new Set(
 			store.queries
@@ -326,6 +333,7 @@ export async function createFork(deps: ForkCreateDeps, fork: PlannedFork): Promi
 			deps.create(fork.plan, source.options.baseCommit, id);
 			store.forks.record(id, source.id, taken);
 		});
+		rmSync(join(files.runDir(id), UNFINISHED_FORK), { force: true });
 		return id;
 	} catch (error) {
 		for (const branch of made) await gitRun(root, ["branch", "-D", branch]);

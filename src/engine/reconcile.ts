@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../core/errors.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
@@ -8,6 +9,7 @@ import { isLeaseHolderAlive } from "../store/lease.js";
 import type { RunQueries } from "../store/run-queries.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Worktrees } from "../workspace/worktrees.js";
+import { UNFINISHED_FORK } from "./fork-run.js";
 
 export interface ReconcileReport {
 	/** Runs recorded as running (or waiting) whose runner is gone. */
@@ -28,6 +30,13 @@ export interface ReconcileReport {
 	readonly leftoverWorktrees: readonly { runId: string; taskId: string; path: string; dirty: boolean; why: string }[];
 	/** crew's branches of runs the store does not know. */
 	readonly strayBranches: readonly { branch: string; runId: string }[];
+	/**
+	 * Forks whose making stopped before the store recorded them (a kill -9 of `crew fork`): their
+	 * folder of copied files and their branches, copies of their source's. `--fix` removes them.
+	 */
+	readonly unfinishedForks: readonly { runId: string; from: string; branches: readonly string[]; fixed: boolean }[];
+	/** Run folders of runs the store does not know, but unfinished forks'. */
+	readonly strayFolders: readonly { runId: string; path: string }[];
 	/** What could not be checked, and why. */
 	readonly notes: readonly string[];
 }
@@ -130,5 +139,40 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 	} catch (error) {
 		notes.push(`worktrees and branches not checked: ${error instanceof Error ? error.message.split("\n")[0] : error}`);
 	}
-	return { orphanedRuns, orphanedProcesses, leftoverWorktrees, strayBranches, notes };
+	const unknown = unknownFolders(deps.runsDir, (id) => queries.findRun(id) !== undefined);
+	const unfinishedForks = [];
+	for (const { runId, from } of unknown.filter((f) => f.from !== undefined)) {
+		const branches = strayBranches.filter((b) => b.runId === runId).map((b) => b.branch);
+		if (fix) {
+			await worktrees.deleteBranches(branches);
+			rmSync(join(deps.runsDir, runId), { recursive: true, force: true });
+		}
+		unfinishedForks.push({ runId, from: from as string, branches, fixed: fix });
+	}
+	const forks = new Set(unfinishedForks.map((f) => f.runId));
+	return {
+		orphanedRuns,
+		orphanedProcesses,
+		leftoverWorktrees,
+		strayBranches: strayBranches.filter((b) => !forks.has(b.runId)),
+		unfinishedForks,
+		strayFolders: unknown.filter((f) => f.from === undefined).map(({ runId, path }) => ({ runId, path })),
+		notes,
+	};
+}
+
+/** The run folders in `runsDir` of runs `known` does not know, and for an unfinished fork, its source. */
+function unknownFolders(
+	runsDir: string,
+	known: (runId: string) => boolean,
+): { runId: string; path: string; from?: string }[] {
+	if (!existsSync(runsDir)) return [];
+	return readdirSync(runsDir, { withFileTypes: true })
+		.filter((entry) => entry.isDirectory() && !known(entry.name))
+		.map((entry) => {
+			const path = join(runsDir, entry.name);
+			const marker = join(path, UNFINISHED_FORK);
+			const from = existsSync(marker) ? readFileSync(marker, "utf8").trim() : undefined;
+			return { runId: entry.name, path, ...(from ? { from } : {}) };
+		});
 }

@@ -211,6 +211,11 @@ export class Worktrees {
 			.map((branch) => ({ branch, runId: branch.split("/")[1] ?? "" }));
 	}
 
+	/** Deletes `branches`, which must be crew's. */
+	async deleteBranches(branches: readonly string[]): Promise<void> {
+		if (branches.length > 0) await git(this.#root, ["branch", "-D", ...branches]);
+	}
+
 	/**
 	 * Removes a run's task worktrees. Uncommitted changes are committed to the task's branch
 	 * first; a worktree whose changes cannot be committed is kept and reported, never deleted.

@@ -22,6 +22,12 @@ function reportText(r: ReconcileReport, fix: boolean): string {
 		);
 	}
 	for (const b of r.strayBranches) lines.push(`branch ${b.branch}: its run ${b.runId} is not in this store (kept)`);
+	for (const f of r.unfinishedForks) {
+		const what = `its folder and ${f.branches.length} branch${f.branches.length === 1 ? "" : "es"}, copies of run ${f.from}'s`;
+		const then = f.fixed ? "  → removed" : "; crew reconcile --fix removes them";
+		lines.push(`unfinished fork ${f.runId}: its making stopped before it was recorded, leaving ${what}${then}`);
+	}
+	for (const f of r.strayFolders) lines.push(`run folder ${f.path}: its run ${f.runId} is not in this store (kept)`);
 	for (const n of r.notes) lines.push(`note: ${n}`);
 	if (lines.length === r.notes.length) lines.unshift("runs, runners, workers, worktrees and branches agree");
 	return `${lines.join("\n")}\n`;
@@ -38,7 +44,10 @@ export async function reconcileCommand(options: { fix?: boolean; json?: boolean 
 		const fix = options.fix === true;
 		const report = await crew.reconcile(fix);
 		print(options.json ? `${JSON.stringify(report)}\n` : reportText(report, fix));
-		const open = report.orphanedRuns.some((o) => !o.fixed) || report.orphanedProcesses.some((p) => !p.fixed);
+		const open =
+			report.orphanedRuns.some((o) => !o.fixed) ||
+			report.orphanedProcesses.some((p) => !p.fixed) ||
+			report.unfinishedForks.some((f) => !f.fixed);
 		return open ? Exit.Failed : Exit.Ok;
 	} finally {
 		crew.close();

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { cancelLiveRuns, crew, crewProcess, gitRepo, isAlive, TestRepo, waitFor } from "../../helpers.js";
@@ -98,4 +98,57 @@ test("crew reconcile in a repository without runs or git says so plainly", async
 	expect(check.stdout).toMatch(
 		/^runs, runners, workers, worktrees and branches agree\nnote: worktrees and branches not checked: /,
 	);
+});
+
+test("a crew fork killed -9 while it is made leaves nothing unnamed: reconcile names what it left, --fix removes it and nothing else", async () => {
+	const repo = gitRepo();
+	repo.writeFile(
+		".crew/agents/scribbler.md",
+		"---\nname: scribbler\nruntime: command\ncommand: echo hi > out.txt\n---\n",
+	);
+	const parts = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, role: "scribbler" }));
+	repo.workflow("parts", [...parts, { id: "z", role: "scribbler", dependsOn: parts.map((p) => p.id) }]);
+	const run = await crew(repo.dir, ["run", "goal", "--workflow", "parts", "--workspace", "worktree", "--json"]);
+	const { runId } = lastJson(run.stdout);
+	expect(lastJson(run.stdout).status).toBe("completed");
+	const branches = () =>
+		execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads/crew-tasks/"], {
+			cwd: repo.dir,
+			encoding: "utf8",
+		})
+			.split("\n")
+			.filter(Boolean);
+	const before = branches();
+
+	// Killed once the fork has made its first branch, before the store records it.
+	const fork = crewProcess(repo.dir, ["fork", runId, "--from", "z"]);
+	const forkId = await waitFor(
+		"the fork's first branch",
+		() =>
+			branches()
+				.find((b) => !b.startsWith(`crew-tasks/${runId}/`))
+				?.split("/")[1],
+	);
+	fork.kill("SIGKILL");
+	await waitFor("crew fork gone", () => fork.exitCode !== null || fork.signalCode !== null);
+	const runs = JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout) as { id: string }[];
+	expect(runs.map((r) => r.id)).toEqual([runId]);
+	const left = branches().filter((b) => b.startsWith(`crew-tasks/${forkId}/`));
+	expect(left.length).toBeGreaterThan(0);
+
+	const check = await crew(repo.dir, ["reconcile"]);
+	expect(check.code).toBe(1);
+	expect(check.stdout).toContain(
+		`unfinished fork ${forkId}: its making stopped before it was recorded, leaving its folder and ${left.length} branch`,
+	);
+	expect(check.stdout).toContain(`copies of run ${runId}'s; crew reconcile --fix removes them`);
+	expect(check.stdout).not.toContain(`branch crew-tasks/${forkId}/`);
+
+	const fixed = await crew(repo.dir, ["reconcile", "--fix"]);
+	expect(fixed.code).toBe(0);
+	expect(fixed.stdout).toContain(`unfinished fork ${forkId}`);
+	expect(fixed.stdout).toContain("→ removed");
+	expect(branches()).toEqual(before);
+	expect(existsSync(join(repo.dir, ".crew", "runs", forkId as string))).toBe(false);
+	expect(existsSync(join(repo.dir, ".crew", "runs", runId))).toBe(true);
 });
