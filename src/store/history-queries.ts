@@ -12,7 +12,7 @@ type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
  * (imported runs and runs of a copied store come from elsewhere). A task's tokens and cost are
  * those of all its attempts; its duration is its last attempt's, the one that completed. Tasks
  * whose usage is a lower bound say nothing reliable and are left out, as are a fork's reused
- * tasks: they ran in the run they came from, which has its own sample of them. Every read walks an index:
+ * tasks and a replay's: they ran in the run they came from, which has its own sample of them. Every read walks an index:
  * the latest runs by rowid, their tasks and task data by primary key (CROSS JOIN keeps that order,
  * where the planner might otherwise scan every task of the store).
  */
@@ -21,7 +21,7 @@ export class HistoryQueries {
 
 	constructor(db: Db) {
 		this.#samples = db.prepare(
-			`WITH recent AS (SELECT id, workflow FROM runs WHERE imported_at IS NULL ORDER BY rowid DESC LIMIT ?)
+			`WITH recent AS (SELECT id, workflow FROM runs WHERE imported_at IS NULL AND options ->> '$.replay' IS NULL ORDER BY rowid DESC LIMIT ?)
 			SELECT r.id AS runId, r.workflow, t.id AS taskId, t.step_id AS stepId,
 				d.spec ->> '$.agent.name' AS agent, d.spec ->> '$.agent.model' AS model,
 				(SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1) AS runtime,

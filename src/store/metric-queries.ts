@@ -56,7 +56,8 @@ export class MetricQueries {
 			() =>
 				db
 					.prepare(
-						"SELECT (julianday(finished_at) - julianday(started_at)) * 86400 FROM tasks WHERE started_at IS NOT NULL AND finished_at IS NOT NULL AND inherited IS NULL",
+						`SELECT (julianday(t.finished_at) - julianday(t.started_at)) * 86400 FROM tasks t JOIN runs r ON r.id = t.run_id
+						WHERE t.started_at IS NOT NULL AND t.finished_at IS NOT NULL AND t.inherited IS NULL AND r.options ->> '$.replay' IS NULL`,
 					)
 					.pluck() as Statement<[], number>,
 		);
@@ -79,7 +80,7 @@ export class MetricQueries {
 		};
 	}
 
-	/** Wall time of every task that has started and finished here (not a fork's reused one, timed in its run), in seconds. */
+	/** Wall time of every task that has started and finished here (not a fork's reused one nor a replay's, timed in their run), in seconds. */
 	taskDurations(): number[] {
 		return this.#durations().all();
 	}

@@ -27,3 +27,26 @@ test("a fork's reused tasks, which ran in the run it came from, are no second sa
 		db.close();
 	}
 });
+
+test("a replay's tasks, answered from the run it replays, are no sample of estimates or task durations", async () => {
+	const repo = gitRepo();
+	repo.agent("worker");
+	repo.workflow("duo", [
+		{ id: "a", role: "worker" },
+		{ id: "b", role: "worker", dependsOn: ["a"] },
+	]);
+	const source = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--json"])).stdout).runId;
+	const replay = lastJson((await crew(repo.dir, ["replay", source, "--json"])).stdout).runId;
+	const db = openReader(join(repo.dir, ".crew", "crew.db"));
+	if (!db) throw new Error("no store");
+	try {
+		const samples = new HistoryQueries(db)
+			.samples()
+			.map((s) => `${s.runId === source ? "source" : s.runId}:${s.taskId}`);
+		expect(samples.sort()).toEqual(["source:a", "source:b"]);
+		expect(replay).not.toBe(source);
+		expect(new MetricQueries(db).taskDurations()).toHaveLength(2);
+	} finally {
+		db.close();
+	}
+});
