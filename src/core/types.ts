@@ -261,13 +261,33 @@ export interface RunOptions {
 	 * prompt differs from the recorded one fails, or with `live` runs for real. One that `failures`
 	 * names (by task id, how run `of` ended it) is answered with a failure. A task run `of` took from
 	 * another run as a fork has its prompt as that run made it: `madeIn` names that run, by task id.
+	 * `attempts` holds, by task id, the attempts run `of` made of each task it started or left
+	 * unstarted (not those a fork took as they were): the replay makes the same attempts, in the
+	 * order the run made them.
 	 */
 	readonly replay?: {
 		readonly of: string;
 		readonly live: boolean;
 		readonly failures?: Readonly<Record<string, string>>;
 		readonly madeIn?: Readonly<Record<string, string>>;
+		readonly attempts?: Readonly<Record<string, readonly ReplayedAttempt[]>>;
 	};
+}
+
+/** An attempt of a replayed run, as its replay makes it again. */
+export interface ReplayedAttempt {
+	readonly status: string;
+	readonly error: string | null;
+	/** The runner that made it: the next attempt of another runner came of a resume, not a retry. */
+	readonly epoch: number;
+	/** When it started and ended, in milliseconds since 1970; null when it never ended. */
+	readonly startedAt: number;
+	readonly finishedAt: number | null;
+	/**
+	 * How the run queued its task again after it: to retry it, or as its runner was resumed (its
+	 * retries then count afresh); absent when it did not.
+	 */
+	readonly requeued?: "retry" | "resume";
 }
 
 /** Tokens and cost, of an attempt or summed over several. */

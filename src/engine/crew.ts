@@ -206,7 +206,13 @@ export class Crew {
 	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
 	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
 		const record = this.run(runId);
-		const source = { record, specs: this.#queries.taskSpecs(runId), tasks: this.#queries.listTasks(runId) };
+		const queries = this.#queries;
+		const source = {
+			record,
+			specs: queries.taskSpecs(runId),
+			tasks: queries.listTasks(runId),
+			attempts: queries.attempts(runId),
+		};
 		return this.create(await planReplay((given) => this.plan(given), source, live, now), record.options.baseCommit);
 	}
 

@@ -1,6 +1,6 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { TaskStatus } from "../core/status.js";
-import type { RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type { AttemptRecord, ReplayedAttempt, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork-run.js";
 import type { Plan, PlanInput } from "./planner.js";
 
@@ -9,6 +9,7 @@ export interface ReplayedRun {
 	readonly record: RunRecord;
 	readonly specs: readonly TaskSpec[];
 	readonly tasks: readonly TaskRecord[];
+	readonly attempts: readonly AttemptRecord[];
 }
 
 /**
@@ -41,7 +42,7 @@ export async function planReplay(
 	});
 	// A fork's copied prompt names the run that made it; a fork of a fork's, the first.
 	const madeIn = Object.fromEntries(source.tasks.flatMap((t) => (t.inherited ? [[t.id, t.inherited.runId]] : [])));
-	const replay = { of: record.id, live, failures: failuresOf(source), madeIn };
+	const replay = { of: record.id, live, failures: failuresOf(source), madeIn, attempts: attemptsOf(source) };
 	return { ...planned, tasks, options: { ...planned.options, replay } };
 }
 
@@ -71,3 +72,38 @@ function failuresOf(source: ReplayedRun): Record<string, string> {
 	const why = (t: TaskRecord) => `${t.status}${t.error ? `: ${t.error.split("\n")[0]}` : ""}`;
 	return Object.fromEntries(failed.map((t) => [t.id, why(t)]));
 }
+
+/**
+ * The attempts the run made of each task, in order; none of a task it never started; nothing of
+ * one a fork took as it was, which the replay answers as it ended.
+ */
+function attemptsOf(source: ReplayedRun): Record<string, ReplayedAttempt[]> {
+	const made: Record<string, ReplayedAttempt[]> = {};
+	// A task the run stopped while it waited to retry was queued again after its last attempt.
+	const waiting = new Set<string>();
+	for (const t of source.tasks) {
+		if (t.inherited) continue;
+		made[t.id] = [];
+		if (WAITED.has(t.status)) waiting.add(t.id);
+	}
+	const next = new Map(source.attempts.map((a) => [`${a.taskId} ${a.number - 1}`, a]));
+	for (const a of [...source.attempts].sort((x, y) => x.number - y.number)) {
+		const after = next.get(`${a.taskId} ${a.number}`);
+		// Queued again, for the next attempt or for one that never came, by the same runner or a later one.
+		const waited = waiting.has(a.taskId) && FAILED_ATTEMPT.has(a.status);
+		const then = after?.epoch ?? (waited ? source.record.epoch : undefined);
+		const requeued = then === undefined ? undefined : then === a.epoch ? "retry" : "resume";
+		const times = {
+			startedAt: Date.parse(a.startedAt),
+			finishedAt: a.finishedAt === null ? null : Date.parse(a.finishedAt),
+		};
+		const outcome = { status: a.status, error: a.error, epoch: a.epoch, ...times };
+		made[a.taskId]?.push(requeued ? { ...outcome, requeued } : outcome);
+	}
+	return made;
+}
+
+/** Task states a run leaves a task in that waited to be retried when the run stopped. */
+const WAITED = new Set<string>([TaskStatus.Skipped, TaskStatus.Cancelled, TaskStatus.Queued]);
+/** How an attempt ends that its task may be queued again after: a failure, or its runner's loss. */
+const FAILED_ATTEMPT = new Set(["failed", "timed-out", "stalled", "lost"]);

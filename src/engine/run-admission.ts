@@ -6,6 +6,7 @@ import { scopesOverlap } from "../core/write-scopes.js";
 import type { Lease } from "../store/lease.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunStore } from "../store/run-store.js";
+import type { ReplayTurn } from "./replay-order.js";
 import type { RunTasks } from "./run-tasks.js";
 
 /**
@@ -42,15 +43,27 @@ export class RunAdmission {
 	 * Takes every task that may start now, reserving its budget; `spent` when a task's reservation
 	 * does not fit and nothing runs that could free it: the budget is spent.
 	 */
-	take(slots: SlotQueue, running: ReadonlySet<number>): { admitted: number[]; spent: boolean } {
+	take(
+		slots: SlotQueue,
+		running: ReadonlySet<number>,
+		turn?: (i: number, alone: boolean) => ReplayTurn,
+	): { admitted: number[]; spent: boolean } {
 		const admitted: number[] = [];
-		// Tasks whose write scopes overlap a running task's, put back once this turn is filled.
+		// Tasks whose write scopes overlap a running task's, or whose turn in a replay has not come,
+		// put back once this turn is filled.
 		const deferred: number[] = [];
 		let spent = false;
 		for (;;) {
 			const i = slots.take((t) => this.#tasks.status[t] === TaskStatus.Queued);
 			if (i === undefined) break;
 			const spec = this.#tasks.specs[i] as TaskSpec;
+			const replayed = turn?.(i, running.size === 0 && admitted.length === 0) ?? "now";
+			if (replayed !== "now") {
+				// A replay never starts what the recorded run never started: it stays queued, and ends unstarted.
+				slots.release(i);
+				if (replayed === "later") deferred.push(i);
+				continue;
+			}
 			if (spec.approval && !this.#store.queries.isApproved(this.#lease.runId, spec.id)) {
 				slots.release(i);
 				const { runId } = this.#lease;

@@ -94,7 +94,7 @@ export class RunCommits {
 			case "failed":
 				this.#fail(i, live, {
 					attemptStatus: judged.attemptStatus,
-					failure: judged.failure,
+					failure: this.#deps.questions.answeredLate(live, outcome) ?? judged.failure,
 					...result,
 					...verdict,
 					artifacts,
@@ -180,6 +180,7 @@ export class RunCommits {
 		const evidence = failure.evidence !== undefined ? { evidence: failure.evidence } : {};
 		const { retryPolicy, random } = this.#deps.options;
 		const retrying = { retries: this.#deps.run.options.retries, policy: retryPolicy, random };
+		if (failure.afresh) this.#deps.tasks.countAfresh(i);
 		const next = this.#deps.tasks.afterFailure(i, failure.retryable && this.#deps.stop.kind === undefined, retrying);
 		if (next.kind !== "fail") {
 			const error = retryNote(failure.message, next);

@@ -15,6 +15,7 @@ import type { Worktrees } from "../workspace/worktrees.js";
 import { followedStart, recordStart } from "./attempt-start.js";
 import type { EngineOptions } from "./engine-options.js";
 import type { LiveAttempt, Start } from "./live-attempt.js";
+import { ReplayPace } from "./replay-pace.js";
 import { RunAdmission } from "./run-admission.js";
 import { RunBackoffs } from "./run-backoffs.js";
 import { RunCommits } from "./run-commits.js";
@@ -83,6 +84,8 @@ export class RunLoop {
 	readonly #growth: RunGrowth;
 	readonly #steering: RunSteering;
 	readonly #questions: RunQuestions;
+	/** In a replay, the recorded run's order, which it keeps. */
+	readonly #pace: ReplayPace | undefined;
 
 	constructor(
 		deps: RunLoopDeps,
@@ -116,6 +119,9 @@ export class RunLoop {
 			onAsk: (live, question) => this.#questions.ask(live, question),
 		});
 		this.#slots = this.#slotQueue();
+		const replay = this.#run.options.replay;
+		const pace = { tasks: this.#tasks, backoffs: () => this.#backoffs.size, driven: driver !== undefined };
+		this.#pace = replay?.attempts ? new ReplayPace(replay.attempts, replay.live, pace) : undefined;
 		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
 			this.#slots = this.#slotQueue();
 		});
@@ -216,12 +222,17 @@ export class RunLoop {
 				write: (fn) => this.#writes.write(fn),
 			});
 			for (;;) {
-				const settled = await this.#workers.takeSettled(!this.#stop.leaseLost);
+				const settled = [...(this.#pace?.release() ?? []), ...(await this.#workers.takeSettled(!this.#stop.leaseLost))];
+				let taken = 0;
 				// Settlements and new starts are recorded in one commit; workers start only after it,
 				// so no worker ever runs without its attempt on record. The batch runs once the write
 				// lock is had, so it runs once.
 				const starts = await this.#writes.batch(() => {
-					for (const item of settled) this.#commits.commit(item);
+					for (const item of settled) {
+						if (this.#pace?.holds(item, this.#stop.kind !== undefined)) continue;
+						this.#commits.commit(item);
+						taken++;
+					}
 					this.#abandonPastDeadline();
 					this.#checkDriver();
 					if (this.#stop.kind) return [];
@@ -237,6 +248,7 @@ export class RunLoop {
 				for (const ended of this.#commits.ended.splice(0))
 					this.#driver?.settled(ended.taskId, ended.status, ended.error);
 				for (const start of starts) this.#launch(start);
+				if (this.#pace?.turned(taken > 0 || starts.length > 0, this.#workers.size)) this.#wake();
 				const idle = this.#workers.size === 0 && this.#backoffs.size === 0;
 				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
 				if (idle && (this.#stop.kind || (this.#slots.ready === 0 && this.#admission.awaiting === 0 && driven))) {
@@ -301,7 +313,8 @@ export class RunLoop {
 
 	/** Records a start for every task that may start now; a spent budget stops the run. */
 	#fill(): Start[] {
-		const { admitted, spent } = this.#admission.take(this.#slots, new Set(this.#workers.indices()));
+		const running = new Set(this.#workers.indices());
+		const { admitted, spent } = this.#admission.take(this.#slots, running, this.#pace?.turn);
 		if (spent) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
 		return admitted.map((i) => {
 			const start = recordStart(this.#deps, this.#lease, this.#run, {
@@ -410,7 +423,10 @@ export class RunLoop {
 
 	#finish(): RunStatus {
 		const cancelling = this.#stop.kind === "cancel" || this.#stop.kind === "abort" || this.#stop.kind === "shutdown";
-		const unstarted = this.#stop.message || "not started: a dependency did not complete";
+		const replayed = this.#run.options.replay?.of;
+		const unstarted =
+			this.#stop.message ||
+			(replayed ? `not started: run ${replayed} never started it` : "not started: a dependency did not complete");
 		this.#deps.store.transitionTasks(this.#lease, this.#tasks.endUnstarted(cancelling, unstarted));
 		// Superseded checks were answered by a later pass; a task that needs attention does not hold the run back.
 		const counted = this.#tasks.status.filter((s) => s !== TaskStatus.Superseded && s !== TaskStatus.NeedsAttention);

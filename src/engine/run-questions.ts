@@ -1,11 +1,13 @@
 import { errorMessage } from "../core/errors.js";
 import { TaskStatus } from "../core/status.js";
+import type { WorkerFailure } from "../runtimes/worker-runtime.js";
 import { isBusy } from "../store/database.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";
 import type { OpenQuestion } from "../store/task-questions.js";
-import type { LiveAttempt } from "./live-attempt.js";
+import type { AttemptOutcome, LiveAttempt } from "./live-attempt.js";
 import type { RunWrites } from "./run-writes.js";
+import { StopReason } from "./stop-reason.js";
 
 export interface RunQuestionsDeps {
 	readonly store: RunStore;
@@ -83,6 +85,19 @@ export class RunQuestions {
 			});
 			pending.give(question.answer ?? "");
 		}
+	}
+
+	/**
+	 * The failure of attempt `live`, stopped as its wait for an answer ran out, when an answer came
+	 * that never reached it: its task runs again, the answer in its prompt, not counted as a retry.
+	 */
+	answeredLate(live: LiveAttempt, outcome: AttemptOutcome): WorkerFailure | undefined {
+		const stop = outcome.error;
+		if (!(stop instanceof StopReason) || stop.kind !== "unanswered") return undefined;
+		const { runId } = this.#deps.lease;
+		if (!this.#deps.store.questions.answered(runId).some((q) => q.attemptId === live.attemptId)) return undefined;
+		const message = `${stop.message}; its answer came as the wait ran out, and the next attempt is given it`;
+		return { message, retryable: true, afresh: true };
 	}
 
 	/**

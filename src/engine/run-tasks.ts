@@ -96,6 +96,11 @@ export class RunTasks {
 		return changes;
 	}
 
+	/** Task `i`'s retries count from its next attempt, as they do after a resume. */
+	countAfresh(i: number): void {
+		this.baseAttempts[i] = this.attempts[i] ?? 0;
+	}
+
 	/**
 	 * What follows a failed attempt of task `i`: its agent's next fallback model at once when the
 	 * failure is `retryable` and one is left (not counted against the retries, and the task moves

@@ -63,8 +63,8 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 /** In a replay, `runtime` answering from the replayed run's record (see `replaying`); else `runtime`. */
 function replayed(runtime: WorkerRuntime, deps: Deps, options: RunOptions): WorkerRuntime {
 	if (!options.replay) return runtime;
-	const { of, failures = {}, madeIn = {} } = options.replay;
-	const source = { runId: of, dir: deps.files.runDir(of), failures, madeIn };
+	const { of, failures = {}, madeIn = {}, attempts = {} } = options.replay;
+	const source = { runId: of, dir: deps.files.runDir(of), failures, madeIn, attempts };
 	return replaying(source, options.replay.live ? runtime : undefined);
 }
 

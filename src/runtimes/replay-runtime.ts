@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../core/artifact-names.js";
 import { ANSWERED_HEADING } from "../core/asked.js";
-import { ZERO_USAGE } from "../core/types.js";
+import { type ReplayedAttempt, ZERO_USAGE } from "../core/types.js";
 import { CHECK_EVIDENCE_HEADING } from "../core/verdict.js";
 import { git } from "../workspace/git.js";
 import { writeAttemptFile } from "./attempt-files.js";
@@ -16,6 +16,8 @@ export interface ReplaySource {
 	readonly failures: Readonly<Record<string, string>>;
 	/** The run each task it took as a fork was made in, whose id its recorded prompt names. */
 	readonly madeIn: Readonly<Record<string, string>>;
+	/** The attempts it made of each task it started (see `RunOptions.replay`). */
+	readonly attempts: Readonly<Record<string, readonly ReplayedAttempt[]>>;
 }
 
 /** Lines of a diverged prompt's diff that its error carries; the whole diff is the attempt's file. */
@@ -24,9 +26,11 @@ const SHOWN_LINES = 30;
 /**
  * A runtime that starts no agent: it answers each task from run `source`, whose task of the same
  * id completed, with that task's result and (in a worktree) its last patch applied, and no usage;
- * one that `source.failures` names, with a failure as it ended there, unretried.
- * A task whose prompt differs from the recorded one (its run's id aside) has diverged: with
- * `live` it is run for real by `live`, else it fails, unretried, with a diff of the prompts.
+ * one that `source.failures` names, with a failure as it ended there, unretried. An attempt the
+ * run made before its last of a task fails as it did, to be retried as it was.
+ * A task whose prompt differs from the recorded one (its run's id aside), or an attempt the run
+ * never made, has diverged: with `live` it is run for real by `live`, else it fails, unretried,
+ * with a diff of the prompts.
  */
 export function replaying(source: ReplaySource, live: WorkerRuntime | undefined): WorkerRuntime {
 	return {
@@ -35,15 +39,20 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 			control.signal.throwIfAborted();
 			const folder = join(source.dir, "tasks", request.taskId);
 			// A task a fork took from another run has the prompt that run made, naming that run.
-			const made = source.madeIn[request.taskId] ?? source.runId;
-			const recorded = readOr(join(folder, "prompt.md"))?.replaceAll(made, source.runId);
+			const madeIn = source.madeIn[request.taskId] ?? source.runId;
+			const recorded = readOr(join(folder, "prompt.md"))?.replaceAll(madeIn, source.runId);
 			const prompt = request.prompt.replaceAll(request.runId, source.runId);
 			const ended = source.failures[request.taskId];
 			const answered = existsSync(join(folder, "result.md"));
-			if ((ended === undefined && !answered) || !samePrompt(recorded, prompt)) {
+			const made = source.attempts[request.taskId];
+			const unmade = made !== undefined && request.attempt > made.length;
+			if ((ended === undefined && !answered) || unmade || !samePrompt(recorded, prompt)) {
 				if (live) return await live.run(request, control);
-				return diverged(request, source, answered || ended !== undefined ? recorded : undefined, prompt);
+				const had = !unmade && (answered || ended !== undefined);
+				return diverged(request, source, had ? recorded : undefined, prompt);
 			}
+			const attempt = made?.[request.attempt - 1];
+			if (attempt?.requeued) return retried(source, request, attempt);
 			if (ended !== undefined) {
 				if (live) return await live.run(request, control);
 				// What it said is kept: a failed goal check's output is what the next pass is told.
@@ -60,6 +69,18 @@ export function replaying(source: ReplaySource, live: WorkerRuntime | undefined)
 	};
 }
 
+/**
+ * An attempt the run queued its task again after, failed as it failed there; when a resumed
+ * runner queued it rather than a retry, the task's retries count afresh, as they did.
+ */
+function retried(source: ReplaySource, request: TaskRequest, attempt: ReplayedAttempt): WorkerResult {
+	const { status, error } = attempt;
+	const resumed = attempt.requeued === "resume";
+	const message = `run ${source.runId} recorded attempt ${request.attempt} of ${request.taskId} as ${status}${error ? `: ${error.split("\n")[0]}` : ""}`;
+	const failure = { message, retryable: true, ...(resumed ? { afresh: true as const } : {}) };
+	return { ok: false, text: "", error: failure, exitCode: null, usage: ZERO_USAGE, artifacts: [] };
+}
+
 function diverged(
 	request: TaskRequest,
 	source: ReplaySource,
@@ -67,10 +88,13 @@ function diverged(
 	prompt: string,
 ): WorkerResult {
 	const name = "replay.diff";
+	const made = source.attempts[request.taskId];
 	const diff =
-		recorded === undefined
-			? `run ${source.runId} has no result of task ${request.taskId} to replay\n`
-			: createTwoFilesPatch(`${source.runId}/prompt.md`, `${request.runId}/prompt.md`, recorded, prompt);
+		made !== undefined && request.attempt > made.length
+			? `run ${source.runId} made no attempt ${request.attempt} of task ${request.taskId}\n`
+			: recorded === undefined
+				? `run ${source.runId} has no result of task ${request.taskId} to replay\n`
+				: createTwoFilesPatch(`${source.runId}/prompt.md`, `${request.runId}/prompt.md`, recorded, prompt);
 	mkdirSync(request.artifactDir, { recursive: true });
 	writeAttemptFile(join(request.artifactDir, name), diff);
 	const lines = diff.split("\n");

@@ -85,6 +85,11 @@ export interface WorkerFailure {
 	readonly missing?: true;
 	/** A goal's `--until` command did not pass: the next pass answers it (see `judgingGoal`). */
 	readonly unmet?: true;
+	/**
+	 * The task's next attempt is not a retry, and its retries count afresh from it: in a replay,
+	 * its run's next attempt was a resumed runner's; or an answer came as its agent's wait ran out.
+	 */
+	readonly afresh?: true;
 }
 
 export interface WorkerResult {
@@ -104,7 +109,7 @@ export interface WorkerResult {
 }
 
 export interface RunControl {
-	/** Aborting ends the worker's whole process group; the promise then rejects with `signal.reason`. */
+	/** Aborting ends the worker's whole process group; the promise then rejects with `signal.reason`, unless the worker had ended by itself. */
 	readonly signal: AbortSignal;
 	readonly onEvent: (event: WorkerEvent) => void;
 	/** Where messages for the running agent come from; absent when nobody can send any. */

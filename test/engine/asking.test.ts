@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect, test } from "vitest";
+import { ANSWERED_HEADING } from "../../src/core/asked.js";
 import { ZERO_USAGE } from "../../src/core/types.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../../src/runtimes/worker-runtime.js";
@@ -74,6 +75,32 @@ test("a question unanswered within its step's askTimeout fails the task with tha
 			data: { reason: "its attempt ended before the answer reached it" },
 		});
 		await expect(crew.answer(runId, "a", "late")).rejects.toThrow(`task a of run ${runId} has no question waiting`);
+	} finally {
+		crew.close();
+	}
+});
+
+test("an answer that comes as the wait for it runs out is not lost: the task runs again with it, not counted as a retry", async () => {
+	const repo = askerRepo({ askTimeout: "1s", retries: "0" });
+	// An agent told the answer in its prompt does not ask again.
+	const asker = new Asker();
+	const told: WorkerRuntime = {
+		name: "asker",
+		run: (request, control) =>
+			request.prompt.includes(ANSWERED_HEADING)
+				? Promise.resolve({ ok: true, text: "told in the prompt", exitCode: 0, usage: ZERO_USAGE, artifacts: [] })
+				: asker.run(request, control),
+	};
+	// The runner looks for answers every 3 s: the answer is recorded, then the wait runs out, before it looks.
+	const crew = testCrew(repo, { runtimes: new RuntimeRegistry([told]), pollMs: 3000 });
+	try {
+		const runId = crew.create(await crew.plan({ goal: "g", workflow: "one" }));
+		const running = crew.execute(runId);
+		await waitFor("task a to wait", () => crew.snapshot(runId).tasks[0]?.status === "waiting");
+		void crew.answer(runId, "a", "Postgres").catch(() => undefined);
+		expect(await running).toBe("completed");
+		expect(crew.snapshot(runId).tasks[0]).toMatchObject({ status: "completed", attempts: 2 });
+		expect(resultOf(repo, runId)).toBe("told in the prompt");
 	} finally {
 		crew.close();
 	}

@@ -38,6 +38,32 @@ test("a replay answers only what completed: a task that failed fails again, unru
 	expect(readFileSync(ran, "utf8").length).toBeGreaterThan(runs);
 });
 
+test("a replay makes the attempts the run made, in its order: a task retried once is answered twice, and one waiting out its retry when a failure stopped the run is left as it was", async () => {
+	const repo = gitRepo();
+	// a fails after w's first failure, and before w's retry (a backoff of 500 ms or more) comes.
+	const late = `node -e "setTimeout(() => process.exit(3), 250)"`;
+	repo.agent("flaky", "--fail-first 1").commandAgent("bad", late);
+	repo.workflow("retried", [
+		{ id: "r", role: "flaky", extra: { retries: "1" } },
+		{ id: "a", role: "bad", dependsOn: ["r"] },
+		{ id: "w", role: "flaky", dependsOn: ["r"], extra: { retries: "1" } },
+	]);
+	const told = async (runId: string) => {
+		const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
+		return status.tasks.map(
+			(t: { id: string; status: string; attempts: number }) => `${t.id}:${t.status}:${t.attempts}`,
+		);
+	};
+	const source = await crew(repo.dir, ["run", "goal", "--workflow", "retried", "--concurrency", "2", "--json"]);
+	const { runId } = lastJson(source.stdout);
+	expect(await told(runId)).toEqual(["r:completed:2", "a:failed:1", "w:skipped:1"]);
+
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	const replayed = lastJson(replay.stdout);
+	expect({ status: replayed.status, code: replay.code }).toEqual({ status: "failed", code: source.code });
+	expect(await told(replayed.runId)).toEqual(await told(runId));
+});
+
 test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {
 	const repo = gitRepo();
 	repo.agent("worker");

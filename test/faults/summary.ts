@@ -25,6 +25,8 @@ export function teardown(): void {
 		faultyWorkersHandled: 0,
 		badInputsTried: 0,
 		badInputsRejected: 0,
+		historyRuns: 0,
+		historyMismatches: 0,
 	};
 	const lines = existsSync(TALLY) ? readFileSync(TALLY, "utf8").split("\n").filter(Boolean) : [];
 	for (const line of lines) {
@@ -45,6 +47,10 @@ export function teardown(): void {
 			row("SIGTERM/SIGINT to a foreground runner: cancelled cleanly", `${sum.cleanCancels} of ${sum.signalsSent}`),
 			row("misbehaving workers handled", `${sum.faultyWorkersHandled} of ${sum.faultyWorkers}`),
 			row("bad inputs rejected with a clear error", `${sum.badInputsRejected} of ${sum.badInputsTried}`),
+			row(
+				`random runs replayed, diffed and forked (${sum.historyRuns}): mismatches`,
+				`${sum.historyMismatches} (must be 0)`,
+			),
 			"",
 		].join("\n"),
 	);

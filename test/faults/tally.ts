@@ -19,6 +19,9 @@ export interface Tally {
 	/** Bad inputs tried, and those rejected with a clear error and nothing written outside `.crew/`. */
 	badInputsTried: number;
 	badInputsRejected: number;
+	/** Random runs replayed, diffed with themselves and forked (history.test.ts), and what they said that did not happen: must be 0. */
+	historyRuns: number;
+	historyMismatches: number;
 }
 
 /** Adds to the suite's tally (a JSON-lines file the summary reads when the suite ends). */
