@@ -12,7 +12,8 @@ function sideCell(side) {
 	if (!side) return el("td", { class: "muted" }, ["—"]);
 	const how = side.inheritedFrom ? `inherited from ${side.inheritedFrom}` : `${side.attempts} attempt(s)`;
 	const took = side.durationMs === null ? "" : ` · ${duration(side.durationMs)}`;
-	const who = `${side.agent} on ${side.runtime}${side.model ? ` (${side.model})` : ""}${side.sandbox ? ` · sandbox ${side.sandbox}` : ""}`;
+	const thinking = side.thinking ? ` · thinking ${side.thinking}` : "";
+	const who = `${side.agent} on ${side.runtime}${side.model ? ` (${side.model})` : ""}${thinking}${side.sandbox ? ` · sandbox ${side.sandbox}` : ""}`;
 	return el("td", {}, [statusBadge(side.status), ` ${how} · ${who} · ${usageText(side.usage)}${took}`]);
 }
 

@@ -2,15 +2,20 @@ import { existsSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../core/artifact-names.js";
 import { addUsage, type RunRecord, type TaskRecord, type TaskView, type Usage, ZERO_USAGE } from "../core/types.js";
-import { type RunReader, usageJson } from "./run-reader.js";
+import { usageJson } from "./run-json.js";
+import type { RunReader } from "./run-reader.js";
 
 /** One side of a task in a comparison. */
 export interface TaskSide {
 	readonly taskId: string;
-	/** Who did it, and how: its agent, runtime and model (null: the agent's default), and its latest attempt's sandbox level. */
+	/**
+	 * Who did it, and how: its agent, runtime, model and thinking level (null: the agent's
+	 * default), and its latest attempt's sandbox level.
+	 */
 	readonly agent: string;
 	readonly runtime: string;
 	readonly model: string | null;
+	readonly thinking: string | null;
 	readonly sandbox: string | null;
 	readonly status: string;
 	readonly attempts: number;
@@ -27,7 +32,7 @@ export interface TaskComparison {
 	readonly a: TaskSide | null;
 	readonly b: TaskSide | null;
 	/**
-	 * What differs: `agent`, `runtime`, `model`, `sandbox`, `prompt`, `status`, `attempts`,
+	 * What differs: `agent`, `runtime`, `model`, `thinking`, `sandbox`, `prompt`, `status`, `attempts`,
 	 * `result`, `patch`, `tokens`; `only-a` or `only-b` for a task of one run.
 	 */
 	readonly changed: readonly string[];
@@ -70,34 +75,40 @@ export function compareRuns(reader: RunReader, a: string, b: string): RunCompari
 		...left.tasks.map((t) => t.id),
 		...right.tasks.map((t) => t.id).filter((id) => !left.tasks.some((t) => t.id === id)),
 	];
+	const thinking = (runId: string) => new Map(reader.taskSpecs(runId).map((s) => [s.id, s.agent.thinking ?? null]));
+	const [ka, kb] = [thinking(a), thinking(b)];
 	const tasks = ids.map((id) => {
 		const ta = left.tasks.find((t) => t.id === id);
 		const tb = byId.get(id);
-		return compareTask(reader, { runId: a, task: ta }, { runId: b, task: tb });
+		return compareTask(reader, { runId: a, task: ta, thinking: ka }, { runId: b, task: tb, thinking: kb });
 	});
 	return { a: totals(left.run, left.tasks), b: totals(right.run, right.tasks), tasks };
 }
 
-function compareTask(
-	reader: RunReader,
-	a: { readonly runId: string; readonly task: TaskView | undefined },
-	b: { readonly runId: string; readonly task: TaskView | undefined },
-): TaskComparison {
+/** A run's task of an id, or none, and its run's tasks' thinking levels. */
+interface Side {
+	readonly runId: string;
+	readonly task: TaskView | undefined;
+	readonly thinking: ReadonlyMap<string, string | null>;
+}
+
+function compareTask(reader: RunReader, a: Side, b: Side): TaskComparison {
 	const taskId = (a.task ?? b.task)?.id as string;
 	if (!a.task || !b.task) {
 		const changed = [a.task ? "only-a" : "only-b"];
 		return {
 			taskId,
-			a: side(a.task, reader),
-			b: side(b.task, reader),
+			a: side(a, reader),
+			b: side(b, reader),
 			changed,
 			prompt: null,
 			result: null,
 			patch: null,
 		};
 	}
-	const [sa, sb] = [side(a.task, reader), side(b.task, reader)] as [TaskSide, TaskSide];
-	const changed: string[] = (["agent", "runtime", "model", "sandbox"] as const).filter((key) => sa[key] !== sb[key]);
+	const [sa, sb] = [side(a, reader), side(b, reader)] as [TaskSide, TaskSide];
+	const who = ["agent", "runtime", "model", "thinking", "sandbox"] as const;
+	const changed: string[] = who.filter((key) => sa[key] !== sb[key]);
 	const prompt = textDiff(
 		"prompt",
 		a.runId,
@@ -124,7 +135,7 @@ function compareTask(
 	return { taskId, a: sa, b: sb, changed, prompt, result, patch };
 }
 
-function side(task: TaskView | undefined, reader: RunReader): TaskSide | null {
+function side({ task, thinking }: Side, reader: RunReader): TaskSide | null {
 	if (!task) return null;
 	// A fork's reused task ran in the run it came from: its attempt's sandbox is there.
 	const ran = task.inherited ? reader.taskView(task.inherited.runId, task.inherited.taskId).task : task;
@@ -133,6 +144,7 @@ function side(task: TaskView | undefined, reader: RunReader): TaskSide | null {
 		agent: task.agent,
 		runtime: task.runtime,
 		model: task.model,
+		thinking: thinking.get(task.id) ?? null,
 		sandbox: ran.sandbox?.level ?? null,
 		status: task.status,
 		attempts: task.attempts,

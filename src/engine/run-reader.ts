@@ -14,6 +14,7 @@ import {
 	type ListedTask,
 	type RunRecord,
 	type TaskRecord,
+	type TaskSpec,
 	type TaskView,
 	type Usage,
 	ZERO_USAGE,
@@ -28,6 +29,7 @@ import { RUNNER_GONE, RunQueries } from "../store/run-queries.js";
 import { type MailRow, waitingMail } from "../store/script-mail.js";
 import { type OpenQuestion, waitingQuestions } from "../store/task-questions.js";
 import { type TaskLinks, ViewQueries } from "../store/view-queries.js";
+import { runSummary, usageByJson, usageJson } from "./run-json.js";
 
 /**
  * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it
@@ -80,76 +82,6 @@ export interface RunListing {
 }
 
 const NO_LINKS: TaskLinks = { dependsOn: [], phase: null };
-
-/** Usage as `crew status --json` gives it. */
-export interface UsageJson {
-	readonly inputTokens: number;
-	readonly outputTokens: number;
-	readonly cacheReadTokens: number;
-	readonly cacheWriteTokens: number;
-	readonly costUsd: number;
-	/** Present when the figures are a lower bound: an attempt in them used more than its agent reported. */
-	readonly partial?: true;
-}
-
-/** The parsed `crew status --json` of a run: see `RunReader.statusJson`. */
-export interface StatusJson {
-	readonly run: {
-		readonly id: string;
-		readonly status: RunStatus;
-		readonly goal: string;
-		readonly team: string | null;
-		readonly workflow: string;
-		readonly createdAt: string;
-		readonly updatedAt: string;
-		/** When the run ended; null while it has not. */
-		readonly finishedAt: string | null;
-		readonly usage: UsageJson;
-		readonly usageByRole: Readonly<Record<string, UsageJson>>;
-		readonly usageByModel: Readonly<Record<string, UsageJson>>;
-		readonly error: string | null;
-		/** How a worktree run's branches came together; null for a run without worktrees, or before its end. */
-		readonly integration: IntegrationRecord | null;
-	};
-	readonly tasks: readonly (Pick<
-		TaskRecord,
-		"id" | "stepId" | "role" | "status" | "attempts" | "startedAt" | "finishedAt" | "error"
-	> & { readonly usage: UsageJson })[];
-}
-
-/** An event as `crew events --json` and the HTTP API give it. */
-export function eventJson(event: EventRecord): object {
-	return {
-		seq: event.seq,
-		time: event.time,
-		type: event.type,
-		...(event.taskId ? { taskId: event.taskId } : {}),
-		data: event.data,
-	};
-}
-
-/** The run part of `crew status --json`, and each run of `crew runs --json` and `GET /api/runs`. */
-export function runSummary(run: RunRecord): object {
-	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
-	const forked = forkedFrom ? { forkedFrom } : {};
-	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, ...forked };
-}
-
-function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
-	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
-}
-
-/** Usage as `crew status --json` shows it, for a task or a whole run. */
-export function usageJson(usage: Usage): UsageJson {
-	return {
-		inputTokens: usage.input,
-		outputTokens: usage.output,
-		cacheReadTokens: usage.cacheRead,
-		cacheWriteTokens: usage.cacheWrite,
-		costUsd: usage.cost,
-		...(usage.partial ? { partial: true as const } : {}),
-	};
-}
 
 /**
  * Read-only access to the runs of a project, through a read-only connection, so readers never
@@ -292,6 +224,11 @@ export class RunReader {
 	}
 
 	/** A task's attempts, oldest first. */
+	/** Run `runId`'s tasks as planned: each with its agent as resolved then. */
+	taskSpecs(runId: string): TaskSpec[] {
+		return this.#q().taskSpecs(this.#runId(runId));
+	}
+
 	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
 		checkId("run", runId);
 		return this.#v().taskAttempts(runId, taskId);
@@ -336,8 +273,8 @@ export class RunReader {
 			const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
 			const usage = usageJson(q.usage(id));
 			const by = q.usageBy(id);
-			const usageByRole = mapValues(by.role, usageJson);
-			const usageByModel = mapValues(by.model, usageJson);
+			const usageByRole = usageByJson(by.role);
+			const usageByModel = usageByJson(by.model);
 			return `{"run":${JSON.stringify({ ...runSummary(run), usage, usageByRole, usageByModel })},"tasks":${tasks}}`;
 		});
 	}

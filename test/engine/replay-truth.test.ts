@@ -100,7 +100,7 @@ test("a replay of a fork, and of a fork of that fork, answers the tasks each too
 	}
 });
 
-test("crew diff of a fork on another model names the model, in text and JSON, and the prompt a changed step gave", async () => {
+test("crew diff of a fork on another model names the model, in text and JSON, the prompt a changed step gave, and another thinking level", async () => {
 	const repo = gitRepo();
 	repo.agent("worker");
 	repo.workflow("duo", [
@@ -127,6 +127,15 @@ test("crew diff of a fork on another model names the model, in text and JSON, an
 	const shown = (await crew(repo.dir, ["diff", source.runId, reworded.runId])).stdout;
 	expect(shown).toMatch(/^ {2}b +prompt\b/m);
 	expect(shown).toContain("+Do b twice as well for goal");
+
+	const thought = lastJson(
+		(await crew(repo.dir, ["run", "goal", "--workflow", "duo", "--thinking", "high", "--json"])).stdout,
+	);
+	const deeper = (await crew(repo.dir, ["diff", source.runId, thought.runId])).stdout;
+	expect(deeper).toMatch(/^ {2}a +thinking\b/m);
+	expect(deeper).toContain("thinking high");
+	const thinking = JSON.parse((await crew(repo.dir, ["diff", source.runId, thought.runId, "--json"])).stdout);
+	expect(thinking.tasks.map((t: { b: { thinking: string } }) => t.b.thinking)).toEqual(["high", "high"]);
 });
 
 test("a run of one agent (crew agent) replays and forks as any run", async () => {

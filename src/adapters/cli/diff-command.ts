@@ -60,6 +60,11 @@ function sideText(s: TaskSide | null): string {
 		? `inherited from ${s.inheritedFrom}`
 		: `${s.attempts} attempt${s.attempts === 1 ? "" : "s"}`;
 	const used = usageText(s.usage);
-	const who = `${s.agent} on ${s.runtime}${s.model ? ` (${s.model})` : ""}${s.sandbox ? `, sandbox ${s.sandbox}` : ""}`;
+	const model = s.model
+		? ` (${s.model}${s.thinking ? `, thinking ${s.thinking}` : ""})`
+		: s.thinking
+			? ` (thinking ${s.thinking})`
+			: "";
+	const who = `${s.agent} on ${s.runtime}${model}${s.sandbox ? `, sandbox ${s.sandbox}` : ""}`;
 	return `${s.status}, ${how}, ${who}${used ? `, ${used}` : ""}`;
 }

@@ -1,5 +1,5 @@
 import { addUsage, type RunRecord, type TaskView, ZERO_USAGE } from "../../core/types.js";
-import { runSummary, usageJson } from "../../engine/run-reader.js";
+import { runSummary, usageJson } from "../../engine/run-json.js";
 
 /** A task as the API gives it: usage in the form `crew status --json` uses. */
 export function taskJson(task: TaskView): object {
