@@ -271,6 +271,8 @@ export interface RunOptions {
 		readonly failures?: Readonly<Record<string, string>>;
 		readonly madeIn?: Readonly<Record<string, string>>;
 		readonly attempts?: Readonly<Record<string, readonly ReplayedAttempt[]>>;
+		/** Why run `of` was cancelled, when it was: the replay is cancelled where it was. */
+		readonly cancelled?: string;
 	};
 }
 

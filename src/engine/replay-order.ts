@@ -42,6 +42,11 @@ export class ReplayOrder {
 		return this.#ends.reached(attempt.startedAt, true, ended) ? "now" : "later";
 	}
 
+	/** Attempt `number` of task `taskId` as the run recorded it; undefined when it has none. */
+	recorded(taskId: string, number: number): ReplayedAttempt | undefined {
+		return this.#attempts[taskId]?.[number - 1];
+	}
+
 	/** Whether the end of attempt `number` of task `taskId` may be taken now. */
 	mayEnd(taskId: string, number: number, started: Happened, ended: Happened): boolean {
 		const end = this.#attempts[taskId]?.[number - 1]?.finishedAt;

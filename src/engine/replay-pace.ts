@@ -3,6 +3,7 @@ import type { ReplayedAttempt } from "../core/types.js";
 import type { Prepared } from "./live-attempt.js";
 import { type Happened, ReplayOrder, type ReplayTurn } from "./replay-order.js";
 import type { RunTasks } from "./run-tasks.js";
+import { StopReason } from "./stop-reason.js";
 
 /** What the run loop tells a replay's pace of itself. */
 export interface PaceDeps {
@@ -11,6 +12,10 @@ export interface PaceDeps {
 	readonly backoffs: () => number;
 	/** Whether a workflow script makes the run's tasks as it goes. */
 	readonly driven: boolean;
+	/** Why the recorded run was cancelled, when it was. */
+	readonly cancelled: string | undefined;
+	/** Cancels the run, with `reason`. */
+	readonly cancel: (reason: string) => void;
 }
 
 /**
@@ -43,6 +48,27 @@ export class ReplayPace {
 		if (this.#order.mayEnd(taskId, attempt, this.#started, this.#ended)) return false;
 		this.#held.push(item);
 		return true;
+	}
+
+	/**
+	 * `item` as its end is taken: an attempt the recorded run's cancel ended, cancelled, and the
+	 * run with it, where the recorded run was.
+	 */
+	settle(item: Prepared): Prepared {
+		const { cancelled } = this.#deps;
+		const { taskId, attempt } = item.live.request;
+		if (cancelled === undefined || this.#order.recorded(taskId, attempt)?.status !== "cancelled") return item;
+		this.#deps.cancel(cancelled);
+		return { ...item, outcome: { error: new StopReason("cancel", cancelled) } };
+	}
+
+	/**
+	 * The replay has nothing more it may do: where the recorded run was cancelled before it
+	 * started what is left, it ends cancelled.
+	 */
+	ended(): void {
+		const left = this.#deps.tasks.status.some((s) => s === TaskStatus.Queued);
+		if (this.#deps.cancelled !== undefined && left) this.#deps.cancel(this.#deps.cancelled);
 	}
 
 	/**

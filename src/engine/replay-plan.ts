@@ -1,5 +1,5 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { TaskStatus } from "../core/status.js";
+import { RunStatus, TaskStatus } from "../core/status.js";
 import type { AttemptRecord, ReplayedAttempt, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork-run.js";
 import type { Plan, PlanInput } from "./planner.js";
@@ -42,7 +42,15 @@ export async function planReplay(
 	});
 	// A fork's copied prompt names the run that made it; a fork of a fork's, the first.
 	const madeIn = Object.fromEntries(source.tasks.flatMap((t) => (t.inherited ? [[t.id, t.inherited.runId]] : [])));
-	const replay = { of: record.id, live, failures: failuresOf(source), madeIn, attempts: attemptsOf(source) };
+	const cancelled = record.status === RunStatus.Cancelled ? { cancelled: record.error ?? "cancelled" } : {};
+	const replay = {
+		of: record.id,
+		live,
+		failures: failuresOf(source),
+		madeIn,
+		attempts: attemptsOf(source),
+		...cancelled,
+	};
 	return { ...planned, tasks, options: { ...planned.options, replay } };
 }
 

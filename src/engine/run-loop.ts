@@ -120,7 +120,13 @@ export class RunLoop {
 		});
 		this.#slots = this.#slotQueue();
 		const replay = this.#run.options.replay;
-		const pace = { tasks: this.#tasks, backoffs: () => this.#backoffs.size, driven: driver !== undefined };
+		const pace = {
+			tasks: this.#tasks,
+			backoffs: () => this.#backoffs.size,
+			driven: driver !== undefined,
+			cancelled: replay?.cancelled,
+			cancel: (reason: string) => this.#stop.cancel(reason),
+		};
 		this.#pace = replay?.attempts ? new ReplayPace(replay.attempts, replay.live, pace) : undefined;
 		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
 			this.#slots = this.#slotQueue();
@@ -230,7 +236,7 @@ export class RunLoop {
 				const starts = await this.#writes.batch(() => {
 					for (const item of settled) {
 						if (this.#pace?.holds(item, this.#stop.kind !== undefined)) continue;
-						this.#commits.commit(item);
+						this.#commits.commit(this.#pace?.settle(item) ?? item);
 						taken++;
 					}
 					this.#abandonPastDeadline();
@@ -277,6 +283,7 @@ export class RunLoop {
 		if (this.#stop.leaseLost) {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
+		if (!this.#stop.kind) this.#pace?.ended();
 		if (this.#stop.kind === "cancel") await this.#integration.skip();
 		else if (!this.#integration.recorded) await this.#integration.integrate(false);
 		return await this.#writes.batch(() => this.#finish());

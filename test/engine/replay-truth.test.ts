@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { crew, gitRepo, lastJson } from "../helpers.js";
+import { crew, crewProcess, exitOf, gitRepo, lastJson, read, waitFor } from "../helpers.js";
 
 async function taskStatuses(dir: string, runId: string): Promise<string[]> {
 	const status = JSON.parse((await crew(dir, ["status", runId, "--json"])).stdout);
@@ -62,6 +62,32 @@ test("a replay makes the attempts the run made, in its order: a task retried onc
 	const replayed = lastJson(replay.stdout);
 	expect({ status: replayed.status, code: replay.code }).toEqual({ status: "failed", code: source.code });
 	expect(await told(replayed.runId)).toEqual(await told(runId));
+});
+
+test("a replay of a cancelled run is cancelled where the run was, and ends as it did, with its exit code", async () => {
+	const repo = gitRepo();
+	repo.agent("ok").agent("slow", "--sleep 20000");
+	repo.workflow("long", [
+		{ id: "first", role: "ok" },
+		{ id: "long", role: "slow", dependsOn: ["first"] },
+		{ id: "after", role: "ok", dependsOn: ["long"] },
+	]);
+	const runner = crewProcess(repo.dir, ["run", "goal", "--workflow", "long"]);
+	const runId = await waitFor("the slow task", () => repo.starts("long")[0] && read(repo.dir, (r) => r.runs()[0]?.id));
+	expect((await crew(repo.dir, ["cancel", runId])).code).toBe(0);
+	await exitOf(runner);
+	const told = async (id: string) =>
+		JSON.parse((await crew(repo.dir, ["status", id, "--json"])).stdout).tasks.map(
+			(t: { id: string; status: string; attempts: number }) => `${t.id}:${t.status}:${t.attempts}`,
+		);
+	expect(await told(runId)).toEqual(["first:completed:1", "long:cancelled:1", "after:cancelled:0"]);
+
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({
+		status: "cancelled",
+		code: runner.exitCode,
+	});
+	expect(await told(lastJson(replay.stdout).runId)).toEqual(await told(runId));
 });
 
 test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {

@@ -5,8 +5,8 @@ import { tally } from "./tally.js";
 
 /**
  * History says only what happened, tried on random runs: each seed makes a random DAG of command
- * agents, some failing (some only at first, with retries to spare), and runs it, in one of three
- * runs killed -9 at a random moment and resumed. Then the run's replay makes the same attempts of
+ * agents, some failing (some only at first, with retries to spare), and runs it: one run in three
+ * is killed -9 at a random moment and resumed, one in six cancelled. Then the run's replay makes the same attempts of
  * each task and ends each task and the run as they ended; the run diffed with itself differs in
  * nothing; and a fork from a random task reuses exactly the tasks that completed outside what that
  * task leads to.
@@ -80,13 +80,18 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 			String(1 + Math.floor(random() * 3)),
 		];
 		let runId: string;
-		if (seed % 3 === 0) {
+		if (seed % 3 === 0 || seed % 6 === 1) {
 			const runner = crewProcess(repo.dir, args);
 			runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
 			await Promise.race([sleep(100 + Math.floor(random() * 500)), exitOf(runner)]);
-			runner.kill("SIGKILL");
-			await exitOf(runner);
-			await crew(repo.dir, ["resume", runId]);
+			if (seed % 3 === 0) {
+				runner.kill("SIGKILL");
+				await exitOf(runner);
+				await crew(repo.dir, ["resume", runId]);
+			} else {
+				await crew(repo.dir, ["cancel", runId]);
+				await exitOf(runner);
+			}
 		} else runId = lastJson((await crew(repo.dir, [...args, "--json"])).stdout).runId;
 		const recorded = told(repo.dir, runId);
 		expect(recorded.status).not.toBe("running");
