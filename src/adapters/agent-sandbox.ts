@@ -1,6 +1,6 @@
 import type { Settings } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { isSandboxLevel, looser, type SandboxLevel } from "../core/sandbox.js";
+import { isSandboxLevel, looser, type SandboxLevel } from "../core/sandbox-level.js";
 
 /**
  * Refuses a sandbox level an agent-facing surface (MCP, pi's tool) asks for that is looser than

@@ -1,9 +1,9 @@
 import { runLimits, type Settings } from "../config/settings.js";
-import type { SandboxLevel } from "../core/sandbox.js";
+import type { SandboxLevel } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { FailurePolicy, IntegrationMode } from "../core/types.js";
 import type { ExecutionSettings } from "../engine/fork-run.js";
-import type { PlanInput } from "../engine/planner.js";
+import type { PlanInput } from "../engine/plan-input.js";
 
 /**
  * What `crew run` and the agent-facing surfaces may ask of a run, named as their options are:

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
-import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
+import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
 import { type NotifyTarget, readNotifyTargets } from "./notify-targets.js";
 import type { Project } from "./project.js";

@@ -1,5 +1,4 @@
-import { addUsage, type Usage, ZERO_USAGE } from "./types.js";
-import { tokensOf } from "./usage.js";
+import { addUsage, tokensOf, type Usage, ZERO_USAGE } from "./usage.js";
 
 /** A run's spending caps, and what a task is expected to spend when its agent does not say. */
 export interface BudgetLimits {

@@ -1,4 +1,4 @@
-import { sandboxText } from "./sandbox.js";
+import { sandboxText } from "./sandbox-level.js";
 
 /** What kind of thing a line of a task's log says. */
 export const LogKind = {

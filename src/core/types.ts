@@ -1,8 +1,10 @@
 import type { AgentSetup } from "./agent-setup.js";
 import type { BudgetLimits } from "./budget.js";
-import type { RunSandbox, SandboxLevel, SandboxNetwork } from "./sandbox.js";
+import type { ResourceSource } from "./resource-source.js";
+import type { RunSandbox, SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { ThinkingLevel } from "./thinking.js";
+import type { Usage } from "./usage.js";
 import type { VerifySpec } from "./verdict.js";
 
 export const FailurePolicy = {
@@ -21,12 +23,6 @@ export type FailurePolicy = (typeof FailurePolicy)[keyof typeof FailurePolicy];
  */
 export const PERMISSIONS = ["workspace", "read-only", "full"] as const;
 export type Permissions = (typeof PERMISSIONS)[number];
-
-/** The file a resource was read from, and its layer: what decides whether it needs the user's trust. */
-export interface ResourceSource {
-	readonly layer: "builtin" | "user" | "project";
-	readonly file: string;
-}
 
 /** An agent as resolved when the run was planned; the run keeps it, so resume reads no files. */
 export interface AgentSpec {
@@ -290,35 +286,6 @@ export interface ReplayedAttempt {
 	 * retries then count afresh); absent when it did not.
 	 */
 	readonly requeued?: "retry" | "resume";
-}
-
-/** Tokens and cost, of an attempt or summed over several. */
-export interface Usage {
-	readonly input: number;
-	readonly output: number;
-	readonly cacheRead: number;
-	readonly cacheWrite: number;
-	readonly cost: number;
-	/**
-	 * True when these figures are a lower bound: an attempt counted in them used more than its agent
-	 * has reported, and it ended (or has not yet come) to the report that says the rest. Claude Code
-	 * gives a response's output tokens and cost only in its result, Codex a turn's usage only when
-	 * the turn ends. Absent when complete.
-	 */
-	readonly partial?: boolean;
-}
-
-export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
-
-export function addUsage(a: Usage, b: Usage): Usage {
-	return {
-		input: a.input + b.input,
-		output: a.output + b.output,
-		cacheRead: a.cacheRead + b.cacheRead,
-		cacheWrite: a.cacheWrite + b.cacheWrite,
-		cost: a.cost + b.cost,
-		...(a.partial || b.partial ? { partial: true } : {}),
-	};
 }
 
 export interface LeaseInfo {

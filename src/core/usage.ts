@@ -1,4 +1,31 @@
-import type { Usage } from "./types.js";
+/** Tokens and cost, of an attempt or summed over several. */
+export interface Usage {
+	readonly input: number;
+	readonly output: number;
+	readonly cacheRead: number;
+	readonly cacheWrite: number;
+	readonly cost: number;
+	/**
+	 * True when these figures are a lower bound: an attempt counted in them used more than its agent
+	 * has reported, and it ended (or has not yet come) to the report that says the rest. Claude Code
+	 * gives a response's output tokens and cost only in its result, Codex a turn's usage only when
+	 * the turn ends. Absent when complete.
+	 */
+	readonly partial?: boolean;
+}
+
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+	return {
+		input: a.input + b.input,
+		output: a.output + b.output,
+		cacheRead: a.cacheRead + b.cacheRead,
+		cacheWrite: a.cacheWrite + b.cacheWrite,
+		cost: a.cost + b.cost,
+		...(a.partial || b.partial ? { partial: true } : {}),
+	};
+}
 
 /** Input, output and cache tokens together: what a token budget counts. */
 export function tokensOf(usage: Usage): number {

@@ -8,7 +8,7 @@ import type { Loaded, ResourceLoader } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";
 import type { WorkflowStep } from "../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import type { PlanInput } from "./planner.js";
+import type { PlanInput } from "./plan-input.js";
 import { runtimeProblem } from "./runtime-check.js";
 
 /** A problem that keeps a plan from running: the file (and line) it is in, and its error code. */

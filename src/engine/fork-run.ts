@@ -11,7 +11,7 @@ import type { RunStore } from "../store/run-store.js";
 import { git, gitRun } from "../workspace/git.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import { AGENT_WORKFLOW_PREFIX } from "./agent-workflow.js";
-import type { Plan, PlanInput } from "./planner.js";
+import type { Plan, PlanInput } from "./plan-input.js";
 
 /**
  * How a run executes: what runs its agents, how they are confined, what runs before them, and

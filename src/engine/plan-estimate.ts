@@ -1,7 +1,7 @@
 import type { Project } from "../config/project.js";
 import { estimateLine } from "../core/estimate-line.js";
 import { estimateRun, estimateScriptRun, type RunEstimate, type TaskSample } from "../core/run-estimate.js";
-import type { Plan } from "./planner.js";
+import type { Plan } from "./plan-input.js";
 import { RunReader } from "./run-reader.js";
 
 /** A run's estimate as every surface gives it: the figures, and the line people read. */

@@ -1,7 +1,9 @@
 import type { RunRecord } from "../core/types.js";
 import { withoutCredentials } from "../core/url-credentials.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
-import { ATTACH } from "./run-loop.js";
+
+/** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
+export const ATTACH = "attach:";
 
 /** How long a runner waits for the queue's Redis to answer before the run cannot start. */
 const QUEUE_ANSWER_MS = 5000;

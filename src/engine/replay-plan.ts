@@ -2,7 +2,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { AttemptRecord, ReplayedAttempt, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork-run.js";
-import type { Plan, PlanInput } from "./planner.js";
+import type { Plan, PlanInput } from "./plan-input.js";
 
 /** A recorded run as a replay reads it. */
 export interface ReplayedRun {

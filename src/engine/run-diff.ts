@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../core/artifact-names.js";
-import { addUsage, type RunRecord, type TaskRecord, type TaskView, type Usage, ZERO_USAGE } from "../core/types.js";
+import type { RunRecord, TaskRecord, TaskView } from "../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../core/usage.js";
 import { usageJson } from "./run-json.js";
 import type { RunReader } from "./run-reader.js";
 

@@ -5,16 +5,12 @@ import { SlotQueue } from "../core/slot-queue.js";
 import { RunStatus, satisfiesDependents, TaskStatus } from "../core/status.js";
 import type { AttemptRecord, RunRecord, TaskSpec } from "../core/types.js";
 import { FailurePolicy } from "../core/types.js";
-import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { WorkerEvent } from "../runtimes/worker-runtime.js";
-import type { ArtifactFiles } from "../store/artifact-files.js";
 import type { Lease } from "../store/lease.js";
-import type { RunStore } from "../store/run-store.js";
-import type { IntegrationBranch } from "../workspace/integration-branch.js";
-import type { Worktrees } from "../workspace/worktrees.js";
 import { followedStart, recordStart } from "./attempt-start.js";
-import type { EngineOptions } from "./engine-options.js";
 import type { LiveAttempt, Start } from "./live-attempt.js";
+import type { RunLoopDeps } from "./loop-deps.js";
+import { ATTACH } from "./remote-runtimes.js";
 import { ReplayPace } from "./replay-pace.js";
 import { RunAdmission } from "./run-admission.js";
 import { RunBackoffs } from "./run-backoffs.js";
@@ -31,24 +27,6 @@ import { startTicker } from "./run-ticker.js";
 import { RunWorkers } from "./run-workers.js";
 import { RunWrites } from "./run-writes.js";
 import { recordWorkerEvent } from "./worker-events.js";
-
-export interface RunLoopDeps {
-	readonly store: RunStore;
-	readonly files: ArtifactFiles;
-	/** The project's `.crew` folder: hidden from sandboxed tasks, but for their own files. */
-	readonly crewDir: string;
-	readonly runtimes: RuntimeRegistry;
-	readonly options: EngineOptions;
-	readonly worktrees: Worktrees;
-	readonly integration: IntegrationBranch;
-	/** This machine's runtimes, where `runtimes` hands attempts to a queue. */
-	readonly localRuntimes?: RuntimeRegistry;
-	/** Whether the user trusts the project's own files to run, as decided when this runner started. */
-	readonly trusted?: boolean;
-}
-
-/** The prefix of a runtime that follows an attempt already running elsewhere: `attach:<runtime>`. */
-export const ATTACH = "attach:";
 
 /**
  * Runs one run to its end under a lease: fills free slots from the ready queue, waits for the

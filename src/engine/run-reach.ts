@@ -1,6 +1,7 @@
 import { agentRuns } from "../core/agent-runs.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { agentAsk, looser, type SandboxAsk, stepAsk } from "../core/sandbox.js";
+import { agentAsk, stepAsk } from "../core/sandbox.js";
+import { looser, type SandboxAsk } from "../core/sandbox-level.js";
 import type { AgentSpec, RunOptions, TaskSpec } from "../core/types.js";
 
 /** One thing a run can make this machine do beyond what the user's own agent CLIs do. */

@@ -6,19 +6,17 @@ import type { TaskSample } from "../core/run-estimate.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
 import type { StatusSelection } from "../core/status-selection.js";
 import { taskOrder } from "../core/task-order.js";
-import {
-	type ArtifactRecord,
-	type AttemptRecord,
-	type EventRecord,
-	type IntegrationRecord,
-	type ListedTask,
-	type RunRecord,
-	type TaskRecord,
-	type TaskSpec,
-	type TaskView,
-	type Usage,
-	ZERO_USAGE,
+import type {
+	ArtifactRecord,
+	AttemptRecord,
+	EventRecord,
+	ListedTask,
+	RunRecord,
+	TaskRecord,
+	TaskSpec,
+	TaskView,
 } from "../core/types.js";
+import { type Usage, ZERO_USAGE } from "../core/usage.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openReader } from "../store/database.js";
 import { HistoryQueries } from "../store/history-queries.js";

@@ -1,5 +1,11 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { isSandboxLevel, parseHostPort, type RunSandbox, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
+import {
+	isSandboxLevel,
+	parseHostPort,
+	type RunSandbox,
+	SANDBOX_LEVELS,
+	type SandboxLevel,
+} from "../core/sandbox-level.js";
 import type { Diagnostic } from "../resources/frontmatter.js";
 import type { Loaded } from "../resources/resource-loader.js";
 import type { TeamResource } from "../resources/team-file.js";

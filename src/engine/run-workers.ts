@@ -3,7 +3,7 @@ import { attemptLimits } from "../core/limits.js";
 import type { RunRecord, TaskSpec } from "../core/types.js";
 import type { WorkerEvent } from "../runtimes/worker-runtime.js";
 import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";
-import type { RunLoopDeps } from "./run-loop.js";
+import type { RunLoopDeps } from "./loop-deps.js";
 import type { StopReason } from "./stop-reason.js";
 import { taskRuntime, unsteerable } from "./task-runtime.js";
 

@@ -1,4 +1,4 @@
-import type { Usage } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
 import type { WorkerEvent } from "../runtimes/worker-runtime.js";
 import type { Lease } from "../store/lease.js";
 import type { RunStore } from "../store/run-store.js";

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { type AgentSetup, SYSTEM_PROMPT_MODES, type SystemPromptMode } from "../core/agent-setup.js";
-import type { SandboxLevel } from "../core/sandbox.js";
+import type { SandboxLevel } from "../core/sandbox-level.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { isExtensionTool, isKnownTool } from "../core/tools.js";
 import { PERMISSIONS, type Permissions } from "../core/types.js";

@@ -1,7 +1,7 @@
 import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { typoOf } from "../core/near-names.js";
-import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox.js";
+import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
 import { type Diagnostic, type Field, list } from "./frontmatter.js";
 
 /**

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";
-import type { SandboxLevel } from "../core/sandbox.js";
+import type { SandboxLevel } from "../core/sandbox-level.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { IntegrationMode } from "../core/types.js";
 import { FieldReader } from "./field-reader.js";

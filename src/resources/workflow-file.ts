@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { ARTIFACT_NAME_RULE, isArtifactName } from "../core/artifact-names.js";
 import { errorMessage } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
-import type { SandboxLevel } from "../core/sandbox.js";
+import type { SandboxLevel } from "../core/sandbox-level.js";
 import { type ThinkingLevel, thinkingProblem } from "../core/thinking.js";
 import { FailurePolicy } from "../core/types.js";
 import { parseVerify, type VerifySpec } from "../core/verdict.js";

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { replacesSystemPrompt, unsetKeys } from "../core/agent-setup.js";
 import { ASK_TOOL } from "../core/asked.js";
-import { isConfined } from "../core/sandbox.js";
+import { isConfined } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import { allTools } from "../core/tools.js";
 import type { Conversation } from "./agent-conversation.js";

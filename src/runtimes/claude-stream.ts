@@ -1,5 +1,4 @@
-import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
-import { isZeroUsage, maxUsage, usageOver, withPartial } from "../core/usage.js";
+import { addUsage, isZeroUsage, maxUsage, type Usage, usageOver, withPartial, ZERO_USAGE } from "../core/usage.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { isRetryableModelError, isRetryableStatus } from "./model-errors.js";
 import { withOutput } from "./tool-output.js";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { replacesSystemPrompt, unsetKeys } from "../core/agent-setup.js";
-import { isConfined } from "../core/sandbox.js";
+import { isConfined } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentCli, ThinkingSetting } from "./agent-runtime.js";
 import { CodexConversation } from "./codex-conversation.js";

@@ -1,4 +1,4 @@
-import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../core/usage.js";
 import type { AgentStream } from "./agent-runtime.js";
 import { CREW_REQUESTS, THREAD } from "./codex-conversation.js";
 import { isRetryableModelError } from "./model-errors.js";

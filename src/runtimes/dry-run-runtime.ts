@@ -1,4 +1,4 @@
-import { ZERO_USAGE } from "../core/types.js";
+import { ZERO_USAGE } from "../core/usage.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Runs nothing: the engine has already rendered and stored the prompt; the task completes. */

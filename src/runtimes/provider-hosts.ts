@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { HostPort } from "../core/sandbox.js";
+import type { HostPort } from "../core/sandbox-level.js";
 import { codexConfig } from "./codex-config.js";
 import { piAgentDir, piDefault } from "./credentials.js";
 

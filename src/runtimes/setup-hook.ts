@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { formatDuration } from "../core/duration.js";
-import { type RunOptions, ZERO_USAGE } from "../core/types.js";
+import type { RunOptions } from "../core/types.js";
+import { ZERO_USAGE } from "../core/usage.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /**

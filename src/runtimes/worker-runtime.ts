@@ -1,7 +1,8 @@
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
-import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox.js";
+import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
-import type { AgentSpec, ProcessHandle, RunOptions, Usage } from "../core/types.js";
+import type { AgentSpec, ProcessHandle, RunOptions } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
 import type { VerifySpec } from "../core/verdict.js";
 
 /** Everything a runtime needs to run one attempt of a task; plain data, so it can travel. */

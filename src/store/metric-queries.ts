@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { once } from "../core/once.js";
-import type { Usage } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
 import type { Db } from "./database.js";
 
 /** Counts over every run of the store, as stored, for `/metrics`. */

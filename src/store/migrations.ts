@@ -1,4 +1,4 @@
-import { reorderedSql } from "./view-rows.js";
+import { reorderedSql } from "./reordered-sql.js";
 
 /**
  * SQL that makes the `usage_totals` rows of the runs `runs` names (a table, or a subquery, with an

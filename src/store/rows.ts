@@ -8,9 +8,9 @@ import type {
 	RunOptions,
 	RunRecord,
 	TaskRecord,
-	Usage,
 } from "../core/types.js";
-import { ZERO_USAGE } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
+import { ZERO_USAGE } from "../core/usage.js";
 
 export interface RunRow {
 	id: string;

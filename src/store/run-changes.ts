@@ -1,5 +1,6 @@
 import type { Cause, TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, RunOptions, TaskSpec, Usage } from "../core/types.js";
+import type { ArtifactRecord, RunOptions, TaskSpec } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
 import type { ProcessIdentity } from "./process-identity.js";
 
 /* What callers hand the run store to record. */

@@ -3,16 +3,9 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";
 import type { TaskStatus } from "../core/status.js";
 import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
-import type {
-	ArtifactRecord,
-	AttemptRecord,
-	EventRecord,
-	RunRecord,
-	TaskRecord,
-	TaskSpec,
-	Usage,
-} from "../core/types.js";
-import { ZERO_USAGE } from "../core/types.js";
+import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
+import { ZERO_USAGE } from "../core/usage.js";
 import type { Db } from "./database.js";
 import {
 	type ArtifactRow,

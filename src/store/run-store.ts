@@ -1,7 +1,7 @@
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
-import type { SandboxNetwork } from "../core/sandbox.js";
+import type { SandboxNetwork } from "../core/sandbox-level.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -19,8 +19,8 @@ import type {
 	IntegrationRecord,
 	ProcessHandle,
 	TaskSpec,
-	Usage,
 } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";

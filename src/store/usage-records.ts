@@ -1,6 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import { addUsage, type Usage, ZERO_USAGE } from "../core/types.js";
-import { settledUsage, usageOver, withPartial } from "../core/usage.js";
+import { addUsage, settledUsage, type Usage, usageOver, withPartial, ZERO_USAGE } from "../core/usage.js";
 import type { Db } from "./database.js";
 import { usageTotalsOf } from "./migrations.js";
 import { usageOf } from "./rows.js";

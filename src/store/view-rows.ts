@@ -1,6 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
 import type { Db } from "./database.js";
+import { reorderedSql } from "./reordered-sql.js";
 
 /** Whether an event is what a task's last activity shows: a worker's event other than its usage. */
 export function isActivity(type: string): boolean {
@@ -10,21 +11,6 @@ export function isActivity(type: string): boolean {
 // Who runs a task and what it waits for, from its stored spec.
 const DETAILS = `SELECT run_id, task_id, spec ->> '$.agent.name', spec ->> '$.agent.runtime', spec ->> '$.agent.model',
 	coalesce(spec -> '$.call.after', spec -> '$.dependsOn'), spec ->> '$.call.phase' FROM task_data`;
-
-/**
- * SQL that marks the run `runId` as `reordered` when one of the tasks `tasks` (a JSON array of ids;
- * null for all) waits for a task that joined after it or belongs to a script's phase: then the
- * order the run's tasks joined in may not be the order views list them in (see `taskOrder`), which
- * they otherwise are. Once marked, a run stays so. Both are SQL expressions. (CROSS JOIN keeps
- * SQLite looking each dependency up rather than scanning the later tasks for each task.)
- */
-export function reorderedSql(runId: string, tasks: string): string {
-	return `UPDATE runs SET reordered = 1 WHERE id = ${runId} AND reordered = 0 AND EXISTS (
-	SELECT 1 FROM task_details d JOIN tasks t ON t.run_id = d.run_id AND t.id = d.task_id
-	WHERE d.run_id = ${runId} AND (${tasks} IS NULL OR d.task_id IN (SELECT value FROM json_each(${tasks})))
-		AND (d.phase IS NOT NULL OR EXISTS (
-			SELECT 1 FROM json_each(d.depends_on) j CROSS JOIN tasks u ON u.run_id = d.run_id AND u.id = j.value WHERE u.idx > t.idx)))`;
-}
 
 /**
  * The rows live views read, kept by the store's writes in the transaction of each change, so views

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect, test } from "vitest";
 import { ANSWERED_HEADING } from "../../src/core/asked.js";
-import { ZERO_USAGE } from "../../src/core/types.js";
+import { ZERO_USAGE } from "../../src/core/usage.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../../src/runtimes/worker-runtime.js";
 import { TestRepo, waitFor } from "../helpers.js";

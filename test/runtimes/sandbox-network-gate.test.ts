@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { HostPort } from "../../src/core/sandbox.js";
+import type { HostPort } from "../../src/core/sandbox-level.js";
 import { bwrapArgs, findBwrap } from "../../src/runtimes/sandbox/confine.js";
 import { NetworkGate } from "../../src/runtimes/sandbox/network-gate.js";
 

@@ -5,7 +5,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { CrewError } from "../../src/core/errors.js";
-import type { Usage } from "../../src/core/types.js";
+import type { Usage } from "../../src/core/usage.js";
 import { ArtifactFiles } from "../../src/store/artifact-files.js";
 import { type Db, openReader, openWriter } from "../../src/store/database.js";
 import type { Lease } from "../../src/store/lease.js";

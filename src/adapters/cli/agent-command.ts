@@ -1,5 +1,5 @@
 import type { Project } from "../../config/project.js";
-import type { SandboxLevel } from "../../core/sandbox.js";
+import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/agent-workflow.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";

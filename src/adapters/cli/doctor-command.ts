@@ -6,7 +6,7 @@ import { findProject, type Project } from "../../config/project.js";
 import { resourceLayers, userConfigDir, userResourceDirs } from "../../config/resource-layers.js";
 import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
 import { errorMessage } from "../../core/errors.js";
-import type { SandboxLevel } from "../../core/sandbox.js";
+import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { RunReader } from "../../engine/run-reader.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";

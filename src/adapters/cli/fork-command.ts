@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { SandboxLevel } from "../../core/sandbox.js";
+import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { print } from "./print.js";
 import type { OutputFlags } from "./run-commands.js";
 

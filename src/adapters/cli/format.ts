@@ -1,17 +1,9 @@
 import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
-import { sandboxText } from "../../core/sandbox.js";
+import { sandboxText } from "../../core/sandbox-level.js";
 import { statusCounts } from "../../core/status.js";
-import {
-	addUsage,
-	type EventRecord,
-	type ListedTask,
-	type RunRecord,
-	type TaskRecord,
-	type Usage,
-	ZERO_USAGE,
-} from "../../core/types.js";
-import { isZeroUsage } from "../../core/usage.js";
+import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/types.js";
+import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { integrationLines } from "../integration-text.js";
 
 /** A task status's column: as wide as the longest status, `needs_attention`, and a space. */

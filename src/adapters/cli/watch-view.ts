@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
 import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
-import { addUsage, type TaskView, ZERO_USAGE } from "../../core/types.js";
+import type { TaskView } from "../../core/types.js";
+import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/run-reader.js";
 import { integrationLines } from "../integration-text.js";
 import { elapsed, STATUS_WIDTH, usageText } from "./format.js";

@@ -5,7 +5,7 @@ import { findProject } from "../../config/project.js";
 import { loadSettings } from "../../config/settings.js";
 import { TrustStore } from "../../config/trust.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
-import { isSandboxLevel, SANDBOX_LEVELS } from "../../core/sandbox.js";
+import { isSandboxLevel, SANDBOX_LEVELS } from "../../core/sandbox-level.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { queueKey } from "../../runtimes/remote/job-seal.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";

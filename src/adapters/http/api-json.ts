@@ -1,4 +1,5 @@
-import { addUsage, type RunRecord, type TaskView, ZERO_USAGE } from "../../core/types.js";
+import type { RunRecord, TaskView } from "../../core/types.js";
+import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import { runSummary, usageJson } from "../../engine/run-json.js";
 
 /** A task as the API gives it: usage in the form `crew status --json` uses. */

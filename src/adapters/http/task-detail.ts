@@ -1,5 +1,5 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
-import { sandboxText } from "../../core/sandbox.js";
+import { sandboxText } from "../../core/sandbox-level.js";
 import { type UsageJson, usageJson } from "../../engine/run-json.js";
 import type { RunReader } from "../../engine/run-reader.js";
 import { taskJson } from "./api-json.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SANDBOX_LEVELS } from "../../core/sandbox.js";
+import { SANDBOX_LEVELS } from "../../core/sandbox-level.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 
 /** A run's sandbox level, as `--sandbox` takes it; an agent may only tighten the user's own. */

@@ -14,14 +14,8 @@ import {
 	GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { isTerminalTask, RunStatus, TaskStatus } from "../../core/status.js";
-import {
-	type AttemptRecord,
-	addUsage,
-	type EventRecord,
-	type TaskSpec,
-	type Usage,
-	ZERO_USAGE,
-} from "../../core/types.js";
+import type { AttemptRecord, EventRecord, TaskSpec } from "../../core/types.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { attemptSpanId, spanIdOf, traceIdOf } from "../../engine/trace-ids.js";
 import type { RunQueries } from "../../store/run-queries.js";
 

@@ -1,5 +1,5 @@
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
-import type { Usage } from "../../core/types.js";
+import type { Usage } from "../../core/usage.js";
 import type { RenderedPlan } from "./plan-template.js";
 import type { SchemaLike, WorkflowContext } from "./script-context.js";
 import type { MailReply } from "./script-mailbox.js";

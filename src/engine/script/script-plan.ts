@@ -6,7 +6,7 @@ import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { Loaded, ResourceLoader } from "../../resources/resource-loader.js";
 import type { TeamResource } from "../../resources/team-file.js";
 import type { WorkflowResource } from "../../resources/workflow-file.js";
-import type { Plan, PlanInput } from "../planner.js";
+import type { Plan, PlanInput } from "../plan-input.js";
 
 export interface ScriptPlanContext {
 	readonly workflow: Loaded<WorkflowResource>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SYSTEM_PROMPT_MODES } from "../../core/agent-setup.js";
-import { parseHostPort, SANDBOX_LEVELS } from "../../core/sandbox.js";
+import { parseHostPort, SANDBOX_LEVELS } from "../../core/sandbox-level.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { CheckoutSource } from "../../workspace/checkouts.js";
 import type { AttemptParts, TaskRequest, WorkerEvent, WorkerResult } from "../worker-runtime.js";

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { HostPort } from "../../core/sandbox.js";
+import type { HostPort } from "../../core/sandbox-level.js";
 import { CUT } from "../tool-output.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 

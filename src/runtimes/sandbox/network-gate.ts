@@ -3,7 +3,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { HostPort } from "../../core/sandbox.js";
+import type { HostPort } from "../../core/sandbox-level.js";
 
 /** What a gate tells of: a host it refused, and an allowed one it could not connect to, with why (`ECONNREFUSED`). */
 export interface GateWatch {

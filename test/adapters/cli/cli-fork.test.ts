@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { addUsage, ZERO_USAGE } from "../../../src/core/types.js";
+import { addUsage, ZERO_USAGE } from "../../../src/core/usage.js";
 import type { TaskComparison } from "../../../src/engine/run-diff.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
