@@ -11,6 +11,18 @@ const layer = (name, may) => ({
 	to: { path: "^src/", pathNot: [`^src/${name}/`, ...may.map((m) => (m.endsWith(".ts") ? `^src/${m}$` : `^src/${m}/`))] },
 });
 
+/** Inside the engine, folders point inward too: the run loop uses goals and integration, never the reverse. */
+const room = (name, may) => ({
+	name: `engine-${name}-imports-inward`,
+	comment: `src/engine/${name} may import, of the engine, only ${may.length > 0 ? may.join(", ") : "itself"}`,
+	severity: "error",
+	from: { path: `^src/engine/${name}/` },
+	to: {
+		path: "^src/engine/",
+		pathNot: [`^src/engine/${name}/`, ...may.map((m) => (m.endsWith(".ts") ? `^src/engine/${m}$` : `^src/engine/${m}/`))],
+	},
+});
+
 module.exports = {
 	forbidden: [
 		{
@@ -49,6 +61,15 @@ module.exports = {
 		layer("runtimes", ["core", "config", "store", "workspace"]),
 		layer("engine", ["core", "store", "workspace", "resources", "config", "runtimes", "script.ts"]),
 		layer("scripted-model", []),
+		room("goals", []),
+		room("integration", []),
+		room("messages", []),
+		room("views", []),
+		room("run", ["goals", "integration", "options.ts"]),
+		room("planning", ["goals", "views"]),
+		room("history", ["planning", "views"]),
+		room("control", ["history", "run"]),
+		room("script", ["run"]),
 	],
 	options: {
 		doNotFollow: { path: "node_modules" },

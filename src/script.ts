@@ -4,16 +4,16 @@
  */
 export { z } from "zod";
 export type {
+	AgentCall,
+	BudgetView,
+	SchemaLike,
+	WorkflowContext,
+} from "./engine/script/context.js";
+export type { MailReply } from "./engine/script/mailbox.js";
+export type {
 	PiCrewAgentOptions,
 	PiCrewAgentResult,
 	PiCrewReview,
 	PiCrewWorkflowCtx,
 } from "./engine/script/pi-crew-context.js";
 export type { RenderedPhase, RenderedPlan } from "./engine/script/plan-template.js";
-export type {
-	AgentCall,
-	BudgetView,
-	SchemaLike,
-	WorkflowContext,
-} from "./engine/script/script-context.js";
-export type { MailReply } from "./engine/script/script-mailbox.js";

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type AppOptions, createApp } from "../src/adapters/http/app.js";
 import { projectAt } from "../src/config/project.js";
 import { TrustStore } from "../src/config/trust.js";
-import { RunReader } from "../src/engine/run-reader.js";
+import { RunReader } from "../src/engine/views/reader.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 

@@ -1,7 +1,7 @@
 import type { Settings } from "../config/settings.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { agentWorkflowName, DEFAULT_AGENT } from "../engine/agent-workflow.js";
 import type { Crew } from "../engine/crew.js";
+import { agentWorkflowName, DEFAULT_AGENT } from "../engine/planning/agent-workflow.js";
 import { checkAgentSandbox } from "./agent-sandbox.js";
 import { startCallerRun } from "./background-runner.js";
 import { MOST_WAIT_SECONDS } from "./mcp/tool-specs.js";

@@ -6,7 +6,7 @@ import { crewPackagePath } from "../config/crew-package.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../core/status.js";
 import type { Crew } from "../engine/crew.js";
-import type { Plan } from "../engine/plan-input.js";
+import type { Plan } from "../engine/planning/plan-input.js";
 
 /** How long a new background runner may take to hold its run's lease. */
 const START_LIMIT_MS = 15_000;

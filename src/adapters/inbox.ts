@@ -1,7 +1,7 @@
 import { ASKS } from "../core/asked.js";
 import { ErrorCode, isCrewError } from "../core/errors.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { RunReader } from "../engine/run-reader.js";
+import type { RunReader } from "../engine/views/reader.js";
 import { RunEnding, runStanding } from "./run-ending.js";
 
 /** What waits on a person. */

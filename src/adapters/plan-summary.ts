@@ -1,7 +1,7 @@
 import { buildDag, criticalPath, levels } from "../core/dag.js";
 import { taskOrder } from "../core/task-order.js";
-import type { PlanEstimate } from "../engine/plan-estimate.js";
-import type { Plan } from "../engine/plan-input.js";
+import type { PlanEstimate } from "../engine/planning/estimate.js";
+import type { Plan } from "../engine/planning/plan-input.js";
 
 /** A plan as `crew plan --json`, the MCP server and the pi extension give it. */
 export interface PlanSummary {

@@ -1,6 +1,6 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { matchHints } from "../core/routing.js";
-import { validateResources } from "../engine/validate.js";
+import { validateResources } from "../engine/planning/validate.js";
 import type { Diagnostic } from "../resources/frontmatter.js";
 import type { ResourceLoader } from "../resources/resource-loader.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";

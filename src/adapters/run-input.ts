@@ -2,8 +2,8 @@ import { runLimits, type Settings } from "../config/settings.js";
 import type { SandboxLevel } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { FailurePolicy, IntegrationMode } from "../core/types.js";
-import type { ExecutionSettings } from "../engine/fork-run.js";
-import type { PlanInput } from "../engine/plan-input.js";
+import type { ExecutionSettings } from "../engine/history/fork.js";
+import type { PlanInput } from "../engine/planning/plan-input.js";
 
 /**
  * What `crew run` and the agent-facing surfaces may ask of a run, named as their options are:

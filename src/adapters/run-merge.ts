@@ -3,7 +3,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { isTerminalRun, RunStatus } from "../core/status.js";
 import type { RunRecord } from "../core/types.js";
-import { RunReader } from "../engine/run-reader.js";
+import { RunReader } from "../engine/views/reader.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { Worktrees } from "../workspace/worktrees.js";

@@ -3,7 +3,7 @@ import type { Project } from "../config/project.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { isTerminalRun, RunStatus } from "../core/status.js";
-import { RunReader } from "../engine/run-reader.js";
+import { RunReader } from "../engine/views/reader.js";
 import { MOST_WAITED_RUNS } from "./mcp/tool-specs.js";
 
 /** Characters of results one answer carries in all; the whole texts stay in the runs' files. */

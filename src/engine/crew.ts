@@ -22,23 +22,23 @@ import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
-import { type AnswerGiven, answerTask } from "./answer-task.js";
-import { changeBudget } from "./budget-change.js";
-import { cancelRun } from "./cancel-run.js";
-import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./engine-options.js";
-import { createFork, type ForkInput, type PlannedFork, planFork } from "./fork-run.js";
-import type { Plan, PlanInput } from "./plan-input.js";
-import { planRun } from "./planner.js";
-import { type ReconcileReport, reconcile } from "./reconcile.js";
-import { type RemoteRuntimes, remoteRuntimes } from "./remote-runtimes.js";
-import { planReplay } from "./replay-plan.js";
-import { retryChanges } from "./retry-changes.js";
-import type { RunBundle } from "./run-bundle.js";
-import { RunCredentials } from "./run-credentials.js";
-import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./run-housekeeping.js";
-import { RunLoop } from "./run-loop.js";
-import { checkRunTrusted, runReach } from "./run-reach.js";
-import { type Steered, steerTask } from "./steer-task.js";
+import { changeBudget } from "./control/budget-change.js";
+import { cancelRun } from "./control/cancel.js";
+import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./control/housekeeping.js";
+import { type ReconcileReport, reconcile } from "./control/reconcile.js";
+import { retryChanges } from "./control/retry.js";
+import type { RunBundle } from "./history/bundle.js";
+import { createFork, type ForkInput, type PlannedFork, planFork } from "./history/fork.js";
+import { planReplay } from "./history/replay-plan.js";
+import { type AnswerGiven, answerTask } from "./messages/answer.js";
+import { type Steered, steerTask } from "./messages/steer.js";
+import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
+import type { Plan, PlanInput } from "./planning/plan-input.js";
+import { planRun } from "./planning/planner.js";
+import { checkRunTrusted, runReach } from "./planning/reach.js";
+import { RunCredentials } from "./run/credentials.js";
+import { RunLoop } from "./run/loop.js";
+import { type RemoteRuntimes, remoteRuntimes } from "./run/remote-runtimes.js";
 
 export interface CrewOptions extends Partial<EngineOptions> {
 	readonly project: Project;
@@ -74,7 +74,7 @@ export interface ExecuteOptions {
  * (jiti) and zod, which a markdown workflow's run never needs.
  */
 function scriptDriver() {
-	return import("./script/script-driver.js");
+	return import("./script/driver.js");
 }
 
 /**
@@ -150,7 +150,7 @@ export class Crew {
 		const script = plan.options.script;
 		if (script) {
 			this.#checkScriptTrusted(script);
-			const [{ scriptArgs }, { loadScript }] = await Promise.all([scriptDriver(), import("./script/script-module.js")]);
+			const [{ scriptArgs }, { loadScript }] = await Promise.all([scriptDriver(), import("./script/module.js")]);
 			scriptArgs(await loadScript(script.file), script.args, script.file);
 		}
 		return plan;
@@ -367,13 +367,13 @@ export class Crew {
 
 	/** An ended run, its records and files, as one bundle; see `exportRun`. */
 	async exportRun(runId: string): Promise<RunBundle> {
-		const { exportRun } = await import("./run-bundle.js");
+		const { exportRun } = await import("./history/bundle.js");
 		return exportRun(new RunArchive(this.#db), this.files, checkId("run", runId));
 	}
 
 	/** Adds the run of a bundle to this store, after checking all of it; see `importRun`. */
 	async importRun(bundle: unknown): Promise<{ runId: string; files: number }> {
-		const { importRun } = await import("./run-bundle.js");
+		const { importRun } = await import("./history/bundle.js");
 		return importRun(new RunArchive(this.#db), this.files, bundle, new Date(this.#options.now()).toISOString());
 	}
 

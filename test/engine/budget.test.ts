@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
-import type { PlanInput } from "../../src/engine/plan-input.js";
+import type { PlanInput } from "../../src/engine/planning/plan-input.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { ROOT, TestRepo } from "../helpers.js";
 

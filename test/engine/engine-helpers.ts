@@ -2,8 +2,8 @@ import { projectAt } from "../../src/config/project.js";
 import type { RunStatus } from "../../src/core/status.js";
 import type { EventRecord, TaskRecord } from "../../src/core/types.js";
 import { Crew } from "../../src/engine/crew.js";
-import type { EngineOptions } from "../../src/engine/engine-options.js";
-import type { PlanInput } from "../../src/engine/plan-input.js";
+import type { EngineOptions } from "../../src/engine/options.js";
+import type { PlanInput } from "../../src/engine/planning/plan-input.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import type { TestRepo } from "../helpers.js";
 

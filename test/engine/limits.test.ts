@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
-import type { EngineOptions } from "../../src/engine/engine-options.js";
-import type { PlanInput } from "../../src/engine/plan-input.js";
+import type { EngineOptions } from "../../src/engine/options.js";
+import type { PlanInput } from "../../src/engine/planning/plan-input.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { ROOT, read, TestRepo } from "../helpers.js";
 

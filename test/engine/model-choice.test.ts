@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
-import type { PlanInput } from "../../src/engine/plan-input.js";
-import { RunReader } from "../../src/engine/run-reader.js";
+import type { PlanInput } from "../../src/engine/planning/plan-input.js";
+import { RunReader } from "../../src/engine/views/reader.js";
 import { TestRepo } from "../helpers.js";
 import { testCrew } from "./engine-helpers.js";
 

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { RunReader } from "../../src/engine/run-reader.js";
+import { RunReader } from "../../src/engine/views/reader.js";
 import { closeLater, storeWithRun, taskSpec } from "../store/view-fixture.js";
 
 test("a run's changes since a view hold the run and only the tasks that changed after it, with the new seq", () => {

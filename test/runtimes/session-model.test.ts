@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
-import type { PlanInput } from "../../src/engine/plan-input.js";
+import type { PlanInput } from "../../src/engine/planning/plan-input.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../src/scripted-model/scripted-model-server.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
-import { RunReader } from "../../src/engine/run-reader.js";
+import { RunReader } from "../../src/engine/views/reader.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { closeLater } from "./view-fixture.js";
 

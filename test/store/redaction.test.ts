@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";
 import { Crew } from "../../src/engine/crew.js";
-import { RunReader } from "../../src/engine/run-reader.js";
+import { RunReader } from "../../src/engine/views/reader.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../src/scripted-model/turns.js";

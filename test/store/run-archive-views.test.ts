@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { RunReader } from "../../src/engine/run-reader.js";
+import { RunReader } from "../../src/engine/views/reader.js";
 import { openWriter } from "../../src/store/database.js";
 import { RunArchive } from "../../src/store/run-archive.js";
 import { closeLater, storeWithRun, taskSpec } from "./view-fixture.js";

@@ -1,7 +1,7 @@
 import type { Project } from "../../config/project.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
-import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/agent-workflow.js";
-import { RunReader } from "../../engine/run-reader.js";
+import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";
+import { RunReader } from "../../engine/views/reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
 import { startBackgroundRunner } from "../background-runner.js";
 import { RunEnding } from "../run-ending.js";

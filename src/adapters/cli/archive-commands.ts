@@ -5,7 +5,7 @@ import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
-import { bundleGoal } from "../../engine/run-bundle.js";
+import { bundleGoal } from "../../engine/history/bundle.js";
 import { exportToFile } from "../run-export.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";

@@ -1,7 +1,7 @@
 import { findProject } from "../../config/project.js";
 import { checkId } from "../../core/ids.js";
-import { compareRuns, comparisonJson, type RunTotals, type TaskSide } from "../../engine/run-diff.js";
-import { RunReader } from "../../engine/run-reader.js";
+import { compareRuns, comparisonJson, type RunTotals, type TaskSide } from "../../engine/history/diff.js";
+import { RunReader } from "../../engine/views/reader.js";
 import { Exit } from "./exit-codes.js";
 import { usageText } from "./format.js";
 import { print } from "./print.js";

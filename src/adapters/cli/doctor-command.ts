@@ -7,7 +7,7 @@ import { resourceLayers, userConfigDir, userResourceDirs } from "../../config/re
 import { type AgentCliName, loadSettings, type Settings } from "../../config/settings.js";
 import { errorMessage } from "../../core/errors.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
-import { RunReader } from "../../engine/run-reader.js";
+import { RunReader } from "../../engine/views/reader.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { agentEnvironment } from "../../runtimes/agent-environment.js";

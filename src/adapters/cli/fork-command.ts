@@ -93,7 +93,7 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 		import("../../core/errors.js"),
 		import("../../core/ids.js"),
 		import("./run-commands.js"),
-		import("../../engine/plan-estimate.js"),
+		import("../../engine/planning/estimate.js"),
 		import("./exit-codes.js"),
 		import("../run-input.js"),
 	]);
@@ -159,7 +159,7 @@ async function replay(runId: string, flags: ReplayFlags): Promise<number> {
 /** What a fork reuses and runs, a line each, and the estimate of what runs. */
 function decisionText(
 	runId: string,
-	decision: import("../../engine/fork-run.js").ForkDecision,
+	decision: import("../../engine/history/fork.js").ForkDecision,
 	estimate: string,
 ): string {
 	const lines = decision.reused.map((t) => `  reuse ${t.id} (from ${t.inherited?.runId ?? runId})`);

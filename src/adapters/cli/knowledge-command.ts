@@ -30,7 +30,7 @@ async function show(): Promise<number> {
 	const text = typeof read === "string" ? read : "";
 	if (read === undefined || read === "") printError(`no project knowledge yet (${file})\n`);
 	print(text);
-	const { RunReader } = await import("../../engine/run-reader.js");
+	const { RunReader } = await import("../../engine/views/reader.js");
 	const reader = new RunReader(project);
 	try {
 		const latest = reader.runs()[0];

@@ -1,5 +1,5 @@
 import { findProject } from "../../config/project.js";
-import type { ReconcileReport } from "../../engine/reconcile.js";
+import type { ReconcileReport } from "../../engine/control/reconcile.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
 import { print } from "./print.js";

@@ -3,8 +3,8 @@ import { resourceLayers, userResourceDirs } from "../../config/resource-layers.j
 import { TrustStore } from "../../config/trust.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
 import type { FailurePolicy } from "../../core/types.js";
-import { estimateFromStore } from "../../engine/plan-estimate.js";
-import { planRun } from "../../engine/planner.js";
+import { estimateFromStore } from "../../engine/planning/estimate.js";
+import { planRun } from "../../engine/planning/planner.js";
 import { type Diagnostic, diagnosticText } from "../../resources/frontmatter.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";

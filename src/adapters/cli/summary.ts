@@ -1,5 +1,5 @@
 import { statusCounts } from "../../core/status.js";
-import type { RunListing } from "../../engine/run-reader.js";
+import type { RunListing } from "../../engine/views/reader.js";
 import { integrationLines } from "../integration-text.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 

@@ -3,7 +3,7 @@ import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
 import type { TaskView } from "../../core/types.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
-import type { RunView } from "../../engine/run-reader.js";
+import type { RunView } from "../../engine/views/reader.js";
 import { integrationLines } from "../integration-text.js";
 import { elapsed, STATUS_WIDTH, usageText } from "./format.js";
 

@@ -1,6 +1,6 @@
 import type { RunRecord, TaskView } from "../../core/types.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
-import { runSummary, usageJson } from "../../engine/run-json.js";
+import { runSummary, usageJson } from "../../engine/views/json.js";
 
 /** A task as the API gives it: usage in the form `crew status --json` uses. */
 export function taskJson(task: TaskView): object {

@@ -1,6 +1,6 @@
 import { Gauge, Histogram, Registry } from "prom-client";
 import { RunStatus, TaskStatus } from "../../core/status.js";
-import type { RunReader } from "../../engine/run-reader.js";
+import type { RunReader } from "../../engine/views/reader.js";
 
 /** Task wall times, in seconds: agent tasks take from seconds to an hour. */
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];

@@ -1,7 +1,7 @@
 import { isTerminalRun } from "../../core/status.js";
 import type { EventRecord } from "../../core/types.js";
-import { eventJson, runSummary } from "../../engine/run-json.js";
-import type { RunReader } from "../../engine/run-reader.js";
+import { eventJson, runSummary } from "../../engine/views/json.js";
+import type { RunReader } from "../../engine/views/reader.js";
 
 /** Events read from the store at once; a longer backlog is read in turns. */
 const BATCH = 500;

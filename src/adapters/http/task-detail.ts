@@ -1,7 +1,7 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
 import { sandboxText } from "../../core/sandbox-level.js";
-import { type UsageJson, usageJson } from "../../engine/run-json.js";
-import type { RunReader } from "../../engine/run-reader.js";
+import { type UsageJson, usageJson } from "../../engine/views/json.js";
+import type { RunReader } from "../../engine/views/reader.js";
 import { taskJson } from "./api-json.js";
 
 /** Characters of a prompt, result or patch the task panel gets; the rest stays in the artifact. */

@@ -1,4 +1,4 @@
-import type { StatusJson } from "../../engine/run-json.js";
+import type { StatusJson } from "../../engine/views/json.js";
 import { statusText } from "./run-report.js";
 
 /** Characters of a plain answer shown to the agent; the whole answer stays in the tool's details. */

@@ -1,5 +1,5 @@
 import { statusCounts } from "../../core/status.js";
-import type { StatusJson } from "../../engine/run-json.js";
+import type { StatusJson } from "../../engine/views/json.js";
 import { integrationLines } from "../integration-text.js";
 
 /** Characters of each task's result a report carries, and of all of them together. */

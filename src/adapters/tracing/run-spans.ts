@@ -16,7 +16,7 @@ import {
 import { isTerminalTask, RunStatus, TaskStatus } from "../../core/status.js";
 import type { AttemptRecord, EventRecord, TaskSpec } from "../../core/types.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
-import { attemptSpanId, spanIdOf, traceIdOf } from "../../engine/trace-ids.js";
+import { attemptSpanId, spanIdOf, traceIdOf } from "../../engine/run/trace-ids.js";
 import type { RunQueries } from "../../store/run-queries.js";
 
 export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;

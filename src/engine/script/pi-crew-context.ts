@@ -1,8 +1,8 @@
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import type { Usage } from "../../core/usage.js";
+import type { SchemaLike, WorkflowContext } from "./context.js";
+import type { MailReply } from "./mailbox.js";
 import type { RenderedPlan } from "./plan-template.js";
-import type { SchemaLike, WorkflowContext } from "./script-context.js";
-import type { MailReply } from "./script-mailbox.js";
 
 /** The suffix of pi-crew's workflow scripts: they are given pi-crew's `ctx`. */
 export const PI_CREW_SUFFIX = ".dwf.ts";

@@ -81,27 +81,6 @@ function jsonSchemaOf(schema: StandardSchema): object | undefined {
 	}
 }
 
-/**
- * The JSON value an agent's answer ends with: the last ```json fence, else the whole answer, else
- * the span from its first `{` or `[` to its last `}` or `]`.
- */
-export function answerJson(text: string): { value: unknown } | { problem: string } {
-	const fences = [...text.matchAll(/```json\s*\n([\s\S]*?)```/g)];
-	const candidates = [fences.at(-1)?.[1], text.trim()];
-	const start = text.search(/[[{]/);
-	const end = Math.max(text.lastIndexOf("}"), text.lastIndexOf("]"));
-	if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
-	for (const candidate of candidates) {
-		if (candidate === undefined || candidate.trim() === "") continue;
-		try {
-			return { value: JSON.parse(candidate) };
-		} catch {
-			// Not this candidate; the next one may be.
-		}
-	}
-	return { problem: "the answer holds no JSON value: end it with one in a ```json fence" };
-}
-
 /** What a call with a schema adds to its prompt: the answer's form. */
 export function answerFormat(jsonSchema: object | undefined): string {
 	const lines = ["", "## Answer format", "End your answer with one JSON value in a ```json fence"];

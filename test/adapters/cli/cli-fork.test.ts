@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { addUsage, ZERO_USAGE } from "../../../src/core/usage.js";
-import type { TaskComparison } from "../../../src/engine/run-diff.js";
+import type { TaskComparison } from "../../../src/engine/history/diff.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import type { ModelRequest } from "../../../src/scripted-model/turns.js";

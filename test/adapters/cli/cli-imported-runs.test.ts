@@ -3,7 +3,7 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "vitest";
-import type { RunBundle } from "../../../src/engine/run-bundle.js";
+import type { RunBundle } from "../../../src/engine/history/bundle.js";
 import { crew, TestRepo } from "../../helpers.js";
 
 /** A repository whose one step fails; its run, exported, is the bundle the tests tamper with. */

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
-import { RunReader } from "../../../src/engine/run-reader.js";
+import { RunReader } from "../../../src/engine/views/reader.js";
 import { cancelLiveRuns, crew, isAlive, TestRepo, waitFor } from "../../helpers.js";
 
 const closers: (() => Promise<void>)[] = [];

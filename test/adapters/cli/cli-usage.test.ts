@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "vitest";
-import type { StatusJson } from "../../../src/engine/run-json.js";
+import type { StatusJson } from "../../../src/engine/views/json.js";
 import {
 	cancelLiveRuns,
 	crew,

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { taskDetail } from "../../../src/adapters/http/task-detail.js";
-import { RunReader } from "../../../src/engine/run-reader.js";
+import { RunReader } from "../../../src/engine/views/reader.js";
 import { closeLater, storeWithRun, taskSpec } from "../../store/view-fixture.js";
 
 test("the task panel of a task with more events than its log holds shows the latest lines", () => {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
-import { RunReader } from "../../../src/engine/run-reader.js";
+import { RunReader } from "../../../src/engine/views/reader.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../../src/scripted-model/turns.js";
 import { PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import type { AttemptRecord } from "../../../src/core/types.js";
-import { traceIdOf } from "../../../src/engine/trace-ids.js";
+import { traceIdOf } from "../../../src/engine/run/trace-ids.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import { actThenReport } from "../../../src/scripted-model/turns.js";

@@ -1,0 +1,432 @@
+import { RunBudget } from "../../core/budget.js";
+import { formatDuration } from "../../core/duration.js";
+import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
+import { SlotQueue } from "../../core/slot-queue.js";
+import { RunStatus, satisfiesDependents, TaskStatus } from "../../core/status.js";
+import type { AttemptRecord, RunRecord, TaskSpec } from "../../core/types.js";
+import { FailurePolicy } from "../../core/types.js";
+import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
+import type { Lease } from "../../store/lease.js";
+import { RunAdmission } from "./admission.js";
+import { followedStart, recordStart } from "./attempt-start.js";
+import { RunBackoffs } from "./backoffs.js";
+import { RunCommits } from "./commits.js";
+import type { RunLoopDeps } from "./deps.js";
+import type { RunDriver } from "./driver.js";
+import { RunGrowth } from "./growth.js";
+import { RunIntegration } from "./integration.js";
+import type { LiveAttempt, Start } from "./live-attempt.js";
+import { runOutcome } from "./outcome.js";
+import { RunQuestions } from "./questions.js";
+import { ATTACH } from "./remote-runtimes.js";
+import { ReplayPace } from "./replay-pace.js";
+import { RunSteering } from "./steering.js";
+import { RunStop } from "./stop.js";
+import { modelChain, RunTasks } from "./tasks.js";
+import { startTicker } from "./ticker.js";
+import { recordWorkerEvent } from "./worker-events.js";
+import { RunWorkers } from "./workers.js";
+import { RunWrites } from "./writes.js";
+
+/**
+ * Runs one run to its end under a lease: fills free slots from the ready queue, waits for the
+ * first attempt to settle, commits it in one transaction and releases its dependents.
+ */
+export class RunLoop {
+	readonly #deps: RunLoopDeps;
+	readonly #lease: Lease;
+	readonly #signal: AbortSignal | undefined;
+	readonly #run: RunRecord;
+	readonly #tasks: RunTasks;
+	readonly #budget: RunBudget;
+	/** Set when the budget stopped the run: its error then quotes the spend once every attempt has ended. */
+	#budgetStopped = false;
+	readonly #admission: RunAdmission;
+	#slots: SlotQueue;
+	readonly #workers: RunWorkers;
+	/** Every write this runner makes while it runs goes through here: see `RunWrites`. */
+	readonly #writes: RunWrites;
+	readonly #backoffs = new RunBackoffs();
+	readonly #stop: RunStop;
+	/** Records what each ended attempt means: see `RunCommits`. */
+	readonly #commits: RunCommits;
+	#wakeUp: (() => void) | undefined;
+	#woken = false;
+	/** Makes the run's tasks as it goes, when a workflow script does. */
+	readonly #driver: RunDriver | undefined;
+	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
+	readonly #followed: readonly AttemptRecord[];
+	/** Return `waiting`, leaving the run waiting without a runner, once only a person can let it go on. */
+	readonly #releaseWhenWaiting: boolean;
+	readonly #integration: RunIntegration;
+	readonly #growth: RunGrowth;
+	readonly #steering: RunSteering;
+	readonly #questions: RunQuestions;
+	/** In a replay, the recorded run's order, which it keeps. */
+	readonly #pace: ReplayPace | undefined;
+
+	constructor(
+		deps: RunLoopDeps,
+		lease: Lease,
+		signal?: AbortSignal,
+		driver?: RunDriver,
+		followed: readonly AttemptRecord[] = [],
+		releaseWhenWaiting = false,
+	) {
+		this.#deps = deps;
+		this.#releaseWhenWaiting = releaseWhenWaiting;
+		this.#lease = lease;
+		this.#signal = signal;
+		this.#driver = driver;
+		this.#followed = followed;
+		const queries = deps.store.queries;
+		this.#run = queries.getRun(lease.runId);
+		this.#writes = new RunWrites(deps.store, lease, {
+			now: deps.options.now,
+			retryMs: deps.options.pollMs,
+			staleAfterMs: deps.options.staleAfterMs,
+			lastBeat: this.#run.lease?.heartbeatAt ?? deps.options.now(),
+			onError: (error) => this.#writeFailed(error),
+		});
+		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
+		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
+		this.#admission = new RunAdmission(deps.store, lease, this.#tasks, this.#budget);
+		this.#workers = new RunWorkers(deps, this.#run, {
+			onEvent: (live, event) => this.#onWorkerEvent(live, event),
+			onSettled: () => this.#wake(),
+			onAsk: (live, question) => this.#questions.ask(live, question),
+		});
+		this.#slots = this.#slotQueue();
+		const replay = this.#run.options.replay;
+		const pace = {
+			tasks: this.#tasks,
+			backoffs: () => this.#backoffs.size,
+			driven: driver !== undefined,
+			cancelled: replay?.cancelled,
+			cancel: (reason: string) => this.#stop.cancel(reason),
+		};
+		this.#pace = replay?.attempts ? new ReplayPace(replay.attempts, replay.live, pace) : undefined;
+		this.#growth = new RunGrowth(deps.store, lease, this.#tasks, () => {
+			this.#slots = this.#slotQueue();
+		});
+		this.#steering = new RunSteering({
+			store: deps.store,
+			writes: this.#writes,
+			lease,
+			live: (taskId) => this.#workers.find(taskId),
+			status: (taskId) => {
+				const i = this.#tasks.dag.indexOf.get(taskId);
+				return i === undefined ? undefined : this.#tasks.status[i];
+			},
+			onStoreError: (message) => this.#stop.all("shutdown", message),
+		});
+		this.#questions = new RunQuestions({
+			store: deps.store,
+			writes: this.#writes,
+			lease,
+			moved: (taskId, to) => {
+				const i = this.#tasks.dag.indexOf.get(taskId);
+				if (i !== undefined) this.#tasks.status[i] = to;
+				this.#wake();
+			},
+			onStoreError: (message) => this.#stop.all("shutdown", message),
+		});
+		this.#integration = new RunIntegration(
+			{ store: deps.store, writes: this.#writes, branch: deps.integration },
+			lease,
+			this.#run,
+			this.#tasks,
+		);
+		const { now, cleanupMs } = deps.options;
+		const wake = () => this.#wake();
+		this.#stop = new RunStop({ workers: this.#workers, backoffs: this.#backoffs, driver, now, cleanupMs, wake });
+		this.#commits = new RunCommits({
+			...deps,
+			lease,
+			run: this.#run,
+			tasks: this.#tasks,
+			budget: this.#budget,
+			backoffs: this.#backoffs,
+			growth: this.#growth,
+			questions: this.#questions,
+			workers: this.#workers,
+			stop: this.#stop,
+			driver,
+			slots: () => this.#slots,
+			wake,
+			checkBudget: () => this.#checkBudget(),
+		});
+	}
+
+	/**
+	 * The slots over the current graph: tasks already running hold theirs, and tasks waiting out a
+	 * retry backoff come back when it elapses, not before.
+	 */
+	#slotQueue(): SlotQueue {
+		const slots = new SlotQueue(
+			this.#tasks.dag,
+			this.#tasks.specs.map((spec) => spec.role),
+			this.#run.options,
+			(i) => satisfiesDependents(this.#tasks.status[i] as TaskStatus),
+			(i) =>
+				this.#tasks.status[i] === TaskStatus.Queued &&
+				!this.#tasks.blocked(i) &&
+				!this.#backoffs.has(i) &&
+				(this.#driver?.wants(this.#tasks.id(i)) ?? true),
+		);
+		for (const i of this.#workers.indices()) slots.occupy(i);
+		return slots;
+	}
+
+	/** Runs until every task has settled or the run stops; returns the run's final status. */
+	async execute(): Promise<RunStatus> {
+		let released = false;
+		const onAbort = () => this.#stop.cancel(errorMessage(this.#signal?.reason ?? "cancelled"));
+		this.#signal?.addEventListener("abort", onAbort, { once: true });
+		const stopTicker = startTicker(this.#deps.store, this.#writes, this.#lease, this.#deps.options, {
+			onCancel: (reason) => this.#stop.cancel(reason),
+			onStoreError: (message) => this.#stop.all("shutdown", message),
+			onTick: () => {
+				if (!this.#stop.leaseLost) {
+					this.#steering.tick();
+					this.#questions.tick();
+				}
+				if ((this.#stop.kind && this.#workers.size > 0) || this.#admission.awaiting > 0) this.#wake();
+			},
+		});
+		try {
+			this.#checkRuntimes();
+			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
+			await this.#writes.batch(() => this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked()));
+			if (this.#signal?.aborted) onAbort();
+			await this.#follow();
+			this.#driver?.start({
+				wake: () => this.#wake(),
+				budget: () => this.#budget.view(),
+				write: (fn) => this.#writes.write(fn),
+			});
+			for (;;) {
+				const settled = [...(this.#pace?.release() ?? []), ...(await this.#workers.takeSettled(!this.#stop.leaseLost))];
+				let taken = 0;
+				// Settlements and new starts are recorded in one commit; workers start only after it,
+				// so no worker ever runs without its attempt on record. The batch runs once the write
+				// lock is had, so it runs once.
+				const starts = await this.#writes.batch(() => {
+					for (const item of settled) {
+						if (this.#pace?.holds(item, this.#stop.kind !== undefined)) continue;
+						this.#commits.commit(this.#pace?.settle(item) ?? item);
+						taken++;
+					}
+					this.#abandonPastDeadline();
+					this.#checkDriver();
+					if (this.#stop.kind) return [];
+					if (this.#driver) this.#growth.drive(this.#driver);
+					this.#admission.admitApproved(this.#slots);
+					const filled = this.#fill();
+					// Workers whose agents wait for answers count as idle: only a person moves them.
+					const asking = this.#questions.asking;
+					const idle = this.#workers.size === asking && this.#backoffs.size === 0 && this.#slots.ready === 0;
+					this.#admission.markWaiting(idle && filled.length === 0, asking);
+					return filled;
+				});
+				for (const ended of this.#commits.ended.splice(0))
+					this.#driver?.settled(ended.taskId, ended.status, ended.error);
+				for (const start of starts) this.#launch(start);
+				if (this.#pace?.turned(taken > 0 || starts.length > 0, this.#workers.size)) this.#wake();
+				const idle = this.#workers.size === 0 && this.#backoffs.size === 0;
+				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
+				if (idle && (this.#stop.kind || (this.#slots.ready === 0 && this.#admission.awaiting === 0 && driven))) {
+					if (this.#stop.kind || !(await this.#resolveConflict())) break;
+					continue;
+				}
+				// Only a person can let the run go on: a runner asked to leave then lets go of it.
+				const personOnly = idle && !this.#stop.kind && this.#slots.ready === 0 && this.#admission.awaiting > 0;
+				if (this.#releaseWhenWaiting && personOnly && !this.#driver) {
+					released = true;
+					break;
+				}
+				await this.#sleep();
+			}
+		} catch (error) {
+			await this.#shutdown(error);
+			throw error;
+		} finally {
+			stopTicker();
+			this.#signal?.removeEventListener("abort", onAbort);
+		}
+		if (released) {
+			await this.#writes.batch(() => this.#deps.store.releaseWaitingRun(this.#lease));
+			return RunStatus.Waiting;
+		}
+		if (this.#stop.leaseLost) {
+			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
+		}
+		if (!this.#stop.kind) this.#pace?.ended();
+		if (this.#stop.kind === "cancel") await this.#integration.skip();
+		else if (!this.#integration.recorded) await this.#integration.integrate(false);
+		return await this.#writes.batch(() => this.#finish());
+	}
+
+	/**
+	 * The run's work is done: its branches are integrated, and a conflict a resolution task may
+	 * settle adds that task. Returns whether it did, so the run goes on.
+	 */
+	async #resolveConflict(): Promise<boolean> {
+		const resolution = await this.#integration.integrate(true);
+		if (!resolution) return false;
+		await this.#writes.batch(() => this.#growth.add(null, [resolution], "integration.resolving"));
+		return true;
+	}
+
+	#checkRuntimes(): void {
+		for (const spec of this.#tasks.specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
+	}
+
+	/** The attempts a dead runner left running elsewhere go on here, each holding its slot. */
+	async #follow(): Promise<void> {
+		for (const attempt of this.#followed) {
+			const index = this.#tasks.dag.indexOf.get(attempt.taskId);
+			if (index === undefined) continue;
+			const spec = this.#tasks.specs[index] as TaskSpec;
+			const runtime = `${ATTACH}${attempt.runtime}`;
+			const start = await followedStart(this.#deps, this.#run, { index, spec, attempt, runtime });
+			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens), attempt.usage);
+			this.#launch(start);
+		}
+		if (this.#followed.length > 0) this.#slots = this.#slotQueue();
+	}
+
+	/** Records a start for every task that may start now; a spent budget stops the run. */
+	#fill(): Start[] {
+		const running = new Set(this.#workers.indices());
+		const { admitted, spent } = this.#admission.take(this.#slots, running, this.#pace?.turn);
+		if (spent) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
+		return admitted.map((i) => {
+			const start = recordStart(this.#deps, this.#lease, this.#run, {
+				index: i,
+				spec: this.#tasks.specs[i] as TaskSpec,
+				model: modelChain((this.#tasks.specs[i] as TaskSpec).agent)[this.#tasks.modelIndex[i] ?? 0],
+			});
+			this.#tasks.status[i] = TaskStatus.Running;
+			this.#tasks.attempts[i] = start.request.attempt;
+			return start;
+		});
+	}
+
+	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
+	#checkDriver(): void {
+		const outcome = this.#driver?.outcome;
+		if (outcome && !outcome.ok && !this.#stop.kind) this.#stop.drain(`not started: ${outcome.error}`);
+	}
+
+	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
+	#stopForBudget(message: string): void {
+		if (this.#budgetStopped || this.#stop.kind) return;
+		this.#budgetStopped = true;
+		this.#admission.budgetSpent();
+		if (this.#run.options.failure === FailurePolicy.Abort) this.#stop.all("abort", message);
+		else this.#stop.drain(message);
+	}
+
+	/** Warns once at 80% of a cap, and stops the run once a cap is reached. */
+	#checkBudget(): void {
+		if (this.#admission.budgetReached())
+			this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
+	}
+
+	#launch(start: Start): void {
+		const stop = this.#stop.reason();
+		this.#workers.launch(start, this.#tasks.specs[start.index] as TaskSpec, stop);
+	}
+
+	/**
+	 * What a worker reports is recorded as one write, made later, in order, when another process
+	 * holds the store's write lock; its failure reaches `#writeFailed`.
+	 */
+	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
+		if (event.type === "activity" || this.#stop.leaseLost) return;
+		this.#writes.write(() =>
+			recordWorkerEvent(this.#deps.store, this.#lease, live, event, (usage) => {
+				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, usage);
+				this.#checkBudget();
+			}),
+		);
+	}
+
+	/** A write failed, or the store stayed locked as long as the lease lasts: the run stops. */
+	#writeFailed(error: unknown): void {
+		if (isCrewError(error, ErrorCode.LeaseLost))
+			this.#stop.all("lease-lost", "the run was taken over by another runner");
+		else if (this.#stop.kind !== "shutdown")
+			this.#stop.all("shutdown", `cannot write to the store: ${errorMessage(error)}`);
+	}
+
+	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
+	#abandonPastDeadline(): void {
+		if (this.#workers.size === 0 || !this.#stop.pastDeadline()) return;
+		for (const [i, live] of this.#workers.abandonAll()) {
+			this.#slots.release(i);
+			if (this.#stop.leaseLost) continue;
+			const message = `worker did not stop within ${formatDuration(this.#deps.options.cleanupMs)}`;
+			this.#commits.settle(i, live, {
+				attemptStatus: "lost",
+				to: TaskStatus.Cancelled,
+				cause: "cancel",
+				error: message,
+			});
+		}
+	}
+
+	#wake(): void {
+		this.#woken = true;
+		this.#wakeUp?.();
+	}
+
+	async #sleep(): Promise<void> {
+		if (!this.#woken) await new Promise<void>((resolve) => (this.#wakeUp = resolve));
+		this.#wakeUp = undefined;
+		this.#woken = false;
+	}
+
+	/**
+	 * After an error in the loop itself: end every worker, then record the run as failed from what
+	 * the store holds (a failed batch leaves this runner's memory ahead of the store).
+	 */
+	async #shutdown(error: unknown): Promise<void> {
+		const leaseLost = this.#stop.leaseLost || isCrewError(error, ErrorCode.LeaseLost);
+		this.#stop.all(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
+		await this.#workers.ended(this.#deps.options.cleanupMs);
+		this.#writes.close();
+		if (leaseLost) return;
+		try {
+			const abandon = () => this.#deps.store.abandonRun(this.#lease, this.#stop.message);
+			await this.#writes.last(abandon, this.#deps.options.cleanupMs);
+		} catch {
+			// The caller must see the original error; the run then reads as interrupted once this runner is gone.
+		}
+	}
+
+	#finish(): RunStatus {
+		const cancelling = this.#stop.kind === "cancel" || this.#stop.kind === "abort" || this.#stop.kind === "shutdown";
+		const replayed = this.#run.options.replay?.of;
+		const unstarted =
+			this.#stop.message ||
+			(replayed ? `not started: run ${replayed} never started it` : "not started: a dependency did not complete");
+		this.#deps.store.transitionTasks(this.#lease, this.#tasks.endUnstarted(cancelling, unstarted));
+		// Superseded checks were answered by a later pass; a task that needs attention does not hold the run back.
+		const counted = this.#tasks.status.filter((s) => s !== TaskStatus.Superseded && s !== TaskStatus.NeedsAttention);
+		const { status: final, error } = runOutcome({
+			cancelled: this.#stop.kind === "cancel",
+			stopMessage: this.#stop.kind ? this.#stop.message : undefined,
+			budgetStop: this.#budgetStopped ? `budget: ${this.#budget.describe()}` : undefined,
+			firstFailure: this.#commits.firstFailure,
+			integration: this.#integration.incomplete(),
+			...(this.#driver ? { driven: { outcome: this.#driver.outcome } } : {}),
+			open: counted.filter((s) => s !== TaskStatus.Completed).length,
+			total: this.#tasks.status.length,
+		});
+		this.#steering.refuseRest();
+		this.#deps.store.finishRun(this.#lease, final, "settle", error);
+		return final;
+	}
+}

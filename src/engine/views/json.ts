@@ -1,0 +1,78 @@
+import type { RunStatus } from "../../core/status.js";
+import type { EventRecord, IntegrationRecord, RunRecord, TaskRecord } from "../../core/types.js";
+import type { Usage } from "../../core/usage.js";
+
+/** Usage as `crew status --json` gives it. */
+export interface UsageJson {
+	readonly inputTokens: number;
+	readonly outputTokens: number;
+	readonly cacheReadTokens: number;
+	readonly cacheWriteTokens: number;
+	readonly costUsd: number;
+	/** Present when the figures are a lower bound: an attempt in them used more than its agent reported. */
+	readonly partial?: true;
+}
+
+/** The parsed `crew status --json` of a run: see `RunReader.statusJson`. */
+export interface StatusJson {
+	readonly run: {
+		readonly id: string;
+		readonly status: RunStatus;
+		readonly goal: string;
+		readonly team: string | null;
+		readonly workflow: string;
+		readonly createdAt: string;
+		readonly updatedAt: string;
+		/** When the run ended; null while it has not. */
+		readonly finishedAt: string | null;
+		readonly usage: UsageJson;
+		readonly usageByRole: Readonly<Record<string, UsageJson>>;
+		readonly usageByModel: Readonly<Record<string, UsageJson>>;
+		readonly error: string | null;
+		/** How a worktree run's branches came together; null for a run without worktrees, or before its end. */
+		readonly integration: IntegrationRecord | null;
+	};
+	readonly tasks: readonly (Pick<
+		TaskRecord,
+		"id" | "stepId" | "role" | "status" | "attempts" | "startedAt" | "finishedAt" | "error"
+	> & { readonly usage: UsageJson })[];
+}
+
+/** An event as `crew events --json` and the HTTP API give it. */
+export function eventJson(event: EventRecord): object {
+	return {
+		seq: event.seq,
+		time: event.time,
+		type: event.type,
+		...(event.taskId ? { taskId: event.taskId } : {}),
+		data: event.data,
+	};
+}
+
+/** The run part of `crew status --json`, and each run of `crew runs --json` and `GET /api/runs`. */
+export function runSummary(run: RunRecord): object {
+	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
+	const forked = forkedFrom ? { forkedFrom } : {};
+	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, ...forked };
+}
+
+function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
+	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+}
+
+/** Usage as `crew status --json` shows it, for a task or a whole run. */
+export function usageJson(usage: Usage): UsageJson {
+	return {
+		inputTokens: usage.input,
+		outputTokens: usage.output,
+		cacheReadTokens: usage.cacheRead,
+		cacheWriteTokens: usage.cacheWrite,
+		costUsd: usage.cost,
+		...(usage.partial ? { partial: true as const } : {}),
+	};
+}
+
+/** Usage by role or by model, as `crew status --json` shows it. */
+export function usageByJson(by: Record<string, Usage>): Record<string, UsageJson> {
+	return mapValues(by, usageJson);
+}
