@@ -16,9 +16,10 @@ export {
 	type TaskSpec,
 } from "./core/types.js";
 export { type Usage, ZERO_USAGE } from "./core/usage.js";
-export { Crew, type CrewOptions, type ExecuteOptions } from "./engine/crew.js";
-export type { EngineOptions } from "./engine/options.js";
+export { Crew } from "./engine/crew.js";
+export type { CrewOptions, EngineOptions } from "./engine/options.js";
 export type { Plan, PlanInput } from "./engine/planning/plan-input.js";
+export type { ExecuteOptions } from "./engine/runner.js";
 export { presentRun, RunReader } from "./engine/views/reader.js";
 export { CommandRuntime, type CommandRuntimeOptions, RETRYABLE_EXIT_CODE } from "./runtimes/command-runtime.js";
 export { DryRunRuntime } from "./runtimes/dry-run-runtime.js";

@@ -4,16 +4,15 @@ import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
 import type { BudgetLimits } from "../core/budget.js";
-import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
-import type { AttemptRecord, EventRecord, RunRecord, ScriptSpec } from "../core/types.js";
+import type { EventRecord, RunRecord, ScriptSpec, TaskRecord } from "../core/types.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openWriter } from "../store/database.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
-import { currentProcess } from "../store/process-identity.js";
 import { RunArchive } from "../store/run-archive.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
@@ -32,50 +31,13 @@ import { createFork, type ForkInput, type PlannedFork, planFork } from "./histor
 import { planReplay } from "./history/replay-plan.js";
 import { type AnswerGiven, answerTask } from "./messages/answer.js";
 import { type Steered, steerTask } from "./messages/steer.js";
-import { DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
+import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
 import type { Plan, PlanInput } from "./planning/plan-input.js";
 import { planRun } from "./planning/planner.js";
 import { checkRunTrusted, runReach } from "./planning/reach.js";
 import { RunCredentials } from "./run/credentials.js";
-import { RunLoop } from "./run/loop.js";
-import { type RemoteRuntimes, remoteRuntimes } from "./run/remote-runtimes.js";
-
-export interface CrewOptions extends Partial<EngineOptions> {
-	readonly project: Project;
-	readonly runtimes?: RuntimeRegistry;
-	/** Hears every event written, after it commits; the foreground progress view uses it. */
-	readonly onEvent?: (runId: string, event: EventRecord) => void;
-	/** The user's resource folders, strongest first. Default: crew's XDG config folder, then pi's. */
-	readonly userDirs?: readonly string[];
-	/** Whether the user trusts the project to run its own commands. Default: the user's trust records. */
-	readonly trusted?: (root: string) => boolean;
-	/**
-	 * URLs with credentials that runs' queue and repository URLs may need; the store keeps none.
-	 * Default: `CREW_QUEUE_URL`, `CREW_REPOSITORY_URL` and the user config's queue URL.
-	 */
-	readonly credentials?: readonly string[];
-}
-
-export interface ExecuteOptions {
-	/** Aborting cancels the run: workers are ended and unfinished tasks cancelled. */
-	readonly signal?: AbortSignal;
-	/** Start the run only if it never started (e.g. it was cancelled meanwhile). Default false. */
-	readonly onlyIfQueued?: boolean;
-	/**
-	 * Once only a person can let the run go on (its ready tasks wait for approval, nothing else
-	 * runs), return `waiting` and leave the run waiting without a runner; `approve` then reports no
-	 * live runner, so its caller starts one. Default false: the runner waits for the approval.
-	 */
-	readonly releaseWhenWaiting?: boolean;
-}
-
-/**
- * The driver of workflow scripts, loaded by the runs that have one: it brings the script loader
- * (jiti) and zod, which a markdown workflow's run never needs.
- */
-function scriptDriver() {
-	return import("./script/driver.js");
-}
+import { remoteRuntimes } from "./run/remote-runtimes.js";
+import { type ExecuteOptions, resumedTasks, runUnderLease, scriptDriver } from "./runner.js";
 
 /**
  * The engine's public API: plan, start, resume, retry and cancel runs of one project. Every
@@ -252,15 +214,8 @@ export class Crew {
 		if (options.onlyIfQueued && run.status !== RunStatus.Queued) {
 			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}, not queued; not starting it`);
 		}
-		// A script's tasks queue again when its replay asks for them; its failed calls stay failed,
-		// since the script saw them fail.
-		return this.#runUnderLease(run, run.status === RunStatus.Queued ? "dispatch" : "resume", options, (tasks) =>
-			run.options.script
-				? []
-				: tasks
-						.filter((t) => !FINAL_ON_RESUME.includes(t.status))
-						.map((t) => ({ taskId: t.id, to: TaskStatus.Queued, cause: "resume" })),
-		);
+		const cause = run.status === RunStatus.Queued ? "dispatch" : "resume";
+		return this.#runUnderLease(run, cause, options, (tasks) => resumedTasks(run, tasks));
 	}
 
 	/**
@@ -284,85 +239,26 @@ export class Crew {
 		return { run, changes: retryChanges(this.#queries, run, ref, live) };
 	}
 
-	async #runUnderLease(
+	#runUnderLease(
 		run: RunRecord,
 		cause: Cause,
 		options: ExecuteOptions,
-		requeue: (tasks: ReturnType<RunQueries["listTasks"]>) => TaskChange[],
+		requeue: (tasks: readonly TaskRecord[]) => TaskChange[],
 	): Promise<RunStatus> {
 		this.checkRunnable(run.id);
-		const lease = this.#store.acquireLease(run.id, {
-			holder: currentProcess(),
-			cause,
-			staleAfterMs: this.#options.staleAfterMs,
-		});
-		let remote: RemoteRuntimes | undefined;
-		const adopted: AttemptRecord[] = [];
-		try {
-			remote = run.options.queue
-				? await remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes)
-				: undefined;
-			const leftovers = this.#queries.liveAttempts(run.id);
-			for (const attempt of leftovers) if (attempt.process) await this.runtimes.reap(attempt.process);
-			// A dead runner's remote attempts still in the queue are followed again, not run again.
-			for (const attempt of leftovers) {
-				if (await remote?.inFlight(run.id, attempt.taskId, attempt.number)) adopted.push(attempt);
-			}
-			const lost = leftovers.filter((a) => !adopted.includes(a));
-			for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number, "its runner was lost");
-			// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
-			if (!remote) await this.runtimes.reapRun(run.id, this.files.runDir(run.id));
-			this.#store.loseAttempts(
-				lease,
-				lost.map((a) => ({ id: a.id, taskId: a.taskId })),
-				"its runner was lost",
-			);
-			const following = new Set(adopted.map((a) => a.taskId));
-			const changes = requeue(this.#queries.listTasks(run.id)).filter((c) => !following.has(c.taskId));
-			this.#store.transitionTasks(lease, changes);
-		} catch (error) {
-			// Nothing ran yet: give the run back as failed with the reason, so it can be resumed.
-			await remote?.close();
-			this.#store.abandonRun(lease, `cannot start: ${errorMessage(error)}`);
-			throw error;
-		}
-		const script = run.options.script;
-		const driver = script
-			? new (await scriptDriver()).ScriptDriver({
-					store: this.#store,
-					files: this.files,
-					lease,
-					run: this.#queries.getRun(run.id),
-					script,
-					runtimes: this.runtimes,
-					now: this.#options.now,
-					random: this.#options.random,
-					workflow: (name) => this.resources().workflow(name).item,
-				})
-			: undefined;
-		const loop = new RunLoop(
-			{
-				store: this.#store,
-				files: this.files,
-				crewDir: this.project.crewDir,
-				runtimes: remote?.runtimes ?? this.runtimes,
-				localRuntimes: this.runtimes,
-				options: this.#options,
-				worktrees: this.worktrees,
-				integration: this.integration,
-				trusted: this.#trusted(this.project.root),
-			},
-			lease,
-			options.signal,
-			driver,
-			adopted,
-			options.releaseWhenWaiting === true,
-		);
-		try {
-			return await loop.execute();
-		} finally {
-			await remote?.close();
-		}
+		const deps = {
+			store: this.#store,
+			files: this.files,
+			project: this.project,
+			runtimes: this.runtimes,
+			options: this.#options,
+			credentials: this.#credentials,
+			worktrees: this.worktrees,
+			integration: this.integration,
+			trusted: this.#trusted(this.project.root),
+			workflow: (name: string) => this.resources().workflow(name).item,
+		};
+		return runUnderLease(deps, run, cause, options, requeue);
 	}
 
 	/** An ended run, its records and files, as one bundle; see `exportRun`. */
@@ -486,17 +382,6 @@ export class Crew {
 		return cancelRun({ ...deps, remote }, runId, why, waitMs);
 	}
 }
-
-/**
- * Tasks a resume leaves as they are: done, already waiting to run, answered by a later pass, or
- * left for a person (`crew retry` runs one again).
- */
-const FINAL_ON_RESUME: readonly TaskStatus[] = [
-	TaskStatus.Completed,
-	TaskStatus.Queued,
-	TaskStatus.Superseded,
-	TaskStatus.NeedsAttention,
-];
 
 /** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
 export function newRunId(now: number): string {

@@ -1,4 +1,7 @@
+import type { Project } from "../config/project.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";
+import type { EventRecord } from "../core/types.js";
+import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { DEFAULT_STALE_AFTER_MS } from "../store/lease.js";
 
 /** Timing and chance the engine uses; tests set them, users keep the defaults. */
@@ -46,3 +49,20 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 	defaultStallTimeoutMs: 10 * 60_000,
 	traced: false,
 };
+
+/** How a `Crew` is made: its project and, where the defaults do not do, its runtimes, resources, trust and credentials. */
+export interface CrewOptions extends Partial<EngineOptions> {
+	readonly project: Project;
+	readonly runtimes?: RuntimeRegistry;
+	/** Hears every event written, after it commits; the foreground progress view uses it. */
+	readonly onEvent?: (runId: string, event: EventRecord) => void;
+	/** The user's resource folders, strongest first. Default: crew's XDG config folder, then pi's. */
+	readonly userDirs?: readonly string[];
+	/** Whether the user trusts the project to run its own commands. Default: the user's trust records. */
+	readonly trusted?: (root: string) => boolean;
+	/**
+	 * URLs with credentials that runs' queue and repository URLs may need; the store keeps none.
+	 * Default: `CREW_QUEUE_URL`, `CREW_REPOSITORY_URL` and the user config's queue URL.
+	 */
+	readonly credentials?: readonly string[];
+}

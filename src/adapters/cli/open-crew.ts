@@ -1,5 +1,6 @@
 import type { Project } from "../../config/project.js";
-import { Crew, type CrewOptions } from "../../engine/crew.js";
+import { Crew } from "../../engine/crew.js";
+import type { CrewOptions } from "../../engine/options.js";
 import { runTracing, withTracing } from "../tracing/run-tracing.js";
 import { printError } from "./print.js";
 

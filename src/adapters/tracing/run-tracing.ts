@@ -1,6 +1,6 @@
 import { errorMessage } from "../../core/errors.js";
 import type { EventRecord } from "../../core/types.js";
-import type { CrewOptions } from "../../engine/crew.js";
+import type { CrewOptions } from "../../engine/options.js";
 import { openReader } from "../../store/database.js";
 import { RunQueries } from "../../store/run-queries.js";
 import { version } from "../cli/version.js";
