@@ -95,7 +95,7 @@ function buildRun(events) {
 	});
 	const attempts = new Map();
 	store.batch(() => {
-		for (const id of ids) attempts.set(id, store.startAttempt(lease, id, "pi", "m1").id);
+		for (const id of ids) attempts.set(id, store.attempts.start(lease, id, "pi", "m1").id);
 	});
 	const next = random(7);
 	const others = ids.slice(1);
@@ -117,7 +117,7 @@ function buildRun(events) {
 	// The run is near its end: all but its last RUNNING tasks have completed.
 	store.batch(() => {
 		for (const id of ids.slice(0, TASKS - RUNNING)) {
-			store.settle(lease, {
+			store.attempts.settle(lease, {
 				taskId: id,
 				attemptId: attempts.get(id),
 				attemptStatus: "completed",

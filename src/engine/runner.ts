@@ -85,7 +85,7 @@ export async function runUnderLease(
 		for (const attempt of lost) await remote?.cancel(run.id, attempt.taskId, attempt.number, "its runner was lost");
 		// A queue's workers may run on this host too: their agents are theirs to end, not this runner's.
 		if (!remote) await deps.runtimes.reapRun(run.id, deps.files.runDir(run.id));
-		deps.store.loseAttempts(
+		deps.store.attempts.lose(
 			lease,
 			lost.map((a) => ({ id: a.id, taskId: a.taskId })),
 			"its runner was lost",

@@ -1,7 +1,6 @@
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
-import type { SandboxNetwork } from "../core/sandbox-level.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -12,18 +11,11 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import { storedOptions } from "../core/stored-options.js";
-import type {
-	ArtifactRecord,
-	AttemptRecord,
-	EventRecord,
-	IntegrationRecord,
-	ProcessHandle,
-	TaskSpec,
-} from "../core/types.js";
-import type { Usage } from "../core/usage.js";
+import type { ArtifactRecord, EventRecord, IntegrationRecord, TaskSpec } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
-import type { LeaseOptions, NewRun, Settlement, TaskChange } from "./run-changes.js";
+import { RunAttempts } from "./run-attempts.js";
+import type { LeaseOptions, NewRun, TaskChange } from "./run-changes.js";
 import { RunForks } from "./run-forks.js";
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
@@ -50,6 +42,8 @@ export class RunStore {
 	readonly questions: TaskQuestions;
 	readonly mail: ScriptMail;
 	readonly forks: RunForks;
+	/** Each task's attempts: started, reported on, ended. */
+	readonly attempts: RunAttempts;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -72,6 +66,15 @@ export class RunStore {
 			...writes,
 			move: (runId, taskId, to, cause) => this.#moveTask(runId, { taskId, to, cause, error: null }),
 		});
+		this.attempts = new RunAttempts(
+			{
+				...writes,
+				move: (runId, change) => this.#moveTask(runId, change),
+				artifact: (runId, artifact) => this.#artifact(runId, artifact),
+			},
+			this.#s,
+			this.#usage,
+		);
 		this.questions = new TaskQuestions(db, {
 			...writes,
 			// A task asks while it runs, and runs again when its agent has the answer.
@@ -286,122 +289,11 @@ export class RunStore {
 		});
 	}
 
-	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
-	startAttempt(
-		lease: Lease,
-		taskId: string,
-		runtime: string,
-		model?: string,
-		sandbox: AttemptRecord["sandbox"] = null,
-	): { id: number; number: number } {
-		return this.#tx.write(() => {
-			this.#fence(lease);
-			const row = this.#s.taskStatus.get(lease.runId, taskId);
-			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${lease.runId} has no task '${taskId}'`);
-			checkTaskTransition(taskId, row.status as TaskStatus, "running", "dispatch");
-			const time = this.#iso();
-			this.#s.startTask.run(time, sandbox && JSON.stringify(sandbox), lease.runId, taskId);
-			const number = row.attempts + 1;
-			const id = Number(
-				this.#s.insertAttempt.run(
-					lease.runId,
-					taskId,
-					number,
-					lease.epoch,
-					runtime,
-					model ?? null,
-					time,
-					sandbox && JSON.stringify(sandbox),
-				).lastInsertRowid,
-			);
-			const data = { attempt: number, runtime, ...(model ? { model } : {}), ...(sandbox ? { sandbox } : {}) };
-			this.#event(lease.runId, "task.running", taskId, data);
-			return { id, number };
-		});
-	}
-
-	recordProcess(lease: Lease, attemptId: number, handle: ProcessHandle): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			this.#s.attemptProcess.run(handle.pid, handle.pgid, handle.startTime, attemptId);
-		});
-	}
-
-	/** Records where an attempt's agent may connect, on the attempt and, while it is the latest, on its task. */
-	recordNetwork(lease: Lease, attemptId: number, taskId: string, network: SandboxNetwork): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			const json = JSON.stringify(network);
-			this.#s.attemptNetwork.run(json, attemptId);
-			this.#s.taskNetwork.run(json, lease.runId, taskId, attemptId);
-		});
-	}
-
-	/**
-	 * Records usage an attempt's worker reported, added to the attempt's and its task's, with its
-	 * `worker.usage` event in one transaction: on record even if this runner dies next.
-	 */
-	recordUsage(lease: Lease, attemptId: number, taskId: string, usage: Usage): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			this.#event(lease.runId, "worker.usage", taskId, { usage });
-			this.#usage.report(lease.runId, taskId, attemptId, usage);
-		});
-	}
-
-	/**
-	 * Ends an attempt: attempt record, task status, result, artifacts and event in one transaction;
-	 * returns what its usage grew by (see `settledUsage`).
-	 */
-	settle(lease: Lease, s: Settlement): Usage {
-		return this.#tx.write(() => {
-			this.#fence(lease);
-			this.#s.finishAttempt.run(
-				s.attemptStatus,
-				this.#iso(),
-				s.exitCode ?? null,
-				redactOptional(s.error),
-				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
-				s.attemptId,
-			);
-			const added = this.#usage.settle(lease.runId, s.taskId, s.attemptId, s.usage);
-			if (s.result) {
-				this.#s.taskResultChars.run(s.result.chars, lease.runId, s.taskId);
-				this.#s.taskExcerpt.run(redact(s.result.excerpt), lease.runId, s.taskId);
-			}
-			if (s.evidence !== undefined) this.#s.taskEvidence.run(redact(s.evidence), lease.runId, s.taskId);
-			for (const artifact of s.artifacts ?? []) this.#artifact(lease.runId, artifact);
-			this.#moveTask(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
-			if (s.data) this.#event(lease.runId, "task.attempt", s.taskId, s.data);
-			for (const event of s.events ?? []) this.#event(lease.runId, event.type, s.taskId, event.data);
-			return added;
-		});
-	}
-
 	transitionTasks(lease: Lease, changes: readonly TaskChange[]): void {
 		if (changes.length === 0) return;
 		this.#tx.write(() => {
 			this.#fence(lease);
 			for (const change of changes) this.#moveTask(lease.runId, change);
-		});
-	}
-
-	/** Marks attempts whose runner was lost, and their running tasks interrupted. */
-	loseAttempts(lease: Lease, attempts: readonly { id: number; taskId: string }[], reason: string): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			for (const attempt of attempts) {
-				this.#s.loseAttempt.run(this.#iso(), reason, attempt.id);
-				const row = this.#s.taskStatus.get(lease.runId, attempt.taskId);
-				if (row?.status === "running") {
-					this.#moveTask(lease.runId, {
-						taskId: attempt.taskId,
-						to: "interrupted",
-						cause: "runner-lost",
-						error: reason,
-					});
-				}
-			}
 		});
 	}
 

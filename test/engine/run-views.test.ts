@@ -27,7 +27,7 @@ test("a run's changes since a view hold the run and only the tasks that changed 
 
 test("a running task is in every change set, as whether its runner is alive shows without an event", () => {
 	const { project, store, lease } = storeWithRun([taskSpec("a"), taskSpec("b")]);
-	store.startAttempt(lease, "a", "dry-run", "m1");
+	store.attempts.start(lease, "a", "dry-run", "m1");
 	const reader = closeLater(new RunReader(project));
 	const { seq } = reader.view("run-1");
 	expect(reader.changes("run-1", seq).tasks.map((t) => [t.id, t.status, t.runtime, t.model])).toEqual([

@@ -37,8 +37,8 @@ function pastRun(store: RunStore, id: string, tokens: number, partial = false): 
 		tasks: [task("a", "m1"), task("b", undefined, ["a"])],
 	});
 	const l = store.acquireLease(id, lease);
-	const attempt = store.startAttempt(l, "a", "pi", "m1");
-	store.settle(l, {
+	const attempt = store.attempts.start(l, "a", "pi", "m1");
+	store.attempts.settle(l, {
 		taskId: "a",
 		attemptId: attempt.id,
 		attemptStatus: "completed",

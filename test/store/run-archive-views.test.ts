@@ -6,8 +6,14 @@ import { closeLater, storeWithRun, taskSpec } from "./view-fixture.js";
 
 test("a run moved to another store through its rows shows there as it did here, activity, details and usage included", () => {
 	const from = storeWithRun([taskSpec("a"), taskSpec("b", "a")]);
-	const attempt = from.store.startAttempt(from.lease, "a", "dry-run", "m1");
-	from.store.recordUsage(from.lease, attempt.id, "a", { input: 7, output: 3, cacheRead: 0, cacheWrite: 0, cost: 0.5 });
+	const attempt = from.store.attempts.start(from.lease, "a", "dry-run", "m1");
+	from.store.attempts.usage(from.lease, attempt.id, "a", {
+		input: 7,
+		output: 3,
+		cacheRead: 0,
+		cacheWrite: 0,
+		cost: 0.5,
+	});
 	from.store.appendEvent(from.lease, "worker.assistant", "a", { text: "reading the parser" });
 	from.store.appendEvent(from.lease, "worker.usage", "a", { usage: { input: 1 } });
 	const rows = new RunArchive(closeLater(openWriter(from.project.dbFile))).rows("run-1");

@@ -44,7 +44,13 @@ function createRun(store: RunStore, id = "run-1"): void {
 const lease = { holder: currentProcess(), cause: "dispatch" as const, staleAfterMs: 30_000 };
 
 function complete(store: RunStore, l: Lease, attemptId: number): void {
-	store.settle(l, { taskId: "a", attemptId, attemptStatus: "completed", taskStatus: "completed", cause: "settle" });
+	store.attempts.settle(l, {
+		taskId: "a",
+		attemptId,
+		attemptStatus: "completed",
+		taskStatus: "completed",
+		cause: "settle",
+	});
 }
 
 /** The identity of a process that has exited: a runner that died. */
@@ -66,10 +72,10 @@ test("a status change, its attempt record and its event commit together or not a
 	const { store } = freshStore();
 	createRun(store);
 	const l = store.acquireLease("run-1", lease);
-	const attempt = store.startAttempt(l, "a", "dry-run");
+	const attempt = store.attempts.start(l, "a", "dry-run");
 	const seqBefore = store.queries.eventsAfter("run-1", 0).length;
 	expect(() =>
-		store.settle(l, {
+		store.attempts.settle(l, {
 			taskId: "a",
 			attemptId: attempt.id,
 			attemptStatus: "completed",
@@ -91,9 +97,9 @@ test("a completed task cannot be started again", () => {
 	const { store } = freshStore();
 	createRun(store);
 	const l = store.acquireLease("run-1", lease);
-	const attempt = store.startAttempt(l, "a", "dry-run");
+	const attempt = store.attempts.start(l, "a", "dry-run");
 	complete(store, l, attempt.id);
-	expect(() => store.startAttempt(l, "a", "dry-run")).toThrow(/cannot go from completed to running/);
+	expect(() => store.attempts.start(l, "a", "dry-run")).toThrow(/cannot go from completed to running/);
 	expect(() => store.transitionTasks(l, [{ taskId: "a", to: "queued", cause: "resume" }])).toThrow(CrewError);
 });
 
@@ -119,12 +125,12 @@ test("a runner whose lease was taken over cannot write", () => {
 	const old = store.acquireLease("run-1", { ...lease, holder: deadHolder() });
 	const fresh = store.acquireLease("run-1", { ...lease, cause: "resume" });
 	expect(fresh.epoch).toBe(old.epoch + 1);
-	expect(() => store.startAttempt(old, "a", "dry-run")).toThrow(/taken over by another runner/);
+	expect(() => store.attempts.start(old, "a", "dry-run")).toThrow(/taken over by another runner/);
 	expect(() => store.heartbeat(old)).toThrow(/taken over/);
 	expect(store.queries.attempts("run-1")).toEqual([]);
 	const types = store.queries.eventsAfter("run-1", 0).map((e) => e.type);
 	expect(types).toEqual(["run.created", "run.running", "run.interrupted", "run.running"]);
-	store.startAttempt(fresh, "a", "dry-run");
+	store.attempts.start(fresh, "a", "dry-run");
 });
 
 test("a read-only connection reads what the writer committed", () => {
@@ -167,8 +173,8 @@ test("a batch commits its changes together; a change that fails inside leaves no
 	const l = store.acquireLease("run-1", lease);
 	heard.length = 0;
 	store.batch(() => {
-		store.startAttempt(l, "a", "dry-run");
-		expect(() => store.startAttempt(l, "b", "dry-run")).not.toThrow();
+		store.attempts.start(l, "a", "dry-run");
+		expect(() => store.attempts.start(l, "b", "dry-run")).not.toThrow();
 		expect(() => store.transitionTasks(l, [{ taskId: "a", to: "skipped", cause: "drain" }])).toThrow(/cannot go/);
 		expect(heard).toEqual([]);
 	});
@@ -207,37 +213,37 @@ test("usage is on record as it is reported, with its event; the attempt's final 
 			.map((a) => a.usage);
 
 	// Reported twice, then the runtime's total of the same work: 1200, not 2400.
-	const first = store.startAttempt(l, "a", "pi");
-	store.recordUsage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
-	store.recordUsage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
+	const first = store.attempts.start(l, "a", "pi");
+	store.attempts.usage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
+	store.attempts.usage(l, first.id, "a", used(500, 100, { cost: 0.01 }));
 	expect(queries.findTask("run-1", "a").usage).toEqual(used(1000, 200, { cost: 0.02 }));
 	expect(queries.eventsAfter("run-1", 0).filter((e) => e.type === "worker.usage")).toHaveLength(2);
 	const settled = { taskId: "a", attemptStatus: "failed", taskStatus: "queued", cause: "backoff" } as const;
-	expect(store.settle(l, { ...settled, attemptId: first.id, usage: used(1000, 200, { cost: 0.02 }) })).toEqual(
+	expect(store.attempts.settle(l, { ...settled, attemptId: first.id, usage: used(1000, 200, { cost: 0.02 }) })).toEqual(
 		used(0, 0),
 	);
 	expect(attemptsOf("a")).toEqual([used(1000, 200, { cost: 0.02 })]);
 
 	// Cut without a result: what it reported stays, still a lower bound.
-	const second = store.startAttempt(l, "a", "claude");
-	store.recordUsage(l, second.id, "a", used(800, 1, { partial: true }));
-	store.settle(l, { ...settled, attemptId: second.id, attemptStatus: "timed-out" });
+	const second = store.attempts.start(l, "a", "claude");
+	store.attempts.usage(l, second.id, "a", used(800, 1, { partial: true }));
+	store.attempts.settle(l, { ...settled, attemptId: second.id, attemptStatus: "timed-out" });
 	expect(attemptsOf("a")[1]).toEqual(used(800, 1, { partial: true }));
 	expect(queries.findTask("run-1", "a").usage).toEqual(used(1800, 201, { cost: 0.02, partial: true }));
 	expect(queries.usage("run-1")).toEqual(used(1800, 201, { cost: 0.02, partial: true }));
 
 	// A result's total beyond the lower bounds reported replaces them: whole again.
-	const third = store.startAttempt(l, "b", "claude");
-	store.recordUsage(l, third.id, "b", used(800, 1, { partial: true }));
+	const third = store.attempts.start(l, "b", "claude");
+	store.attempts.usage(l, third.id, "b", used(800, 1, { partial: true }));
 	const total = used(800, 40, { cost: 0.05 });
-	const added = store.settle(l, { ...settled, taskId: "b", attemptId: third.id, usage: total });
+	const added = store.attempts.settle(l, { ...settled, taskId: "b", attemptId: third.id, usage: total });
 	expect(added).toEqual(used(0, 39, { cost: 0.05 }));
 	expect(queries.findTask("run-1", "b").usage).toEqual(total);
 	// A total short of what was reported (a worker that took the attempt over) drops nothing.
-	const fourth = store.startAttempt(l, "b", "pi");
-	store.recordUsage(l, fourth.id, "b", used(300, 30));
-	store.recordUsage(l, fourth.id, "b", used(300, 30));
-	store.settle(l, { ...settled, taskId: "b", attemptId: fourth.id, usage: used(300, 30) });
+	const fourth = store.attempts.start(l, "b", "pi");
+	store.attempts.usage(l, fourth.id, "b", used(300, 30));
+	store.attempts.usage(l, fourth.id, "b", used(300, 30));
+	store.attempts.settle(l, { ...settled, taskId: "b", attemptId: fourth.id, usage: used(300, 30) });
 	expect(attemptsOf("b")[1]).toEqual(used(600, 60));
 	expect(queries.usageBy("run-1").role).toEqual({
 		worker: used(3200, 301, { cost: expect.closeTo(0.07, 10), partial: true }),
@@ -253,11 +259,11 @@ test("an attempt lost with its runner keeps the usage it reported", () => {
 	const { store } = freshStore();
 	createRun(store);
 	const dead = store.acquireLease("run-1", { ...lease, holder: deadHolder() });
-	const attempt = store.startAttempt(dead, "a", "pi");
-	store.recordUsage(dead, attempt.id, "a", used(500, 100));
+	const attempt = store.attempts.start(dead, "a", "pi");
+	store.attempts.usage(dead, attempt.id, "a", used(500, 100));
 	const l = store.acquireLease("run-1", { ...lease, cause: "resume" });
-	store.loseAttempts(l, [{ id: attempt.id, taskId: "a" }], "its runner was lost");
+	store.attempts.lose(l, [{ id: attempt.id, taskId: "a" }], "its runner was lost");
 	expect(store.queries.attempts("run-1")[0]).toMatchObject({ status: "lost", usage: used(500, 100) });
 	expect(store.queries.usage("run-1")).toEqual(used(500, 100));
-	expect(() => store.recordUsage(dead, attempt.id, "a", used(1, 1))).toThrow(CrewError);
+	expect(() => store.attempts.usage(dead, attempt.id, "a", used(1, 1))).toThrow(CrewError);
 });

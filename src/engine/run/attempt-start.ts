@@ -66,7 +66,7 @@ export function recordStart(
 	// A dry run starts no process: nothing to confine.
 	const sandbox = runtime === "dry-run" ? { ...asked, level: "off" as const } : asked;
 	const { level, readOnly } = sandbox;
-	const attempt = store.startAttempt(lease, spec.id, runtime, model, { level, readOnly });
+	const attempt = store.attempts.start(lease, spec.id, runtime, model, { level, readOnly });
 	for (const q of answered) if (q.state === "answered") store.questions.delivered(lease, q.id, spec.id, attempt, false);
 	const agent = model ? { ...spec.agent, model } : spec.agent;
 	return start(files, run, task.index, runtime, {

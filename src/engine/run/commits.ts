@@ -148,7 +148,7 @@ export class RunCommits {
 	}
 
 	settle(i: number, live: LiveAttempt, ending: Ending): void {
-		const added = this.#deps.store.settle(
+		const added = this.#deps.store.attempts.settle(
 			this.#deps.lease,
 			settlementOf(this.#deps.tasks.id(i), live.attemptId, ending),
 		);

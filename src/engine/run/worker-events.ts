@@ -24,11 +24,11 @@ export function recordWorkerEvent(
 ): void {
 	const { taskId } = live.request;
 	if (event.type === "activity") return;
-	if (event.type === "spawned") store.recordProcess(lease, live.attemptId, event.process);
-	else if (event.type === "confined") store.recordNetwork(lease, live.attemptId, taskId, event.network);
+	if (event.type === "spawned") store.attempts.process(lease, live.attemptId, event.process);
+	else if (event.type === "confined") store.attempts.network(lease, live.attemptId, taskId, event.network);
 	else if (event.type === "usage") {
 		// On record with its event at once: a runner killed next loses none of it.
-		store.recordUsage(lease, live.attemptId, taskId, event.usage);
+		store.attempts.usage(lease, live.attemptId, taskId, event.usage);
 		onUsage(event.usage);
 	} else {
 		const { type, ...data } = event;

@@ -5,14 +5,14 @@ import { closeLater, storeWithRun, taskSpec } from "../../store/view-fixture.js"
 
 test("the task panel of a task with more events than its log holds shows the latest lines", () => {
 	const { project, store, lease } = storeWithRun([taskSpec("a"), taskSpec("b")]);
-	const attempt = store.startAttempt(lease, "a", "dry-run");
+	const attempt = store.attempts.start(lease, "a", "dry-run");
 	store.batch(() => {
 		for (let i = 1; i <= 12_000; i++) {
 			store.appendEvent(lease, "worker.output", "a", { text: `line ${i}` });
 			store.appendEvent(lease, "worker.output", "b", { text: `other ${i}` });
 		}
 	});
-	store.settle(lease, {
+	store.attempts.settle(lease, {
 		taskId: "a",
 		attemptId: attempt.id,
 		attemptStatus: "completed",

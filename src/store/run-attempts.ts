@@ -1,0 +1,144 @@
+import { CrewError, ErrorCode } from "../core/errors.js";
+import { redact, redactOptional } from "../core/redact.js";
+import type { SandboxNetwork } from "../core/sandbox-level.js";
+import { checkTaskTransition, type TaskStatus } from "../core/status.js";
+import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/types.js";
+import type { Usage } from "../core/usage.js";
+import type { Lease } from "./lease.js";
+import type { Settlement, TaskChange } from "./run-changes.js";
+import type { RunStatements } from "./run-statements.js";
+import type { StoreWrites } from "./task-messages.js";
+import type { UsageRecords } from "./usage-records.js";
+
+/** The store's writes, a task's move, and an artifact's record: what an attempt's records need. */
+export interface AttemptWrites extends StoreWrites {
+	move(runId: string, change: TaskChange): void;
+	artifact(runId: string, artifact: ArtifactRecord): void;
+}
+
+/**
+ * A task's attempts as the store records them: started, their process and network, the usage
+ * they report, and how each ends; each one transaction, fenced by the runner's lease.
+ */
+export class RunAttempts {
+	readonly #w: AttemptWrites;
+	readonly #s: RunStatements;
+	readonly #usage: UsageRecords;
+
+	constructor(writes: AttemptWrites, statements: RunStatements, usage: UsageRecords) {
+		this.#w = writes;
+		this.#s = statements;
+		this.#usage = usage;
+	}
+
+	/** Records a task's new attempt and marks the task running; `model` is the one the attempt asks for. */
+	start(
+		lease: Lease,
+		taskId: string,
+		runtime: string,
+		model?: string,
+		sandbox: AttemptRecord["sandbox"] = null,
+	): { id: number; number: number } {
+		return this.#w.write(() => {
+			this.#w.fence(lease);
+			const row = this.#s.taskStatus.get(lease.runId, taskId);
+			if (!row) throw new CrewError(ErrorCode.NotFound, `run ${lease.runId} has no task '${taskId}'`);
+			checkTaskTransition(taskId, row.status as TaskStatus, "running", "dispatch");
+			const time = this.#w.time();
+			this.#s.startTask.run(time, sandbox && JSON.stringify(sandbox), lease.runId, taskId);
+			const number = row.attempts + 1;
+			const id = Number(
+				this.#s.insertAttempt.run(
+					lease.runId,
+					taskId,
+					number,
+					lease.epoch,
+					runtime,
+					model ?? null,
+					time,
+					sandbox && JSON.stringify(sandbox),
+				).lastInsertRowid,
+			);
+			const data = { attempt: number, runtime, ...(model ? { model } : {}), ...(sandbox ? { sandbox } : {}) };
+			this.#w.event(lease.runId, "task.running", taskId, data);
+			return { id, number };
+		});
+	}
+
+	process(lease: Lease, attemptId: number, handle: ProcessHandle): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#s.attemptProcess.run(handle.pid, handle.pgid, handle.startTime, attemptId);
+		});
+	}
+
+	/** Records where an attempt's agent may connect, on the attempt and, while it is the latest, on its task. */
+	network(lease: Lease, attemptId: number, taskId: string, network: SandboxNetwork): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			const json = JSON.stringify(network);
+			this.#s.attemptNetwork.run(json, attemptId);
+			this.#s.taskNetwork.run(json, lease.runId, taskId, attemptId);
+		});
+	}
+
+	/**
+	 * Records usage an attempt's worker reported, added to the attempt's and its task's, with its
+	 * `worker.usage` event in one transaction: on record even if this runner dies next.
+	 */
+	usage(lease: Lease, attemptId: number, taskId: string, usage: Usage): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#w.event(lease.runId, "worker.usage", taskId, { usage });
+			this.#usage.report(lease.runId, taskId, attemptId, usage);
+		});
+	}
+
+	/**
+	 * Ends an attempt: attempt record, task status, result, artifacts and event in one transaction;
+	 * returns what its usage grew by (see `settledUsage`).
+	 */
+	settle(lease: Lease, s: Settlement): Usage {
+		return this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#s.finishAttempt.run(
+				s.attemptStatus,
+				this.#w.time(),
+				s.exitCode ?? null,
+				redactOptional(s.error),
+				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
+				s.attemptId,
+			);
+			const added = this.#usage.settle(lease.runId, s.taskId, s.attemptId, s.usage);
+			if (s.result) {
+				this.#s.taskResultChars.run(s.result.chars, lease.runId, s.taskId);
+				this.#s.taskExcerpt.run(redact(s.result.excerpt), lease.runId, s.taskId);
+			}
+			if (s.evidence !== undefined) this.#s.taskEvidence.run(redact(s.evidence), lease.runId, s.taskId);
+			for (const artifact of s.artifacts ?? []) this.#w.artifact(lease.runId, artifact);
+			this.#w.move(lease.runId, { taskId: s.taskId, to: s.taskStatus, cause: s.cause, error: s.error ?? null });
+			if (s.data) this.#w.event(lease.runId, "task.attempt", s.taskId, s.data);
+			for (const event of s.events ?? []) this.#w.event(lease.runId, event.type, s.taskId, event.data);
+			return added;
+		});
+	}
+
+	/** Marks attempts whose runner was lost, and their running tasks interrupted. */
+	lose(lease: Lease, attempts: readonly { id: number; taskId: string }[], reason: string): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			for (const attempt of attempts) {
+				this.#s.loseAttempt.run(this.#w.time(), reason, attempt.id);
+				const row = this.#s.taskStatus.get(lease.runId, attempt.taskId);
+				if (row?.status === "running") {
+					this.#w.move(lease.runId, {
+						taskId: attempt.taskId,
+						to: "interrupted",
+						cause: "runner-lost",
+						error: reason,
+					});
+				}
+			}
+		});
+	}
+}
