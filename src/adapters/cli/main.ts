@@ -1,20 +1,19 @@
 import { Command, CommanderError, Option } from "commander";
-import { CrewError, ErrorCode } from "../../core/errors.js";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
-import type { ImportFlags } from "./archive-commands.js";
 import { Exit } from "./exit-codes.js";
 import { forkCommands } from "./fork-command.js";
 import { knowledgeCommands } from "./knowledge-command.js";
-import { amount, cap, count, json, names, port } from "./option-values.js";
+import { amount, cap, count, json, names } from "./option-values.js";
 import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
+import { servingCommands } from "./serving-program.js";
 import type { AnswerFlags, SteerFlags } from "./steer-command.js";
+import { upkeepCommands } from "./upkeep-program.js";
 import { version } from "./version.js";
-import type { WorkerOptions } from "./worker-command.js";
 
 function program(setExit: (code: number) => void): Command {
 	const cli = new Command("crew")
@@ -151,83 +150,7 @@ function program(setExit: (code: number) => void): Command {
 			exit((await runs()).retryCommand(runId, task, options)),
 		);
 
-	const workspaces = () => import("./workspace-commands.js");
-	cli
-		.command("worktrees")
-		.description("the task worktrees crew made here, their branches, and whether they hold uncommitted work")
-		.argument("[runId]")
-		.option("--json", "machine-readable output")
-		.action(async (runId: string | undefined, options: JsonOption) =>
-			exit((await workspaces()).worktreesCommand(runId, options)),
-		);
-
-	cli
-		.command("cleanup")
-		.description("remove an ended run's worktrees, committing what they hold to their branches first")
-		.argument("<runId>")
-		.option("--force", "also for a run whose runner is gone without having ended it")
-		.action(async (runId: string, options: { force?: boolean }) =>
-			exit((await workspaces()).cleanupCommand(runId, options)),
-		);
-
-	const archives = () => import("./archive-commands.js");
-	cli
-		.command("prune")
-		.description(
-			"--older-than: clean up the worktrees of runs that ended longer ago; --keep: forget ended runs beyond the newest N",
-		)
-		.option("--older-than <age>", "e.g. 30m, 12h, 7d")
-		.option("--keep <n>", "forget the ended runs older than the newest N", count("--keep", 0))
-		.option("-y, --yes", "forget without asking")
-		.action(async (options: { olderThan?: string; keep?: number; yes?: boolean }) => {
-			if (options.keep !== undefined && options.olderThan === undefined) {
-				return exit((await archives()).pruneRunsCommand(options.keep, options));
-			}
-			if (options.olderThan !== undefined && options.keep === undefined) {
-				return exit((await workspaces()).pruneCommand({ olderThan: options.olderThan }));
-			}
-			throw new CrewError(ErrorCode.InvalidInput, "crew prune needs one of --older-than <age> or --keep <n>, not both");
-		});
-
-	cli
-		.command("export")
-		.description("write an ended run, its records and files, to one JSON bundle")
-		.argument("<runId>")
-		.option("-o, --output <file>", "where to write it (default: <runId>.crew-run.json here)")
-		.action(async (runId: string, options: { output?: string }) =>
-			exit((await archives()).exportCommand(runId, options)),
-		);
-
-	cli
-		.command("import")
-		.description(
-			"add the run of a bundle made by crew export to this repository's store, to view (it is never run here)",
-		)
-		.argument("<bundle>")
-		.option("--rerun", "instead, run the bundle's goal again with this repository's workflow and team")
-		.option("-d, --detach", "with --rerun: run in the background")
-		.option("--json", "with --rerun: print the outcome as JSON")
-		.action(async (file: string, options: ImportFlags) => exit((await archives()).importCommand(file, options)));
-
-	cli
-		.command("forget")
-		.description("delete an ended run's records and files, after asking")
-		.argument("<runId>")
-		.option("-y, --yes", "forget without asking")
-		.action(async (runId: string, options: { yes?: boolean }) =>
-			exit((await archives()).forgetCommand(runId, options)),
-		);
-
-	cli
-		.command("merge")
-		.description(
-			"merge a worktree run's integration branch crew/<runId> into your current branch (clean work tree only)",
-		)
-		.argument("<runId>")
-		.option("--partial", "merge what the run's integration holds although some tasks' work is missing from it")
-		.action(async (runId: string, options: { partial?: boolean }) =>
-			exit((await workspaces()).mergeCommand(runId, options)),
-		);
+	upkeepCommands(cli, exit);
 
 	cli
 		.command("cancel")
@@ -306,61 +229,7 @@ function program(setExit: (code: number) => void): Command {
 			exit((await reads()).watchCommand(runId, options)),
 		);
 
-	cli
-		.command("serve")
-		.description("the HTTP API, live event streams, web dashboard and /metrics of this repository's runs")
-		.option("--port <n>", "port to listen on (0: any free port)", port, 7420)
-		.option("--host <address>", "address to listen on (every request needs the token)", "127.0.0.1")
-		.option("--metrics-open", "serve /metrics without the token, for a scraper that cannot send one")
-		.action(async (options: { port: number; host: string; metricsOpen?: boolean }) =>
-			exit((await import("./serve-command.js")).serveCommand(options)),
-		);
-
-	cli
-		.command("worker")
-		.description("run attempts of runs started with --queue: this machine's agents, in folders of its own")
-		.option("--queue <url>", "the runs' Redis: redis://host:port (default: queue.url of your user config)")
-		.option("--concurrency <n>", "attempts at once (default 1)", count("concurrency", 1), 1)
-		.option(
-			"--workdir <dir>",
-			"where attempts get their folders and repositories are copied, kept between runs (default: a new folder in the system's temp dir)",
-		)
-		.option("--name <name>", "this worker's name in logs and in its agents' CREW_WORKER (default host:pid)")
-		.option(
-			"--lock-duration <ms>",
-			"how long a job's lock lasts unrenewed; a worker silent that long loses its attempts to others (default 10000)",
-			count("lock duration", 500),
-			10_000,
-		)
-		.option("--sandbox <level>", "the loosest sandbox of its attempts, whatever a job asks (default: as crew run)")
-		.option(
-			"--trust <repository>",
-			"run the commands of this repository's jobs (its git URL or path, as runs give it with --repository); repeatable. Local paths you `crew trust` here count too",
-			(value: string, previous: string[]) => [...previous, value],
-			[] as string[],
-		)
-		.option("--trust-all", "run the commands of every job of the queue, whatever repository it comes from")
-		.action(async (options: WorkerOptions) => exit((await import("./worker-command.js")).workerCommand(options)));
-
-	cli
-		.command("mcp")
-		.description("serve crew's tools over MCP on stdin/stdout for this repository (for Claude Code, Codex, …)")
-		.action(async () => exit((await import("../mcp/mcp-command.js")).mcpCommand(version())));
-
-	// Started by an agent CLI, never by a person: see `askServerCommand`.
-	cli
-		.command("ask-server", { hidden: true })
-		.argument("<socket>")
-		.action(async (socket: string) => exit((await import("../mcp/ask-server.js")).askServerCommand(socket, version())));
-
-	cli
-		.command("reconcile")
-		.description("check that runs, runners, workers, worktrees and branches agree; --fix ends orphans")
-		.option("--fix", "end orphaned workers and mark runs whose runner is gone interrupted, keeping all work")
-		.option("--json", "machine-readable output")
-		.action(async (options: { fix?: boolean; json?: boolean }) =>
-			exit((await import("./reconcile-command.js")).reconcileCommand(options)),
-		);
+	servingCommands(cli, exit);
 
 	cli
 		.command("runs")
