@@ -3,18 +3,10 @@ export { buildDag, type Dag, type DagInput } from "./core/dag.js";
 export { formatDuration, parseDuration } from "./core/duration.js";
 export { CrewError, ErrorCode, isCrewError } from "./core/errors.js";
 export { checkId, ID_PATTERN } from "./core/ids.js";
+export type { AttemptRecord, EventRecord, RunRecord, TaskRecord } from "./core/records.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./core/retry-policy.js";
 export { RunStatus, TaskStatus } from "./core/status.js";
-export {
-	type AgentSpec,
-	type AttemptRecord,
-	type EventRecord,
-	FailurePolicy,
-	type RunOptions,
-	type RunRecord,
-	type TaskRecord,
-	type TaskSpec,
-} from "./core/types.js";
+export { type AgentSpec, FailurePolicy, type RunOptions, type TaskSpec } from "./core/types.js";
 export { type Usage, ZERO_USAGE } from "./core/usage.js";
 export { Crew } from "./engine/crew.js";
 export type { CrewOptions, EngineOptions } from "./engine/options.js";

@@ -1,6 +1,6 @@
 import { ASKS } from "../core/asked.js";
+import type { RunRecord, TaskRecord } from "../core/records.js";
 import { RunStatus, TaskStatus } from "../core/status.js";
-import type { RunRecord, TaskRecord } from "../core/types.js";
 
 /**
  * How a run stands for the person or script that started it: what it needs next. A run whose

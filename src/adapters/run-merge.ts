@@ -1,8 +1,8 @@
 import type { Project } from "../config/project.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import type { RunRecord } from "../core/records.js";
 import { isTerminalRun, RunStatus } from "../core/status.js";
-import type { RunRecord } from "../core/types.js";
 import { RunReader } from "../engine/views/reader.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../store/lease.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";

@@ -1,6 +1,6 @@
 import type { Project } from "../config/project.js";
+import type { EventRecord } from "../core/records.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";
-import type { EventRecord } from "../core/types.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { DEFAULT_STALE_AFTER_MS } from "../store/lease.js";
 

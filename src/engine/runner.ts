@@ -1,7 +1,7 @@
 import type { Project } from "../config/project.js";
 import { errorMessage } from "../core/errors.js";
+import type { AttemptRecord, RunRecord, TaskRecord } from "../core/records.js";
 import { type Cause, type RunStatus, TaskStatus } from "../core/status.js";
-import type { AttemptRecord, RunRecord, TaskRecord } from "../core/types.js";
 import type { WorkflowResource } from "../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";

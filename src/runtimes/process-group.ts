@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ProcessHandle } from "../core/types.js";
+import type { ProcessHandle } from "../core/records.js";
 import { processStartTime, processStat } from "../store/process-identity.js";
 import type { AttemptSeal } from "./attempt-seal.js";
 

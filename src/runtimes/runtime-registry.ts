@@ -1,5 +1,5 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ProcessHandle } from "../core/types.js";
+import type { ProcessHandle } from "../core/records.js";
 import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent-runtime.js";
 import { AttemptSeal } from "./attempt-seal.js";
 import { claudeCli } from "./claude-cli.js";

@@ -1,7 +1,8 @@
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
+import type { ProcessHandle } from "../core/records.js";
 import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";
 import type { ThinkingLevel } from "../core/thinking.js";
-import type { AgentSpec, ProcessHandle, RunOptions } from "../core/types.js";
+import type { AgentSpec, RunOptions } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import type { VerifySpec } from "../core/verdict.js";
 

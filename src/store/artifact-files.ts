@@ -16,8 +16,8 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { ARTIFACT_NAME_RULE, isArtifactName } from "../core/artifact-names.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import type { ArtifactRecord } from "../core/records.js";
 import { redact } from "../core/redact.js";
-import type { ArtifactRecord } from "../core/types.js";
 
 /**
  * A SHA-256 hash. node:crypto is loaded by the first write, not at import: loading it costs a

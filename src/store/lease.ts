@@ -1,4 +1,4 @@
-import type { LeaseInfo } from "../core/types.js";
+import type { LeaseInfo } from "../core/records.js";
 import { isLocalHost, isProcessAlive } from "./process-identity.js";
 
 /** When a runner on another host counts as gone without a heartbeat, in ms. */

@@ -1,14 +1,13 @@
-import type { RunStatus, TaskStatus } from "../core/status.js";
 import type {
 	ArtifactRecord,
 	AttemptRecord,
 	EventRecord,
 	InheritedOutcome,
-	IntegrationRecord,
-	RunOptions,
 	RunRecord,
 	TaskRecord,
-} from "../core/types.js";
+} from "../core/records.js";
+import type { RunStatus, TaskStatus } from "../core/status.js";
+import type { IntegrationRecord, RunOptions } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import { ZERO_USAGE } from "../core/usage.js";
 

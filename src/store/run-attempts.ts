@@ -1,8 +1,8 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
+import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/records.js";
 import { redact, redactOptional } from "../core/redact.js";
 import type { SandboxNetwork } from "../core/sandbox-level.js";
 import { checkTaskTransition, type TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import type { Lease } from "./lease.js";
 import type { Settlement, TaskChange } from "./run-changes.js";

@@ -1,5 +1,6 @@
+import type { ArtifactRecord } from "../core/records.js";
 import type { Cause, TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, RunOptions, TaskSpec } from "../core/types.js";
+import type { RunOptions, TaskSpec } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import type { ProcessIdentity } from "./process-identity.js";
 

@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
+import type { ArtifactRecord, InheritedOutcome } from "../core/records.js";
 import { Cause, TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, InheritedOutcome } from "../core/types.js";
 import type { Db } from "./database.js";
 import type { StoreWrites } from "./task-messages.js";
 

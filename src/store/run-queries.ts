@@ -1,9 +1,10 @@
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";
+import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord } from "../core/records.js";
 import type { TaskStatus } from "../core/status.js";
 import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
-import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord, TaskSpec } from "../core/types.js";
+import type { TaskSpec } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import { ZERO_USAGE } from "../core/usage.js";
 import type { Db } from "./database.js";

@@ -1,5 +1,6 @@
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import type { ArtifactRecord, EventRecord } from "../core/records.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
 	type Cause,
@@ -11,7 +12,7 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import { storedOptions } from "../core/stored-options.js";
-import type { ArtifactRecord, EventRecord, IntegrationRecord, TaskSpec } from "../core/types.js";
+import type { IntegrationRecord, TaskSpec } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import { RunAttempts } from "./run-attempts.js";

@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import type { EventRecord } from "../core/types.js";
+import type { EventRecord } from "../core/records.js";
 import { type Db, isBusy } from "./database.js";
 
 /** Hears each event a store writes, once its transaction has committed. */

@@ -1,8 +1,8 @@
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
 import { once } from "../core/once.js";
+import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/records.js";
 import type { TaskStatus } from "../core/status.js";
-import type { ArtifactRecord, AttemptRecord, EventRecord, TaskView } from "../core/types.js";
 import type { Db } from "./database.js";
 import {
 	type ArtifactRow,

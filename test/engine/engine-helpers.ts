@@ -1,6 +1,6 @@
 import { projectAt } from "../../src/config/project.js";
+import type { EventRecord, TaskRecord } from "../../src/core/records.js";
 import type { RunStatus } from "../../src/core/status.js";
-import type { EventRecord, TaskRecord } from "../../src/core/types.js";
 import { Crew } from "../../src/engine/crew.js";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { PlanInput } from "../../src/engine/planning/plan-input.js";

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, test } from "vitest";
-import type { EventRecord } from "../../src/core/types.js";
+import type { EventRecord } from "../../src/core/records.js";
 import { cancelLiveRuns, isAlive, ROOT, read, TestRepo, waitFor } from "../helpers.js";
 import { runWorkflow } from "./engine-helpers.js";
 

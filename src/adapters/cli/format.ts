@@ -1,8 +1,8 @@
 import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
+import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/records.js";
 import { sandboxText } from "../../core/sandbox-level.js";
 import { statusCounts } from "../../core/status.js";
-import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/types.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { integrationLines } from "../integration-text.js";
 

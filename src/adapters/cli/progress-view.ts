@@ -1,8 +1,8 @@
 import type { Writable } from "node:stream";
+import type { EventRecord, ListedTask } from "../../core/records.js";
 import type { TaskStatus } from "../../core/status.js";
 import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
-import type { EventRecord, ListedTask } from "../../core/types.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
 const STATUS_EVENT =

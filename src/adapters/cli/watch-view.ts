@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
+import type { TaskView } from "../../core/records.js";
 import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
-import type { TaskView } from "../../core/types.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/reader.js";
 import { integrationLines } from "../integration-text.js";

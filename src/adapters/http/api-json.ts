@@ -1,4 +1,4 @@
-import type { RunRecord, TaskView } from "../../core/types.js";
+import type { RunRecord, TaskView } from "../../core/records.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import { runSummary, usageJson } from "../../engine/views/json.js";
 

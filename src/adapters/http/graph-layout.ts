@@ -1,5 +1,5 @@
 import { Graph, layout } from "@dagrejs/dagre";
-import type { TaskView } from "../../core/types.js";
+import type { TaskView } from "../../core/records.js";
 
 /** Most tasks drawn as a graph; a larger run is shown as a list, where a drawing would not read. */
 export const MAX_GRAPH_TASKS = 400;

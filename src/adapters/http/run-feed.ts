@@ -1,5 +1,5 @@
+import type { EventRecord } from "../../core/records.js";
 import { isTerminalRun } from "../../core/status.js";
-import type { EventRecord } from "../../core/types.js";
 import { eventJson, runSummary } from "../../engine/views/json.js";
 import type { RunReader } from "../../engine/views/reader.js";
 

@@ -13,8 +13,9 @@ import {
 	GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 	GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
 } from "@opentelemetry/semantic-conventions/incubating";
+import type { AttemptRecord, EventRecord } from "../../core/records.js";
 import { isTerminalTask, RunStatus, TaskStatus } from "../../core/status.js";
-import type { AttemptRecord, EventRecord, TaskSpec } from "../../core/types.js";
+import type { TaskSpec } from "../../core/types.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { attemptSpanId, spanIdOf, traceIdOf } from "../../engine/run/trace-ids.js";
 import type { RunQueries } from "../../store/run-queries.js";

@@ -1,5 +1,5 @@
 import { errorMessage } from "../../core/errors.js";
-import type { EventRecord } from "../../core/types.js";
+import type { EventRecord } from "../../core/records.js";
 import type { CrewOptions } from "../../engine/options.js";
 import { openReader } from "../../store/database.js";
 import { RunQueries } from "../../store/run-queries.js";

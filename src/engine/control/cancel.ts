@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import type { AttemptRecord, RunRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
-import type { AttemptRecord, RunRecord } from "../../core/types.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import { isLeaseHolderAlive } from "../../store/lease.js";

@@ -1,7 +1,7 @@
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import type { RunRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
-import type { RunRecord } from "../../core/types.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import { isLeaseHolderAlive } from "../../store/lease.js";
 import type { RunArchive } from "../../store/run-archive.js";

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
+import type { RunRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
-import type { RunRecord } from "../../core/types.js";
 import { crewRunGroups } from "../../runtimes/process-group.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { isLeaseHolderAlive } from "../../store/lease.js";

@@ -1,8 +1,8 @@
 import { buildDag } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { downstreamOf } from "../../core/ready-queue.js";
+import type { RunRecord } from "../../core/records.js";
 import { RunStatus, satisfiesDependents, TaskStatus } from "../../core/status.js";
-import type { RunRecord } from "../../core/types.js";
 import type { TaskChange } from "../../store/run-changes.js";
 import type { RunQueries } from "../../store/run-queries.js";
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../../core/artifact-names.js";
-import type { RunRecord, TaskRecord, TaskView } from "../../core/types.js";
+import type { RunRecord, TaskRecord, TaskView } from "../../core/records.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { usageJson } from "../views/json.js";
 import type { RunReader } from "../views/reader.js";

@@ -1,6 +1,7 @@
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { AttemptRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
-import type { AttemptRecord, ReplayedAttempt, RunRecord, TaskRecord, TaskSpec } from "../../core/types.js";
+import type { ReplayedAttempt, TaskSpec } from "../../core/types.js";
 import type { Plan, PlanInput } from "../planning/plan-input.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork.js";
 

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import type { TaskRecord } from "../../core/records.js";
 import { TaskStatus } from "../../core/status.js";
 import { checkPersonText } from "../../core/steer-limits.js";
-import type { TaskRecord } from "../../core/types.js";
 import { isLeaseHolderAlive } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 

@@ -1,9 +1,10 @@
 import type { RunBudget } from "../../core/budget.js";
 import { errorMessage } from "../../core/errors.js";
+import type { ArtifactRecord, RunRecord } from "../../core/records.js";
 import { retryNote } from "../../core/retry-policy.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { isTerminalTask, TaskStatus } from "../../core/status.js";
-import type { ArtifactRecord, RunRecord, TaskSpec } from "../../core/types.js";
+import type { TaskSpec } from "../../core/types.js";
 import { FailurePolicy } from "../../core/types.js";
 import type { WorkerFailure, WorkerResult } from "../../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../../core/types.js";
+import type { RunRecord } from "../../core/records.js";
 import { CREDENTIAL_ENV, hasCredentials, withKnownCredentials } from "../../core/url-credentials.js";
 
 /**

@@ -1,6 +1,7 @@
 import { readAdaptivePlan } from "../../core/adaptive-plan.js";
 import { fillGoal } from "../../core/prompt.js";
-import type { AgentSpec, RunRecord, TaskSpec } from "../../core/types.js";
+import type { RunRecord } from "../../core/records.js";
+import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { withCheckEvidence } from "../../core/verdict.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";

@@ -1,13 +1,8 @@
 import { errorMessage } from "../../core/errors.js";
+import type { RunRecord } from "../../core/records.js";
 import { resolutionPrompt } from "../../core/resolution-prompt.js";
 import { TaskStatus } from "../../core/status.js";
-import {
-	type IntegrationRecord,
-	IntegrationStatus,
-	type ResolutionSpec,
-	type RunRecord,
-	type TaskSpec,
-} from "../../core/types.js";
+import { type IntegrationRecord, IntegrationStatus, type ResolutionSpec, type TaskSpec } from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { Integration, IntegrationBranch, MergeConflict } from "../../workspace/integration-branch.js";

@@ -1,8 +1,8 @@
 import { formatDuration } from "../../core/duration.js";
 import { proposedKnowledge } from "../../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS } from "../../core/prompt.js";
+import type { ArtifactRecord } from "../../core/records.js";
 import type { Cause, TaskStatus } from "../../core/status.js";
-import type { ArtifactRecord } from "../../core/types.js";
 import type { Delivery, TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Settlement } from "../../store/run-changes.js";

@@ -1,9 +1,10 @@
 import { RunBudget } from "../../core/budget.js";
 import { formatDuration } from "../../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
+import type { AttemptRecord, RunRecord } from "../../core/records.js";
 import { SlotQueue } from "../../core/slot-queue.js";
 import { RunStatus, satisfiesDependents, TaskStatus } from "../../core/status.js";
-import type { AttemptRecord, RunRecord, TaskSpec } from "../../core/types.js";
+import type { TaskSpec } from "../../core/types.js";
 import { FailurePolicy } from "../../core/types.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { Lease } from "../../store/lease.js";

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../../core/types.js";
+import type { RunRecord } from "../../core/records.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 

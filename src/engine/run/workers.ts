@@ -1,6 +1,7 @@
 import { errorMessage } from "../../core/errors.js";
 import { attemptLimits } from "../../core/limits.js";
-import type { RunRecord, TaskSpec } from "../../core/types.js";
+import type { RunRecord } from "../../core/records.js";
+import type { TaskSpec } from "../../core/types.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { RunLoopDeps } from "./deps.js";
 import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";

@@ -1,5 +1,6 @@
+import type { EventRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import type { RunStatus } from "../../core/status.js";
-import type { EventRecord, IntegrationRecord, RunRecord, TaskRecord } from "../../core/types.js";
+import type { IntegrationRecord } from "../../core/types.js";
 import type { Usage } from "../../core/usage.js";
 
 /** Usage as `crew status --json` gives it. */

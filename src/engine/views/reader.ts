@@ -2,10 +2,6 @@ import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { logEntry } from "../../core/log-line.js";
-import type { TaskSample } from "../../core/run-estimate.js";
-import { RunStatus, TaskStatus } from "../../core/status.js";
-import type { StatusSelection } from "../../core/status-selection.js";
-import { taskOrder } from "../../core/task-order.js";
 import type {
 	ArtifactRecord,
 	AttemptRecord,
@@ -13,9 +9,13 @@ import type {
 	ListedTask,
 	RunRecord,
 	TaskRecord,
-	TaskSpec,
 	TaskView,
-} from "../../core/types.js";
+} from "../../core/records.js";
+import type { TaskSample } from "../../core/run-estimate.js";
+import { RunStatus, TaskStatus } from "../../core/status.js";
+import type { StatusSelection } from "../../core/status-selection.js";
+import { taskOrder } from "../../core/task-order.js";
+import type { TaskSpec } from "../../core/types.js";
 import { type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { ArtifactFiles } from "../../store/artifact-files.js";
 import { type Db, openReader } from "../../store/database.js";

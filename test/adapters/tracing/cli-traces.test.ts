@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import type { AttemptRecord } from "../../../src/core/types.js";
+import type { AttemptRecord } from "../../../src/core/records.js";
 import { traceIdOf } from "../../../src/engine/run/trace-ids.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";

@@ -1,0 +1,132 @@
+import type { SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
+import type { RunStatus, TaskStatus } from "./status.js";
+import type { IntegrationRecord, RunOptions } from "./types.js";
+import type { Usage } from "./usage.js";
+
+// What the store records of runs, their tasks, attempts, events and files, as readers get them.
+
+export interface LeaseInfo {
+	readonly epoch: number;
+	readonly pid: number;
+	readonly host: string;
+	readonly processStart: string | null;
+	readonly heartbeatAt: number;
+}
+
+export interface RunRecord {
+	readonly id: string;
+	readonly status: RunStatus;
+	readonly goal: string;
+	readonly team: string | null;
+	readonly workflow: string;
+	readonly options: RunOptions;
+	readonly createdAt: string;
+	readonly updatedAt: string;
+	readonly finishedAt: string | null;
+	readonly error: string | null;
+	readonly cancelRequested: string | null;
+	/** Raised each time a runner takes the run. */
+	readonly epoch: number;
+	readonly lease: LeaseInfo | null;
+	/** How its worktree branches came together; null for a run without worktrees, or before its end. */
+	readonly integration: IntegrationRecord | null;
+	/** When `crew import` added the run: its specs are records of another store, never executed here. */
+	readonly importedAt: string | null;
+	/** The run this one was forked from (`crew fork`); null for any other run. */
+	readonly forkedFrom: string | null;
+}
+
+export interface TaskRecord {
+	readonly id: string;
+	readonly index: number;
+	readonly stepId: string;
+	readonly role: string;
+	readonly status: TaskStatus;
+	readonly attempts: number;
+	readonly startedAt: string | null;
+	readonly finishedAt: string | null;
+	readonly error: string | null;
+	/** Length of the whole result; its text is the task's `result.md` artifact. */
+	readonly resultChars: number;
+	readonly usage: Usage;
+	/** How its latest attempt was confined; null before it ran, or when not recorded (an older crew's). */
+	readonly sandbox: AttemptSandboxRecord | null;
+	/** In a forked run, the task whose outcome this one took, with the usage spent there; null otherwise. */
+	readonly inherited: InheritedOutcome | null;
+}
+
+/** The task of another run whose outcome a forked run's task took, not run again: its usage was spent there, not here. */
+export interface InheritedOutcome {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly usage: Usage;
+}
+
+/** A task as task lists show it: its record, what it waits for and the script phase it belongs to. */
+export interface ListedTask extends TaskRecord {
+	/** What it waits for; for a script's task, the tasks the script had awaited before making it. */
+	readonly dependsOn: readonly string[];
+	/** The workflow script's phase when it made the task; null outside scripts. */
+	readonly phase: string | null;
+}
+
+/** A task as live views show it: listed, with who runs it and what it did last. */
+export interface TaskView extends ListedTask {
+	readonly agent: string;
+	readonly runtime: string;
+	readonly model: string | null;
+	/** Its latest worker event as one line; null before it has one. */
+	readonly activity: string | null;
+}
+
+/** How an attempt's processes were confined, as recorded. */
+export interface AttemptSandboxRecord {
+	readonly level: SandboxLevel;
+	readonly readOnly: boolean;
+	/** Where its agent could connect, once its runtime said so; absent for one recorded before. */
+	readonly network?: SandboxNetwork;
+}
+
+export interface ProcessHandle {
+	readonly pid: number;
+	readonly pgid: number;
+	readonly startTime: string | null;
+}
+
+export interface AttemptRecord {
+	readonly id: number;
+	readonly taskId: string;
+	readonly number: number;
+	readonly epoch: number;
+	readonly runtime: string;
+	readonly status: string;
+	readonly process: ProcessHandle | null;
+	readonly startedAt: string;
+	readonly finishedAt: string | null;
+	readonly exitCode: number | null;
+	readonly error: string | null;
+	readonly retryable: boolean | null;
+	/** What the attempt used, as reported so far while it runs. */
+	readonly usage: Usage;
+	/** How its processes were confined; null when they were not recorded (an older crew's attempt). */
+	readonly sandbox: AttemptSandboxRecord | null;
+	/** The model it ran on; null when its agent's own default. */
+	readonly model: string | null;
+}
+
+export interface EventRecord {
+	readonly seq: number;
+	readonly time: string;
+	readonly type: string;
+	readonly taskId: string | null;
+	readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface ArtifactRecord {
+	readonly path: string;
+	readonly taskId: string | null;
+	readonly kind: string;
+	readonly size: number;
+	readonly sha256: string;
+	readonly createdAt: string;
+}
