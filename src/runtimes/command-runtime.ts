@@ -4,13 +4,13 @@ import { errorMessage } from "../core/errors.js";
 import { nestingDepth } from "../core/nesting.js";
 import { isConfined } from "../core/sandbox-level.js";
 import { ZERO_USAGE } from "../core/usage.js";
-import { AttemptSeal } from "./attempt-seal.js";
-import { BoundedBuffer, TailBuffer } from "./bounded-buffer.js";
-import { tailLines } from "./failure-lines.js";
-import { OutputEvents } from "./output-events.js";
+import { tailLines } from "./agent/failure-lines.js";
+import { OutputEvents } from "./agent/output-events.js";
+import { AttemptSeal } from "./process/attempt-seal.js";
+import { BoundedBuffer, TailBuffer } from "./process/bounded-buffer.js";
+import { LiveGroups, runWorkerProcess } from "./process/worker-process.js";
 import { DenialWatch } from "./sandbox/denials.js";
 import { type Launch, plantedFailure, Sandbox } from "./sandbox/sandbox.js";
-import { LiveGroups, runWorkerProcess } from "./worker-process.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Exit status a command uses to say "temporary failure, try again" (EX_TEMPFAIL). */

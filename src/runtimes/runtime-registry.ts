@@ -1,15 +1,15 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/records.js";
-import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent-runtime.js";
-import { AttemptSeal } from "./attempt-seal.js";
-import { claudeCli } from "./claude-cli.js";
-import { codexCli } from "./codex-cli.js";
+import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent/agent-runtime.js";
+import { claudeCli } from "./claude/cli.js";
+import { codexCli } from "./codex/cli.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";
 import { DryRunRuntime } from "./dry-run-runtime.js";
-import { piCli } from "./pi-cli.js";
-import { crewRunGroups, reapOrphan, terminateGroup } from "./process-group.js";
+import { piCli } from "./pi/cli.js";
+import { AttemptSeal } from "./process/attempt-seal.js";
+import { crewRunGroups, reapOrphan, terminateGroup } from "./process/process-group.js";
+import { LiveGroups } from "./process/worker-process.js";
 import { Sandbox } from "./sandbox/sandbox.js";
-import { LiveGroups } from "./worker-process.js";
 import type { WorkerRuntime } from "./worker-runtime.js";
 
 export interface RegistryOptions {

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { TeamActions } from "../../src/adapters/team-actions.js";
+import { TeamActions } from "../../src/adapters/shared/team-actions.js";
 import { projectAt } from "../../src/config/project.js";
 import { TestRepo } from "../helpers.js";
 

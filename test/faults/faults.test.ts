@@ -12,7 +12,7 @@ import {
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, test } from "vitest";
-import { groupsCarrying } from "../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../src/runtimes/process/process-group.js";
 import { cancelLiveRuns, crew, crewProcess, isAlive, ROOT, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 

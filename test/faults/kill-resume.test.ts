@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
-import { groupsCarrying } from "../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../src/runtimes/process/process-group.js";
 import { cancelLiveRuns, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { agentEnvironment } from "../../src/runtimes/agent-environment.js";
-import { claudeCredentials, codexCredentials, piCredentials } from "../../src/runtimes/credentials.js";
+import { claudeCredentials, codexCredentials, piCredentials } from "../../src/runtimes/agent/credentials.js";
+import { agentEnvironment } from "../../src/runtimes/agent/environment.js";
 
 const source = {
 	PATH: "/bin",

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { projectSkills, skillPath } from "../../src/runtimes/agent-skills.js";
+import { projectSkills, skillPath } from "../../src/runtimes/agent/skills.js";
 
 test("only the project's own named skills are shown to a sandbox; a path, even one that exists, or a link out of .crew/skills, is not", () => {
 	const root = mkdtempSync(join(tmpdir(), "crew-skills-"));

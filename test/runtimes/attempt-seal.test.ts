@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { ATTEMPT_TOKEN, AttemptSeal } from "../../src/runtimes/attempt-seal.js";
+import { ATTEMPT_TOKEN, AttemptSeal } from "../../src/runtimes/process/attempt-seal.js";
 
 const variables = {
 	CREW_RUN_ID: "20260101-000000-abcdef",

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { attemptHome, type CliHome } from "../../src/runtimes/cli-home.js";
+import { attemptHome, type CliHome } from "../../src/runtimes/agent/cli-home.js";
 
 function userFolder(): { base: string; dir: string } {
 	const base = mkdtempSync(join(tmpdir(), "crew-cli-home-"));

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { CodexConversation } from "../../src/runtimes/codex-conversation.js";
-import { CodexStream } from "../../src/runtimes/codex-stream.js";
+import { CodexConversation } from "../../src/runtimes/codex/conversation.js";
+import { CodexStream } from "../../src/runtimes/codex/stream.js";
 
 const sent = (lines: string) =>
 	lines

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { isRetryableModelError } from "../../src/runtimes/model-errors.js";
+import { isRetryableModelError } from "../../src/runtimes/agent/model-errors.js";
 
 test("an HTTP status a CLI puts first decides, whatever words the provider's body holds", () => {
 	expect(isRetryableModelError('429: {"message":"slow down","type":"invalid_request_error"}')).toBe(true);

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { GRACE_TURNS, TurnLimit } from "../../src/runtimes/turn-limit.js";
+import { GRACE_TURNS, TurnLimit } from "../../src/runtimes/agent/turn-limit.js";
 
 test("an agent at its turn limit is told once to wrap up, and stopped only if it is still working after the grace turns", () => {
 	const told: string[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { LiveGroups, runWorkerProcess } from "../../src/runtimes/worker-process.js";
+import { LiveGroups, runWorkerProcess } from "../../src/runtimes/process/worker-process.js";
 
 test("a program that cannot be started at all fails with the reason, keeping no descriptor open", async () => {
 	const dir = mkdtempSync(join(tmpdir(), "crew-worker-"));

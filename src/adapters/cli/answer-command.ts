@@ -1,5 +1,5 @@
 import { findProject } from "../../config/project.js";
-import { startBackgroundRunner } from "../background-runner.js";
+import { startBackgroundRunner } from "../shared/background-runner.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";
 import { openCrew } from "./open-crew.js";

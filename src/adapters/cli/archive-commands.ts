@@ -6,7 +6,7 @@ import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
 import { bundleGoal } from "../../engine/history/bundle.js";
-import { exportToFile } from "../run-export.js";
+import { exportToFile } from "../shared/run-export.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
 import { print } from "./print.js";

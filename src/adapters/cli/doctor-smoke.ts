@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../../core/errors.js";
-import type { Check, RuntimeUse } from "../../runtimes/cli-readiness.js";
+import type { Check, RuntimeUse } from "../../runtimes/agent/cli-readiness.js";
 import type { TaskRequest, WorkerRuntime } from "../../runtimes/worker-runtime.js";
 
 /** What the smoke call asks: a one-word answer, no tools. */

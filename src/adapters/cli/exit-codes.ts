@@ -1,4 +1,4 @@
-import { RunEnding } from "../run-ending.js";
+import { RunEnding } from "../shared/run-ending.js";
 
 /**
  * The exit codes of every crew command, in one place; README.md's table documents them.

@@ -95,7 +95,7 @@ async function fork(runId: string, flags: ForkFlags): Promise<number> {
 		import("./run-commands.js"),
 		import("../../engine/planning/estimate.js"),
 		import("./exit-codes.js"),
-		import("../run-input.js"),
+		import("../shared/run-input.js"),
 	]);
 	checkId("run", runId);
 	const prompts: Record<string, string> = {};
@@ -142,7 +142,7 @@ async function replay(runId: string, flags: ReplayFlags): Promise<number> {
 	const [{ checkId }, runs, { executionInput }] = await Promise.all([
 		import("../../core/ids.js"),
 		import("./run-commands.js"),
-		import("../run-input.js"),
+		import("../shared/run-input.js"),
 	]);
 	checkId("run", runId);
 	const { crew, view, quiet, settings } = runs.open(flags);

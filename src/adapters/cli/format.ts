@@ -4,7 +4,7 @@ import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/
 import { sandboxText } from "../../core/sandbox-level.js";
 import { statusCounts } from "../../core/status.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
-import { integrationLines } from "../integration-text.js";
+import { integrationLines } from "../shared/integration-text.js";
 
 /** A task status's column: as wide as the longest status, `needs_attention`, and a space. */
 export const STATUS_WIDTH = 16;

@@ -6,8 +6,8 @@ import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/statu
 import type { TaskJsonField } from "../../core/status-selection.js";
 import { eventJson, runSummary } from "../../engine/views/json.js";
 import { mergeView, RunReader, type RunView } from "../../engine/views/reader.js";
-import { inboxItems, inboxText } from "../inbox.js";
-import { runStanding } from "../run-ending.js";
+import { inboxItems, inboxText } from "../shared/inbox.js";
+import { runStanding } from "../shared/run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
 import { eventText, logText, runsText, statusText } from "./format.js";
 import { print, printError } from "./print.js";

@@ -1,6 +1,6 @@
 import { statusCounts } from "../../core/status.js";
 import type { RunListing } from "../../engine/views/reader.js";
-import { integrationLines } from "../integration-text.js";
+import { integrationLines } from "../shared/integration-text.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */

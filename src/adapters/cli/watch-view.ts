@@ -4,7 +4,7 @@ import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/reader.js";
-import { integrationLines } from "../integration-text.js";
+import { integrationLines } from "../shared/integration-text.js";
 import { elapsed, STATUS_WIDTH, usageText } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };

@@ -9,7 +9,7 @@ import { isSandboxLevel, SANDBOX_LEVELS } from "../../core/sandbox-level.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { queueKey } from "../../runtimes/remote/job-seal.js";
 import { RemoteWorker } from "../../runtimes/remote/remote-worker.js";
-import { configuredRuntimes } from "../configured-runtimes.js";
+import { configuredRuntimes } from "../shared/configured-runtimes.js";
 import { print } from "./print.js";
 
 export interface WorkerOptions {

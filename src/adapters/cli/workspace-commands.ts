@@ -2,7 +2,7 @@ import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { Worktrees } from "../../workspace/worktrees.js";
-import { mergeRun } from "../run-merge.js";
+import { mergeRun } from "../shared/run-merge.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
 import { print } from "./print.js";

@@ -7,7 +7,7 @@ import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
 import { eventJson, usageJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
-import { TeamActions } from "../team-actions.js";
+import { TeamActions } from "../shared/team-actions.js";
 import { type AccessOptions, guard } from "./access.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";

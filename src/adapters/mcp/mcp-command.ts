@@ -1,6 +1,6 @@
 import { findProject } from "../../config/project.js";
 import { checkStoreBinding } from "../../store/database.js";
-import { TeamActions } from "../team-actions.js";
+import { TeamActions } from "../shared/team-actions.js";
 import { createMcpServer } from "./mcp-server.js";
 import { serveOverStdio } from "./stdio.js";
 

@@ -6,8 +6,8 @@ import { loadSettings } from "../../config/settings.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import { inert } from "../../core/terminal-text.js";
-import type { WaitOptions } from "../run-waiting.js";
-import type { TeamActions } from "../team-actions.js";
+import type { WaitOptions } from "../shared/run-waiting.js";
+import type { TeamActions } from "../shared/team-actions.js";
 import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
 
 /**

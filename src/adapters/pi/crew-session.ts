@@ -4,7 +4,7 @@ import { findProject } from "../../config/project.js";
 import { errorMessage } from "../../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
-import type { InboxItem } from "../inbox.js";
+import type { InboxItem } from "../shared/inbox.js";
 import { CrewClient } from "./crew-client.js";
 import { type CrewCall, runReport } from "./run-report.js";
 

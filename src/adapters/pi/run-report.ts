@@ -1,6 +1,6 @@
 import { statusCounts } from "../../core/status.js";
 import type { StatusJson } from "../../engine/views/json.js";
-import { integrationLines } from "../integration-text.js";
+import { integrationLines } from "../shared/integration-text.js";
 
 /** Characters of each task's result a report carries, and of all of them together. */
 const PER_TASK = 1500;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import type { RunRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
-import { crewRunGroups } from "../../runtimes/process-group.js";
+import { crewRunGroups } from "../../runtimes/process/process-group.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { isLeaseHolderAlive } from "../../store/lease.js";
 import type { RunQueries } from "../../store/run-queries.js";

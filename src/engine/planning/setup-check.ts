@@ -1,7 +1,7 @@
 import type { SetupKey } from "../../core/agent-setup.js";
 import type { AgentSpec } from "../../core/types.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
-import { skillPath } from "../../runtimes/agent-skills.js";
+import { skillPath } from "../../runtimes/agent/skills.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 
 /**

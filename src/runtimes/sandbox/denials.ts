@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { HostPort } from "../../core/sandbox-level.js";
-import { CUT } from "../tool-output.js";
+import { CUT } from "../agent/tool-output.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 
 /** How a refused write reads in a tool's output: a shell's, Node's, Python's, git's. */

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
 import { Crew } from "../../../src/engine/crew.js";
 import { RunReader } from "../../../src/engine/views/reader.js";
-import { groupsCarrying } from "../../../src/runtimes/process-group.js";
+import { groupsCarrying } from "../../../src/runtimes/process/process-group.js";
 import { RuntimeRegistry } from "../../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";

@@ -1,0 +1,41 @@
+import type { IntegrationRecord } from "../../core/types.js";
+
+/**
+ * How a run's integration went, in lines for people: what its branch holds, what is missing
+ * from it and why, and the command that brings it into their branch.
+ */
+export function integrationLines(runId: string, record: IntegrationRecord): string[] {
+	// Work that is on the branch although its task was not merged (it needs attention, say).
+	const carried = (record.carried ?? []).map(
+		(c) => `  ${record.branch} also holds the work of ${c.task}, not merged itself, through ${c.by.join(", ")}`,
+	);
+	return [...statusLines(runId, record), ...carried];
+}
+
+function statusLines(runId: string, record: IntegrationRecord): string[] {
+	const merged = record.merged.length > 0 ? record.merged.join(", ") : "no task's work";
+	const branches = (ids: readonly string[]) => ids.map((id) => `crew-tasks/${runId}/${id}`).join(", ");
+	switch (record.status) {
+		case "merged":
+			return [`integration: merged ${merged} into ${record.branch} (crew merge ${runId})`];
+		case "resolved":
+			return [
+				`integration: merged ${merged} into ${record.branch}, conflicts resolved by ${record.resolvedBy.join(", ")} (crew merge ${runId})`,
+			];
+		case "skipped":
+			return [
+				`integration: skipped, the run was cancelled; the completed tasks' work is on ${branches(record.missing)}`,
+			];
+		default: {
+			const why =
+				record.conflicts.length > 0
+					? record.conflicts.map((c) => `${c.task} conflicts with the work merged before it in ${c.files.join(", ")}`)
+					: [`git failed: ${record.error ?? "unknown error"}`];
+			return [
+				`integration: ${record.status}: ${why.join("; ")}`,
+				`  ${record.branch} holds ${merged}; missing: ${record.missing.join(", ")} (on ${branches(record.missing)})`,
+				`  crew merge ${runId} --partial brings what it holds`,
+			];
+		}
+	}
+}

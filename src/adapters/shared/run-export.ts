@@ -1,0 +1,65 @@
+import { closeSync, constants, existsSync, mkdirSync, openSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { CrewError, ErrorCode } from "../../core/errors.js";
+import { checkId } from "../../core/ids.js";
+import type { Crew } from "../../engine/crew.js";
+
+/**
+ * Writes an ended run, its records and files, to one JSON bundle at `file` (default
+ * `<runId>.crew-run.json`), relative to `cwd`; returns where, and what it holds. With `inside`,
+ * the file must be in that folder where its links lead, and is written without following a link:
+ * an agent names it, and may have made links in the repository.
+ */
+export async function exportToFile(
+	crew: Crew,
+	runId: string,
+	file: string | undefined,
+	cwd: string,
+	inside?: string,
+): Promise<{ runId: string; file: string; tasks: number; files: number }> {
+	checkId("run", runId);
+	const path = resolve(cwd, file ?? `${runId}.crew-run.json`);
+	if (inside !== undefined) checkInside(path, inside, file);
+	const bundle = await crew.exportRun(runId);
+	const text = JSON.stringify(bundle);
+	if (inside === undefined) writeWhole(path, text, 0);
+	else {
+		mkdirSync(dirname(path), { recursive: true });
+		// Made since the check? A link there is refused all the same.
+		checkInside(path, inside, file);
+		writeWhole(path, text, constants.O_NOFOLLOW);
+	}
+	return { runId, file: path, tasks: bundle.rows.tasks.length, files: bundle.files.length };
+}
+
+/** Refuses `path` unless it is in `root` once the links of its folders that exist are followed. */
+function checkInside(path: string, root: string, asked: string | undefined): void {
+	let existing = dirname(path);
+	while (!existsSync(existing)) existing = dirname(existing);
+	const real = resolve(realpathSync(existing), relative(existing, path));
+	const inside = relative(realpathSync(root), real);
+	if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid file ${JSON.stringify(asked)}: expected a path inside the repository ${root}; it leads through a link to ${real}`,
+		);
+	}
+}
+
+function writeWhole(path: string, text: string, flags: number): void {
+	let fd: number;
+	try {
+		fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags, 0o644);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid file ${path}: it is a link, which crew does not write through`,
+		);
+	}
+	try {
+		writeFileSync(fd, text);
+	} finally {
+		closeSync(fd);
+	}
+}
