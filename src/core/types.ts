@@ -1,10 +1,8 @@
 import type { AgentSetup } from "./agent-setup.js";
 import type { BudgetLimits } from "./budget.js";
 import type { ResourceSource } from "./resource-source.js";
-import type { RunSandbox, SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
-import type { RunStatus, TaskStatus } from "./status.js";
+import type { RunSandbox, SandboxLevel } from "./sandbox-level.js";
 import type { ThinkingLevel } from "./thinking.js";
-import type { Usage } from "./usage.js";
 import type { VerifySpec } from "./verdict.js";
 
 export const FailurePolicy = {

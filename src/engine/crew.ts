@@ -38,7 +38,7 @@ import { planRun } from "./planning/planner.js";
 import { checkRunTrusted, runReach } from "./planning/reach.js";
 import { RunCredentials } from "./run/credentials.js";
 import { remoteRuntimes } from "./run/remote-runtimes.js";
-import { type ExecuteOptions, resumedTasks, runUnderLease, scriptDriver } from "./runner.js";
+import { type ExecuteOptions, resumedTasks, runUnderLease } from "./runner.js";
 
 /**
  * The engine's public API: plan, start, resume, retry and cancel runs of one project. Every
@@ -113,7 +113,7 @@ export class Crew {
 		const script = plan.options.script;
 		if (script) {
 			this.#checkScriptTrusted(script);
-			const [{ scriptArgs }, { loadScript }] = await Promise.all([scriptDriver(), import("./script/module.js")]);
+			const { scriptArgs, loadScript } = await import("./script/module.js");
 			scriptArgs(await loadScript(script.file), script.args, script.file);
 		}
 		return plan;

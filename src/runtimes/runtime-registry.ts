@@ -1,6 +1,7 @@
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/records.js";
-import { type AgentCli, AgentRuntime, type AgentRuntimeOptions } from "./agent/agent-runtime.js";
+import type { AgentCli } from "./agent/agent-cli.js";
+import { AgentRuntime, type AgentRuntimeOptions } from "./agent/agent-runtime.js";
 import { claudeCli } from "./claude/cli.js";
 import { codexCli } from "./codex/cli.js";
 import { CommandRuntime, type CommandRuntimeOptions } from "./command-runtime.js";

@@ -1,5 +1,5 @@
 import { statusCounts } from "../../core/status.js";
-import type { RunListing } from "../../engine/views/reader.js";
+import type { RunListing } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";
 import { elapsed, taskLine, widthsOf } from "./format.js";
 

@@ -3,7 +3,7 @@ import type { TaskView } from "../../core/records.js";
 import { statusCounts } from "../../core/status.js";
 import { inert } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
-import type { RunView } from "../../engine/views/reader.js";
+import type { RunView } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";
 import { elapsed, STATUS_WIDTH, usageText } from "./format.js";
 

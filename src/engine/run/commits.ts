@@ -1,4 +1,5 @@
 import type { RunBudget } from "../../core/budget.js";
+import { formatDuration } from "../../core/duration.js";
 import { errorMessage } from "../../core/errors.js";
 import type { ArtifactRecord, RunRecord } from "../../core/records.js";
 import { retryNote } from "../../core/retry-policy.js";
@@ -158,6 +159,18 @@ export class RunCommits {
 			this.ended.push({ taskId: this.#deps.tasks.id(i), status: ending.to, error: ending.error });
 		this.#deps.budget.settle(i, added);
 		this.#deps.checkBudget();
+	}
+
+	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
+	abandonPastDeadline(): void {
+		const { workers, stop, options } = this.#deps;
+		if (workers.size === 0 || !stop.pastDeadline()) return;
+		for (const [i, live] of workers.abandonAll()) {
+			this.#deps.slots().release(i);
+			if (stop.leaseLost) continue;
+			const message = `worker did not stop within ${formatDuration(options.cleanupMs)}`;
+			this.settle(i, live, { attemptStatus: "lost", to: TaskStatus.Cancelled, cause: "cancel", error: message });
+		}
 	}
 
 	/**

@@ -1,9 +1,8 @@
 import { RunBudget } from "../../core/budget.js";
-import { formatDuration } from "../../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord } from "../../core/records.js";
-import { SlotQueue } from "../../core/slot-queue.js";
-import { RunStatus, satisfiesDependents, TaskStatus } from "../../core/status.js";
+import type { SlotQueue } from "../../core/slot-queue.js";
+import { RunStatus, TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";
 import { FailurePolicy } from "../../core/types.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
@@ -25,6 +24,7 @@ import { RunSteering } from "./steering.js";
 import { RunStop } from "./stop.js";
 import { modelChain, RunTasks } from "./tasks.js";
 import { startTicker } from "./ticker.js";
+import { Wakeup } from "./wakeup.js";
 import { recordWorkerEvent } from "./worker-events.js";
 import { RunWorkers } from "./workers.js";
 import { RunWrites } from "./writes.js";
@@ -51,8 +51,7 @@ export class RunLoop {
 	readonly #stop: RunStop;
 	/** Records what each ended attempt means: see `RunCommits`. */
 	readonly #commits: RunCommits;
-	#wakeUp: (() => void) | undefined;
-	#woken = false;
+	readonly #wakeup = new Wakeup();
 	/** Makes the run's tasks as it goes, when a workflow script does. */
 	readonly #driver: RunDriver | undefined;
 	/** Attempts a dead runner left running elsewhere, followed again rather than run again. */
@@ -159,24 +158,9 @@ export class RunLoop {
 		});
 	}
 
-	/**
-	 * The slots over the current graph: tasks already running hold theirs, and tasks waiting out a
-	 * retry backoff come back when it elapses, not before.
-	 */
 	#slotQueue(): SlotQueue {
-		const slots = new SlotQueue(
-			this.#tasks.dag,
-			this.#tasks.specs.map((spec) => spec.role),
-			this.#run.options,
-			(i) => satisfiesDependents(this.#tasks.status[i] as TaskStatus),
-			(i) =>
-				this.#tasks.status[i] === TaskStatus.Queued &&
-				!this.#tasks.blocked(i) &&
-				!this.#backoffs.has(i) &&
-				(this.#driver?.wants(this.#tasks.id(i)) ?? true),
-		);
-		for (const i of this.#workers.indices()) slots.occupy(i);
-		return slots;
+		const wanted = (id: string) => this.#driver?.wants(id) ?? true;
+		return this.#tasks.slots(this.#run.options, this.#backoffs, wanted, this.#workers.indices());
 	}
 
 	/** Runs until every task has settled or the run stops; returns the run's final status. */
@@ -218,7 +202,7 @@ export class RunLoop {
 						this.#commits.commit(this.#pace?.settle(item) ?? item);
 						taken++;
 					}
-					this.#abandonPastDeadline();
+					this.#commits.abandonPastDeadline();
 					this.#checkDriver();
 					if (this.#stop.kind) return [];
 					if (this.#driver) this.#growth.drive(this.#driver);
@@ -246,7 +230,7 @@ export class RunLoop {
 					released = true;
 					break;
 				}
-				await this.#sleep();
+				await this.#wakeup.sleep();
 			}
 		} catch (error) {
 			await this.#shutdown(error);
@@ -362,31 +346,8 @@ export class RunLoop {
 			this.#stop.all("shutdown", `cannot write to the store: ${errorMessage(error)}`);
 	}
 
-	/** Workers that did not end within the cleanup time are given up: their tasks are cancelled. */
-	#abandonPastDeadline(): void {
-		if (this.#workers.size === 0 || !this.#stop.pastDeadline()) return;
-		for (const [i, live] of this.#workers.abandonAll()) {
-			this.#slots.release(i);
-			if (this.#stop.leaseLost) continue;
-			const message = `worker did not stop within ${formatDuration(this.#deps.options.cleanupMs)}`;
-			this.#commits.settle(i, live, {
-				attemptStatus: "lost",
-				to: TaskStatus.Cancelled,
-				cause: "cancel",
-				error: message,
-			});
-		}
-	}
-
 	#wake(): void {
-		this.#woken = true;
-		this.#wakeUp?.();
-	}
-
-	async #sleep(): Promise<void> {
-		if (!this.#woken) await new Promise<void>((resolve) => (this.#wakeUp = resolve));
-		this.#wakeUp = undefined;
-		this.#woken = false;
+		this.#wakeup.wake();
 	}
 
 	/**

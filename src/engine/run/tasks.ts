@@ -1,9 +1,11 @@
 import { buildDag, type Dag } from "../../core/dag.js";
 import { downstreamOf } from "../../core/ready-queue.js";
 import { type RetryDecision, type RetryPolicy, retryDecision } from "../../core/retry-policy.js";
-import { TaskStatus } from "../../core/status.js";
+import { type SlotLimits, SlotQueue } from "../../core/slot-queue.js";
+import { satisfiesDependents, TaskStatus } from "../../core/status.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import type { TaskChange } from "../../store/run-changes.js";
+import type { RunBackoffs } from "./backoffs.js";
 
 /**
  * A run's task table as its runner holds it, by task index: specs, graph, statuses, attempt counts
@@ -94,6 +96,28 @@ export class RunTasks {
 			changes.push({ taskId: this.id(i), to, cause: cancelled ? "cancel" : "drain", error });
 		}
 		return changes;
+	}
+
+	/**
+	 * The slots over the current graph, under the run's limits: tasks in `running` hold theirs;
+	 * a queued task may start once its dependencies allow, unless it waits out a retry's backoff
+	 * or is one a script does not want yet.
+	 */
+	slots(
+		limits: SlotLimits,
+		backoffs: RunBackoffs,
+		wanted: (taskId: string) => boolean,
+		running: Iterable<number>,
+	): SlotQueue {
+		const slots = new SlotQueue(
+			this.dag,
+			this.specs.map((spec) => spec.role),
+			limits,
+			(i) => satisfiesDependents(this.status[i] as TaskStatus),
+			(i) => this.status[i] === TaskStatus.Queued && !this.blocked(i) && !backoffs.has(i) && wanted(this.id(i)),
+		);
+		for (const i of running) slots.occupy(i);
+		return slots;
 	}
 
 	/** Task `i`'s retries count from its next attempt, as they do after a resume. */

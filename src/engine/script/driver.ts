@@ -16,11 +16,11 @@ import { readInputs } from "./call-inputs.js";
 import { callTask, describeCall, divergence, parseCall } from "./call-spec.js";
 import type { WorkflowContext } from "./context.js";
 import { type MailReply, REPLIES_EVENT, ScriptMailbox } from "./mailbox.js";
-import { loadScript, type ScriptModule } from "./module.js";
+import { loadScript, scriptArgs } from "./module.js";
 import { PI_CREW_SUFFIX, piCrewContext } from "./pi-crew-context.js";
 import { renderPlan } from "./plan-template.js";
-import { type ValueSchema, valueSchema } from "./result-schema.js";
-import { ScriptScope } from "./scope.js";
+import { schemaAnswer, type ValueSchema, valueSchema } from "./result-schema.js";
+import { fanOut, ScriptScope } from "./scope.js";
 
 export interface ScriptDriverDeps {
 	readonly store: RunStore;
@@ -185,8 +185,10 @@ export class ScriptDriver implements RunDriver {
 			runId: this.#deps.run.id,
 			goal: this.#deps.run.goal,
 			agent: (call: unknown) => this.#agent(call),
-			parallel: (branches) => this.#fanOut(branches, (branch) => branch(), Number.POSITIVE_INFINITY, "ctx.parallel"),
-			fanOut: (items, fn, options) => this.#fanOut(items, fn, options?.concurrency, "ctx.fanOut"),
+			parallel: (branches) =>
+				fanOut(this.#scope(), this.#scopes, branches, (branch) => branch(), Number.POSITIVE_INFINITY, "ctx.parallel"),
+			fanOut: (items, fn, options) =>
+				fanOut(this.#scope(), this.#scopes, items, fn, options?.concurrency, "ctx.fanOut"),
 			args: <T>() => args as T,
 			phase: (name: string) => {
 				const scope = this.#scope();
@@ -329,16 +331,7 @@ export class ScriptDriver implements RunDriver {
 		}
 		const text = this.#resultText(taskId);
 		const schema = this.#schemas.get(taskId);
-		if (!schema) return text;
-		const json = answerJson(text);
-		const checked = "problem" in json ? { problems: [json.problem] } : schema.check(json.value);
-		if ("problems" in checked) {
-			throw new CrewError(
-				ErrorCode.Diverged,
-				`the answer of task ${taskId} does not match the schema of its call: ${checked.problems.join("; ")}`,
-			);
-		}
-		return checked.value;
+		return schema ? schemaAnswer(taskId, text, schema) : text;
 	}
 
 	#resultText(taskId: string): string {
@@ -348,44 +341,6 @@ export class ScriptDriver implements RunDriver {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
 			throw error;
 		}
-	}
-
-	async #fanOut<Item, T>(
-		items: readonly Item[],
-		fn: (item: Item, index: number) => Promise<T>,
-		concurrency: number | undefined,
-		what: string,
-	): Promise<T[]> {
-		const scope = this.#scope();
-		const key = scope.nextCall();
-		if (!Array.isArray(items)) throw new CrewError(ErrorCode.InvalidInput, `${what} call ${key}: expected an array`);
-		if (typeof fn !== "function")
-			throw new CrewError(ErrorCode.InvalidInput, `${what} call ${key}: expected a function`);
-		const limit = concurrency ?? Number.POSITIVE_INFINITY;
-		if (!(limit === Number.POSITIVE_INFINITY || (Number.isInteger(limit) && limit >= 1))) {
-			throw new CrewError(
-				ErrorCode.InvalidInput,
-				`${what} call ${key}: concurrency ${JSON.stringify(concurrency)}: expected an integer >= 1`,
-			);
-		}
-		const results: T[] = new Array(items.length);
-		const branches = items.map((_, i) => scope.branch(key, i));
-		let next = 0;
-		let failed = false;
-		const worker = async () => {
-			while (!failed && next < items.length) {
-				const i = next++;
-				try {
-					results[i] = await this.#scopes.run(branches[i] as ScriptScope, () => fn(items[i] as Item, i));
-				} catch (error) {
-					failed = true;
-					throw error;
-				}
-			}
-		};
-		await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-		if (branches.length > 0) scope.after = [...new Set(branches.flatMap((b) => b.after))];
-		return results;
 	}
 
 	#value(kind: string, make: () => number, key = this.#scope().nextValue()): number {
@@ -419,17 +374,4 @@ export class ScriptDriver implements RunDriver {
 			if (!this.#replayed.has(key)) throw divergence(key, describeCall(spec), "no call");
 		}
 	}
-}
-
-/** The run's arguments as the script's `args` schema reads them, or an error naming every problem. */
-export function scriptArgs(module: ScriptModule, given: unknown, file: string): unknown {
-	if (module.args === undefined) return given ?? {};
-	const checked = valueSchema(module.args, `the args export of ${file}`).check(given ?? {});
-	if ("problems" in checked) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`invalid --args for workflow script ${file}: ${checked.problems.join("; ")}`,
-		);
-	}
-	return checked.value;
 }

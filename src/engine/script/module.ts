@@ -1,6 +1,7 @@
 import { createJiti } from "jiti";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import * as scriptApi from "../../script.js";
+import { valueSchema } from "./result-schema.js";
 
 /** What a workflow script exports: its function, and optionally the schema of its arguments. */
 export interface ScriptModule {
@@ -39,4 +40,17 @@ export async function loadScript(file: string): Promise<ScriptModule> {
 		);
 	}
 	return { main: main as ScriptModule["main"], ...(loaded.args !== undefined ? { args: loaded.args } : {}) };
+}
+
+/** The run's arguments as the script's `args` schema reads them, or an error naming every problem. */
+export function scriptArgs(module: ScriptModule, given: unknown, file: string): unknown {
+	if (module.args === undefined) return given ?? {};
+	const checked = valueSchema(module.args, `the args export of ${file}`).check(given ?? {});
+	if ("problems" in checked) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid --args for workflow script ${file}: ${checked.problems.join("; ")}`,
+		);
+	}
+	return checked.value;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { answerJson } from "../../core/answer-json.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 
 /** A Standard Schema (zod, valibot, arktype…): what `~standard.validate` gives back. */
@@ -94,4 +95,17 @@ export function answerFormat(jsonSchema: object | undefined): string {
 		"```",
 		"",
 	].join("\n");
+}
+
+/** Task `taskId`'s answer `text` read by its call's schema: its JSON value, checked, or why it diverged. */
+export function schemaAnswer(taskId: string, text: string, schema: ValueSchema): unknown {
+	const json = answerJson(text);
+	const checked = "problem" in json ? { problems: [json.problem] } : schema.check(json.value);
+	if ("problems" in checked) {
+		throw new CrewError(
+			ErrorCode.Diverged,
+			`the answer of task ${taskId} does not match the schema of its call: ${checked.problems.join("; ")}`,
+		);
+	}
+	return checked.value;
 }

@@ -1,3 +1,6 @@
+import type { AsyncLocalStorage } from "node:async_hooks";
+import { CrewError, ErrorCode } from "../../core/errors.js";
+
 /**
  * Where a script's calls happen: the root, or a branch of a `parallel` or `fanOut`. Each scope
  * numbers its calls in the order it makes them, so a call's place does not depend on how long
@@ -44,4 +47,47 @@ export class ScriptScope {
 		branch.after = this.after;
 		return branch;
 	}
+}
+
+/**
+ * Runs `fn` on each of `items` at most `concurrency` at a time, each in a branch of `scope` of its
+ * own, so their calls get the same keys however they interleave; the first failure stops the rest.
+ * The calls after them wait for every branch's last calls.
+ */
+export async function fanOut<Item, T>(
+	scope: ScriptScope,
+	scopes: AsyncLocalStorage<ScriptScope>,
+	items: readonly Item[],
+	fn: (item: Item, index: number) => Promise<T>,
+	concurrency: number | undefined,
+	what: string,
+): Promise<T[]> {
+	const key = scope.nextCall();
+	if (!Array.isArray(items)) throw new CrewError(ErrorCode.InvalidInput, `${what} call ${key}: expected an array`);
+	if (typeof fn !== "function") throw new CrewError(ErrorCode.InvalidInput, `${what} call ${key}: expected a function`);
+	const limit = concurrency ?? Number.POSITIVE_INFINITY;
+	if (!(limit === Number.POSITIVE_INFINITY || (Number.isInteger(limit) && limit >= 1))) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`${what} call ${key}: concurrency ${JSON.stringify(concurrency)}: expected an integer >= 1`,
+		);
+	}
+	const results: T[] = new Array(items.length);
+	const branches = items.map((_, i) => scope.branch(key, i));
+	let next = 0;
+	let failed = false;
+	const worker = async () => {
+		while (!failed && next < items.length) {
+			const i = next++;
+			try {
+				results[i] = await scopes.run(branches[i] as ScriptScope, () => fn(items[i] as Item, i));
+			} catch (error) {
+				failed = true;
+				throw error;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+	if (branches.length > 0) scope.after = [...new Set(branches.flatMap((b) => b.after))];
+	return results;
 }

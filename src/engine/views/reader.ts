@@ -20,64 +20,14 @@ import { type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { ArtifactFiles } from "../../store/artifact-files.js";
 import { type Db, openReader } from "../../store/database.js";
 import { HistoryQueries } from "../../store/history-queries.js";
-import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../../store/lease.js";
 import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js";
 import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
-import { RUNNER_GONE, RunQueries } from "../../store/run-queries.js";
+import { RunQueries } from "../../store/run-queries.js";
 import { type MailRow, waitingMail } from "../../store/script-mail.js";
 import { type OpenQuestion, waitingQuestions } from "../../store/task-questions.js";
 import { type TaskLinks, ViewQueries } from "../../store/view-queries.js";
 import { runSummary, usageByJson, usageJson } from "./json.js";
-
-/**
- * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it
- * was running, even before anyone resumes or reconciles it.
- */
-export function presentRun<T extends TaskRecord>(
-	snapshot: { readonly run: RunRecord; readonly tasks: readonly T[] },
-	now: number,
-	staleAfterMs = DEFAULT_STALE_AFTER_MS,
-): { readonly run: RunRecord; readonly tasks: readonly T[] } {
-	const { run } = snapshot;
-	const active = run.status === RunStatus.Running || run.status === RunStatus.Waiting;
-	if (!active || !run.lease || isLeaseHolderAlive(run.lease, now, staleAfterMs)) return snapshot;
-	// A run waiting for approval has nothing running: it stays waiting, and approving it starts a runner.
-	if (run.status === RunStatus.Waiting) return snapshot;
-	return {
-		run: { ...run, status: RunStatus.Interrupted, error: run.error ?? `runner pid ${run.lease.pid} is gone` },
-		tasks: snapshot.tasks.map((t) =>
-			t.status === TaskStatus.Running ? { ...t, status: TaskStatus.Interrupted, error: RUNNER_GONE } : t,
-		),
-	};
-}
-
-export interface RunView {
-	readonly run: RunRecord;
-	readonly tasks: readonly TaskView[];
-	/** The seq of the run's latest event as of this view: ask for `changes` after it. */
-	readonly seq: number;
-}
-
-/** What changed in a run after a seq: see `RunReader.changes`. */
-export interface RunChanges extends RunView {
-	/** Tokens and cost of the whole run. */
-	readonly usage: Usage;
-}
-
-/** A view with `changes` after it merged in: tasks in the order every view lists them. */
-export function mergeView(view: RunView, changes: RunView): RunView {
-	if (changes.tasks.length === 0) return { ...view, run: changes.run, seq: changes.seq };
-	const byId = new Map(view.tasks.map((t) => [t.id, t]));
-	for (const task of changes.tasks) byId.set(task.id, task);
-	const joined = [...byId.values()].sort((a, b) => a.index - b.index);
-	return { run: changes.run, tasks: taskOrder(joined), seq: changes.seq };
-}
-
-/** A run with its tasks as task lists show them, in the order of `taskOrder`. */
-export interface RunListing {
-	readonly run: RunRecord;
-	readonly tasks: readonly ListedTask[];
-}
+import { presentRun, type RunChanges, type RunListing, type RunView } from "./run-view.js";
 
 const NO_LINKS: TaskLinks = { dependsOn: [], phase: null };
 

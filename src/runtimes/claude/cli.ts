@@ -5,7 +5,7 @@ import { ASK_TOOL } from "../../core/asked.js";
 import { isConfined } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
 import { allTools } from "../../core/tools.js";
-import type { AgentCli, ThinkingSetting } from "../agent/agent-runtime.js";
+import type { AgentCli, ThinkingSetting } from "../agent/agent-cli.js";
 import type { Conversation } from "../agent/conversation.js";
 import { claudeCredentials } from "../agent/credentials.js";
 import { claudeHosts } from "../agent/provider-hosts.js";

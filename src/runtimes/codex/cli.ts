@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { replacesSystemPrompt, unsetKeys } from "../../core/agent-setup.js";
 import { isConfined } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
-import type { AgentCli, ThinkingSetting } from "../agent/agent-runtime.js";
+import type { AgentCli, ThinkingSetting } from "../agent/agent-cli.js";
 import { codexCredentials } from "../agent/credentials.js";
 import { codexHosts } from "../agent/provider-hosts.js";
 import { CodexConversation } from "./conversation.js";

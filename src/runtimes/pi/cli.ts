@@ -6,7 +6,7 @@ import { replacesSystemPrompt } from "../../core/agent-setup.js";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../../core/asked.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { AGENT_TOOLS, allTools, isExtensionTool } from "../../core/tools.js";
-import type { AgentCli } from "../agent/agent-runtime.js";
+import type { AgentCli } from "../agent/agent-cli.js";
 import type { Conversation } from "../agent/conversation.js";
 import { piAgentDir, piCredentials } from "../agent/credentials.js";
 import { piHosts } from "../agent/provider-hosts.js";

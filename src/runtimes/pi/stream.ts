@@ -1,5 +1,5 @@
 import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
-import type { AgentStream } from "../agent/agent-runtime.js";
+import type { AgentStream } from "../agent/agent-cli.js";
 import { isRetryableModelError } from "../agent/model-errors.js";
 import { withOutput } from "../agent/tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "../worker-runtime.js";
