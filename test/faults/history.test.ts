@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
 import { crew, crewProcess, exitOf, lastJson, read, type StepDef, TestRepo, waitFor } from "../helpers.js";
+import { prng } from "./prng.js";
 import { tally } from "./tally.js";
 
 /**
@@ -12,18 +13,6 @@ import { tally } from "./tally.js";
  * task leads to.
  */
 const RUNS = Number(process.env.CREW_HISTORY_RUNS ?? 150);
-
-/** mulberry32: the same seed, the same run. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** Up to eight tasks, each on some of those before it; one in seven fails, one in five at first only. */
 function randomSteps(random: () => number): StepDef[] {

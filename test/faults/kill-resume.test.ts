@@ -2,22 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
 import { groupsCarrying } from "../../src/runtimes/process/process-group.js";
 import { cancelLiveRuns, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../helpers.js";
+import { prng } from "./prng.js";
 import { tally } from "./tally.js";
 
 const RUNS = 50;
 const TASKS = 20;
-
-/** mulberry32: a small seeded PRNG, so each run's graph and kill moments can be replayed. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** Agents by how long a task takes: mixed durations from 20 ms to 600 ms. */
 const PACES: Readonly<Record<string, number>> = { brisk: 20, steady: 120, slow: 300, slower: 600 };
