@@ -1,3 +1,5 @@
+// The public API of the `crew` package: the engine, runtimes, records and types a program imports.
+
 export { findProject, type Project, projectAt } from "./config/project.js";
 export { buildDag, type Dag, type DagInput } from "./core/dag.js";
 export { formatDuration, parseDuration } from "./core/duration.js";

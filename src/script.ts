@@ -1,3 +1,5 @@
+// `crew/script`, the module workflow scripts import: zod and the types of their context.
+
 /**
  * What workflow scripts import: `import { z, type WorkflowContext } from "crew/script"`. crew
  * resolves this module for every script it runs, so scripts need no install of their own.

@@ -1,3 +1,5 @@
+// The folder of crew's own package and the paths of its files, found from wherever this module runs.
+
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,3 +1,5 @@
+// The project's knowledge file, `.crew/knowledge.md`: read and added to, never through a link.
+
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";

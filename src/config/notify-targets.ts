@@ -1,3 +1,5 @@
+// The `notify` targets of a config file (webhooks, commands, ntfy) and the run events each wants.
+
 import { z } from "zod";
 import { CrewError, ErrorCode } from "../core/errors.js";
 

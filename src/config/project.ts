@@ -1,3 +1,5 @@
+// A project: the repository around a folder, and where crew keeps its files there in `.crew/`.
+
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 

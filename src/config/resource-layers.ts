@@ -1,3 +1,5 @@
+// The folders crew reads agents, teams and workflows from: the builtin, user and project layers.
+
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

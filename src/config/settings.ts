@@ -1,3 +1,5 @@
+// Settings from the user's and the project's `config.json`, checked, and the keys only the user may set.
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";

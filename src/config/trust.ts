@@ -1,3 +1,5 @@
+// The user's record of trusted projects, whose own commands crew may run.
+
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";

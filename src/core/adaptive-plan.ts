@@ -1,3 +1,5 @@
+// A planner's plan, read from its result into tasks to add to the run and checked against its limits.
+
 import { buildDag } from "./dag.js";
 import { isValidId } from "./ids.js";
 

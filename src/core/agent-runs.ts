@@ -1,3 +1,5 @@
+// What an agent makes this machine run beyond an agent CLI under crew's permissions.
+
 import type { AgentSpec } from "./types.js";
 
 /**

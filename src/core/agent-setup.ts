@@ -1,3 +1,5 @@
+// The agent setup keys of pi-crew (system prompt, context, skills, extensions, turns) and how they combine.
+
 /**
  * pi-crew's agent keys that set up an agent's CLI beyond its model and tools. A key left out
  * takes pi-crew's default: the agent's system prompt replaces the CLI's own, and the CLI reads

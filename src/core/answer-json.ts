@@ -1,3 +1,5 @@
+// The JSON value an agent's answer ends with: its last json fence, the whole answer, or its outer brackets.
+
 /**
  * The JSON value an agent's answer ends with: the last ```json fence, else the whole answer, else
  * the span from its first `{` or `[` to its last `}` or `]`.

@@ -1,3 +1,5 @@
+// Names of the files in a run's folder: what they may be, and which is a task's last attempt patch.
+
 /** One segment of an artifact's name: what a run folder's files may be called, nothing a shell or a path reads otherwise. */
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 

@@ -1,3 +1,5 @@
+// The `ask` tool, by which an agent asks a person a question, and the answered questions later attempts carry.
+
 /** The name of the tool that lets an agent ask a person a question, in every runtime that offers it. */
 export const ASK_TOOL = "ask";
 

@@ -1,3 +1,5 @@
+// A run's spending caps and reservations, and the budget that decides whether a task fits under them.
+
 import { addUsage, tokensOf, type Usage, ZERO_USAGE } from "./usage.js";
 
 /** A run's spending caps, and what a task is expected to spend when its agent does not say. */

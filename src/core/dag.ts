@@ -1,3 +1,5 @@
+// The validated task graph of a run: dependencies, topological order, priorities and the critical path.
+
 import { CrewError, ErrorCode } from "./errors.js";
 import { didYouMean } from "./near-names.js";
 

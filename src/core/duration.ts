@@ -1,3 +1,5 @@
+// Durations and time limits as users write them (`30s`, `5m`), parsed into milliseconds and formatted.
+
 import { CrewError, ErrorCode } from "./errors.js";
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

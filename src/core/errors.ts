@@ -1,3 +1,5 @@
+// `CrewError` and the stable error codes callers and tests branch on.
+
 /** Stable codes callers and tests branch on; the message names the bad value. */
 export const ErrorCode = {
 	InvalidId: "INVALID_ID",

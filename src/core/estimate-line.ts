@@ -1,3 +1,5 @@
+// A run's estimate as the one line people read: tasks, tokens, cost and time.
+
 import type { RunEstimate } from "./run-estimate.js";
 
 /** Two significant figures: 950, 8.2k, 40k, 1.2M. */

@@ -1,3 +1,5 @@
+// A binary min-heap ordered by a caller's `before` comparison.
+
 /** A binary min-heap under `before(a, b)`: true when `a` should come out first. */
 export class Heap<T> {
 	readonly #items: T[] = [];

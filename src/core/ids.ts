@@ -1,3 +1,5 @@
+// The pattern and checks of run, task and step ids, which become file and branch names.
+
 import { CrewError, ErrorCode } from "./errors.js";
 
 /**

@@ -1,3 +1,5 @@
+// A linear-time scan that replaces JSON Web Tokens in text, for redaction.
+
 /** The prefix of a JWT's header and payload segments: base64url of `{"`. */
 const PREFIX = "eyJ";
 /** The fewest characters of each segment, after its prefix. */

@@ -1,3 +1,5 @@
+// The project's knowledge in prompts: bounded, fenced before the task, and the notes agents propose for it.
+
 /** Bytes of the project's knowledge a task's prompt carries: its start, cut at a line. */
 export const MAX_KNOWLEDGE_BYTES = 16 * 1024;
 

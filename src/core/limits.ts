@@ -1,3 +1,5 @@
+// An attempt's wall-clock and stall time limits, from its step, agent, run or the defaults.
+
 import type { RunOptions, TaskSpec } from "./types.js";
 
 /** The runtimes that are agent CLIs. A command may be silent for long on purpose; an agent CLI is not. */

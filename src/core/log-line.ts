@@ -1,3 +1,5 @@
+// A task's events as the log lines people read, and its latest activity as one short line.
+
 import { sandboxText } from "./sandbox-level.js";
 
 /** What kind of thing a line of a task's log says. */

@@ -1,3 +1,5 @@
+// Edit distance between names, for typos and "did you mean" hints.
+
 /**
  * Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`, ignoring case:
  * the optimal string alignment form of Damerau-Levenshtein distance.

@@ -1,3 +1,5 @@
+// How deep in crew runs a process is, and whether it may start a run at that depth.
+
 /**
  * How deep in crew runs a process is, from its environment: 0 outside any run; a worker's is its
  * runner's plus one (`CREW_DEPTH`, set on every worker). A worker whose `CREW_DEPTH` is missing or

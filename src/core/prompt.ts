@@ -1,3 +1,5 @@
+// A task's prompt: its text with the goal filled in, then its dependencies' results and shared files as data.
+
 export interface DependencyResult {
 	readonly taskId: string;
 	/** The start of the result; may be shorter than the whole. */

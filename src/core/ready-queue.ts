@@ -1,3 +1,5 @@
+// Which nodes of a task graph may start, by priority, as their dependencies complete.
+
 import type { Dag } from "./dag.js";
 import { Heap } from "./heap.js";
 

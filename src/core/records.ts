@@ -1,3 +1,5 @@
+// What the store records of runs, their tasks, attempts, events and artifacts, as readers get them.
+
 import type { SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { IntegrationRecord, RunOptions } from "./types.js";

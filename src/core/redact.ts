@@ -1,3 +1,5 @@
+// Redaction of secrets (API keys, tokens, passwords, private keys) from everything crew stores.
+
 import { replaceJwts } from "./jwt-scan.js";
 
 /** What a redacted secret is replaced by; its class says what was there. */

@@ -1,3 +1,5 @@
+// The prompt of an integrator agent resolving a merge conflict between tasks' branches.
+
 /** One side of a conflict: a task whose work meets another's in the same lines. */
 export interface ConflictSide {
 	readonly taskId: string;

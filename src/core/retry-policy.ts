@@ -1,3 +1,5 @@
+// Retries of failed attempts: backoff delays, fallback models, and the note saying what comes next.
+
 import { formatDuration } from "./duration.js";
 
 export interface RetryPolicy {

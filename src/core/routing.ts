@@ -1,3 +1,5 @@
+// Routing hints of resources, and how well a goal matches them by plain word matching.
+
 /** A resource's routing hints, as pi-crew writes them. */
 export interface RoutingHints {
 	readonly triggers: readonly string[];

@@ -1,3 +1,5 @@
+// What a run should cost and take, estimated from completed tasks of the repository's past runs.
+
 import { buildDag } from "./dag.js";
 import { Heap } from "./heap.js";
 

@@ -1,3 +1,5 @@
+// Sandbox levels, and how far a run's and an attempt's processes are confined, as plain data.
+
 import type { ResourceSource } from "./resource-source.js";
 
 /**

@@ -1,3 +1,5 @@
+// Which sandbox a task's attempts get: the asks of its step, agent and team, with crew's state hidden.
+
 import type { AttemptSandbox, SandboxAsk } from "./sandbox-level.js";
 import { allTools } from "./tools.js";
 import type { AgentSpec, RunOptions, TaskSpec } from "./types.js";

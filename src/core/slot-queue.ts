@@ -1,3 +1,5 @@
+// Which ready task starts next under the run's concurrency and per-role limits.
+
 import type { Dag } from "./dag.js";
 import { Heap } from "./heap.js";
 import { ReadyQueue, readyOrder } from "./ready-queue.js";

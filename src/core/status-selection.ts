@@ -1,3 +1,5 @@
+// Which of a run's tasks, and which of their fields, `crew status --json` gives.
+
 import { TaskStatus } from "./status.js";
 
 /** The fields of each task of `crew status --json`, in the order it gives them. */

@@ -1,3 +1,5 @@
+// Run and task statuses, the causes of their changes and the one table of allowed transitions.
+
 import { CrewError, ErrorCode } from "./errors.js";
 
 export const RunStatus = {

@@ -1,3 +1,5 @@
+// Checks of the text a person gives an agent: a steering message or an answer to its question.
+
 import { CrewError, ErrorCode } from "./errors.js";
 
 /** Longest steering message, or answer to an agent's question, in characters. */

@@ -1,3 +1,5 @@
+// A run's options as they are stored: URLs without credentials, script arguments redacted.
+
 import { redact, redactDeep } from "./redact.js";
 import type { RunOptions } from "./types.js";
 import { withoutCredentials } from "./url-credentials.js";

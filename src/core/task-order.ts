@@ -1,3 +1,5 @@
+// The order every view lists a run's tasks in: after their dependencies, a script's phases together.
+
 import { Heap } from "./heap.js";
 
 /** What places a task in a list: what it waits for, and the script phase it belongs to. */

@@ -1,3 +1,5 @@
+// Text made inert for a terminal: control characters shown as symbols rather than acted on.
+
 /** Every C0 control character but tab and newline, DEL, and every C1 control character. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it matches
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;

@@ -1,3 +1,5 @@
+// Thinking levels: how much an agent's model reasons before it answers.
+
 /**
  * How much an agent's model reasons before it answers: pi's thinking levels, which crew passes to
  * each agent CLI in that CLI's own terms. pi 1.x has `max`; pi 0.73 stops at `xhigh`.

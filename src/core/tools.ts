@@ -1,3 +1,5 @@
+// The tool names an agent's `tools:` may use, and which of them each runtime knows.
+
 /**
  * The tool names an agent's `tools:` may use: pi's own, which crew maps onto each runtime's. Names
  * in Claude Code's capitalised spelling pass to Claude as they are.

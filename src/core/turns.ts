@@ -1,3 +1,5 @@
+// Work done one piece at a time per key, in the order asked, whether the piece before succeeded or failed.
+
 /**
  * Work done one piece at a time for each key, in the order it was asked for: a piece starts once
  * the one before it settled, whether that one succeeded or failed.

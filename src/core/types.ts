@@ -1,3 +1,5 @@
+// The specs a run is planned into: agents, tasks, run options, scripts and integration records.
+
 import type { AgentSetup } from "./agent-setup.js";
 import type { BudgetLimits } from "./budget.js";
 import type { ResourceSource } from "./resource-source.js";

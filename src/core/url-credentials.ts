@@ -1,3 +1,5 @@
+// Credentials in queue and repository URLs: left out when stored, and found again when needed.
+
 /** The environment variables a crew process reads credentialed queue and repository URLs from. */
 export const CREDENTIAL_ENV = { queue: "CREW_QUEUE_URL", repository: "CREW_REPOSITORY_URL" } as const;
 

@@ -1,3 +1,5 @@
+// Token and cost usage of attempts: sums, comparisons, and how an attempt's usage is settled once.
+
 /** Tokens and cost, of an attempt or summed over several. */
 export interface Usage {
 	readonly input: number;

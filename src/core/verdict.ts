@@ -1,3 +1,5 @@
+// How a task's work is checked: `verify:` specs, PASS/FAIL verdicts, and check output for a retry.
+
 /** How a task's work is checked before it may complete. */
 export type VerifySpec =
 	/** The result must carry a verdict: PASS completes the task, FAIL or none fails it. */

@@ -1,3 +1,5 @@
+// Tasks' write scopes: whether two overlap, and whether a file falls in one.
+
 /**
  * Whether two tasks' write scopes touch the same files: a scope is a relative path (`.` for the
  * whole repository) and covers everything below it.

@@ -1,3 +1,5 @@
+// `Crew`, the engine's public API that every adapter uses: plans, starts, resumes, retries and cancels runs.
+
 import { randomBytes } from "node:crypto";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";

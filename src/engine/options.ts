@@ -1,3 +1,5 @@
+// The engine's options (clock, chance, retry policy, heartbeats, time limits) and what a `Crew` is made with.
+
 import type { Project } from "../config/project.js";
 import type { EventRecord } from "../core/records.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";

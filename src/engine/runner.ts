@@ -1,3 +1,5 @@
+// Running one run under a lease: a dead runner's leftovers ended, tasks queued again, then the run loop.
+
 import type { Project } from "../config/project.js";
 import { errorMessage } from "../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../core/records.js";

@@ -1,3 +1,5 @@
+// Agent files: a markdown file's frontmatter and system prompt read into an agent resource, with diagnostics.
+
 import { basename } from "node:path";
 import { type AgentSetup, SYSTEM_PROMPT_MODES, type SystemPromptMode } from "../core/agent-setup.js";
 import type { SandboxLevel } from "../core/sandbox-level.js";

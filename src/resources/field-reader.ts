@@ -1,3 +1,5 @@
+// Typed reads of a resource file's fields that report each bad value on its line and read on.
+
 import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { typoOf } from "../core/near-names.js";

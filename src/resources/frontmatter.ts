@@ -1,3 +1,5 @@
+// Frontmatter of markdown resource files, read key by key as YAML, with diagnostics on their lines.
+
 import { LineCounter, parseDocument as parseYaml } from "yaml";
 import { CrewError, ErrorCode } from "../core/errors.js";
 

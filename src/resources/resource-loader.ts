@@ -1,3 +1,5 @@
+// Loading agents, teams and workflows by name across builtin, user and project layers, or by path.
+
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";

@@ -1,3 +1,5 @@
+// Team files: frontmatter and `- role: agent=...` lines read into a team resource, with diagnostics.
+
 import { basename } from "node:path";
 import { typoOf } from "../core/near-names.js";
 import type { RoutingHints } from "../core/routing.js";

@@ -1,3 +1,5 @@
+// Markdown workflow files: frontmatter and one `## step` section per step, read into a checked workflow.
+
 import { basename } from "node:path";
 import { ARTIFACT_NAME_RULE, isArtifactName } from "../core/artifact-names.js";
 import { errorMessage } from "../core/errors.js";

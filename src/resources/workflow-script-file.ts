@@ -1,3 +1,5 @@
+// Workflow scripts (`*.workflow.ts`, `*.dwf.ts`) as listings see them, read without running them.
+
 import { basename } from "node:path";
 import type { Diagnostic } from "./frontmatter.js";
 import type { WorkflowResource } from "./workflow-file.js";

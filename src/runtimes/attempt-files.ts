@@ -1,3 +1,5 @@
+// Writing an attempt's files in its artifact folder, never through a link.
+
 import { closeSync, constants, createWriteStream, openSync, type WriteStream, writeFileSync } from "node:fs";
 
 /** Opens for writing, refusing a link at the file itself: an attempt's files never write elsewhere. */

@@ -1,3 +1,5 @@
+// The command runtime: runs an agent's own command line with the prompt on stdin, its stdout the result.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../core/errors.js";

@@ -1,3 +1,5 @@
+// The dry-run runtime: runs nothing, and completes each task once its prompt is stored.
+
 import { ZERO_USAGE } from "../core/usage.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 

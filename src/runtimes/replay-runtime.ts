@@ -1,3 +1,5 @@
+// The replay runtime: answers each task from a recorded run, and fails or runs live a task that diverges.
+
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";

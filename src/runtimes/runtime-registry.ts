@@ -1,3 +1,5 @@
+// The registry of the runtimes a runner may use by name, and the ending of workers a dead runner left.
+
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ProcessHandle } from "../core/records.js";
 import type { AgentCli } from "./agent/agent-cli.js";

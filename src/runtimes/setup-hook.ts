@@ -1,3 +1,5 @@
+// The user's setup hook, run in a task's worktree before its agent within its own time limit.
+
 import { join } from "node:path";
 import { formatDuration } from "../core/duration.js";
 import type { RunOptions } from "../core/types.js";

@@ -1,3 +1,5 @@
+// Verification of a task's result after its agent: a stated verdict, or a check command in its workspace.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact } from "../core/redact.js";

@@ -1,3 +1,5 @@
+// The worker runtime interface: one attempt's request, the events a runtime reports and its result.
+
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import type { ProcessHandle } from "../core/records.js";
 import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";

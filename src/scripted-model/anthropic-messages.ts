@@ -1,3 +1,5 @@
+// The Anthropic messages protocol of the scripted model server, plain and streamed: what Claude Code speaks.
+
 import type { ServerResponse } from "node:http";
 import {
 	type AnswerTurn,

@@ -1,3 +1,5 @@
+// Configuration that points pi, Claude Code or Codex at the scripted model server and nothing else.
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 

@@ -1,3 +1,5 @@
+// The OpenAI chat completions protocol of the scripted model server, plain and streamed: what pi speaks.
+
 import type { ServerResponse } from "node:http";
 import {
 	type AnswerTurn,

@@ -1,3 +1,5 @@
+// The OpenAI Responses protocol of the scripted model server, plain and streamed: what Codex speaks.
+
 import type { ServerResponse } from "node:http";
 import { openAiError } from "./openai-chat.js";
 import {

@@ -1,3 +1,5 @@
+// The shape of a provider protocol the scripted model server speaks, and helpers its protocols share.
+
 import type { ServerResponse } from "node:http";
 import type { OfferedTool } from "./tool-call.js";
 import { estimateTokens, type ModelApi, type ModelRequest, type Turn } from "./turns.js";

@@ -1,3 +1,5 @@
+// The scripted model server: a local stand-in for model providers, answering each request as its script says.
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";

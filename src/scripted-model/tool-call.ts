@@ -1,3 +1,5 @@
+// How the scripted model makes a write, shell or call turn into a call of a tool the request offers.
+
 import { estimateTokens, type Turn } from "./turns.js";
 
 /** A tool as a request offers it: its name, and the properties of its input schema or freeform text input. */

@@ -1,3 +1,5 @@
+// Turns of the scripted model, the requests it sees, and scripts that choose a turn for each request.
+
 /** What the scripted model does on one request. */
 export type Turn =
 	/** Answer with text and end the agent's turn. */

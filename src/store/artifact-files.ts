@@ -1,3 +1,5 @@
+// Artifact files of runs: written, read and hashed inside each run's own folder, never through a link.
+
 import type { Hash } from "node:crypto";
 import {
 	closeSync,

@@ -1,3 +1,5 @@
+// Opening the SQLite store for writing or reading, with its pragmas, migrations and errors naming the file.
+
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database, { type Statement } from "better-sqlite3";

@@ -1,3 +1,5 @@
+// Past runs' completed tasks: the samples a new run's estimate of tokens, cost and time is made from.
+
 import type { Statement } from "better-sqlite3";
 import type { TaskSample } from "../core/run-estimate.js";
 import type { Db } from "./database.js";

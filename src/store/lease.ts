@@ -1,3 +1,5 @@
+// A runner's lease on a run, and whether the runner holding it is still alive.
+
 import type { LeaseInfo } from "../core/records.js";
 import { isLocalHost, isProcessAlive } from "./process-identity.js";
 

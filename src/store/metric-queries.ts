@@ -1,3 +1,5 @@
+// Store-wide counts and task durations that the `/metrics` endpoint reads.
+
 import type { Statement } from "better-sqlite3";
 import { once } from "../core/once.js";
 import type { Usage } from "../core/usage.js";

@@ -1,3 +1,5 @@
+// SQLite schema migrations of the store, applied in order when it opens, and the SQL of a run's usage totals.
+
 import { reorderedSql } from "./reordered-sql.js";
 
 /**

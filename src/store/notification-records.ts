@@ -1,3 +1,5 @@
+// Notifications of run events to each target: claimed once across runners, then recorded as sent or failed.
+
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./database.js";
 

@@ -1,3 +1,5 @@
+// Processes known by pid, host and kernel start time, to tell a live process from one that reused its pid.
+
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { hostname } from "node:os";

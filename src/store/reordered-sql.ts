@@ -1,3 +1,5 @@
+// SQL that marks a run whose tasks views may list in another order than the one they joined it in.
+
 /**
  * SQL that marks the run `runId` as `reordered` when one of the tasks `tasks` (a JSON array of ids;
  * null for all) waits for a task that joined after it or belongs to a script's phase: then the

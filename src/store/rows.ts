@@ -1,3 +1,5 @@
+// Row shapes of the store's tables and their conversion to the records the rest of crew reads.
+
 import type {
 	ArtifactRecord,
 	AttemptRecord,

@@ -1,3 +1,5 @@
+// Whole runs as table rows: read for export, inserted on import, deleted to forget a run.
+
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { Db } from "./database.js";
 import { UsageRecords } from "./usage-records.js";

@@ -1,3 +1,5 @@
+// The store's records of task attempts: started, their process and network, usage reported, how each ended.
+
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/records.js";
 import { redact, redactOptional } from "../core/redact.js";

@@ -1,3 +1,5 @@
+// What callers hand the run store to record: a new run, a task's move, an attempt's end, a lease claim.
+
 import type { ArtifactRecord } from "../core/records.js";
 import type { Cause, TaskStatus } from "../core/status.js";
 import type { RunOptions, TaskSpec } from "../core/types.js";

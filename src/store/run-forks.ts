@@ -1,3 +1,5 @@
+// The store's record of a forked run: the run it forks and the tasks whose outcomes it takes from there.
+
 import type { Statement } from "better-sqlite3";
 import type { ArtifactRecord, InheritedOutcome } from "../core/records.js";
 import { Cause, TaskStatus } from "../core/status.js";

@@ -1,3 +1,5 @@
+// Reads of the run store: runs, tasks, events, attempts, artifacts and usage, on a read-only connection.
+
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";

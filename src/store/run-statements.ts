@@ -1,3 +1,5 @@
+// The prepared SQL statements behind the run store's writes.
+
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./database.js";
 

@@ -1,3 +1,5 @@
+// The run store's writes: runs, tasks, leases, approvals and events, each change one IMMEDIATE transaction.
+
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ArtifactRecord, EventRecord } from "../core/records.js";

@@ -1,3 +1,5 @@
+// Mail that workflow scripts send and the replies people give to it, in the store's `messages` table.
+
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact } from "../core/redact.js";

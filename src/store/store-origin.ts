@@ -1,3 +1,5 @@
+// Binding a store to the repository it serves; runs of a store copied from elsewhere count as imported.
+
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Db } from "./database.js";

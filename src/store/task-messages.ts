@@ -1,3 +1,5 @@
+// Steering messages for running agents, recorded from any process, delivered or refused by the run's runner.
+
 import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { redact } from "../core/redact.js";

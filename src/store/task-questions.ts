@@ -1,3 +1,5 @@
+// Questions that running agents ask a person, with their answers and the waits they put tasks in.
+
 import type { Statement } from "better-sqlite3";
 import { asksLine } from "../core/asked.js";
 import { CrewError, ErrorCode } from "../core/errors.js";

@@ -1,3 +1,5 @@
+// The store's write transactions, nested as savepoints, telling a listener their events once committed.
+
 import type { Statement } from "better-sqlite3";
 import type { EventRecord } from "../core/records.js";
 import { type Db, isBusy } from "./database.js";

@@ -1,3 +1,5 @@
+// Attempts' token and cost usage, and its sums per task, role and model, kept up to date with every report.
+
 import type { Statement } from "better-sqlite3";
 import { addUsage, settledUsage, type Usage, usageOver, withPartial, ZERO_USAGE } from "../core/usage.js";
 import type { Db } from "./database.js";

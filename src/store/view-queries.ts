@@ -1,3 +1,5 @@
+// Reads that live views (watch, logs, the dashboard) make of a run's tasks, events, attempts and artifacts.
+
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
 import { once } from "../core/once.js";

@@ -1,3 +1,5 @@
+// The derived rows live views read (each task's latest change, activity and details), kept with every write.
+
 import type { Statement } from "better-sqlite3";
 import { activityLine, logEntry } from "../core/log-line.js";
 import type { Db } from "./database.js";

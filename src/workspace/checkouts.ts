@@ -1,3 +1,5 @@
+// A worker's checkouts of runs' repositories, and the binary patches that carry a task's work to and from it.
+
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";

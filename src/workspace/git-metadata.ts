@@ -1,3 +1,5 @@
+// The git metadata a confined process sees: what stays read-only, what is writable, what must not appear.
+
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 

@@ -1,3 +1,5 @@
+// Running git: on crew's own account with fixed settings, or as the user would, with errors in git's words.
+
 import { execFile, spawnSync } from "node:child_process";
 import { CrewError, ErrorCode } from "../core/errors.js";
 

@@ -1,3 +1,5 @@
+// A worktree run's integration branch: its tasks' branches merged in, conflicts resolved, merged on request.
+
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";

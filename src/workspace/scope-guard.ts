@@ -1,3 +1,5 @@
+// Write scopes kept: what a task changed in its worktree outside its scopes is put back.
+
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { inScopes } from "../core/write-scopes.js";

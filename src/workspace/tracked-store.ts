@@ -1,3 +1,5 @@
+// Refusal of a crew store that git tracks, since one that came with the repository holds another's records.
+
 import { relative } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { gitRunSync } from "./git.js";

@@ -1,3 +1,5 @@
+// Git worktrees and branches of a run's tasks in worktree mode: prepared, committed, listed and cleaned up.
+
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";

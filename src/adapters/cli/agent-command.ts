@@ -1,3 +1,5 @@
+// `crew agent`: one agent on one task, as a run of the one-step workflow `agent:<name>`.
+
 import type { Project } from "../../config/project.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";

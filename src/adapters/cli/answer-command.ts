@@ -1,3 +1,5 @@
+// `crew answer`: the answer to a question a task's agent waits on, or a reply to a workflow script's mail.
+
 import { findProject } from "../../config/project.js";
 import { startBackgroundRunner } from "../shared/background-runner.js";
 import { Exit } from "./exit-codes.js";

@@ -1,3 +1,5 @@
+// `crew export`, `import`, `forget` and `prune --keep`: runs written to and read from bundles, and deleted.
+
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";

@@ -1,3 +1,5 @@
+// `crew diff`: two runs compared task by task, then the diffs of their prompts, results and patches.
+
 import { findProject } from "../../config/project.js";
 import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson, type RunTotals, type TaskSide } from "../../engine/history/diff.js";

@@ -1,3 +1,5 @@
+// `crew doctor`: checks of the runtimes, agent CLIs, credentials, sandbox and store crew would use here.
+
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,5 @@
+// The smoke check of `crew doctor --smoke`: one small real model call through an agent CLI.
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,9 @@
+// The exit codes of every crew command, and the code for each way a run can end.
+
 import { RunEnding } from "../shared/run-ending.js";
 
 /**
- * The exit codes of every crew command, in one place; README.md's table documents them.
+ * The exit codes of every crew command, in one place; docs/commands.md's table documents them.
  * `IntegrationIncomplete` and `NeedsPerson` let a script tell apart a run whose tasks all
  * completed but whose work is not all on its integration branch, and a run that stopped for a
  * person's decision (an approval, a spent budget, a task that needs attention), from a run that failed.

@@ -1,3 +1,5 @@
+// `crew fork`, `replay` and `diff`: a past run run again as a new run, or two runs compared.
+
 import type { Command } from "commander";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { print } from "./print.js";

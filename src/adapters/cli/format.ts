@@ -1,3 +1,5 @@
+// Text forms of runs, tasks, usage, events and log entries that the CLI's commands print.
+
 import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
 import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/records.js";

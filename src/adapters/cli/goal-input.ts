@@ -1,3 +1,5 @@
+// The text a command is given, such as a run's goal: its argument, a file, or standard input.
+
 import { readFileSync } from "node:fs";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 

@@ -1,3 +1,5 @@
+// `crew knowledge`: the project's knowledge, which every task's prompt carries, shown and added to.
+
 import type { Command } from "commander";
 import { checkPersonText } from "../../core/steer-limits.js";
 import { print, printError } from "./print.js";

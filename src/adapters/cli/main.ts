@@ -1,3 +1,5 @@
+// The crew CLI: its commands and options, parsed from the command line and run to an exit code.
+
 import { Command, CommanderError, Option } from "commander";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";

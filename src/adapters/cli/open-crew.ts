@@ -1,3 +1,5 @@
+// The Crew a CLI command works with, its runs traced when the `OTEL_*` variables ask for it.
+
 import type { Project } from "../../config/project.js";
 import { Crew } from "../../engine/crew.js";
 import type { CrewOptions } from "../../engine/options.js";

@@ -1,3 +1,5 @@
+// Parsers of the CLI's option values: counts, ports, amounts, budget caps, JSON and lists of names.
+
 import { InvalidArgumentError } from "commander";
 
 /** Parsers of option values: each refuses a bad value naming it and what was expected. */

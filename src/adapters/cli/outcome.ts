@@ -1,3 +1,5 @@
+// Running a CLI command to its exit code: an error becomes one line, and bad input exits 2.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { Exit } from "./exit-codes.js";
 import { printError } from "./print.js";

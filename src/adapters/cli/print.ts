@@ -1,3 +1,5 @@
+// Output to stdout and stderr, made inert so a terminal shows agents' text without acting on it.
+
 import { inert } from "../../core/terminal-text.js";
 
 /**

@@ -1,3 +1,5 @@
+// The live view of a foreground run: its task lines redrawn on a terminal, else a line per status change.
+
 import type { Writable } from "node:stream";
 import type { EventRecord, ListedTask } from "../../core/records.js";
 import type { TaskStatus } from "../../core/status.js";

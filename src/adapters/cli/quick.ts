@@ -1,3 +1,5 @@
+// The CLI's fast path: `--version` and the plain forms of the read commands, run without the full parser.
+
 import { print } from "./print.js";
 import { version } from "./version.js";
 

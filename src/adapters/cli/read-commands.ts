@@ -1,3 +1,5 @@
+// The CLI's read commands: `crew status`, `watch`, `runs`, `inbox`, `events`, `result` and `logs`.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// `crew reconcile`: whether the store, runners, workers, worktrees and branches agree, fixed where it can.
+
 import { findProject } from "../../config/project.js";
 import type { ReconcileReport } from "../../engine/control/reconcile.js";
 import { Exit } from "./exit-codes.js";

@@ -1,3 +1,5 @@
+// `crew list`, `show`, `validate`, `plan`, `trust` and `recommend`: the project's resources and trust.
+
 import { findProject } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
 import { TrustStore } from "../../config/trust.js";

@@ -1,3 +1,5 @@
+// `crew init`, `run`, `resume`, `retry`, `approve`, `reject` and `cancel`, and how a run is run or handed off.
+
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ensureCrewDir, findProject } from "../../config/project.js";

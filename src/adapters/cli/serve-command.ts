@@ -1,3 +1,5 @@
+// `crew serve`: the HTTP API, live event streams, dashboard and metrics, behind a token printed at start.
+
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";

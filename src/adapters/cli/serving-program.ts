@@ -1,3 +1,5 @@
+// The CLI commands that serve crew to others: `serve`, `worker`, `mcp` and the hidden `ask-server`.
+
 import type { Command } from "commander";
 import { count, port } from "./option-values.js";
 import { version } from "./version.js";

@@ -1,3 +1,5 @@
+// The starter team, agents and workflow `crew init` copies into a repository's `.crew/`.
+
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { builtinDir } from "../../config/resource-layers.js";

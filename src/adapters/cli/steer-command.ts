@@ -1,3 +1,5 @@
+// `crew steer`: a message to a running task's agent, given at its next turn.
+
 import { findProject } from "../../config/project.js";
 import { Exit } from "./exit-codes.js";
 import { readTextInput } from "./goal-input.js";

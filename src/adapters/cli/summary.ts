@@ -1,3 +1,5 @@
+// The final summary a foreground run prints: outcome, counts, tasks, and the command to type next.
+
 import { statusCounts } from "../../core/status.js";
 import type { RunListing } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";

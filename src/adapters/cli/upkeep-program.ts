@@ -1,3 +1,5 @@
+// The CLI commands that look after what runs leave: worktrees, prune, export, import, forget, merge, reconcile.
+
 import type { Command } from "commander";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { ImportFlags } from "./archive-commands.js";

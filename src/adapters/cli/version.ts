@@ -1,3 +1,5 @@
+// The version of crew, as its package.json gives it.
+
 import { readFileSync } from "node:fs";
 import { crewPackagePath } from "../../config/crew-package.js";
 

@@ -1,3 +1,5 @@
+// `crew watch`'s view: frames of a run and its tasks redrawn on a terminal, else a line per status change.
+
 import type { Writable } from "node:stream";
 import type { TaskView } from "../../core/records.js";
 import { statusCounts } from "../../core/status.js";

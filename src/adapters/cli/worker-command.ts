@@ -1,3 +1,5 @@
+// `crew worker`: runs attempts from a remote queue with this machine's agent CLIs, for trusted repositories.
+
 import { existsSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";

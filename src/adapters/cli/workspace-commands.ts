@@ -1,3 +1,5 @@
+// `crew merge`, `worktrees`, `cleanup` and `prune --older-than`: task worktrees and their branches.
+
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

@@ -1,3 +1,5 @@
+// Who may reach crew's HTTP server: the Host check, the API token and the dashboard's cookie.
+
 import { timingSafeEqual } from "node:crypto";
 import type { Context, Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";

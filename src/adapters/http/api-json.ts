@@ -1,3 +1,5 @@
+// Runs and tasks as the HTTP API gives them, in the JSON form of `crew status --json`.
+
 import type { RunRecord, TaskView } from "../../core/records.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import { runSummary, usageJson } from "../../engine/views/json.js";

@@ -1,3 +1,5 @@
+// The HTTP server of `crew serve`: API routes, event streams, metrics and dashboard over one project's store.
+
 import { existsSync } from "node:fs";
 import { type Context, Hono } from "hono";
 import { z } from "zod";

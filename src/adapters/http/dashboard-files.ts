@@ -1,3 +1,5 @@
+// The dashboard's static files, served by name with their content types.
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "hono";

@@ -1,3 +1,5 @@
+// The layout of a run's task graph as the dashboard draws it: node positions, sizes and edges.
+
 import { Graph, layout } from "@dagrejs/dagre";
 import type { TaskView } from "../../core/records.js";
 

@@ -1,3 +1,5 @@
+// Prometheus metrics of runs and tasks, read from the store at each scrape.
+
 import { Gauge, Histogram, Registry } from "prom-client";
 import { RunStatus, TaskStatus } from "../../core/status.js";
 import type { RunReader } from "../../engine/views/reader.js";

@@ -1,3 +1,5 @@
+// Live run feeds of the HTTP server: each run's new events read once and shared as SSE frames by its streams.
+
 import type { EventRecord } from "../../core/records.js";
 import { isTerminalRun } from "../../core/status.js";
 import { eventJson, runSummary } from "../../engine/views/json.js";

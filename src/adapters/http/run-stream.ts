@@ -1,3 +1,5 @@
+// A run's events as a server-sent event stream, from the server's run feed.
+
 import type { Follower, RunFeed } from "./run-feed.js";
 
 /** Quiet time after which a comment keeps proxies from closing the stream, in ms. */

@@ -1,3 +1,5 @@
+// Everything the dashboard's task panel shows of one task: its attempts, prompt, result, patch and log.
+
 import { type LogKind, logEntry } from "../../core/log-line.js";
 import { sandboxText } from "../../core/sandbox-level.js";
 import { type UsageJson, usageJson } from "../../engine/views/json.js";

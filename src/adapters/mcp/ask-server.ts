@@ -1,3 +1,5 @@
+// `crew ask-server`: the MCP server whose `ask` tool takes an agent's question to a person and back.
+
 import { createConnection } from "node:net";
 import { createInterface } from "node:readline";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

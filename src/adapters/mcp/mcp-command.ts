@@ -1,3 +1,5 @@
+// `crew mcp`: crew served over MCP on stdin/stdout for the repository it starts in.
+
 import { findProject } from "../../config/project.js";
 import { checkStoreBinding } from "../../store/database.js";
 import { TeamActions } from "../shared/team-actions.js";

@@ -1,3 +1,5 @@
+// The options of a run as MCP tools take them, checked as `crew run`'s flags are.
+
 import { z } from "zod";
 import { SANDBOX_LEVELS } from "../../core/sandbox-level.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";

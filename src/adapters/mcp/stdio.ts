@@ -1,3 +1,5 @@
+// An MCP server served on stdin/stdout until the client closes stdin.
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 

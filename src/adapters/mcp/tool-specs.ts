@@ -1,3 +1,5 @@
+// The names, descriptions and parameters of crew's agent-facing tools, shared by MCP and pi.
+
 import { type ZodRawShape, z } from "zod";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { MAX_STEER_CHARS } from "../../core/steer-limits.js";

@@ -1,3 +1,5 @@
+// The pi `agent` tool: one agent on one task through crew, in the foreground or the background.
+
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { inert } from "../../core/terminal-text.js";

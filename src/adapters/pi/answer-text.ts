@@ -1,3 +1,5 @@
+// What a pi agent reads of one of crew's answers: a few lines of text, else the data.
+
 import type { StatusJson } from "../../engine/views/json.js";
 import { statusText } from "./run-report.js";
 

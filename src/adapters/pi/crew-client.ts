@@ -1,3 +1,5 @@
+// A client of crew from inside another program: a `crew mcp` child process, called tool by tool.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

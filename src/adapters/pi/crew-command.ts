@@ -1,3 +1,5 @@
+// The `/crew` command in pi: a session's runs, approving or cancelling one, and the dashboard's address.
+
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { errorMessage } from "../../core/errors.js";
 import { inert } from "../../core/terminal-text.js";

@@ -1,3 +1,5 @@
+// The crew side of one pi session: its `crew mcp` child, the runs the session started, and their reports.
+
 import { existsSync } from "node:fs";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { findProject } from "../../config/project.js";

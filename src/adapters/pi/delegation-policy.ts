@@ -1,3 +1,5 @@
+// The text a pi session's system prompt gains about when to delegate work to crew.
+
 import { findProject } from "../../config/project.js";
 import { type Delegation, loadSettings } from "../../config/settings.js";
 

@@ -1,3 +1,5 @@
+// The report a pi session gets when a run it started ends: its status and its tasks' results.
+
 import { statusCounts } from "../../core/status.js";
 import type { StatusJson } from "../../engine/views/json.js";
 import { integrationLines } from "../shared/integration-text.js";

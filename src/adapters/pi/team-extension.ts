@@ -1,3 +1,5 @@
+// The pi extension of crew: the `team` and `agent` tools and the `/crew` command.
+
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { inert } from "../../core/terminal-text.js";

@@ -1,3 +1,5 @@
+// The parameters of crew's tools as JSON Schema for pi's tools, one tool covering several actions.
+
 import { z } from "zod";
 import type { ToolSpec } from "../mcp/tool-specs.js";
 

@@ -1,3 +1,5 @@
+// An agent-facing request for one agent on one task: its checks, its wait, and the one-task run it starts.
+
 import type { Settings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { Crew } from "../../engine/crew.js";

@@ -1,3 +1,5 @@
+// The rule that an agent-facing caller may tighten the user's sandbox level, never loosen it.
+
 import type { Settings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { isSandboxLevel, looser, type SandboxLevel } from "../../core/sandbox-level.js";

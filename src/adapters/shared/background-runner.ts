@@ -1,3 +1,5 @@
+// Background runners: detached crew processes started for a run, a retry or a caller's new run.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";

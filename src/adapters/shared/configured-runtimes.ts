@@ -1,3 +1,5 @@
+// The standard runtimes with the user's agent CLI programs and the variables passed to agents.
+
 import type { AgentCliName, Settings } from "../../config/settings.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 

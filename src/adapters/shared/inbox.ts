@@ -1,3 +1,5 @@
+// The inbox: what waits on a person across the repository's runs, each with the command that answers it.
+
 import { ASKS } from "../../core/asked.js";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";

@@ -1,3 +1,5 @@
+// A run's integration in lines for people: what its branch holds, what is missing, and how to merge it.
+
 import type { IntegrationRecord } from "../../core/types.js";
 
 /**

@@ -1,3 +1,5 @@
+// Notifications of run events to the user's targets (webhooks, ntfy, commands), each sent once, with retries.
+
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";

@@ -1,3 +1,5 @@
+// A plan summarised as `crew plan --json`, MCP and pi give it: tasks, order, levels and critical path.
+
 import { buildDag, criticalPath, levels } from "../../core/dag.js";
 import { taskOrder } from "../../core/task-order.js";
 import type { PlanEstimate } from "../../engine/planning/estimate.js";

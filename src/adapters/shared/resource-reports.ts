@@ -1,3 +1,5 @@
+// Reports on resources: the team recommended for a goal, and the validation of agents, teams and workflows.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { matchHints } from "../../core/routing.js";
 import { validateResources } from "../../engine/planning/validate.js";

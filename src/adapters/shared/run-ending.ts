@@ -1,3 +1,5 @@
+// How a run stands for whoever started it: how it ended, or what it needs next, and the command to type.
+
 import { ASKS } from "../../core/asked.js";
 import type { RunRecord, TaskRecord } from "../../core/records.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";

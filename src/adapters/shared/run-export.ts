@@ -1,3 +1,5 @@
+// Export of an ended run to a JSON bundle file, kept inside the repository when an agent names the file.
+
 import { closeSync, constants, existsSync, mkdirSync, openSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";

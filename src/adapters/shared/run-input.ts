@@ -1,3 +1,5 @@
+// What `crew run` and agent-facing surfaces may ask of a run, made into the planner's input.
+
 import { runLimits, type Settings } from "../../config/settings.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";

@@ -1,3 +1,5 @@
+// Merging a run's integration branch into the current branch: only clean, whole, and as the run recorded it.
+
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

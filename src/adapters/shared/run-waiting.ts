@@ -1,3 +1,5 @@
+// Waiting, for a bounded time, until runs stop, and their outcomes with their results cut to size.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";

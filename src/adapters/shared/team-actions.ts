@@ -1,3 +1,5 @@
+// What agent-facing surfaces (MCP server, pi extension, dashboard) can do with a project's runs.
+
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Project } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";

@@ -1,3 +1,5 @@
+// OpenTelemetry spans of runs, tasks, attempts and tool calls, made from the store's records.
+
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import {
 	ATTR_GEN_AI_AGENT_NAME,

@@ -1,3 +1,5 @@
+// Run tracing: whether `OTEL_*` variables ask for traces, and runs' spans exported as their events commit.
+
 import { errorMessage } from "../../core/errors.js";
 import type { EventRecord } from "../../core/records.js";
 import type { CrewOptions } from "../../engine/options.js";

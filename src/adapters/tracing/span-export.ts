@@ -1,3 +1,5 @@
+// Export of crew's spans over OTLP with the OpenTelemetry SDK, as the `OTEL_*` variables direct.
+
 import { type Context, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";

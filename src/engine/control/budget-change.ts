@@ -1,3 +1,5 @@
+// Changing the token and cost caps of a run that no runner holds, before it is resumed.
+
 import type { BudgetLimits } from "../../core/budget.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

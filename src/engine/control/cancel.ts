@@ -1,3 +1,5 @@
+// Cancelling a run: asking its live runner through the store, or ending a gone runner's workers and tasks.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

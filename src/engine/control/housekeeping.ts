@@ -1,3 +1,5 @@
+// Housekeeping of ended runs: removing their worktrees, pruning old ones, forgetting their records and files.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import type { RunRecord } from "../../core/records.js";

@@ -1,3 +1,5 @@
+// Checking that runs, leases, workers, worktrees and branches agree, and repairing what is safe to repair.
+
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// What retrying a task queues (it and the dependents it had skipped or cancelled), or why it is refused.
+
 import { buildDag } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { downstreamOf } from "../../core/ready-queue.js";

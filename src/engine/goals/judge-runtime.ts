@@ -1,3 +1,5 @@
+// The runtime of an `--until-judged` check: the `--until` command, then a judge agent shown the change.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact } from "../../core/redact.js";

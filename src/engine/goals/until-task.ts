@@ -1,3 +1,5 @@
+// The `--until` check task after a workflow's pass: the user's command or a judge agent.
+
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { judgeInstructions } from "./verdict.js";
 

@@ -1,3 +1,5 @@
+// The goal judge's verdict: its instructions, the reading of its answer, and the event that records it.
+
 import { z } from "zod";
 import { answerJson } from "../../core/answer-json.js";
 

@@ -1,3 +1,5 @@
+// Run bundles: an ended run's records and files as one JSON document, exported and imported between stores.
+
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// Two runs compared task by task, with their totals, as `crew diff` shows them.
+
 import { existsSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { lastAttemptPatch } from "../../core/artifact-names.js";

@@ -1,3 +1,5 @@
+// Forks of a run: which tasks are reused and which run again, and the fork recorded as a run of its own.
+
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDag } from "../../core/dag.js";

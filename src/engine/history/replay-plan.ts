@@ -1,3 +1,5 @@
+// The plan of a replay: a recorded run's workflow, each task answered from the attempts that run recorded.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";

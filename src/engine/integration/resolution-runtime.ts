@@ -1,3 +1,5 @@
+// The runtime of a merge-conflict resolution task, run in the integration worktree and committed by crew.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ResolutionSpec } from "../../core/types.js";

@@ -1,3 +1,5 @@
+// The runtime that runs each task in a git worktree of its own and commits its change on the task's branch.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RunOptions } from "../../core/types.js";

@@ -1,3 +1,5 @@
+// Answering a waiting task's question and waiting for its delivery, or replying to a workflow script's mail.
+
 import { setTimeout as delay } from "node:timers/promises";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

@@ -1,3 +1,5 @@
+// Steering a running agent with a person's message, and waiting for the runner to deliver or refuse it.
+
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

@@ -1,3 +1,5 @@
+// Resolution of the agent that runs a workflow step: its team role, agent file, model and thinking level.
+
 import { withSkills } from "../../core/agent-setup.js";
 import { ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import { didYouMean } from "../../core/near-names.js";

@@ -1,3 +1,5 @@
+// The one-step `agent:<name>` workflow, by which a run puts a single agent on its goal.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { isValidId } from "../../core/ids.js";
 import { didYouMean } from "../../core/near-names.js";

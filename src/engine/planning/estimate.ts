@@ -1,3 +1,5 @@
+// Estimates of what a planned run should cost and take, from the tasks of earlier runs.
+
 import type { Project } from "../../config/project.js";
 import { estimateLine } from "../../core/estimate-line.js";
 import { estimateRun, estimateScriptRun, type RunEstimate, type TaskSample } from "../../core/run-estimate.js";

@@ -1,3 +1,5 @@
+// What a run is planned from (its goal and every choice made for it), and the plan made of it.
+
 import type { BudgetLimits } from "../../core/budget.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";

@@ -1,3 +1,5 @@
+// The planner: turns a goal, a workflow and a team into a run's recorded options and tasks.
+
 import { readKnowledge } from "../../config/knowledge-file.js";
 import { projectAt } from "../../config/project.js";
 import { budgetProblem } from "../../core/budget.js";

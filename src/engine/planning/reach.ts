@@ -1,3 +1,5 @@
+// Everything a run can execute, and the refusal of what an untrusted project's own files would run.
+
 import { agentRuns } from "../../core/agent-runs.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { agentAsk, stepAsk } from "../../core/sandbox.js";

@@ -1,3 +1,5 @@
+// The check that an agent names a runtime crew has, and that a command agent has its command line.
+
 import { didYouMean } from "../../core/near-names.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 

@@ -1,3 +1,5 @@
+// A run's sandbox as planned: the level asked for or the machine's default, its team's ask and hosts.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import {
 	isSandboxLevel,

@@ -1,3 +1,5 @@
+// A workflow script's plan: no tasks yet, the agents its calls may use by role, and the script's hash.
+
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { CrewError, ErrorCode } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// Planning warnings for agent setup keys a runtime has no equivalent of, and for skills found nowhere.
+
 import type { SetupKey } from "../../core/agent-setup.js";
 import type { AgentSpec } from "../../core/types.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";

@@ -1,3 +1,5 @@
+// Planning warnings for thinking levels that an agent's runtime has no equivalent of.
+
 import type { AgentSpec } from "../../core/types.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";

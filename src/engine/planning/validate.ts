@@ -1,3 +1,5 @@
+// `crew validate`'s checks: every agent, team and workflow, each workflow planned as `crew run` would.
+
 import { ErrorCode, errorMessage } from "../../core/errors.js";
 import { didYouMean } from "../../core/near-names.js";
 import type { AgentResource } from "../../resources/agent-file.js";

@@ -1,3 +1,5 @@
+// The choice of a run's workflow and team: the workflow named, else a team's `defaultWorkflow`.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { ResourceLoader } from "../../resources/resource-loader.js";
 

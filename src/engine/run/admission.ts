@@ -1,3 +1,5 @@
+// Which ready tasks may start now: approval gates, unanswered questions, overlapping write scopes and budget.
+
 import type { RunBudget } from "../../core/budget.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { TaskStatus } from "../../core/status.js";

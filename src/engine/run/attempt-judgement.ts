@@ -1,3 +1,5 @@
+// Judging an ended attempt: completed, failed, cancelled, a plan, an unmet goal, or left for a person.
+
 import { errorMessage } from "../../core/errors.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { WorkerFailure, WorkerResult } from "../../runtimes/worker-runtime.js";

@@ -1,3 +1,5 @@
+// Starting attempts: a task's prompt rendered and stored, its attempt recorded, or a dead runner's followed.
+
 import { existsSync } from "node:fs";
 import { readKnowledge } from "../../config/knowledge-file.js";
 import { withAnswers } from "../../core/asked.js";

@@ -1,3 +1,5 @@
+// Tasks waiting out a retry's backoff, each handed back to the run loop once its delay has passed.
+
 /** Tasks waiting out a retry's backoff, by index: each is handed back once its delay has passed. */
 export class RunBackoffs {
 	readonly #timers = new Map<number, NodeJS.Timeout>();

@@ -1,3 +1,5 @@
+// Settling ended attempts: completion, retry, fallback model, failure, plan expansion or an `--until` pass.
+
 import type { RunBudget } from "../../core/budget.js";
 import { formatDuration } from "../../core/duration.js";
 import { errorMessage } from "../../core/errors.js";

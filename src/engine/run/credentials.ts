@@ -1,3 +1,5 @@
+// The credentials of runs' queue and repository URLs: kept in memory, never stored, restored to runs.
+
 import type { RunRecord } from "../../core/records.js";
 import { CREDENTIAL_ENV, hasCredentials, withKnownCredentials } from "../../core/url-credentials.js";
 

@@ -1,3 +1,5 @@
+// What the run loop works with: the store, artifact files, runtimes, worktrees and the engine's options.
+
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { RunStore } from "../../store/run-store.js";

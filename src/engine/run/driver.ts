@@ -1,3 +1,5 @@
+// The contract between the run loop and a driver (a workflow script) that makes a run's tasks as it goes.
+
 import type { BudgetView } from "../../core/budget.js";
 import type { TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";

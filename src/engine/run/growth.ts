@@ -1,3 +1,5 @@
+// How a run gains tasks while it runs: plans, `--until` passes, script calls and conflict resolutions.
+
 import { readAdaptivePlan } from "../../core/adaptive-plan.js";
 import { fillGoal } from "../../core/prompt.js";
 import type { RunRecord } from "../../core/records.js";

@@ -1,3 +1,5 @@
+// The end of a worktree run: its tasks' branches merged into `crew/<runId>`, conflicts resolved or recorded.
+
 import { errorMessage } from "../../core/errors.js";
 import type { RunRecord } from "../../core/records.js";
 import { resolutionPrompt } from "../../core/resolution-prompt.js";

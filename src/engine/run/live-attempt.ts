@@ -1,3 +1,5 @@
+// One running attempt: its worker, time limits, steering and questions, and how its ending is recorded.
+
 import { formatDuration } from "../../core/duration.js";
 import { proposedKnowledge } from "../../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS } from "../../core/prompt.js";

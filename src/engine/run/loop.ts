@@ -1,3 +1,5 @@
+// The run loop: admits ready tasks, starts their workers and records each change until the run ends.
+
 import { RunBudget } from "../../core/budget.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord } from "../../core/records.js";

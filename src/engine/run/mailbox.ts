@@ -1,3 +1,5 @@
+// The steering messages for one running attempt, held until its agent's channel opens, then handed over.
+
 import { errorMessage } from "../../core/errors.js";
 import type { Delivery, Steering } from "../../runtimes/worker-runtime.js";
 

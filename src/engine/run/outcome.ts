@@ -1,3 +1,5 @@
+// How a run ends: its final status and error, from how it stopped, what failed and which tasks are left open.
+
 import { RunStatus } from "../../core/status.js";
 import type { DriverOutcome } from "./driver.js";
 

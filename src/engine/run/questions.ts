@@ -1,3 +1,5 @@
+// Questions the agents of a run's live attempts ask a person: recorded, waited on, and answers handed back.
+
 import { errorMessage } from "../../core/errors.js";
 import { TaskStatus } from "../../core/status.js";
 import type { WorkerFailure } from "../../runtimes/worker-runtime.js";

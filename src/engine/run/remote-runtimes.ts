@@ -1,3 +1,5 @@
+// The runtimes of a run whose attempts go through a queue to remote workers, which can follow or cancel them.
+
 import type { RunRecord } from "../../core/records.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";

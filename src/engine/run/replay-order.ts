@@ -1,3 +1,5 @@
+// The order a replay starts and ends attempts in: the order its recorded run did.
+
 import type { ReplayedAttempt } from "../../core/types.js";
 
 /** Whether an attempt may start: now, once more of the recorded run has been replayed, or never. */

@@ -1,3 +1,5 @@
+// A replay runner's pace: attempts start and end only when their turn in the recorded run has come.
+
 import { isTerminalTask, TaskStatus } from "../../core/status.js";
 import type { ReplayedAttempt } from "../../core/types.js";
 import type { Prepared } from "./live-attempt.js";

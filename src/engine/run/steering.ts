@@ -1,3 +1,5 @@
+// Delivery of a run's queued steering messages to the running agents they are for, and how each went.
+
 import { errorMessage } from "../../core/errors.js";
 import { isTerminalTask, type TaskStatus } from "../../core/status.js";
 import { isBusy } from "../../store/database.js";

@@ -1,3 +1,5 @@
+// Stopping a run: whether and why it stops, and what that does to its workers, backoffs and driver.
+
 import type { RunBackoffs } from "./backoffs.js";
 import type { RunDriver } from "./driver.js";
 import { StopReason } from "./stop-reason.js";

@@ -1,3 +1,5 @@
+// A task's worker runtime, wrapped for its verify, goal judge, worktree, conflict resolution or replay.
+
 import { readOnlyAgent } from "../../core/sandbox.js";
 import type { RunOptions, TaskSpec } from "../../core/types.js";
 import { replaying } from "../../runtimes/replay-runtime.js";

@@ -1,3 +1,5 @@
+// A run's task table as its runner holds it: specs, graph, statuses, attempts, model fallbacks and skips.
+
 import { buildDag, type Dag } from "../../core/dag.js";
 import { downstreamOf } from "../../core/ready-queue.js";
 import { type RetryDecision, type RetryPolicy, retryDecision } from "../../core/retry-policy.js";

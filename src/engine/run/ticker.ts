@@ -1,3 +1,5 @@
+// A runner's ticker: renews its lease's heartbeat and looks for cancel requests from other processes.
+
 import { errorMessage } from "../../core/errors.js";
 import { isBusy } from "../../store/database.js";
 import type { Lease } from "../../store/lease.js";

@@ -1,3 +1,5 @@
+// W3C trace context ids of a run's spans, derived from its record so every runner names a span alike.
+
 import { createHash } from "node:crypto";
 
 function hex(length: number, parts: readonly (string | number)[]): string {

@@ -1,3 +1,5 @@
+// What the run loop sleeps on between turns, woken by anything that gives it work.
+
 /**
  * What the run loop sleeps on between turns: anything that gives it work (a settled worker, a
  * backoff's end, a tick) wakes it; a wake while it is awake is kept for its next sleep.

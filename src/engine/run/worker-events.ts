@@ -1,3 +1,5 @@
+// Recording what a worker reports (its process, network, usage and other events) in the store.
+
 import type { Usage } from "../../core/usage.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { Lease } from "../../store/lease.js";

@@ -1,3 +1,5 @@
+// A run's running workers by task index: launching attempts, stopping them and collecting their ends.
+
 import { errorMessage } from "../../core/errors.js";
 import { attemptLimits } from "../../core/limits.js";
 import type { RunRecord } from "../../core/records.js";

@@ -1,3 +1,5 @@
+// A runner's store writes, kept in order and waiting for another process's write lock without blocking.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import { formatDuration } from "../../core/duration.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// The input files of a workflow script's agent call, read and fenced as data after its prompt.
+
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { errorMessage } from "../../core/errors.js";

@@ -1,3 +1,5 @@
+// A workflow script's `ctx.agent` calls: their arguments checked, the tasks they make, and replay divergence.
+
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { withSkills } from "../../core/agent-setup.js";

@@ -1,3 +1,5 @@
+// The `ctx` API given to a workflow script's function: agent calls, branches, phases, logs and budget.
+
 import type { BudgetView } from "../../core/budget.js";
 
 export type { BudgetView };

@@ -1,3 +1,5 @@
+// The driver of a workflow script's run: runs it from the top, answering recorded calls from the store.
+
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,3 +1,5 @@
+// The mailbox of a workflow script: `ctx.mail` and `ctx.gatherReplies`, recorded for replays.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { TaskStatus } from "../../core/status.js";

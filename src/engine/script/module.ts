@@ -1,3 +1,5 @@
+// Loading of a TypeScript workflow script through jiti, and the reading of its run's arguments.
+
 import { createJiti } from "jiti";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import * as scriptApi from "../../script.js";

@@ -1,3 +1,5 @@
+// The `ctx` of pi-crew's `.dwf.ts` workflow scripts, built on crew's own recorded agent calls.
+
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import type { Usage } from "../../core/usage.js";
 import type { SchemaLike, WorkflowContext } from "./context.js";

@@ -1,3 +1,5 @@
+// Workflows rendered as pi-crew's plans of phases, for a script's `ctx.renderTemplate`.
+
 import type { WorkflowResource } from "../../resources/workflow-file.js";
 
 /** A phase of a rendered plan, in pi-crew's shape: a workflow's step with its text filled in. */

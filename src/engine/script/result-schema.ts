@@ -1,3 +1,5 @@
+// Schemas a workflow script gives (Standard Schema or JSON Schema), and agents' answers checked against them.
+
 import { z } from "zod";
 import { answerJson } from "../../core/answer-json.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";

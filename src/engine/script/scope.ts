@@ -1,3 +1,5 @@
+// The places of a workflow script's calls, numbered per branch so a replay finds each call at its key.
+
 import type { AsyncLocalStorage } from "node:async_hooks";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 

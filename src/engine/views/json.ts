@@ -1,3 +1,5 @@
+// JSON shapes of runs, events and usage for `crew status --json`, other `--json` output and the HTTP API.
+
 import type { EventRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import type { RunStatus } from "../../core/status.js";
 import type { IntegrationRecord } from "../../core/types.js";

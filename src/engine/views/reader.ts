@@ -1,3 +1,5 @@
+// `RunReader`: read-only access to a project's runs, tasks, events, files and counts, as people see them.
+
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";

@@ -1,4 +1,4 @@
-// The shapes a run takes in views: as people read it (a gone runner's run interrupted), whole, as changes after a point, and as a listing.
+// The shapes a run takes in views: as people read it, whole, as changes after a point, and as a listing.
 
 import type { ListedTask, RunRecord, TaskRecord, TaskView } from "../../core/records.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";

@@ -1,3 +1,5 @@
+// What each agent CLI (pi, Claude Code, Codex) tells the agent runtime: how to start, read and talk to it.
+
 import type { AgentSetup, SetupKey } from "../../core/agent-setup.js";
 import type { HostPort } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
@@ -5,8 +7,6 @@ import type { Usage } from "../../core/usage.js";
 import type { TaskRequest, WorkerEvent, WorkerFailure } from "../worker-runtime.js";
 import type { CliHome } from "./cli-home.js";
 import type { Conversation } from "./conversation.js";
-
-// What each agent CLI (pi, Claude Code, Codex) tells the agent runtime: how to start it, read its output and talk to it.
 
 /** What an agent CLI's JSON output says, read line by line into crew's event schema. */
 export interface AgentStream {

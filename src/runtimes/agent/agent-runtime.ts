@@ -1,3 +1,5 @@
+// The agent runtime: runs an attempt through an agent CLI, in its sandbox, and reads its JSON-lines output.
+
 import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";

@@ -1,3 +1,5 @@
+// The unix socket through which crew's ask server brings an agent's questions to a person.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";

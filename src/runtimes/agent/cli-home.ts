@@ -1,3 +1,5 @@
+// An agent CLI's own folder, and the folder of its own a confined attempt gets in its place.
+
 import {
 	closeSync,
 	constants,

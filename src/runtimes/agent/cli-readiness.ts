@@ -1,3 +1,5 @@
+// `crew doctor`'s checks of agent CLIs: their agents' models and credentials, without a model call.
+
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { codexConfig } from "../codex/config.js";

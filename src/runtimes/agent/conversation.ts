@@ -1,3 +1,5 @@
+// Conversations with agent CLIs that take JSON-line messages on stdin: steering, dialogs and `ask` questions.
+
 import type { Writable } from "node:stream";
 import { redact } from "../../core/redact.js";
 import type { Delivery, RunControl, Steering } from "../worker-runtime.js";

@@ -1,3 +1,5 @@
+// The variables each agent CLI reads for its settings and its model provider's keys, and pi's own settings.
+
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 

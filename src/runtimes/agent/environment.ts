@@ -1,3 +1,5 @@
+// The environment an agent CLI gets: a base allowlist, its own credentials and what `CREW_PASS_ENV` names.
+
 const BASE: ReadonlySet<string> = new Set(["PATH", "HOME", "USER", "SHELL", "TMPDIR", "TERM", "LANG", "IS_SANDBOX"]);
 
 /** Whether `key` is one of `entries`: names, or prefixes ending in `*`. */

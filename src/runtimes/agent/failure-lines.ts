@@ -1,3 +1,5 @@
+// The lines of an agent CLI's stderr that say why it failed, picked out for error messages.
+
 /**
  * The lines of each agent CLI's stderr that say why it failed, by CLI name. The rest of its
  * stderr is help text, warnings and logs: pi prints links to its docs after the reason, Codex

@@ -1,3 +1,5 @@
+// Which model provider errors are worth another attempt: overloads, rate limits, server and network trouble.
+
 /**
  * Whether a model provider's error is worth another attempt: overload, rate limits, server errors
  * and network trouble are; authentication, configuration and bad requests are not.

@@ -1,3 +1,5 @@
+// A command's stdout as bounded `output` events of whole lines, so a running task can be followed.
+
 import { StringDecoder } from "node:string_decoder";
 import type { WorkerEvent } from "../worker-runtime.js";
 import { CUT } from "./tool-output.js";

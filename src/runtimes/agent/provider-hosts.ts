@@ -1,3 +1,5 @@
+// Where each agent CLI reaches its model, as hosts and ports a confined attempt's network gate lets through.
+
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HostPort } from "../../core/sandbox-level.js";

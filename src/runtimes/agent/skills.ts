@@ -1,3 +1,5 @@
+// Where an agent's skills and extensions are found, and which project skills a sandboxed attempt is shown.
+
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { AgentSetup } from "../../core/agent-setup.js";

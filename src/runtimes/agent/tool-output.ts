@@ -1,3 +1,5 @@
+// The text of a tool's result as agent CLIs report it, cut short for `tool-end` events.
+
 /** Characters kept of what a tool returned: enough to read what happened, not the whole file. */
 const MAX_OUTPUT = 600;
 

@@ -1,3 +1,5 @@
+// An agent held to its `maxTurns` where its CLI has no turn limit: told to wrap up, then stopped.
+
 /** Model turns an agent past its `maxTurns` is given to wrap up before its attempt is stopped. */
 export const GRACE_TURNS = 5;
 

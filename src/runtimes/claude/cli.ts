@@ -1,3 +1,5 @@
+// The Claude Code agent CLI: its command line, tools, permissions, thinking levels and stream-json input.
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { replacesSystemPrompt, unsetKeys } from "../../core/agent-setup.js";

@@ -1,3 +1,5 @@
+// Claude Code's stream-json output read into crew's worker events, result and usage.
+
 import { addUsage, isZeroUsage, maxUsage, type Usage, usageOver, withPartial, ZERO_USAGE } from "../../core/usage.js";
 import type { AgentStream } from "../agent/agent-cli.js";
 import { isRetryableModelError, isRetryableStatus } from "../agent/model-errors.js";

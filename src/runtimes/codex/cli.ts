@@ -1,3 +1,5 @@
+// The Codex agent CLI: its app server's command line, sandbox modes, thinking levels and system prompt.
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { replacesSystemPrompt, unsetKeys } from "../../core/agent-setup.js";

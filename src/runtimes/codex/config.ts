@@ -1,3 +1,5 @@
+// The few settings crew reads from Codex's `config.toml`: the model, its provider, key variable and base URL.
+
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 

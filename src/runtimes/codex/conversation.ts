@@ -1,3 +1,5 @@
+// One attempt's JSON-RPC conversation with Codex's app server: the thread, its turn and steering messages.
+
 import type { Conversation, Said } from "../agent/conversation.js";
 
 /** The ids of crew's own requests, which Codex's responses name. */

@@ -1,3 +1,5 @@
+// The pi agent CLI: pi in RPC mode with the agent's model, tools and prompt, and crew's `ask` extension.
+
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";

@@ -1,3 +1,5 @@
+// A readiness check that the pi extensions the user installed load, as they would in every pi worker.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

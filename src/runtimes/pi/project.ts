@@ -1,3 +1,5 @@
+// The project files pi loads only under its project trust, and the parsing of a printed version number.
+
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 

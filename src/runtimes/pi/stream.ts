@@ -1,3 +1,5 @@
+// The events of pi's JSON mode read into crew's worker events, result, usage and failure.
+
 import { addUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import type { AgentStream } from "../agent/agent-cli.js";
 import { isRetryableModelError } from "../agent/model-errors.js";

@@ -1,3 +1,5 @@
+// Attempt tokens: the HMAC that proves, from another process, that crew started an attempt's processes.
+
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,3 +1,5 @@
+// Byte buffers of bounded size: one keeps the first bytes written, the other the last.
+
 /** Keeps the first `limit` bytes written and counts the rest. */
 export class BoundedBuffer {
 	readonly #chunks: Buffer[] = [];

@@ -1,3 +1,5 @@
+// A byte stream split into JSON-object lines, with oversize and non-JSON lines handed on apart.
+
 /**
  * Splits a byte stream into lines and parses each as JSON. A line longer than `maxLine` bytes is
  * dropped, and one that is not a JSON object is handed on as text: neither stops the stream.

@@ -1,3 +1,5 @@
+// Workers' process groups: finding them, proving crew started them, and ending them, a dead runner's too.
+
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { sep } from "node:path";

@@ -1,3 +1,5 @@
+// Finding an executable program in the folders of a `PATH`.
+
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 

@@ -1,3 +1,5 @@
+// Line-by-line redaction of a byte stream, private keys included, for logs written as output comes.
+
 import { StringDecoder } from "node:string_decoder";
 import { marker, redact } from "../../core/redact.js";
 

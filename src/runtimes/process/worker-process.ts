@@ -1,3 +1,5 @@
+// One worker process run in its own process group: its input, output, redacted stderr log and end.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";

@@ -1,3 +1,5 @@
+// The queue's jobs, one per attempt: their ids, cancel marks, schema, progress and return value.
+
 import { z } from "zod";
 import { SYSTEM_PROMPT_MODES } from "../../core/agent-setup.js";
 import { parseHostPort, SANDBOX_LEVELS } from "../../core/sandbox-level.js";

@@ -1,3 +1,5 @@
+// A shell sentinel that ends an agent's process group when the remote worker that started it dies.
+
 import { type ChildProcess, spawn } from "node:child_process";
 
 /**

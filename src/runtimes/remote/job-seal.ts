@@ -1,3 +1,5 @@
+// Signing of queue jobs with `CREW_QUEUE_KEY`, so workers run only jobs a coordinator holding it made.
+
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { CrewError, ErrorCode } from "../../core/errors.js";

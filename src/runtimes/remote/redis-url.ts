@@ -1,3 +1,5 @@
+// A queue's `redis://` URL parsed into the address its Redis clients connect to.
+
 import { CrewError, ErrorCode } from "../../core/errors.js";
 
 /** Where a Redis server is, from `redis://[user:password@]host:port[/db]`. */

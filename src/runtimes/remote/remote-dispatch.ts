@@ -1,3 +1,5 @@
+// The coordinator end of the remote queue: hands a runner's attempts to `crew worker` processes via BullMQ.
+
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";

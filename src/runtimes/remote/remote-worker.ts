@@ -1,3 +1,5 @@
+// The worker end of the remote queue: takes attempts from BullMQ and runs them with this machine's runtimes.
+
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,5 @@
+// Bubblewrap confinement: what a process may see and write, the secrets hidden, and the `bwrap` arguments.
+
 import { execFileSync } from "node:child_process";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";

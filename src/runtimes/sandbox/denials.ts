@@ -1,3 +1,5 @@
+// What a confined attempt's processes were refused, read from their output as `sandbox-denied` events.
+
 import { resolve } from "node:path";
 import type { HostPort } from "../../core/sandbox-level.js";
 import { CUT } from "../agent/tool-output.js";

@@ -1,3 +1,5 @@
+// A confined agent's network gate: a proxy and loopback forwards that let through only the allowed hosts.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";

@@ -1,3 +1,5 @@
+// Private copies of a worktree's git ref folders, so a confined task can move its own branch and no other.
+
 import {
 	copyFileSync,
 	existsSync,

@@ -1,3 +1,5 @@
+// A runner's sandbox: each attempt's command wrapped in bubblewrap, and a network gate, as its request asks.
+
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
