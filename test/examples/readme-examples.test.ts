@@ -57,8 +57,12 @@ function sampleRepository(): string {
 	return repo;
 }
 
-test("every fenced crew example of the README's quick start and concepts runs against the sample repository", async () => {
-	const lines = examples(readFileSync(join(ROOT, "README.md"), "utf8"), ["Quick start", "Concepts"]);
+test("every fenced crew example of the README's quick start, first run and concepts runs against the sample repository", async () => {
+	const lines = examples(readFileSync(join(ROOT, "README.md"), "utf8"), [
+		"Quick start",
+		"A first real run",
+		"Concepts",
+	]);
 	expect(lines.length).toBeGreaterThanOrEqual(8);
 	const repo = sampleRepository();
 	const sample = sampleTeamScript(repo);
