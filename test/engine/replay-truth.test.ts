@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, test } from "vitest";
 import { crew, crewProcess, exitOf, gitRepo, lastJson, read, waitFor } from "../helpers.js";
 
@@ -88,6 +89,21 @@ test("a replay of a cancelled run is cancelled where the run was, and ends as it
 		code: runner.exitCode,
 	});
 	expect(await told(lastJson(replay.stdout).runId)).toEqual(await told(runId));
+});
+
+test("a replay of a run cancelled after its last task ended, before the run itself had, is cancelled too", async () => {
+	const repo = gitRepo();
+	repo.agent("ok");
+	repo.workflow("one", [{ id: "only", role: "ok" }]);
+	const { runId } = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "one", "--json"])).stdout);
+	// What a cancel that lands between the last task's end and the run's own leaves: the runner's
+	// ticker saw it first. Timing decides whether it happens, so it is written here as it is left.
+	const db = new Database(join(repo.dir, ".crew", "crew.db"));
+	db.prepare("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = ?").run(runId);
+	db.close();
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({ status: "cancelled", code: 1 });
+	expect(await taskStatuses(repo.dir, lastJson(replay.stdout).runId)).toEqual(["only:completed"]);
 });
 
 test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {

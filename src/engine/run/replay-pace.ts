@@ -65,12 +65,11 @@ export class ReplayPace {
 	}
 
 	/**
-	 * The replay has nothing more it may do: where the recorded run was cancelled before it
-	 * started what is left, it ends cancelled.
+	 * The replay has nothing more it may do: where the recorded run was cancelled (before it started
+	 * what is left, or after its last task ended, before it had ended itself), it ends cancelled.
 	 */
 	ended(): void {
-		const left = this.#deps.tasks.status.some((s) => s === TaskStatus.Queued);
-		if (this.#deps.cancelled !== undefined && left) this.#deps.cancel(this.#deps.cancelled);
+		if (this.#deps.cancelled !== undefined) this.#deps.cancel(this.#deps.cancelled);
 	}
 
 	/**
