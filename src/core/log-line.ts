@@ -1,6 +1,7 @@
 // A task's events as the log lines people read, and its latest activity as one short line.
 
 import { sandboxText } from "./sandbox-level.js";
+import { originText } from "./session.js";
 
 /** What kind of thing a line of a task's log says. */
 export const LogKind = {
@@ -65,6 +66,12 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 				.filter((s) => s !== "")
 				.join(", ");
 			return { kind: LogKind.Attempt, text: `attempt ${String(data.attempt ?? "?")}${how ? ` (${how})` : ""}` };
+		}
+		case "task.session": {
+			const origin =
+				typeof data.continued === "number" ? { continued: data.continued } : { startedOver: str(data.startedOver) };
+			if (data.continued === undefined && data.startedOver === undefined) return undefined;
+			return { kind: LogKind.Attempt, text: `attempt ${String(data.attempt ?? "?")}: ${originText(origin)}` };
 		}
 		case "worker.assistant":
 			return { kind: LogKind.Assistant, text: str(data.text) };

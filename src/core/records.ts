@@ -1,6 +1,7 @@
 // What the store records of runs, their tasks, attempts, events and artifacts, as readers get them.
 
 import type { SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
+import type { AgentSession, SessionOrigin } from "./session.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { IntegrationRecord, RunOptions } from "./types.js";
 import type { Usage } from "./usage.js";
@@ -114,6 +115,14 @@ export interface AttemptRecord {
 	readonly sandbox: AttemptSandboxRecord | null;
 	/** The model it ran on; null when its agent's own default. */
 	readonly model: string | null;
+	/** Whether its failure carried a check's output, which the attempt after it is given. */
+	readonly evidence: boolean;
+	/** Its agent CLI's session, once the CLI has one; null for a runtime without sessions. */
+	readonly session: AgentSession | null;
+	/** Whether it continued an earlier attempt's session, or started over and why; null on a first attempt. */
+	readonly origin: SessionOrigin | null;
+	/** The shared workspace as the attempt left it (`workspaceFingerprint`); null when not taken. */
+	readonly workspaceLeft: string | null;
 }
 
 export interface EventRecord {

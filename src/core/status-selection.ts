@@ -15,6 +15,7 @@ export const TASK_JSON_FIELDS = [
 	"usage",
 	"sandbox",
 	"inherited",
+	"session",
 ] as const;
 export type TaskJsonField = (typeof TASK_JSON_FIELDS)[number];
 

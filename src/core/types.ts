@@ -48,6 +48,8 @@ export interface AgentSpec {
 	readonly stallTimeoutMs?: number;
 	/** pi-crew's keys for its CLI's system prompt, context, skills, extensions and turns. */
 	readonly setup?: AgentSetup;
+	/** `false`: its tasks' later attempts start afresh rather than continue the session of the attempt before. */
+	readonly continue?: false;
 	readonly systemPrompt: string;
 }
 
@@ -67,6 +69,8 @@ export interface TaskSpec {
 	readonly askTimeoutMs?: number;
 	/** `false`: its agent gets no `ask` tool. */
 	readonly ask?: false;
+	/** `false`: a later attempt starts afresh rather than continue the session of the attempt before. */
+	readonly continue?: false;
 	/** Extra attempts after a retryable failure. */
 	readonly retries?: number;
 	/** How the task's work is checked before it may complete. */
@@ -221,6 +225,8 @@ export interface RunOptions {
 	readonly approvePlan?: boolean;
 	/** `false`: its tasks' prompts go without the project's knowledge (`.crew/knowledge.md`). */
 	readonly knowledge?: false;
+	/** `false`: a task's later attempt never continues the agent session of the one before. */
+	readonly continueSessions?: false;
 	/** `worktree`: every task works in a git worktree of its own. Default `shared`. */
 	readonly workspace?: "shared" | "worktree";
 	/** The commit worktrees start from: the repository's HEAD when the run was created. */

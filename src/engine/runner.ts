@@ -10,6 +10,7 @@ import type { ArtifactFiles } from "../store/artifact-files.js";
 import { currentProcess } from "../store/process-identity.js";
 import type { TaskChange } from "../store/run-changes.js";
 import type { RunStore } from "../store/run-store.js";
+import { workspaceFingerprint } from "../workspace/fingerprint.js";
 import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
 import type { EngineOptions } from "./options.js";
@@ -92,6 +93,12 @@ export async function runUnderLease(
 			lost.map((a) => ({ id: a.id, taskId: a.taskId })),
 			"its runner was lost",
 		);
+		// Their agents are ended: the shared workspace is as they left it, for an attempt that continues one.
+		const kept = lost.filter((a) => a.session !== null);
+		if (kept.length > 0 && run.options.workspace !== "worktree") {
+			const left = await workspaceFingerprint(run.options.cwd);
+			if (left) for (const attempt of kept) deps.store.attempts.left(lease, attempt.id, left);
+		}
 		const following = new Set(adopted.map((a) => a.taskId));
 		const changes = requeue(deps.store.queries.listTasks(run.id)).filter((c) => !following.has(c.taskId));
 		deps.store.transitionTasks(lease, changes);

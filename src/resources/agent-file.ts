@@ -28,6 +28,8 @@ export interface AgentResource {
 	readonly stallTimeoutMs?: number;
 	/** pi-crew's keys for the CLI's system prompt, context, skills, extensions and turns. */
 	readonly setup?: AgentSetup;
+	/** `false`: a retry of its task starts it afresh rather than continue its session. */
+	readonly continue?: false;
 	readonly systemPrompt: string;
 	readonly file: string;
 	/** The file's line of each frontmatter key. */
@@ -66,6 +68,7 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"sandbox",
 	"timeout",
 	"stallTimeout",
+	"continue",
 ]);
 
 export function parseAgent(text: string, file: string): { agent: AgentResource; diagnostics: Diagnostic[] } {
@@ -103,6 +106,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 	const runtime = read.text("runtime");
 	const command = read.text("command");
 	const description = read.text("description");
+	const continues = read.flag("continue");
 	return {
 		agent: {
 			name: name || basename(file).replace(/\.md$/, ""),
@@ -118,6 +122,7 @@ export function parseAgent(text: string, file: string): { agent: AgentResource; 
 			...read.sandbox(),
 			...read.limits(),
 			...(Object.keys(setup).length > 0 ? { setup } : {}),
+			...(continues === false ? { continue: false as const } : {}),
 			systemPrompt: body.trim(),
 			file,
 			lines: read.lines(),

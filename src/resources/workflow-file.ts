@@ -33,6 +33,8 @@ export interface WorkflowStep {
 	readonly approval?: boolean;
 	/** `false`: the step's agent gets no `ask` tool, so it cannot wait for a person. */
 	readonly ask?: boolean;
+	/** `false`: a retry starts the step's agent afresh rather than continue its session. */
+	readonly continue?: boolean;
 	/** Whether the step works in a worktree of its own; absent: as the run says. */
 	readonly worktree?: boolean;
 	/** The step's result is a plan whose tasks join the run. */
@@ -78,6 +80,7 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"approval",
 	"ask",
 	"askTimeout",
+	"continue",
 	"expand",
 	"writes",
 	"sandbox",
@@ -155,6 +158,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 	const verify = parseVerify(read.text("verify"));
 	const approval = read.flag("approval");
 	const ask = read.flag("ask");
+	const continues = read.flag("continue");
 	const worktree = read.flag("worktree");
 	const expand = read.text("expand");
 	if (expand !== undefined && expand !== "plan" && expand !== "")
@@ -186,6 +190,7 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...(verify ? { verify } : {}),
 		...(approval !== undefined ? { approval } : {}),
 		...(ask !== undefined ? { ask } : {}),
+		...(continues !== undefined ? { continue: continues } : {}),
 		...(worktree !== undefined ? { worktree } : {}),
 		...(expand === "plan" ? { expand: true } : {}),
 		...(writes.length > 0 ? { writes } : {}),

@@ -3,6 +3,7 @@
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import type { ProcessHandle } from "../core/records.js";
 import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";
+import type { AgentSession, Continuation, SessionOrigin } from "../core/session.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, RunOptions } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
@@ -36,6 +37,11 @@ export interface TaskRequest {
 	readonly sandbox?: AttemptSandbox;
 	/** The attempt's span, W3C `traceparent`, when the run is traced: its processes' parent. */
 	readonly traceparent?: string;
+	/**
+	 * For a later attempt of its task: the earlier attempt's agent session to continue, or why it
+	 * starts over; absent on a first attempt. A runtime that cannot continue starts over and says why.
+	 */
+	readonly session?: Continuation | { readonly startedOver: string };
 }
 
 /** crew's one event schema for what a worker does, whatever runs it. */
@@ -75,6 +81,10 @@ export type WorkerEvent =
 	  }
 	/** The attempt changed `paths` outside what its step may write; crew put them back. */
 	| { readonly type: "scope-violated"; readonly paths: readonly string[] }
+	/** Where the attempt's agent CLI keeps its session, and how the attempt began (see `TaskRequest.session`). */
+	| { readonly type: "session"; readonly session: AgentSession; readonly origin?: SessionOrigin }
+	/** The shared workspace as the attempt left it: a `workspaceFingerprint`. */
+	| { readonly type: "workspace-left"; readonly fingerprint: string }
 	/** crew committed the attempt's changes on the task's branch. */
 	| { readonly type: "commit"; readonly commit: string; readonly branch: string }
 	| { readonly type: "error"; readonly message: string; readonly retryable: boolean };
@@ -149,6 +159,8 @@ export interface WorkerRuntime {
 	readonly name: string;
 	/** Whether its agents take messages while they work, through `RunControl.steering`. */
 	readonly steerable?: boolean;
+	/** Whether its agents keep a session a later attempt can continue (see `TaskRequest.session`). */
+	readonly keepsSessions?: boolean;
 	run(request: TaskRequest, control: RunControl): Promise<WorkerResult>;
 	/**
 	 * Offered by a runtime that runs attempts elsewhere: this runtime, running the task's setup

@@ -53,6 +53,8 @@ export function scriptedCliSetup(cli: ScriptedCliName, url: string, dir: string)
 		};
 	}
 	if (cli === "claude") {
+		// Its folder is there, as a user's is: a confined attempt then gets one of its own in its place.
+		mkdirSync(join(dir, "claude"), { recursive: true });
 		return {
 			env: {
 				HOME: dir,

@@ -288,4 +288,15 @@ CREATE UNIQUE INDEX messages_by_name ON messages (run_id, name) WHERE name IS NO
 		// inherited: JSON {runId, taskId, usage}: the task's outcome is that task's, its usage spent there.
 		sql: "ALTER TABLE runs ADD COLUMN forked_from TEXT; ALTER TABLE tasks ADD COLUMN inherited TEXT;",
 	},
+	{
+		version: 17,
+		name: "each attempt's agent session, whether it continued an earlier one, and the workspace it left",
+		// session: JSON AgentSession; origin: JSON SessionOrigin; workspace_left: a workspace fingerprint;
+		// evidence: 1 when its failure carried a check's output (task_data.evidence), which the next attempt is told.
+		sql: `
+ALTER TABLE attempts ADD COLUMN evidence INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attempts ADD COLUMN session TEXT;
+ALTER TABLE attempts ADD COLUMN origin TEXT;
+ALTER TABLE attempts ADD COLUMN workspace_left TEXT;`,
+	},
 ];

@@ -8,6 +8,7 @@ import type {
 	RunRecord,
 	TaskRecord,
 } from "../core/records.js";
+import type { AgentSession, SessionOrigin } from "../core/session.js";
 import type { RunStatus, TaskStatus } from "../core/status.js";
 import type { IntegrationRecord, RunOptions } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
@@ -74,6 +75,10 @@ export interface AttemptRow {
 	usage: string | null;
 	sandbox: string | null;
 	model: string | null;
+	evidence: number;
+	session: string | null;
+	origin: string | null;
+	workspace_left: string | null;
 }
 
 export interface EventRow {
@@ -156,6 +161,10 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
 		usage: usageOf(row.usage),
 		sandbox: sandboxOf(row.sandbox),
 		model: row.model,
+		evidence: row.evidence === 1,
+		session: row.session === null ? null : (JSON.parse(row.session) as AgentSession),
+		origin: row.origin === null ? null : (JSON.parse(row.origin) as SessionOrigin),
+		workspaceLeft: row.workspace_left,
 	};
 }
 

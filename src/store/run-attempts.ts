@@ -4,6 +4,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/records.js";
 import { redact, redactOptional } from "../core/redact.js";
 import type { SandboxNetwork } from "../core/sandbox-level.js";
+import type { AgentSession, SessionOrigin } from "../core/session.js";
 import { checkTaskTransition, type TaskStatus } from "../core/status.js";
 import type { Usage } from "../core/usage.js";
 import type { Lease } from "./lease.js";
@@ -74,6 +75,36 @@ export class RunAttempts {
 		});
 	}
 
+	/**
+	 * Records the attempt's agent session and, when its runtime says, how it began (continued or
+	 * started over, and why), with a `task.session` event that logs show.
+	 */
+	session(
+		lease: Lease,
+		attempt: { readonly id: number; readonly number: number; readonly taskId: string },
+		session: AgentSession,
+		origin: SessionOrigin | undefined,
+	): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#s.attemptSession.run(JSON.stringify(session), origin ? JSON.stringify(origin) : null, attempt.id);
+			this.#w.event(lease.runId, "task.session", attempt.taskId, {
+				attempt: attempt.number,
+				cli: session.cli,
+				...(session.id ? { id: session.id } : {}),
+				...origin,
+			});
+		});
+	}
+
+	/** Records the shared workspace as attempt `attemptId` left it, for a later attempt to compare. */
+	left(lease: Lease, attemptId: number, fingerprint: string): void {
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#s.attemptLeft.run(fingerprint, attemptId);
+		});
+	}
+
 	/** Records where an attempt's agent may connect, on the attempt and, while it is the latest, on its task. */
 	network(lease: Lease, attemptId: number, taskId: string, network: SandboxNetwork): void {
 		this.#w.write(() => {
@@ -109,6 +140,7 @@ export class RunAttempts {
 				s.exitCode ?? null,
 				redactOptional(s.error),
 				s.retryable === undefined || s.retryable === null ? null : Number(s.retryable),
+				Number(s.evidence !== undefined),
 				s.attemptId,
 			);
 			const added = this.#usage.settle(lease.runId, s.taskId, s.attemptId, s.usage);

@@ -73,6 +73,8 @@ const TASK_JSON_SQL: Record<TaskJsonField, string> = {
 	error: SEEN_ERROR,
 	usage: `CASE WHEN t.usage_partial THEN json_object(${USAGE_JSON}, 'partial', json('true')) ELSE json_object(${USAGE_JSON}) END`,
 	sandbox: "json(t.sandbox)",
+	// Its latest attempt's: whether it continued the session of the attempt before, or started over and why.
+	session: `(SELECT json(a.origin) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts)`,
 	// A forked run's reused task: the run and task whose outcome it took, and the usage spent there.
 	inherited: `CASE WHEN t.inherited IS NULL THEN NULL ELSE json_object('runId', t.inherited ->> '$.runId',
 		'taskId', t.inherited ->> '$.taskId', 'usage', json_object(${INHERITED_USAGE_JSON})) END`,
@@ -117,6 +119,7 @@ export class RunQueries {
 	readonly #budgetStopped: () => Statement<[string, string], number>;
 	readonly #attempts: () => Statement<[string], AttemptRow>;
 	readonly #liveAttempts: () => Statement<[string], AttemptRow>;
+	readonly #lastAttempt: () => Statement<[string, string], AttemptRow>;
 	readonly #artifacts: () => Statement<[string], ArtifactRow>;
 	readonly #artifact: () => Statement<[string, string], ArtifactRow>;
 	readonly #tasksJson: () => Statement<[TasksJsonParams], string>;
@@ -190,6 +193,9 @@ export class RunQueries {
 		this.#attempts = once(() => db.prepare("SELECT * FROM attempts WHERE run_id = ? ORDER BY id"));
 		this.#liveAttempts = once(() =>
 			db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running' ORDER BY id"),
+		);
+		this.#lastAttempt = once(() =>
+			db.prepare("SELECT * FROM attempts WHERE run_id = ? AND task_id = ? ORDER BY number DESC LIMIT 1"),
 		);
 		this.#artifacts = once(() => db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY path"));
 		this.#artifact = once(() => db.prepare("SELECT * FROM artifacts WHERE run_id = ? AND path = ?"));
@@ -365,6 +371,12 @@ export class RunQueries {
 
 	attempts(runId: string): AttemptRecord[] {
 		return this.#attempts().all(runId).map(toAttempt);
+	}
+
+	/** The latest attempt of a task; undefined before its first. */
+	lastAttempt(runId: string, taskId: string): AttemptRecord | undefined {
+		const row = this.#lastAttempt().get(runId, taskId);
+		return row && toAttempt(row);
 	}
 
 	/** Attempts recorded as running: on a run without a live runner, their processes may be orphans. */

@@ -36,6 +36,8 @@ export interface RunStatements {
 	readonly insertAttempt: Untyped;
 	readonly attemptProcess: Untyped;
 	readonly attemptNetwork: Untyped;
+	readonly attemptSession: Untyped;
+	readonly attemptLeft: Untyped;
 	readonly taskNetwork: Untyped;
 	readonly finishAttempt: Untyped;
 	readonly loseAttempt: Untyped;
@@ -104,6 +106,8 @@ export function runStatements(db: Db): RunStatements {
 			"INSERT INTO attempts (run_id, task_id, number, epoch, runtime, model, status, started_at, sandbox) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
 		),
 		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
+		attemptSession: db.prepare("UPDATE attempts SET session = ?, origin = coalesce(?, origin) WHERE id = ?"),
+		attemptLeft: db.prepare("UPDATE attempts SET workspace_left = ? WHERE id = ?"),
 		attemptNetwork: db.prepare(
 			"UPDATE attempts SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE id = ? AND sandbox IS NOT NULL",
 		),
@@ -112,7 +116,7 @@ export function runStatements(db: Db): RunStatements {
 			"UPDATE tasks SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE run_id = ? AND id = ? AND sandbox IS NOT NULL AND attempts = (SELECT number FROM attempts WHERE id = ?)",
 		),
 		finishAttempt: db.prepare(
-			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ? WHERE id = ?",
+			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ?, evidence = ? WHERE id = ?",
 		),
 		loseAttempt: db.prepare("UPDATE attempts SET status = 'lost', finished_at = ?, error = ? WHERE id = ?"),
 		loseAllAttempts: db.prepare(

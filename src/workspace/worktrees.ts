@@ -15,6 +15,8 @@ export interface TaskWorkspace {
 	readonly start: string;
 	/** Work an earlier attempt left uncommitted (its runner died, say): kept on `branch`. */
 	readonly recovered?: { readonly branch: string; readonly patch: string };
+	/** The worktree the attempt it continues left, given as it is. */
+	readonly continued?: true;
 }
 
 export interface TaskWorktree {
@@ -107,7 +109,9 @@ export class Worktrees {
 	 * A clean worktree for an attempt, from `base` with the branches of `dependencies` (those that
 	 * have one) merged in, so their changes reach this task. A conflict fails with its files. The
 	 * worktree records the attempt it is for and its start; asked again for that same attempt (a
-	 * dead runner's attempt, followed again), it is given back as it is, with that start.
+	 * dead runner's attempt, followed again), it is given back as it is, with that start. An attempt
+	 * that continues attempt `continuing`'s session gets the worktree that attempt left, as it is,
+	 * when it is there.
 	 */
 	async prepare(
 		runId: string,
@@ -115,11 +119,16 @@ export class Worktrees {
 		attempt: number,
 		base: string,
 		dependencies: readonly string[],
+		continuing?: number,
 	): Promise<TaskWorkspace> {
 		const path = this.pathOf(runId, taskId);
 		const branch = this.branchOf(runId, taskId);
 		const made = existsSync(path) ? await this.#madeFor(path) : undefined;
 		if (made?.attempt === attempt) return { path, branch, start: made.start };
+		if (made !== undefined && made.attempt === continuing) {
+			await git(path, ["update-ref", `${MADE_FOR}${attempt}`, made.start]);
+			return { path, branch, start: made.start, continued: true };
+		}
 		// A worktree without a record is one whose preparation did not finish: the attempt before.
 		const before = made?.attempt ?? attempt - 1;
 		let leftover: string | undefined;

@@ -91,6 +91,7 @@ function program(setExit: (code: number) => void): Command {
 		)
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--no-knowledge", "leave the project's knowledge (.crew/knowledge.md) out of the tasks' prompts")
+		.option("--no-continue", "a task's retry starts its agent afresh rather than continue the agent's session")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--until-judged", "after the workflow, a judge agent says if the goal is met; while not, run it again")
 		.option("--judge <agent>", "with --until-judged: the judge's agent (default goal-judge)")

@@ -33,6 +33,8 @@ export interface RunAsk {
 	readonly approvePlan?: boolean;
 	/** `false`: the tasks' prompts go without the project's knowledge. */
 	readonly knowledge?: boolean;
+	/** `false`: a task's later attempt never continues the session of the one before. */
+	readonly continue?: boolean;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
 	readonly integration?: IntegrationMode;
@@ -78,6 +80,7 @@ export function runInput(
 		...(ask.retries !== undefined ? { retries: ask.retries } : {}),
 		...(ask.approvePlan ? { approvePlan: true } : {}),
 		...(ask.knowledge === false ? { knowledge: false } : {}),
+		...(ask.continue === false ? { continueSessions: false } : {}),
 		...(ask.workspace !== undefined ? { workspace: ask.workspace } : {}),
 		...(ask.allowDirty ? { allowDirty: true } : {}),
 		...(ask.integration !== undefined ? { integration: ask.integration } : {}),

@@ -15,9 +15,10 @@ import type { Worktrees } from "../../workspace/worktrees.js";
  * hook fails the task and its worktree goes), handed to the agent as its working directory, and, once
  * the attempt ends, committed on the task's branch with the change's stat and patch kept as
  * artifacts. Changes outside `scope` (the step's `writes:`; nothing, for a read-only agent) are put
- * back before the commit, and fail the attempt, naming them. An attempt stopped midway leaves its worktree as it is; the next attempt keeps that
- * work on a branch of its own before starting clean, while the same attempt followed again (a
- * dead runner's, still on the queue) goes on in the worktree it was given.
+ * back before the commit, and fail the attempt, naming them. An attempt stopped midway leaves its
+ * worktree as it is: an attempt that continues its agent's session goes on there, as does the same
+ * attempt followed again (a dead runner's, still on the queue); another keeps that work on a
+ * branch of its own before starting clean.
  */
 export function inWorktree(
 	inner: WorkerRuntime,
@@ -31,8 +32,22 @@ export function inWorktree(
 		name: inner.name,
 		async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 			control.signal.throwIfAborted();
-			const workspace = await worktrees.prepare(request.runId, request.taskId, request.attempt, base, dependencies);
-			if (setup?.hook) {
+			const asked = request.session;
+			const continuing = asked && "attempt" in asked ? asked.attempt : undefined;
+			const workspace = await worktrees.prepare(
+				request.runId,
+				request.taskId,
+				request.attempt,
+				base,
+				dependencies,
+				continuing,
+			);
+			const session =
+				continuing === undefined || workspace.continued
+					? asked
+					: { startedOver: `the worktree attempt ${continuing} left was not kept` };
+			// A continued attempt's worktree was set up for the attempt it continues.
+			if (setup?.hook && !workspace.continued) {
 				const failed = await runSetup(setup.runner, setup.hook, { ...request, cwd: workspace.path }, control);
 				if (failed) {
 					await worktrees.discard(request.runId, request.taskId);
@@ -44,7 +59,7 @@ export function inWorktree(
 				mkdirSync(request.artifactDir, { recursive: true });
 				writeAttemptFile(join(request.artifactDir, recovery), workspace.recovered.patch);
 			}
-			const done = await inner.run({ ...request, cwd: workspace.path }, control);
+			const done = await inner.run({ ...request, cwd: workspace.path, ...(session ? { session } : {}) }, control);
 			const outside = scope ? await revertOutside(workspace.path, workspace.start, scope) : [];
 			if (outside.length > 0) control.onEvent({ type: "scope-violated", paths: outside });
 			const result = outside.length > 0 ? outOfScope(done, outside, scope ?? []) : done;

@@ -117,6 +117,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
 		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
 		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
+		...(base?.continue === false ? { continue: false as const } : {}),
 		...(setup ? { setup } : {}),
 		systemPrompt: base?.systemPrompt ?? "",
 	};

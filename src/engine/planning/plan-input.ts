@@ -51,6 +51,8 @@ export interface PlanInput {
 	readonly approvePlan?: boolean;
 	/** `false`: the tasks' prompts go without the project's knowledge (`.crew/knowledge.md`). */
 	readonly knowledge?: boolean;
+	/** `false`: a task's later attempt never continues the agent session of the one before. */
+	readonly continueSessions?: boolean;
 	/** `worktree` gives every task a git worktree of its own; overrides the team's workspaceMode. */
 	readonly workspace?: "shared" | "worktree";
 	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */

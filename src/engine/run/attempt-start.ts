@@ -11,11 +11,13 @@ import { taskSandbox } from "../../core/sandbox.js";
 import type { AttemptSandbox } from "../../core/sandbox-level.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { withCheckEvidence } from "../../core/verdict.js";
+import type { TaskRequest } from "../../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { EngineOptions } from "../options.js";
 import type { Start } from "./live-attempt.js";
+import { sessionPlan } from "./session-plan.js";
 import { attemptTraceparent } from "./trace-ids.js";
 
 /** How a prompt names the project's knowledge file. */
@@ -69,6 +71,8 @@ export function recordStart(
 	// A dry run starts no process: nothing to confine.
 	const sandbox = runtime === "dry-run" ? { ...asked, level: "off" as const } : asked;
 	const { level, readOnly } = sandbox;
+	// Read before the new attempt joins the record: the latest one is the attempt before.
+	const session = sessionPlan(store, run, spec, { runtime, model });
 	const attempt = store.attempts.start(lease, spec.id, runtime, model, { level, readOnly });
 	for (const q of answered) if (q.state === "answered") store.questions.delivered(lease, q.id, spec.id, attempt, false);
 	const agent = model ? { ...spec.agent, model } : spec.agent;
@@ -82,6 +86,7 @@ export function recordStart(
 		epoch: lease.epoch,
 		trusted: deps.trusted === true,
 		traced: deps.options.traced,
+		session,
 	});
 }
 
@@ -139,6 +144,7 @@ function start(
 		readonly trusted: boolean;
 		readonly sandbox: AttemptSandbox;
 		readonly traced: boolean;
+		readonly session?: TaskRequest["session"];
 	},
 ): Start {
 	const prefix = `tasks/${a.spec.id}`;
@@ -164,6 +170,7 @@ function start(
 			projectTrusted: a.trusted,
 			sandbox: a.sandbox,
 			...(a.traced ? { traceparent: attemptTraceparent(run.id, a.spec.id, a.attempt.number) } : {}),
+			...(a.session ? { session: a.session } : {}),
 		},
 	};
 }

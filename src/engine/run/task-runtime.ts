@@ -12,6 +12,7 @@ import type { Worktrees } from "../../workspace/worktrees.js";
 import { judgingGoal } from "../goals/judge-runtime.js";
 import { resolvingConflict } from "../integration/resolution-runtime.js";
 import { inWorktree } from "../integration/worktree-runtime.js";
+import { inSharedWorkspace } from "./shared-workspace.js";
 
 interface Deps {
 	readonly runtimes: RuntimeRegistry;
@@ -36,7 +37,8 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		const checked = spec.verify ? withVerification(agent, local.get("command"), spec.verify) : agent;
 		return resolvingConflict(checked, deps.integration, worktrees, spec.integration);
 	}
-	let runtime = replayed(runtimes.get(name), deps, options);
+	const own = runtimes.get(name);
+	let runtime = replayed(own, deps, options);
 	if (name === "dry-run") return runtime;
 	const worktree = spec.worktree ? options.baseCommit : undefined;
 	const setup = worktree ? options.setup : undefined;
@@ -58,7 +60,7 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 		// may leave what it builds: its branch is never integrated.
 		const scope = spec.until ? undefined : (spec.writes ?? (readOnlyAgent(spec.agent) ? [] : undefined));
 		runtime = inWorktree(runtime, worktrees, worktree, dependencies, hook, scope);
-	}
+	} else if (own.keepsSessions && !options.replay) runtime = inSharedWorkspace(runtime);
 	return runtime;
 }
 

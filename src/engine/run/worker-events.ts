@@ -27,6 +27,14 @@ export function recordWorkerEvent(
 	const { taskId } = live.request;
 	if (event.type === "activity") return;
 	if (event.type === "spawned") store.attempts.process(lease, live.attemptId, event.process);
+	else if (event.type === "session")
+		store.attempts.session(
+			lease,
+			{ id: live.attemptId, number: live.request.attempt, taskId },
+			event.session,
+			event.origin,
+		);
+	else if (event.type === "workspace-left") store.attempts.left(lease, live.attemptId, event.fingerprint);
 	else if (event.type === "confined") store.attempts.network(lease, live.attemptId, taskId, event.network);
 	else if (event.type === "usage") {
 		// On record with its event at once: a runner killed next loses none of it.

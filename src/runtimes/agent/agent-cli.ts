@@ -2,6 +2,7 @@
 
 import type { AgentSetup, SetupKey } from "../../core/agent-setup.js";
 import type { HostPort } from "../../core/sandbox-level.js";
+import type { AgentSession } from "../../core/session.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
 import type { Usage } from "../../core/usage.js";
 import type { TaskRequest, WorkerEvent, WorkerFailure } from "../worker-runtime.js";
@@ -63,12 +64,47 @@ export interface AgentCli {
 	/** Where the CLI reaches the request's model, for `env`: all a confined attempt may connect to, with the user's hosts. */
 	hosts(request: TaskRequest, env: NodeJS.ProcessEnv): HostPort[];
 	stream(): AgentStream;
+	/** How the CLI keeps a session a later attempt can continue; absent: each attempt starts afresh. */
+	readonly sessions?: SessionKeeping;
 	/**
 	 * What the request's trust asks of the program before it starts: arguments to put before the
 	 * others, or why it must not run here. `version` is what the program says `--version` prints,
 	 * asked once per runtime and only when needed.
 	 */
 	admit?(request: TaskRequest, version: () => Promise<string>): Promise<Admission>;
+}
+
+/** How an agent CLI keeps each attempt's session, and continues an earlier attempt's. */
+export interface SessionKeeping {
+	/**
+	 * The arguments that keep the attempt's session, in `folder` (the attempt's own, which it may
+	 * write) or where the CLI keeps its sessions, continuing `previous`'s when given and it can be
+	 * had (`continued`), else starting over and saying why. `previous.folders` are where that
+	 * attempt's CLI kept its files: its session folder first, then each CLI folder it may have used.
+	 */
+	open(
+		request: TaskRequest,
+		at: {
+			readonly folder: string;
+			readonly previous?: {
+				readonly attempt: number;
+				readonly session: AgentSession;
+				readonly folder: string;
+				readonly homes: readonly string[];
+			};
+		},
+	): {
+		readonly args: string[];
+		readonly session: AgentSession;
+		readonly continued?: true;
+		readonly startedOver?: string;
+	};
+	/**
+	 * Once the attempt's processes have ended: its session kept in `folder` with every secret
+	 * redacted, as all crew keeps is, and its CLI's own copy among the attempt's files (under
+	 * `homes[0]`, its CLI folder) redacted too. `homes` as `open` has them.
+	 */
+	keep(session: AgentSession, at: { readonly folder: string; readonly homes: readonly string[] }): void;
 }
 
 /** What an attempt adds to its request for a CLI's arguments. */

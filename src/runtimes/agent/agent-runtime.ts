@@ -26,6 +26,7 @@ import { type Launch, plantedFailure, Sandbox, unconfined } from "../sandbox/san
 import type { RunControl, TaskRequest, WorkerFailure, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
 import type { AgentCli, AgentStream } from "./agent-cli.js";
 import { AskSocket } from "./ask-socket.js";
+import { openSession } from "./attempt-session.js";
 import { attemptHome } from "./cli-home.js";
 import { AgentConversation } from "./conversation.js";
 import { agentEnvironment } from "./environment.js";
@@ -63,6 +64,7 @@ export interface AgentRuntimeOptions {
 export class AgentRuntime implements WorkerRuntime {
 	readonly name: string;
 	readonly steerable: boolean;
+	readonly keepsSessions: boolean;
 	readonly #cli: AgentCli;
 	readonly #options: AgentRuntimeOptions;
 	readonly #live: LiveGroups;
@@ -73,6 +75,7 @@ export class AgentRuntime implements WorkerRuntime {
 	constructor(cli: AgentCli, options: AgentRuntimeOptions = {}) {
 		this.name = cli.name;
 		this.steerable = cli.conversation !== undefined;
+		this.keepsSessions = cli.sessions !== undefined;
 		this.#cli = cli;
 		this.#options = options;
 		this.#live = options.live ?? new LiveGroups();
@@ -126,20 +129,33 @@ export class AgentRuntime implements WorkerRuntime {
 		let note: (line: Record<string, unknown>) => void = () => {};
 		const ask = await this.#askTool(request, control, base, (line) => note(line));
 		const own = this.#cli.args(request, { systemFile, asks: ask !== undefined, env: source });
-		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own];
+		const kept = openSession(this.#cli, request, base, source);
+		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own, ...kept.args];
 		let launch: Launch;
 		try {
-			launch = await this.#launch(request, base, { file: file as string, args }, source, env, ask?.socket, {
-				allow: allowed,
-				denied: (host) => watch.deny(host),
-				unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
-			});
+			launch = await this.#launch(
+				request,
+				base,
+				{ file: file as string, args },
+				source,
+				env,
+				ask?.socket,
+				kept.folder,
+				{
+					allow: allowed,
+					denied: (host) => watch.deny(host),
+					unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
+				},
+			);
 		} catch (error) {
 			await ask?.socket?.close();
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
 		if (confined) onEvent({ type: "confined", network: allowed.map(hostPortText) });
+		// On record before the CLI runs: a runner killed next leaves it for the attempt after.
+		if (kept.session)
+			onEvent({ type: "session", session: kept.session, ...(kept.origin ? { origin: kept.origin } : {}) });
 
 		const stream = this.#cli.stream();
 		const transcript = attemptFileStream(join(request.artifactDir, names.transcript));
@@ -186,7 +202,7 @@ export class AgentRuntime implements WorkerRuntime {
 				cwd: request.cwd,
 				env: { ...env, ...launch.env },
 				token: this.#seal.token(variables),
-				stdin: talk ? talk.prompt(request.prompt) : null,
+				stdin: talk ? talk.prompt(kept.prompt) : null,
 				...(conversation ? { converse: (stdin: Writable) => conversation.attach(stdin) } : {}),
 				logFile,
 				maxLogBytes: this.#options.maxLogBytes ?? 8 * 1024 * 1024,
@@ -203,6 +219,7 @@ export class AgentRuntime implements WorkerRuntime {
 			conversation?.end("its agent has ended");
 			await ask?.socket?.close();
 			planted = await launch.close();
+			kept.close();
 			lines.end();
 			transcript.end();
 			await finished(transcript).catch((error: Error) => {
@@ -263,8 +280,8 @@ export class AgentRuntime implements WorkerRuntime {
 	/**
 	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
 	 * a network of the hosts it reaches its model at and those the user allows, nothing else. An
-	 * attempt whose agent may ask can reach its `ask` socket, and run crew's ask server; the
-	 * project's skills its agent names it can read.
+	 * attempt whose agent may ask can reach its `ask` socket, and run crew's ask server; its session
+	 * folder it may write; the project's skills its agent names it can read.
 	 */
 	async #launch(
 		request: TaskRequest,
@@ -273,6 +290,7 @@ export class AgentRuntime implements WorkerRuntime {
 		source: NodeJS.ProcessEnv,
 		env: NodeJS.ProcessEnv,
 		ask: AskSocket | undefined,
+		sessionFolder: string | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
 		if (!isConfined(request.sandbox)) return unconfined(command);
@@ -283,7 +301,7 @@ export class AgentRuntime implements WorkerRuntime {
 		const folder = join(request.artifactDir, `${base}.home`);
 		const home = attemptHome(this.#cli.home(source), folder, source);
 		const launch = await this.#sandbox.wrap(request, command, {
-			writable: [folder, ...(ask ? [ask.folder] : [])],
+			writable: [folder, ...(ask ? [ask.folder] : []), ...(sessionFolder ? [sessionFolder] : [])],
 			readable: [...program, ...asker, ...skills, ...home.shows],
 			network: gate,
 			env,

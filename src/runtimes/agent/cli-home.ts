@@ -1,13 +1,9 @@
 // An agent CLI's own folder, and the folder of its own a confined attempt gets in its place.
 
 import {
-	closeSync,
-	constants,
 	existsSync,
-	fstatSync,
 	lstatSync,
 	mkdirSync,
-	openSync,
 	readdirSync,
 	readFileSync,
 	rmSync,
@@ -15,6 +11,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { readPlainFile } from "../attempt-files.js";
 
 /**
  * An agent CLI's own folder (settings, models, extensions, agents, logins), which it reads at every
@@ -80,26 +77,11 @@ export function attemptHome(
 		shows: [...(existsSync(home.dir) ? [home.dir] : []), ...Object.values(home.beside ?? {}).filter(existsSync)],
 		settle() {
 			for (const { copy, original, text } of copies) {
-				const now = plainFile(copy);
+				const now = readPlainFile(copy);
 				if (now !== undefined && !now.equals(text)) writeFileSync(original, now, { mode: 0o600 });
 				// A login is not kept with the run's files.
 				rmSync(copy, { force: true });
 			}
 		},
 	};
-}
-
-/** The bytes of the plain file at `path`, never through a link; undefined when it is not one. */
-function plainFile(path: string): Buffer | undefined {
-	let fd: number;
-	try {
-		fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-	} catch {
-		return undefined;
-	}
-	try {
-		return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
-	} finally {
-		closeSync(fd);
-	}
 }

@@ -11,6 +11,7 @@ import type { AgentCli, ThinkingSetting } from "../agent/agent-cli.js";
 import type { Conversation } from "../agent/conversation.js";
 import { claudeCredentials } from "../agent/credentials.js";
 import { claudeHosts } from "../agent/provider-hosts.js";
+import { claudeSessions } from "./session.js";
 import { ClaudeStream } from "./stream.js";
 
 /** pi-crew's tool names as Claude Code calls them; names already in Claude's spelling pass as they are. */
@@ -58,7 +59,7 @@ function userLine(text: string): string {
 
 /**
  * Claude Code in print mode with stream-json input and output: the agent's model, tools,
- * permissions and system prompt, no session kept. The prompt goes on stdin as its first message:
+ * permissions and system prompt, each attempt's session kept (`claudeSessions`). The prompt goes on stdin as its first message:
  * any length (an argument is capped at 128 KiB), kept as it is, and no option can take it for a
  * value.
  */
@@ -69,7 +70,6 @@ export const claudeCli: AgentCli = {
 		const { agent } = request;
 		const setup = agent.setup ?? {};
 		const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
-		args.push("--no-session-persistence");
 		args.push(...(PERMISSIONS[agent.permissions ?? "workspace"] ?? []));
 		if (agent.model) args.push("--model", agent.model);
 		if (!allTools(agent.tools)) {
@@ -133,4 +133,5 @@ export const claudeCli: AgentCli = {
 	thinking: claudeThinking,
 	hosts: (_request, env) => claudeHosts(env),
 	stream: () => new ClaudeStream(),
+	sessions: claudeSessions,
 };

@@ -15,6 +15,7 @@ import { piHosts } from "../agent/provider-hosts.js";
 import { agentExtensions, skillPath } from "../agent/skills.js";
 import { onPath } from "../process/program-path.js";
 import { parseVersion, piProjectResources } from "./project.js";
+import { piSessions } from "./session.js";
 import { PiStream } from "./stream.js";
 
 /** The user's own `pi` on `PATH`, else the one crew bundles. */
@@ -94,14 +95,14 @@ const piConversation: Conversation = {
 };
 
 /**
- * pi in RPC mode: `pi --mode rpc --no-session --offline`, the agent's model (`provider/id`), tools
+ * pi in RPC mode: `pi --mode rpc --offline --session <file>`, the agent's model (`provider/id`), tools
  * and system prompt, and pi-crew's setup keys as pi's own flags; the prompt and any steering go
  * on stdin (`piConversation`), and its events are those of its JSON mode.
  */
 export const piCli: AgentCli = {
 	name: "pi",
 	defaultCommand: piProgram,
-	// It keeps no session here (--no-session); a refreshed login it writes back.
+	// Its sessions are kept in the attempt's folder (`piSessions`); a refreshed login it writes back.
 	home: (env) => ({
 		dir: piAgentDir(env) ?? join(homedir(), ".pi", "agent"),
 		variable: "PI_CODING_AGENT_DIR",
@@ -109,7 +110,7 @@ export const piCli: AgentCli = {
 		links: { except: ["sessions"] },
 	}),
 	args(request, { systemFile, asks, env }) {
-		const args = ["--mode", "rpc", "--no-session", "--offline"];
+		const args = ["--mode", "rpc", "--offline"];
 		const { agent } = request;
 		const setup = agent.setup ?? {};
 		if (agent.model) args.push("--model", agent.model);
@@ -147,6 +148,7 @@ export const piCli: AgentCli = {
 	thinking: (level) => ({ args: ["--thinking", level] }),
 	hosts: (request, env) => piHosts(request.agent.model, env),
 	stream: () => new PiStream(),
+	sessions: piSessions,
 	admit: async (request, version) => {
 		const found = piProjectResources(request.cwd);
 		if (found.length === 0) return { args: [] };

@@ -59,6 +59,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 			"inherited",
 			"role",
 			"sandbox",
+			"session",
 			"startedAt",
 			"status",
 			"stepId",
@@ -68,6 +69,8 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		expect(task).toMatchObject({ status: "completed", attempts: 1, error: null, role: "worker" });
 		expect(task.sandbox).toEqual({ level: "off", readOnly: false });
 		expect(task.inherited).toBeNull();
+		// A first attempt continued nothing, and started over nothing.
+		expect(task.session).toBeNull();
 		expect(task.startedAt).toMatch(ISO);
 		expect(task.finishedAt).toMatch(ISO);
 	}

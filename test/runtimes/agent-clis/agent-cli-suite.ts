@@ -12,79 +12,8 @@ import { RuntimeRegistry } from "../../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Script } from "../../../src/scripted-model/turns.js";
-import { cliHome, PI_1, ROOT, TestRepo, waitFor } from "../../helpers.js";
-
-/** Each agent CLI, as its tests differ: how it is started and what it says when a 500 comes back. */
-const CLIS: readonly {
-	readonly label: string;
-	readonly name: ScriptedCliName;
-	readonly command?: readonly string[];
-	readonly serverError: RegExp;
-	readonly unreachable: RegExp;
-	/** What it says of the same in crew's sandbox, where the gate takes its connection and drops it. */
-	readonly unreachableConfined: RegExp;
-	readonly reportsCost: boolean;
-	/**
-	 * What it has reported of a response when it is cut: all of it (pi and Codex, at each
-	 * response's end), or its input tokens as a lower bound (Claude Code, at each response's start).
-	 */
-	readonly cutUsage: "whole" | "input";
-	/** Whether crew can give its agent a message while it works. */
-	readonly steers: boolean;
-	/** Whether crew gives its agent the `ask` tool. */
-	readonly asks: boolean;
-}[] = [
-	{
-		label: "pi 0.73 (bundled)",
-		name: "pi",
-		serverError: /500 the model fell over/,
-		unreachable: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\)$/,
-		unreachableConfined: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\); /,
-		reportsCost: true,
-		cutUsage: "whole",
-		steers: true,
-		asks: true,
-	},
-	{
-		label: "pi 1.x",
-		name: "pi",
-		command: PI_1,
-		// pi 1.x puts the status, then the provider's body, and the connection's own error.
-		serverError: /^500: .*the model fell over/,
-		unreachable: /^Connection error\.: connect ECONNREFUSED/,
-		unreachableConfined: /^Connection error\.: other side closed/,
-		reportsCost: true,
-		cutUsage: "whole",
-		steers: true,
-		asks: true,
-	},
-	{
-		label: "claude",
-		name: "claude",
-		command: [join(ROOT, "node_modules", ".bin", "claude")],
-		serverError: /API Error: 500 the model fell over/,
-		unreachable: /Connection error|ECONNREFUSED|Unable to connect/i,
-		unreachableConfined: /^API Error: Connection dropped/,
-		reportsCost: true,
-		cutUsage: "input",
-		steers: true,
-		asks: true,
-	},
-	{
-		label: "codex",
-		name: "codex",
-		command: [join(ROOT, "node_modules", ".bin", "codex")],
-		// Codex puts its own words in place of a 500's body.
-		serverError: /high demand/,
-		// Codex never gives up on an unreachable server: crew's timeout ends it.
-		unreachable: /timed out after 8\.0s/,
-		unreachableConfined: /^stream disconnected before completion/,
-		reportsCost: false,
-		cutUsage: "whole",
-		steers: true,
-		asks: true,
-	},
-];
+import { cliHome, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { AGENT_CLIS } from "./clis.js";
 
 /** The distinctive part of each CLI's fallback model name, as requests carry it. */
 function fallbackOf(name: ScriptedCliName): string {
@@ -103,7 +32,7 @@ const writeNamedFile: Script = actThenReport((request) => {
  * own (beside this one), so the four CLIs run side by side.
  */
 export function agentCliSuite(label: string): void {
-	const cli = CLIS.find((c) => c.label === label);
+	const cli = AGENT_CLIS.find((c) => c.label === label);
 	if (!cli) throw new Error(`no agent CLI labelled '${label}'`);
 	const servers: ScriptedModelServer[] = [];
 	afterEach(async () => {
@@ -112,7 +41,7 @@ export function agentCliSuite(label: string): void {
 	describe(`${cli.label} as crew's worker`, () => suite(cli, servers));
 }
 
-function suite(cli: (typeof CLIS)[number], servers: ScriptedModelServer[]): void {
+function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[]): void {
 	async function setup(
 		script: Script,
 		agentFields: (scripted: { fallbackModel: string }) => string = () => "",

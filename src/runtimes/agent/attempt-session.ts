@@ -1,0 +1,79 @@
+// An attempt's agent session: where its CLI keeps it, and whether it continues the attempt before's.
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { redact, redactDeep } from "../../core/redact.js";
+import type { AgentSession, SessionOrigin } from "../../core/session.js";
+import type { TaskRequest } from "../worker-runtime.js";
+import type { AgentCli } from "./agent-cli.js";
+
+/** The session an attempt's CLI is started with: its arguments, its record, and the first message the agent gets. */
+export interface AttemptSession {
+	readonly args: readonly string[];
+	/** The attempt's own session folder, which a confined CLI may write. */
+	readonly folder: string | undefined;
+	readonly session: AgentSession | undefined;
+	readonly origin: SessionOrigin | undefined;
+	/** The task's prompt, or, continuing, what crew tells the agent on its return. */
+	readonly prompt: string;
+	/** Once the attempt's processes have ended: keeps its session with its files, redacted. */
+	close(): void;
+}
+
+/**
+ * Opens the session of attempt `base` of `request` with `cli`: in a folder of the attempt's own
+ * (`<base>.session`), continuing the session the request names when the CLI can have it. Paths
+ * come from the task's folder and the CLI's, never from a record, so a record cannot point the
+ * CLI at another file.
+ */
+export function openSession(cli: AgentCli, request: TaskRequest, base: string, env: NodeJS.ProcessEnv): AttemptSession {
+	const keeping = cli.sessions;
+	const asked = request.session;
+	const plain = { args: [], folder: undefined, session: undefined, prompt: request.prompt, close: () => undefined };
+	if (!keeping) return { ...plain, origin: asked && "startedOver" in asked ? asked : undefined };
+	const folder = join(request.artifactDir, `${base}.session`);
+	mkdirSync(folder, { recursive: true });
+	const continuing = asked && "attempt" in asked ? asked : undefined;
+	const previous = continuing && {
+		attempt: continuing.attempt,
+		session: continuing.session,
+		folder: join(request.artifactDir, `attempt-${continuing.attempt}.session`),
+		homes: [join(request.artifactDir, `attempt-${continuing.attempt}.home`), cli.home(env).dir],
+	};
+	const opened = keeping.open(request, { folder, ...(previous ? { previous } : {}) });
+	const homes = [join(request.artifactDir, `${base}.home`), cli.home(env).dir];
+	const origin: SessionOrigin | undefined = continuing
+		? opened.continued
+			? { continued: continuing.attempt }
+			: { startedOver: opened.startedOver ?? `${cli.name} cannot continue attempt ${continuing.attempt}'s session` }
+		: asked && "startedOver" in asked
+			? asked
+			: undefined;
+	return {
+		args: opened.args,
+		folder,
+		session: opened.session,
+		origin,
+		prompt: continuing && opened.continued ? continuing.message : request.prompt,
+		close: () => keeping.keep(opened.session, { folder, homes }),
+	};
+}
+
+/**
+ * Session file `text` with every secret redacted, record by record, so each line stays one JSON
+ * record; a line that is not one (cut by a kill) is redacted as text.
+ */
+export function redactedSession(text: string): string {
+	return text
+		.split("\n")
+		.map((line) => {
+			if (line.trim() === "") return line;
+			try {
+				return JSON.stringify(redactDeep(JSON.parse(line)));
+			} catch {
+				// A torn line: its CLI skips it, and it is kept redacted as the text it is.
+				return redact(line);
+			}
+		})
+		.join("\n");
+}
