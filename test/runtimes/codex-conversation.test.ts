@@ -16,13 +16,13 @@ function startTurn(talk: CodexConversation) {
 	return { first, afterInit, afterThread };
 }
 
-test("Codex's app server is initialized, given an ephemeral thread and a turn with the prompt, in that order", () => {
+test("Codex's app server is initialized, given a thread it keeps and a turn with the prompt, in that order", () => {
 	const talk = new CodexConversation();
 	const { first, afterInit, afterThread } = startTurn(talk);
 	expect(first).toEqual([expect.objectContaining({ id: "crew-initialize", method: "initialize" })]);
 	expect(afterInit && "send" in afterInit && sent(afterInit.send)).toEqual([
 		{ method: "initialized" },
-		{ id: "crew-thread", method: "thread/start", params: { ephemeral: true } },
+		{ id: "crew-thread", method: "thread/start", params: {} },
 	]);
 	expect(afterThread && "send" in afterThread && sent(afterThread.send)).toEqual([
 		{
@@ -107,4 +107,32 @@ test("another thread's turns (a sub-agent's) neither start nor end crew's; its u
 	});
 	stream.accept({ method: "turn/completed", params: { threadId: "T", turn: { status: "completed" } } });
 	expect(stream.answered).toBe(true);
+});
+
+test("a continued attempt resumes its thread, and counts as its own only the usage of the turns it starts", () => {
+	const talk = new CodexConversation(undefined, "T");
+	talk.prompt("crew: you are back");
+	const afterInit = talk.read({ id: "crew-initialize", result: {} });
+	expect(afterInit && "send" in afterInit && sent(afterInit.send)).toEqual([
+		{ method: "initialized" },
+		{ id: "crew-resume", method: "thread/resume", params: { threadId: "T", excludeTurns: true } },
+	]);
+	const afterResume = talk.read({ id: "crew-resume", result: { thread: { id: "T" } } });
+	expect(afterResume && "send" in afterResume && sent(afterResume.send)[0]).toMatchObject({
+		method: "turn/start",
+		params: { threadId: "T" },
+	});
+
+	const stream = new CodexStream();
+	stream.accept({ id: "crew-resume", result: { thread: { id: "T" } } });
+	expect(stream.session).toBe("T");
+	const tokens = (turnId: string, inputTokens: number) => ({
+		method: "thread/tokenUsage/updated",
+		params: { threadId: "T", turnId, tokenUsage: { total: { inputTokens, cachedInputTokens: 0, outputTokens: 10 } } },
+	});
+	// The thread's totals so far, as the earlier attempt's last turn left them, come first.
+	expect(stream.accept(tokens("U1", 6723)).events).toEqual([]);
+	stream.accept({ method: "turn/started", params: { threadId: "T", turn: { id: "U2" } } });
+	stream.accept(tokens("U2", 14665));
+	expect(stream.usage).toMatchObject({ input: 7942, output: 0 });
 });

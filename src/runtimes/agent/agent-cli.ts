@@ -20,6 +20,8 @@ export interface AgentStream {
 	readonly answered: boolean;
 	/** The failure the CLI reported, whatever its exit code says. */
 	readonly error: WorkerFailure | undefined;
+	/** The CLI's id of its session, once it has said it, where the CLI names it rather than crew. */
+	readonly session?: string;
 	/**
 	 * The model turns (responses) the agent has taken, for a CLI without a turn limit of its own:
 	 * crew then holds the agent to its `maxTurns` (see `TurnLimit`).
@@ -44,8 +46,9 @@ export interface AgentCli {
 	/**
 	 * For a CLI that takes messages while it works: how to talk to it in one attempt. It gets its
 	 * prompt on stdin (an argument is capped at 128 KiB). Without it, stdin is closed from the start.
+	 * `resume`: the session it continues, where the conversation itself resumes it (`SessionKeeping`).
 	 */
-	conversation?(request: TaskRequest): Conversation;
+	conversation?(request: TaskRequest, resume?: string): Conversation;
 	/**
 	 * The variables of `env` the CLI reads for its configuration and to reach the request's model:
 	 * names, or prefixes ending in `*`. No other provider's keys reach it.
@@ -78,14 +81,16 @@ export interface AgentCli {
 export interface SessionKeeping {
 	/**
 	 * The arguments that keep the attempt's session, in `folder` (the attempt's own, which it may
-	 * write) or where the CLI keeps its sessions, continuing `previous`'s when given and it can be
-	 * had (`continued`), else starting over and saying why. `previous.folders` are where that
-	 * attempt's CLI kept its files: its session folder first, then each CLI folder it may have used.
+	 * write) or where the CLI keeps its sessions (`home`, the CLI folder the attempt uses), continuing
+	 * `previous`'s when given and it can be had (`continued`; `resume`, the session's id, where the
+	 * conversation resumes it), else starting over and saying why. `previous.folder` is that
+	 * attempt's session folder, `previous.homes` each CLI folder it may have used.
 	 */
 	open(
 		request: TaskRequest,
 		at: {
 			readonly folder: string;
+			readonly home: string;
 			readonly previous?: {
 				readonly attempt: number;
 				readonly session: AgentSession;
@@ -97,6 +102,7 @@ export interface SessionKeeping {
 		readonly args: string[];
 		readonly session: AgentSession;
 		readonly continued?: true;
+		readonly resume?: string;
 		readonly startedOver?: string;
 	};
 	/**

@@ -171,13 +171,20 @@ export class AgentRuntime implements WorkerRuntime {
 			transcript.write(written > maxTranscript ? '{"type":"crew.truncated"}\n' : `${line}\n`);
 		};
 		note = (line) => keep(JSON.stringify(line));
-		const talk = this.#cli.conversation?.(request);
+		const talk = this.#cli.conversation?.(request, kept.resume);
 		const conversation = talk ? new AgentConversation(talk, control, (line) => keep(JSON.stringify(line))) : undefined;
 		const max = request.agent.setup?.maxTurns;
 		const limit =
 			max !== undefined && stream.turns !== undefined && conversation
 				? new TurnLimit(max, (text) => void conversation.tell(text))
 				: undefined;
+		// A session the CLI names itself is on record once it says the name.
+		let session = kept.session;
+		const named = (id: string | undefined) => {
+			if (id === undefined || session === undefined || session.id === id) return;
+			session = { ...session, id };
+			onEvent({ type: "session", session });
+		};
 		const lines = new JsonLines(this.#options.maxLineBytes ?? 8 * 1024 * 1024, (line) => {
 			if (line.kind === "json") {
 				conversation?.read(line.value);
@@ -185,6 +192,7 @@ export class AgentRuntime implements WorkerRuntime {
 				// Stored as its own JSON again, with every string in it redacted.
 				if (kept) keep(JSON.stringify(redactDeep(line.value)));
 				for (const event of events) onEvent(event);
+				named(stream.session);
 				limit?.seen(
 					stream.turns ?? 0,
 					events.some((e) => e.type === "tool-start"),
@@ -219,7 +227,7 @@ export class AgentRuntime implements WorkerRuntime {
 			conversation?.end("its agent has ended");
 			await ask?.socket?.close();
 			planted = await launch.close();
-			kept.close();
+			kept.close(session);
 			lines.end();
 			transcript.end();
 			await finished(transcript).catch((error: Error) => {

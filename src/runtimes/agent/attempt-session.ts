@@ -3,6 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact, redactDeep } from "../../core/redact.js";
+import { isConfined } from "../../core/sandbox-level.js";
 import type { AgentSession, SessionOrigin } from "../../core/session.js";
 import type { TaskRequest } from "../worker-runtime.js";
 import type { AgentCli } from "./agent-cli.js";
@@ -16,8 +17,10 @@ export interface AttemptSession {
 	readonly origin: SessionOrigin | undefined;
 	/** The task's prompt, or, continuing, what crew tells the agent on its return. */
 	readonly prompt: string;
-	/** Once the attempt's processes have ended: keeps its session with its files, redacted. */
-	close(): void;
+	/** The session its conversation resumes, where the CLI resumes one that way. */
+	readonly resume?: string;
+	/** Once the attempt's processes have ended: keeps `session` (its record, named by now) with its files, redacted. */
+	close(session: AgentSession | undefined): void;
 }
 
 /**
@@ -40,8 +43,11 @@ export function openSession(cli: AgentCli, request: TaskRequest, base: string, e
 		folder: join(request.artifactDir, `attempt-${continuing.attempt}.session`),
 		homes: [join(request.artifactDir, `attempt-${continuing.attempt}.home`), cli.home(env).dir],
 	};
-	const opened = keeping.open(request, { folder, ...(previous ? { previous } : {}) });
-	const homes = [join(request.artifactDir, `${base}.home`), cli.home(env).dir];
+	const own = join(request.artifactDir, `${base}.home`);
+	const theirs = cli.home(env).dir;
+	const home = isConfined(request.sandbox) ? own : theirs;
+	const opened = keeping.open(request, { folder, home, ...(previous ? { previous } : {}) });
+	const homes = [own, theirs];
 	const origin: SessionOrigin | undefined = continuing
 		? opened.continued
 			? { continued: continuing.attempt }
@@ -55,7 +61,8 @@ export function openSession(cli: AgentCli, request: TaskRequest, base: string, e
 		session: opened.session,
 		origin,
 		prompt: continuing && opened.continued ? continuing.message : request.prompt,
-		close: () => keeping.keep(opened.session, { folder, homes }),
+		...(opened.continued && opened.resume ? { resume: opened.resume } : {}),
+		close: (session) => keeping.keep(session ?? opened.session, { folder, homes }),
 	};
 }
 

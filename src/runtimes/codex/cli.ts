@@ -9,6 +9,7 @@ import type { AgentCli, ThinkingSetting } from "../agent/agent-cli.js";
 import { codexCredentials } from "../agent/credentials.js";
 import { codexHosts } from "../agent/provider-hosts.js";
 import { CodexConversation } from "./conversation.js";
+import { codexSessions } from "./session.js";
 import { CodexStream } from "./stream.js";
 
 /** crew's permission levels as Codex sandbox modes: `workspace` writes in the task's workspace only. */
@@ -38,7 +39,7 @@ function config(key: string, value: unknown): string[] {
 }
 
 /**
- * Codex's app server, keeping no session (the thread is ephemeral), asking no one's approval:
+ * Codex's app server, each attempt's thread kept (`codexSessions`), asking no one's approval:
  * the agent's model and sandbox, and its system prompt in place of Codex's own or after it (as
  * developer instructions), as its `systemPromptMode` says. Codex has no
  * per-tool allowlist, so an agent's `tools:` does not reach it. The prompt and any messages go as
@@ -73,9 +74,10 @@ export const codexCli: AgentCli = {
 		through: ["auth.json"],
 		links: { only: ["auth.json", "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"] },
 	}),
-	conversation: (request) => {
+	conversation: (request, resume) => {
 		const prompt = request.agent.systemPrompt.trim();
-		return new CodexConversation(replacesSystemPrompt(request.agent.setup) && prompt !== "" ? prompt : undefined);
+		const instructions = replacesSystemPrompt(request.agent.setup) && prompt !== "" ? prompt : undefined;
+		return new CodexConversation(instructions, resume);
 	},
 	askTool: {
 		via: "mcp",
@@ -91,4 +93,5 @@ export const codexCli: AgentCli = {
 	thinking: codexThinking,
 	hosts: (_request, env) => codexHosts(env),
 	stream: () => new CodexStream(),
+	sessions: codexSessions,
 };

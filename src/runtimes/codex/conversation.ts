@@ -4,13 +4,17 @@ import type { Conversation, Said } from "../agent/conversation.js";
 
 /** The ids of crew's own requests, which Codex's responses name. */
 const INITIALIZE = "crew-initialize";
-export const THREAD = "crew-thread";
+const THREAD = "crew-thread";
+const RESUME = "crew-resume";
+/** The ids of the requests whose response names crew's thread. */
+export const THREAD_REQUESTS: ReadonlySet<string> = new Set([THREAD, RESUME]);
 const TURN = "crew-turn";
 
 /** crew's own requests, by the ids their responses carry. */
 export const CREW_REQUESTS: ReadonlyMap<string, string> = new Map([
 	[INITIALIZE, "initialize"],
 	[THREAD, "thread/start"],
+	[RESUME, "thread/resume"],
 	[TURN, "turn/start"],
 ]);
 
@@ -25,7 +29,8 @@ function textInput(text: string): unknown[] {
 
 /**
  * One attempt's talk with Codex's app server (JSON-RPC, a message a line, on its stdin and
- * stdout): crew initializes it, starts an ephemeral thread and one turn with the prompt. A message
+ * stdout): crew initializes it, starts a thread (or resumes the one the attempt continues) and
+ * one turn with the prompt. A message
  * while the turn runs steers it (`turn/steer`, naming the turn), and Codex answers it by the
  * message's id; one that comes before the turn has started waits for it. The turn's end is the
  * work's. A request Codex makes of its client (an approval, a person's input) is a dialog: no
@@ -38,10 +43,12 @@ export class CodexConversation implements Conversation {
 	#turn: string | undefined;
 	readonly #held: { readonly text: string; readonly id: string }[] = [];
 	readonly #instructions: string | undefined;
+	readonly #resume: string | undefined;
 
-	/** `instructions` take the place of Codex's own system prompt. */
-	constructor(instructions?: string) {
+	/** `instructions` take the place of Codex's own system prompt; `resume` is the thread it continues. */
+	constructor(instructions?: string, resume?: string) {
 		this.#instructions = instructions;
+		this.#resume = resume;
 	}
 
 	prompt(text: string): string {
@@ -84,10 +91,12 @@ export class CodexConversation implements Conversation {
 		return line({ id: JSON.parse(dialog), error: { code: -32000, message: "no person watches this agent" } });
 	}
 
-	#threadParams(): Record<string, unknown> {
-		return this.#instructions === undefined
-			? { ephemeral: true }
-			: { ephemeral: true, baseInstructions: this.#instructions };
+	/** The thread's request: a new thread, kept in Codex's folder, or the one this attempt continues. */
+	#threadRequest(): Record<string, unknown> {
+		if (this.#resume !== undefined)
+			return { id: RESUME, method: "thread/resume", params: { threadId: this.#resume, excludeTurns: true } };
+		const params = this.#instructions === undefined ? {} : { baseInstructions: this.#instructions };
+		return { id: THREAD, method: "thread/start", params };
 	}
 
 	/** A response to one of crew's requests, which leads to the next; one refused ends the work. */
@@ -99,11 +108,9 @@ export class CodexConversation implements Conversation {
 			const result = (event.result ?? {}) as Record<string, unknown>;
 			if (id === INITIALIZE)
 				return {
-					send:
-						line({ method: "initialized" }) +
-						line({ id: THREAD, method: "thread/start", params: this.#threadParams() }),
+					send: line({ method: "initialized" }) + line(this.#threadRequest()),
 				};
-			if (id === THREAD) {
+			if (THREAD_REQUESTS.has(String(id))) {
 				this.#thread = String(((result.thread ?? {}) as { id?: unknown }).id);
 				return {
 					send: line({

@@ -5,7 +5,7 @@ import type { AgentStream } from "../agent/agent-cli.js";
 import { isRetryableModelError } from "../agent/model-errors.js";
 import { withOutput } from "../agent/tool-output.js";
 import type { WorkerEvent, WorkerFailure } from "../worker-runtime.js";
-import { CREW_REQUESTS, THREAD } from "./conversation.js";
+import { CREW_REQUESTS, THREAD_REQUESTS } from "./conversation.js";
 
 interface CodexItem {
 	readonly id?: string;
@@ -79,6 +79,12 @@ export class CodexStream implements AgentStream {
 	#responding = false;
 	/** crew's thread, once Codex has started it. */
 	#thread: string | undefined;
+	/** The turns this process started: a resumed thread's earlier usage is not its own. */
+	readonly #turnIds = new Set<string>();
+
+	get session(): string | undefined {
+		return this.#thread;
+	}
 	readonly #totals = new Map<string, Usage>();
 	readonly #outputs = new Map<string, string>();
 
@@ -87,7 +93,14 @@ export class CodexStream implements AgentStream {
 		const item = (params.item ?? {}) as CodexItem;
 		if (event.method === "thread/tokenUsage/updated") {
 			if (params.threadId === this.#thread) this.#responding = false;
-			return { events: this.#tokens(String(params.threadId), params.tokenUsage), keep: true };
+			// A resumed thread's totals so far, which an earlier attempt spent: where this one's start.
+			const { turnId } = params;
+			const earlier = params.threadId === this.#thread && typeof turnId === "string" && !this.#turnIds.has(turnId);
+			return { events: this.#tokens(String(params.threadId), params.tokenUsage, earlier), keep: true };
+		}
+		if (event.method === "turn/started") {
+			const turn = (params.turn ?? {}) as { id?: unknown };
+			if (typeof turn.id === "string") this.#turnIds.add(turn.id);
 		}
 		// Another thread's work (a sub-agent's) is in the transcript, not crew's account of this one.
 		if (params.threadId !== undefined && this.#thread !== undefined && params.threadId !== this.#thread)
@@ -119,7 +132,8 @@ export class CodexStream implements AgentStream {
 				break;
 		}
 		if (typeof event.method === "string" && /[Dd]elta$/.test(event.method)) return { events: [], keep: false };
-		if (event.id === THREAD) this.#thread = (event.result as { thread?: { id?: string } } | undefined)?.thread?.id;
+		if (THREAD_REQUESTS.has(String(event.id)))
+			this.#thread = (event.result as { thread?: { id?: string } } | undefined)?.thread?.id;
 		const request = CREW_REQUESTS.get(String(event.id));
 		const refused = event.error as { message?: string } | undefined;
 		if (event.method === undefined && request !== undefined && refused !== undefined) {
@@ -143,8 +157,8 @@ export class CodexStream implements AgentStream {
 		return [{ type: "tool-end", id, name: tool.name, isError: failed(item), ...withOutput(output) }];
 	}
 
-	/** The usage of `thread`'s responses since its last update: its totals' growth. */
-	#tokens(thread: string, value: unknown): WorkerEvent[] {
+	/** The usage of `thread`'s responses since its last update: its totals' growth; none for `earlier` totals, only a start. */
+	#tokens(thread: string, value: unknown, earlier: boolean): WorkerEvent[] {
 		const total = ((value ?? {}) as { total?: CodexTokens }).total;
 		if (!total) return [];
 		const cached = total.cachedInputTokens ?? 0;
@@ -164,6 +178,7 @@ export class CodexStream implements AgentStream {
 			cost: 0,
 		};
 		this.#totals.set(thread, totals);
+		if (earlier) return [];
 		if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0) return [];
 		this.usage = addUsage(this.usage, usage);
 		return [{ type: "usage", usage }];

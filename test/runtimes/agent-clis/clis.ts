@@ -83,7 +83,7 @@ export const AGENT_CLIS: readonly {
 		cutUsage: "whole",
 		steers: true,
 		asks: true,
-		continues: false,
-		interruptedTool: "interrupted",
+		continues: true,
+		interruptedTool: "this tool call was interrupted",
 	},
 ];

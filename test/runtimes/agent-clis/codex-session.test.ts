@@ -1,0 +1,4 @@
+// @module-tag agent-cli
+import { sessionSuite } from "./session-suite.js";
+
+sessionSuite("codex");
