@@ -14,7 +14,7 @@ import type { RunStore } from "../../store/run-store.js";
  * are the same; neither the run, the step nor the agent says `continue: false`; the attempt runs
  * here), telling the agent why it is back, what its failed check printed and what a person has
  * answered since; else start over, saying why. Undefined for a first attempt. Whether the
- * workspace is still the one the attempt left is checked when it starts (see `sharedWorkspace`).
+ * workspace is still the one the attempt left is checked when it starts (see `inSharedWorkspace`, `inWorktree`).
  */
 export function sessionPlan(
 	store: RunStore,

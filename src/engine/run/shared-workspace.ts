@@ -26,6 +26,7 @@ export function inSharedWorkspace(inner: WorkerRuntime): WorkerRuntime {
 			try {
 				return await inner.run({ ...request, ...(session ? { session } : {}) }, control);
 			} finally {
+				// A workspace git cannot read now is recorded as unseen: no later attempt continues in it.
 				const left = await workspaceFingerprint(request.cwd).catch(() => undefined);
 				if (left) control.onEvent({ type: "workspace-left", fingerprint: left });
 			}

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +85,24 @@ export function sessionSuite(label: string): void {
 				// Usage counts each request once: the continued session's earlier tokens are not counted again.
 				const used = server.requests.reduce((sum, r) => sum + r.promptTokens, 0);
 				expect(crew.snapshot(runId).tasks[0]?.usage.input).toBeLessThanOrEqual(used);
+			} finally {
+				crew.close();
+			}
+		});
+
+		test("in worktree mode a retry continues in the worktree the attempt before left, and its work reaches the task's branch", async () => {
+			const { server, repo, crew } = await setup(shellThenAnswer("echo SEEN-$((40+2)) | tee note.txt", "SEEN-42", 1));
+			repo.workflow("one", [{ id: "a", role: "scribe", text: "note the number" }]);
+			try {
+				const plan = await crew.plan({ goal: "g", workflow: "one", retries: 1, workspace: "worktree" });
+				const runId = crew.create(plan);
+				expect(await crew.execute(runId)).toBe("completed");
+				expect(server.requests).toHaveLength(3);
+				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
+				expect(task.session).toEqual({ continued: 1 });
+				const branch = `crew-tasks/${runId}/a`;
+				const note = execFileSync("git", ["show", `${branch}:note.txt`], { cwd: repo.dir, encoding: "utf8" });
+				expect(note).toBe("SEEN-42\n");
 			} finally {
 				crew.close();
 			}
