@@ -56,6 +56,8 @@ export interface TaskRecord {
 	readonly sandbox: AttemptSandboxRecord | null;
 	/** In a forked run, the task whose outcome this one took, with the usage spent there; null otherwise. */
 	readonly inherited: InheritedOutcome | null;
+	/** Whether its latest attempt continued the session of the one before, or started over; absent where a view does not read it. */
+	readonly origin?: SessionOrigin | null;
 }
 
 /** The task of another run whose outcome a forked run's task took, not run again: its usage was spent there, not here. */

@@ -199,6 +199,7 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		usage: usageFromArray(r),
 		sandbox: sandboxOf(r[16] as string | null),
 		inherited: inheritedOf(r[17] as string | null),
+		origin: r[18] === null || r[18] === undefined ? null : (JSON.parse(r[18] as string) as SessionOrigin),
 	};
 }
 

@@ -4,6 +4,7 @@ import { formatDuration } from "../../core/duration.js";
 import { type LogEntry, LogKind } from "../../core/log-line.js";
 import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/records.js";
 import { sandboxText } from "../../core/sandbox-level.js";
+import { originText } from "../../core/session.js";
 import { statusCounts } from "../../core/status.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { integrationLines } from "../shared/integration-text.js";
@@ -37,7 +38,10 @@ export function taskLine(t: TaskRecord, now: number, widths: { id: number; role:
 	const used = usageText(t.usage);
 	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
 	const inherited = t.inherited ? `inherited from ${t.inherited.runId}  ${usageText(t.inherited.usage)}`.trim() : "";
-	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}` : inherited) + (used ? `  ${used}` : "") + confined;
+	const began = t.origin
+		? ` (${"continued" in t.origin ? `continued ${t.origin.continued}` : originText(t.origin)})`
+		: "";
+	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}${began}` : inherited) + (used ? `  ${used}` : "") + confined;
 	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, STATUS_WIDTH)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }

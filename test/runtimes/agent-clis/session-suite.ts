@@ -82,6 +82,7 @@ export function sessionSuite(label: string): void {
 				expect({ attempts: task.attempts, session: task.session }).toEqual({ attempts: 2, session: { continued: 1 } });
 				const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
 				expect(logs.stdout).toContain("attempt 2: continued session of attempt 1");
+				expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(/ attempt 2 \(continued 1\)/);
 				// Usage counts each request once: the continued session's earlier tokens are not counted again.
 				const used = server.requests.reduce((sum, r) => sum + r.promptTokens, 0);
 				expect(crew.snapshot(runId).tasks[0]?.usage.input).toBeLessThanOrEqual(used);
@@ -152,6 +153,9 @@ export function sessionSuite(label: string): void {
 				expect(task.session.startedOver).toMatch(/^model changed \(.+ → .+\)$/);
 				const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
 				expect(logs.stdout).toContain("attempt 2: started over: model changed");
+				expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(
+					/ attempt 2 \(started over: model changed \(/,
+				);
 			} finally {
 				crew.close();
 			}
