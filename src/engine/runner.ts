@@ -5,6 +5,7 @@ import { errorMessage } from "../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../core/records.js";
 import { type Cause, type RunStatus, TaskStatus } from "../core/status.js";
 import type { WorkflowResource } from "../resources/workflow-file.js";
+import { redactLeftSessions } from "../runtimes/agent/attempt-session.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import type { ArtifactFiles } from "../store/artifact-files.js";
 import { currentProcess } from "../store/process-identity.js";
@@ -93,8 +94,10 @@ export async function runUnderLease(
 			lost.map((a) => ({ id: a.id, taskId: a.taskId })),
 			"its runner was lost",
 		);
-		// Their agents are ended: the shared workspace is as they left it, for an attempt that continues one.
+		// Their agents are ended: what their CLIs wrote of their sessions is kept redacted, as an
+		// attempt that ends keeps it, and the shared workspace is as they left it, for an attempt that continues one.
 		const kept = lost.filter((a) => a.session !== null);
+		for (const attempt of kept) redactLeftSessions(deps.files.path(run.id, `tasks/${attempt.taskId}`), attempt.number);
 		if (kept.length > 0 && run.options.workspace !== "worktree") {
 			const left = await workspaceFingerprint(run.options.cwd);
 			if (left) for (const attempt of kept) deps.store.attempts.left(lease, attempt.id, left);

@@ -1,10 +1,11 @@
 // An attempt's agent session: where its CLI keeps it, and whether it continues the attempt before's.
 
-import { mkdirSync } from "node:fs";
+import { type Dirent, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { redact, redactDeep } from "../../core/redact.js";
 import { isConfined } from "../../core/sandbox-level.js";
 import type { AgentSession, SessionOrigin } from "../../core/session.js";
+import { readPlainFile, writeAttemptFile } from "../attempt-files.js";
 import type { TaskRequest } from "../worker-runtime.js";
 import type { AgentCli } from "./agent-cli.js";
 
@@ -83,4 +84,32 @@ export function redactedSession(text: string): string {
 			}
 		})
 		.join("\n");
+}
+
+/**
+ * Redacts every session file an attempt of the task in `taskDir` left in its own folders (its
+ * session folder, and its CLI folder when confined): for an attempt whose runner died before it
+ * could keep its session, as `close` does for one that ended. Links are never followed.
+ */
+export function redactLeftSessions(taskDir: string, attempt: number): void {
+	for (const folder of [`attempt-${attempt}.session`, `attempt-${attempt}.home`]) redactTree(join(taskDir, folder));
+}
+
+/** Rewrites each plain `.jsonl` file under `dir` redacted, going into no link. */
+function redactTree(dir: string): void {
+	let entries: Dirent[];
+	try {
+		entries = readdirSync(dir, { withFileTypes: true });
+	} catch {
+		// Not there: the attempt kept nothing here.
+		return;
+	}
+	for (const entry of entries) {
+		const path = join(dir, entry.name);
+		if (entry.isDirectory()) redactTree(path);
+		else if (entry.isFile() && entry.name.endsWith(".jsonl")) {
+			const text = readPlainFile(path);
+			if (text) writeAttemptFile(path, redactedSession(text.toString("utf8")));
+		}
+	}
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,9 @@ import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-
 import type { ModelRequest, Script } from "../../../src/scripted-model/turns.js";
 import { cliHome, crew as crewCli, crewProcess, exitOf, gitRepo, read, waitFor } from "../../helpers.js";
 import { AGENT_CLIS } from "./clis.js";
+
+/** A key the agent's model writes into its tool call: crew stores it nowhere. */
+const LEAKED = "sk-proj-LeakedLeakedLeakedLeakedLeaked12";
 
 /** Whether a request's conversation carries `text` anywhere: a tool call, a tool's output, or crew's words. */
 function carries(request: ModelRequest, text: string): boolean {
@@ -195,7 +198,7 @@ export function sessionSuite(label: string): void {
 			const server = await ScriptedModelServer.start((request) =>
 				carries(request, "interrupted")
 					? { kind: "text", text: "I was cut off" }
-					: { kind: "shell", command: "echo STARTED > started.txt; sleep 60; echo DONE-$((6*7))" },
+					: { kind: "shell", command: `echo STARTED ${LEAKED} > started.txt; sleep 60; echo DONE-$((6*7))` },
 			);
 			servers.push(server);
 			const repo = gitRepo();
@@ -214,6 +217,9 @@ export function sessionSuite(label: string): void {
 			const runId = await waitFor("the tool call running", () =>
 				existsSync(join(repo.dir, "started.txt")) ? read(repo.dir, (r) => r.runs()[0]?.id) : undefined,
 			);
+			// The tool runs for a minute: a moment more lets each CLI write the call to its session, as it
+			// would have long before a real crash.
+			await new Promise((resolve) => setTimeout(resolve, 1000));
 			const group = read(repo.dir, (r) => r.attempts(runId)[0]?.process?.pgid);
 			runner.kill("SIGKILL");
 			if (group) process.kill(-group, "SIGKILL");
@@ -227,6 +233,9 @@ export function sessionSuite(label: string): void {
 			expect(carries(back, "crew's runner stopped")).toBe(true);
 			const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
 			expect(task.session).toEqual({ continued: 1 });
+			// The killed attempt's CLI wrote the key in its session; crew keeps none of it.
+			const stored = spawnSync("grep", ["-rl", LEAKED, join(repo.dir, ".crew")], { encoding: "utf8" });
+			expect({ status: stored.status, files: stored.stdout }).toEqual({ status: 1, files: "" });
 		});
 	});
 }
