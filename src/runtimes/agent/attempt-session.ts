@@ -113,3 +113,14 @@ function redactTree(dir: string): void {
 		}
 	}
 }
+
+/** One line of a session file as a record; undefined for a line that is not one (cut by a kill: the CLIs skip it too). */
+export function sessionRecord(line: string): Record<string, unknown> | undefined {
+	try {
+		const value: unknown = JSON.parse(line);
+		return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+	} catch {
+		// A torn line: read past, as its CLI does.
+		return undefined;
+	}
+}

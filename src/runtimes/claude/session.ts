@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { SessionKeeping } from "../agent/agent-cli.js";
-import { redactedSession } from "../agent/attempt-session.js";
+import { redactedSession, sessionRecord } from "../agent/attempt-session.js";
 import { readPlainFile, writeAttemptFile } from "../attempt-files.js";
 
 /** A session id as Claude Code takes it, and as crew makes them: nothing else names a file. */
@@ -75,17 +75,6 @@ function transcript(
 
 /** A transcript's lines without its `cost-state` records, from which a resumed session restores its costs so far. */
 function withoutCosts(text: string): string {
-	const kept = text.split("\n").filter((line) => line.trim() !== "" && recordType(line) !== "cost-state");
+	const kept = text.split("\n").filter((line) => line.trim() !== "" && sessionRecord(line)?.type !== "cost-state");
 	return `${kept.join("\n")}\n`;
-}
-
-/** The `type` of a transcript line's record; undefined for a line that is not one (cut by a kill: Claude Code skips it). */
-function recordType(line: string): unknown {
-	try {
-		const record: unknown = JSON.parse(line);
-		return record !== null && typeof record === "object" ? (record as { type?: unknown }).type : undefined;
-	} catch {
-		// Kept as it is: Claude Code reads past it.
-		return undefined;
-	}
 }

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { join, sep } from "node:path";
 import { isConfined } from "../../core/sandbox-level.js";
 import type { SessionKeeping } from "../agent/agent-cli.js";
-import { redactedSession } from "../agent/attempt-session.js";
+import { redactedSession, sessionRecord } from "../agent/attempt-session.js";
 import { readPlainFile, writeAttemptFile } from "../attempt-files.js";
 
 /** A thread id as Codex makes them; nothing else names a file. */
@@ -86,7 +86,7 @@ function mended(text: string): string {
 	const answered = new Set<string>();
 	let ordinal = -1;
 	for (const line of lines) {
-		const record = parsed(line);
+		const record = sessionRecord(line);
 		if (typeof record?.ordinal === "number") ordinal = Math.max(ordinal, record.ordinal);
 		const payload = record?.type === "response_item" ? (record.payload as Record<string, unknown>) : undefined;
 		const callId = payload?.call_id;
@@ -108,15 +108,4 @@ function mended(text: string): string {
 		);
 	}
 	return `${lines.join("\n")}\n`;
-}
-
-/** One rollout line as an object; undefined for a line Codex would skip too (torn by a kill). */
-function parsed(line: string): Record<string, unknown> | undefined {
-	try {
-		const value: unknown = JSON.parse(line);
-		return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
-	} catch {
-		// A line cut by a killed writer: Codex reads past it, and so does this reading.
-		return undefined;
-	}
 }

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { SessionKeeping } from "../agent/agent-cli.js";
-import { redactedSession } from "../agent/attempt-session.js";
+import { redactedSession, sessionRecord } from "../agent/attempt-session.js";
 import { readPlainFile, writeAttemptFile } from "../attempt-files.js";
 
 /** The name of an attempt's session file in its session folder. */
@@ -46,7 +46,7 @@ export const piSessions: SessionKeeping = {
 /** Session file `text` with `cwd` as its working directory and every unanswered tool call answered as interrupted. */
 function mended(text: string, cwd: string): string {
 	const lines = text.split("\n").filter((line) => line.trim() !== "");
-	const entries = lines.map(parsed);
+	const entries = lines.map(sessionRecord);
 	const header = entries[0];
 	if (header?.type === "session") lines[0] = JSON.stringify({ ...header, cwd });
 	const calls = new Map<string, string>();
@@ -85,15 +85,4 @@ function mended(text: string, cwd: string): string {
 		parent = entryId;
 	}
 	return `${lines.join("\n")}\n`;
-}
-
-/** One line of a session file as an object; undefined for a line pi would skip too (torn by a kill). */
-function parsed(line: string): Record<string, unknown> | undefined {
-	try {
-		const value: unknown = JSON.parse(line);
-		return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
-	} catch {
-		// A line cut by a killed writer: pi skips it on load, and so does this reading.
-		return undefined;
-	}
 }
