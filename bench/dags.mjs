@@ -5,17 +5,7 @@
 
 export const SHAPES = ["chain", "wide", "layered"];
 
-/** mulberry32: a tiny seeded PRNG, so the layered shape is the same on every run. */
-export function prng(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+import { prng } from "./prng.mjs";
 
 const id = (i) => `t${i}`;
 

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { prng as random } from "./dags.mjs";
+import { prng as random } from "./prng.mjs";
 import { log, median, SMOKE } from "./stats.mjs";
 
 const args = process.argv.slice(2);

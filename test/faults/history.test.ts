@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
+import { prng } from "../../bench/prng.mjs";
 import { crew, crewProcess, exitOf, lastJson, read, type StepDef, TestRepo, waitFor } from "../helpers.js";
-import { prng } from "./prng.js";
 import { tally } from "./tally.js";
 
 /**

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
+import { prng } from "../../bench/prng.mjs";
 import { groupsCarrying } from "../../src/runtimes/process/process-group.js";
 import { cancelLiveRuns, crewProcess, exitOf, isAlive, read, TestRepo, waitFor } from "../helpers.js";
-import { prng } from "./prng.js";
 import { tally } from "./tally.js";
 
 const RUNS = 50;

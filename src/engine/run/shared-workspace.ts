@@ -6,8 +6,9 @@ import { workspaceFingerprint } from "../../workspace/fingerprint.js";
 /**
  * `inner` in the run's shared workspace: an attempt continues the session of the attempt before
  * only when the workspace's fingerprint is the one that attempt left (nothing else, another task
- * or a person, wrote it since), else it starts over, saying so; and each attempt's end records
- * the workspace as it leaves it, for the attempt after.
+ * or a person, wrote it since), else it starts over, saying so; and an attempt that ends without
+ * completing its work records the workspace as it leaves it, for the attempt after (one that
+ * completes has none, so it spends nothing on it).
  */
 export function inSharedWorkspace(inner: WorkerRuntime): WorkerRuntime {
 	return {
@@ -23,12 +24,16 @@ export function inSharedWorkspace(inner: WorkerRuntime): WorkerRuntime {
 					session = { startedOver: `the workspace attempt ${attempt} left was not seen` };
 				else if (now !== workspace) session = { startedOver: `the workspace changed since attempt ${attempt} ended` };
 			}
+			let result: WorkerResult | undefined;
 			try {
-				return await inner.run({ ...request, ...(session ? { session } : {}) }, control);
+				result = await inner.run({ ...request, ...(session ? { session } : {}) }, control);
+				return result;
 			} finally {
-				// A workspace git cannot read now is recorded as unseen: no later attempt continues in it.
-				const left = await workspaceFingerprint(request.cwd).catch(() => undefined);
-				if (left) control.onEvent({ type: "workspace-left", fingerprint: left });
+				if (!result?.ok) {
+					// A workspace git cannot read now is recorded as unseen: no later attempt continues in it.
+					const left = await workspaceFingerprint(request.cwd).catch(() => undefined);
+					if (left) control.onEvent({ type: "workspace-left", fingerprint: left });
+				}
 			}
 		},
 	};

@@ -37,15 +37,15 @@ export function openSession(cli: AgentCli, request: TaskRequest, base: string, e
 	if (!keeping) return { ...plain, origin: asked && "startedOver" in asked ? asked : undefined };
 	const folder = join(request.artifactDir, `${base}.session`);
 	mkdirSync(folder, { recursive: true });
+	const theirs = cli.home(env).dir;
 	const continuing = asked && "attempt" in asked ? asked : undefined;
 	const previous = continuing && {
 		attempt: continuing.attempt,
 		session: continuing.session,
 		folder: join(request.artifactDir, `attempt-${continuing.attempt}.session`),
-		homes: [join(request.artifactDir, `attempt-${continuing.attempt}.home`), cli.home(env).dir],
+		homes: [join(request.artifactDir, `attempt-${continuing.attempt}.home`), theirs],
 	};
 	const own = join(request.artifactDir, `${base}.home`);
-	const theirs = cli.home(env).dir;
 	const home = isConfined(request.sandbox) ? own : theirs;
 	const opened = keeping.open(request, { folder, home, ...(previous ? { previous } : {}) });
 	const homes = [own, theirs];

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, onTestFinished, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
 import { Crew } from "../../../src/engine/crew.js";
 import { RuntimeRegistry } from "../../../src/runtimes/runtime-registry.js";
@@ -64,6 +64,7 @@ export function sessionSuite(label: string): void {
 			pollMs: 20,
 			retryPolicy: { baseMs: 50, factor: 2, maxMs: 200, jitter: 0 },
 		});
+		onTestFinished(() => crew.close());
 		return { server, repo, crew, scripted, env };
 	}
 
@@ -71,45 +72,37 @@ export function sessionSuite(label: string): void {
 		test("a retry after a model error continues: its first request carries the first attempt's tool call and result, one request fewer than starting over", async () => {
 			const { server, repo, crew } = await setup(shellThenAnswer("echo SEEN-$((40+2))", "SEEN-42", 1));
 			repo.workflow("one", [{ id: "a", role: "scribe", text: "look at the number" }]);
-			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
-				expect(await crew.execute(runId)).toBe("completed");
-				// Starting over: the shell again, then the answer (4 requests); continuing: the answer.
-				expect(server.requests).toHaveLength(3);
-				const back = server.requests[2] as ModelRequest;
-				expect(carries(back, "echo SEEN-$((40+2))")).toBe(true);
-				expect(carries(back, "SEEN-42")).toBe(true);
-				expect(carries(back, "attempt 2 at the same task, in the same conversation")).toBe(true);
-				expect(carries(back, "it ended with an error")).toBe(true);
-				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
-				expect({ attempts: task.attempts, session: task.session }).toEqual({ attempts: 2, session: { continued: 1 } });
-				const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
-				expect(logs.stdout).toContain("attempt 2: continued session of attempt 1");
-				expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(/ attempt 2 \(continued 1\)/);
-				// Usage counts each request once: the continued session's earlier tokens are not counted again.
-				const used = server.requests.reduce((sum, r) => sum + r.promptTokens, 0);
-				expect(crew.snapshot(runId).tasks[0]?.usage.input).toBeLessThanOrEqual(used);
-			} finally {
-				crew.close();
-			}
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			// Starting over: the shell again, then the answer (4 requests); continuing: the answer.
+			expect(server.requests).toHaveLength(3);
+			const back = server.requests[2] as ModelRequest;
+			expect(carries(back, "echo SEEN-$((40+2))")).toBe(true);
+			expect(carries(back, "SEEN-42")).toBe(true);
+			expect(carries(back, "attempt 2 at the same task, in the same conversation")).toBe(true);
+			expect(carries(back, "it ended with an error")).toBe(true);
+			const task = await onlyTask(repo.dir, runId);
+			expect({ attempts: task.attempts, session: task.session }).toEqual({ attempts: 2, session: { continued: 1 } });
+			const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
+			expect(logs.stdout).toContain("attempt 2: continued session of attempt 1");
+			expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(/ attempt 2 \(continued 1\)/);
+			// Usage counts each request once: the continued session's earlier tokens are not counted again.
+			const used = server.requests.reduce((sum, r) => sum + r.promptTokens, 0);
+			expect(crew.snapshot(runId).tasks[0]?.usage.input).toBeLessThanOrEqual(used);
 		});
 
 		test("in worktree mode a retry continues in the worktree the attempt before left, and its work reaches the task's branch", async () => {
 			const { server, repo, crew } = await setup(shellThenAnswer("echo SEEN-$((40+2)) | tee note.txt", "SEEN-42", 1));
 			repo.workflow("one", [{ id: "a", role: "scribe", text: "note the number" }]);
-			try {
-				const plan = await crew.plan({ goal: "g", workflow: "one", retries: 1, workspace: "worktree" });
-				const runId = crew.create(plan);
-				expect(await crew.execute(runId)).toBe("completed");
-				expect(server.requests).toHaveLength(3);
-				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
-				expect(task.session).toEqual({ continued: 1 });
-				const branch = `crew-tasks/${runId}/a`;
-				const note = execFileSync("git", ["show", `${branch}:note.txt`], { cwd: repo.dir, encoding: "utf8" });
-				expect(note).toBe("SEEN-42\n");
-			} finally {
-				crew.close();
-			}
+			const plan = await crew.plan({ goal: "g", workflow: "one", retries: 1, workspace: "worktree" });
+			const runId = crew.create(plan);
+			expect(await crew.execute(runId)).toBe("completed");
+			expect(server.requests).toHaveLength(3);
+			const task = await onlyTask(repo.dir, runId);
+			expect(task.session).toEqual({ continued: 1 });
+			const branch = `crew-tasks/${runId}/a`;
+			const note = execFileSync("git", ["show", `${branch}:note.txt`], { cwd: repo.dir, encoding: "utf8" });
+			expect(note).toBe("SEEN-42\n");
 		});
 
 		test("after a failed check, the check's output reaches the continued session", async () => {
@@ -128,16 +121,12 @@ export function sessionSuite(label: string): void {
 					extra: { verify: "test -f fixed.txt || { echo CHECK-SAID-NO; exit 1; }" },
 				},
 			]);
-			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
-				expect(await crew.execute(runId)).toBe("completed");
-				const back = server.requests[1] as ModelRequest;
-				expect(carries(back, "first try")).toBe(true);
-				expect(carries(back, "CHECK-SAID-NO")).toBe(true);
-				expect(carries(back, "attempt 2 at the same task")).toBe(true);
-			} finally {
-				crew.close();
-			}
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			const back = server.requests[1] as ModelRequest;
+			expect(carries(back, "first try")).toBe(true);
+			expect(carries(back, "CHECK-SAID-NO")).toBe(true);
+			expect(carries(back, "attempt 2 at the same task")).toBe(true);
 		});
 
 		test("an attempt on another model starts over, and says why", async () => {
@@ -146,52 +135,40 @@ export function sessionSuite(label: string): void {
 				(scripted) => `fallbackModels: ${scripted.fallbackModel}\n`,
 			);
 			repo.workflow("one", [{ id: "a", role: "scribe", text: "look at the number" }]);
-			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
-				expect(await crew.execute(runId)).toBe("completed");
-				// The fallback model's attempt runs the shell again: 4 requests.
-				expect(server.requests).toHaveLength(4);
-				expect(carries(server.requests[2] as ModelRequest, "SEEN-42")).toBe(false);
-				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
-				expect(task.session.startedOver).toMatch(/^model changed \(.+ → .+\)$/);
-				const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
-				expect(logs.stdout).toContain("attempt 2: started over: model changed");
-				expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(
-					/ attempt 2 \(started over: model changed \(/,
-				);
-			} finally {
-				crew.close();
-			}
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			// The fallback model's attempt runs the shell again: 4 requests.
+			expect(server.requests).toHaveLength(4);
+			expect(carries(server.requests[2] as ModelRequest, "SEEN-42")).toBe(false);
+			const task = await onlyTask(repo.dir, runId);
+			expect(task.session.startedOver).toMatch(/^model changed \(.+ → .+\)$/);
+			const logs = await crewCli(repo.dir, ["logs", runId, "a"]);
+			expect(logs.stdout).toContain("attempt 2: started over: model changed");
+			expect((await crewCli(repo.dir, ["status", runId])).stdout).toMatch(
+				/ attempt 2 \(started over: model changed \(/,
+			);
 		});
 
 		test("a step that says continue: false starts over, and says so", async () => {
 			const { server, repo, crew } = await setup(shellThenAnswer("echo SEEN-$((40+2))", "SEEN-42", 1));
 			repo.workflow("one", [{ id: "a", role: "scribe", text: "look at the number", extra: { continue: "false" } }]);
-			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
-				expect(await crew.execute(runId)).toBe("completed");
-				expect(server.requests).toHaveLength(4);
-				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
-				expect(task.session).toEqual({ startedOver: "step a says continue: false" });
-			} finally {
-				crew.close();
-			}
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 1 }));
+			expect(await crew.execute(runId)).toBe("completed");
+			expect(server.requests).toHaveLength(4);
+			const task = await onlyTask(repo.dir, runId);
+			expect(task.session).toEqual({ startedOver: "step a says continue: false" });
 		});
 
 		test("a retry after another hand wrote the shared workspace starts over, and says why", async () => {
 			const { server, repo, crew } = await setup(shellThenAnswer("echo SEEN-$((40+2))", "SEEN-42", 1));
 			repo.workflow("one", [{ id: "a", role: "scribe", text: "look at the number" }]);
-			try {
-				const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
-				expect(await crew.execute(runId)).toBe("failed");
-				writeFileSync(join(repo.dir, "someone-else.txt"), "written between the attempts\n");
-				expect(await crew.retry(runId, "a")).toBe("completed");
-				expect(server.requests).toHaveLength(4);
-				const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
-				expect(task.session).toEqual({ startedOver: "the workspace changed since attempt 1 ended" });
-			} finally {
-				crew.close();
-			}
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "one", retries: 0 }));
+			expect(await crew.execute(runId)).toBe("failed");
+			writeFileSync(join(repo.dir, "someone-else.txt"), "written between the attempts\n");
+			expect(await crew.retry(runId, "a")).toBe("completed");
+			expect(server.requests).toHaveLength(4);
+			const task = await onlyTask(repo.dir, runId);
+			expect(task.session).toEqual({ startedOver: "the workspace changed since attempt 1 ended" });
 		});
 
 		test("after kill -9 of the runner and the agent's process group, crew resume continues: the cut tool call is told as interrupted, never as done", async () => {
@@ -231,7 +208,7 @@ export function sessionSuite(label: string): void {
 			expect(carries(back, cli.interruptedTool)).toBe(true);
 			expect(carries(back, "DONE-42")).toBe(false);
 			expect(carries(back, "crew's runner stopped")).toBe(true);
-			const task = JSON.parse(await statusJson(repo.dir, runId)).tasks[0];
+			const task = await onlyTask(repo.dir, runId);
 			expect(task.session).toEqual({ continued: 1 });
 			// The killed attempt's CLI wrote the key in its session; crew keeps none of it.
 			const stored = spawnSync("grep", ["-rl", LEAKED, join(repo.dir, ".crew")], { encoding: "utf8" });
@@ -240,9 +217,9 @@ export function sessionSuite(label: string): void {
 	});
 }
 
-/** `crew status <runId> --json`'s output. */
-async function statusJson(dir: string, runId: string): Promise<string> {
-	return (await crewCli(dir, ["status", runId, "--json"])).stdout;
+/** The run's only task, as `crew status <runId> --json` gives it. */
+async function onlyTask(dir: string, runId: string) {
+	return JSON.parse((await crewCli(dir, ["status", runId, "--json"])).stdout).tasks[0];
 }
 
 /** A program that runs `command` (a program and its first arguments) with the arguments it gets. */

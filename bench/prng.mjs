@@ -1,5 +1,5 @@
-/** mulberry32: a small seeded generator of numbers in [0, 1), so each random run can be made again from its seed. */
-export function prng(seed: number): () => number {
+/** mulberry32: a small seeded generator of numbers in [0, 1), so a random shape or run can be made again from its seed. */
+export function prng(seed) {
 	let a = seed >>> 0;
 	return () => {
 		a = (a + 0x6d2b79f5) >>> 0;
