@@ -1,17 +1,15 @@
 // An agent CLI's own session as an attempt records it, and the rule and words for continuing it.
 
 /**
- * Where an attempt's agent CLI keeps the conversation it had: enough for a later attempt to
- * continue it. `file` is the session's own file when crew chose it (pi), `id` the CLI's name for
- * it, `dir` the folder the CLI keeps it under when crew cannot choose the file (Claude Code).
+ * An attempt's agent CLI session as its record keeps it: the CLI, the agent, and the CLI's id for
+ * it where the CLI names its sessions (Claude Code, Codex). No path: where its files are follows
+ * from the attempt's folder and the CLI's, so a record cannot point crew at another file.
  */
 export interface AgentSession {
 	readonly cli: string;
 	/** The agent whose conversation it is: another agent's is never continued. */
 	readonly agent: string;
-	readonly file?: string;
 	readonly id?: string;
-	readonly dir?: string;
 }
 
 /** How an attempt began: in the session of an earlier attempt of its task, or afresh, and why. */
