@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+import { CREW_TOOLS } from "../../src/core/tools.js";
 import { parseAgent } from "../../src/resources/agent-file.js";
 import { parseTeam } from "../../src/resources/team-file.js";
 import { parseWorkflow } from "../../src/resources/workflow-file.js";
@@ -55,6 +56,19 @@ test("pi-crew's flat lines read as pi-crew means them, YAML or not", () => {
 	expect(parseAgent("---\ntools: *\n---\n", "star.md").agent.tools).toEqual(["*"]);
 	const indented = parseAgent("---\n  name: spaced\n  tools: read\n---\n", "spaced.md");
 	expect([indented.agent.name, indented.agent.tools, messages(indented.diagnostics)]).toEqual(["spaced", ["read"], []]);
+});
+
+test("a tool crew gives agents may be listed in `tools:` without a warning, extensions or not", () => {
+	const { agent, diagnostics } = parseAgent("---\nname: asker\ntools: read, ask\n---\n", "asker.md");
+	expect(messages(diagnostics)).toEqual([]);
+	expect(agent.tools).toEqual(["read", "ask"]);
+	for (const tool of CREW_TOOLS) {
+		expect(messages(parseAgent(`---\nname: a\ntools: ${tool}\n---\n`, "a.md").diagnostics)).toEqual([]);
+	}
+	const other = parseAgent("---\nname: other\ntools: read, scratchpad\n---\n", "other.md");
+	expect(messages(other.diagnostics)).toEqual([
+		"warning 3: tool 'scratchpad' is not one crew's runtimes have; it is left out",
+	]);
 });
 
 test("a key one edit from a known key is an error naming it; other unknown keys are kept with a warning", () => {
