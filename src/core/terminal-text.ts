@@ -17,3 +17,34 @@ export function inert(text: string): string {
 		return code === 0x7f ? "\u2421" : "\ufffd";
 	});
 }
+
+/** A log's path as crew's errors name it, `(log: PATH)`, with the space before it. */
+const LOG_PATH = / ?\(log: [^\s()]+\)/;
+
+/** At most `max` UTF-16 units of `line`, ending between words when a word ends in its latter half. */
+function cut(line: string, max: number): string {
+	if (line.length <= max) return line;
+	if (/\s/.test(line.charAt(max))) return line.slice(0, max).trimEnd();
+	let head = line.slice(0, max);
+	const space = head.search(/\s\S*$/);
+	if (space > max / 2) head = head.slice(0, space);
+	// A character outside the BMP is two units: never leave half of one.
+	else if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+	return head.trimEnd();
+}
+
+/**
+ * `text` as a view shows it, readable whatever its size: whole when it is one line of at most
+ * `max` characters (UTF-16 units) besides a log's path; else at most `max` characters of its first line, cut between
+ * words where it can be, then `…`, its whole length and `where` the whole is read, such as
+ * `crew status <run> --json for all`. A log's path in the text, `(log: PATH)`, is never cut: when
+ * the text is, the path follows the note whole, as the place where more of the story is.
+ */
+export function excerpt(text: string, max: number, where: string): string {
+	const log = LOG_PATH.exec(text)?.[0].trim();
+	const rest = log ? text.replace(LOG_PATH, "") : text;
+	if (rest.length <= max && !text.includes("\n")) return text;
+	const first = rest.split("\n", 1)[0] ?? "";
+	const note = `(${text.length.toLocaleString("en-US")} characters; ${where})`;
+	return `${cut(first, max)}… ${note}${log ? ` ${log}` : ""}`;
+}

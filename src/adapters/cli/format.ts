@@ -6,11 +6,20 @@ import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/
 import { sandboxText } from "../../core/sandbox-level.js";
 import { originText } from "../../core/session.js";
 import { statusCounts } from "../../core/status.js";
+import { excerpt } from "../../core/terminal-text.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { integrationLines } from "../shared/integration-text.js";
 
 /** A task status's column: as wide as the longest status, `needs_attention`, and a space. */
 export const STATUS_WIDTH = 16;
+
+/** Characters of a goal, a run's error and a task's error that views show; see `excerpt`. */
+export const SHOWN_CHARS = { goal: 200, runError: 300, taskError: 100 } as const;
+
+/** Where a view's reader finds the whole of what it cut of run `runId`: its status as JSON. */
+export function wholeIn(runId: string): string {
+	return `crew status ${runId} --json for all`;
+}
 
 export function elapsed(from: string | null, to: string | null, now: number): string {
 	if (!from) return "";
@@ -34,7 +43,8 @@ export function usageText(usage: Usage): string {
 	return `${at}${k(usage.input)} in, ${k(usage.output)} out tokens, $${usage.cost.toFixed(4)}`;
 }
 
-export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }): string {
+/** A task's line in run `runId`'s views: its status, time, attempt, usage, and its error bounded. */
+export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }, runId: string): string {
 	const used = usageText(t.usage);
 	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
 	const inherited = t.inherited ? `inherited from ${t.inherited.runId}  ${usageText(t.inherited.usage)}`.trim() : "";
@@ -42,7 +52,8 @@ export function taskLine(t: TaskRecord, now: number, widths: { id: number; role:
 		? ` (${"continued" in t.origin ? `continued ${t.origin.continued}` : originText(t.origin)})`
 		: "";
 	const attempt = (t.attempts > 0 ? `attempt ${t.attempts}${began}` : inherited) + (used ? `  ${used}` : "") + confined;
-	const error = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]?.slice(0, 100)}` : "";
+	const error =
+		t.error && t.status !== "completed" ? `  ${excerpt(t.error, SHOWN_CHARS.taskError, wholeIn(runId))}` : "";
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, STATUS_WIDTH)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }
 
@@ -77,10 +88,11 @@ export function statusText(
 	const summary = statusCounts(tasks);
 	const lines = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}`,
-		`  goal: ${run.goal}`,
+		`  goal: ${excerpt(run.goal, SHOWN_CHARS.goal, wholeIn(run.id))}`,
 		`  workflow: ${run.workflow}${run.team ? `  team: ${run.team}` : ""}  tasks: ${summary}`,
 	];
-	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error}`);
+	if (run.error && run.status !== "completed")
+		lines.push(`  error: ${excerpt(run.error, SHOWN_CHARS.runError, wholeIn(run.id))}`);
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
 	if (used) lines.push(`  usage: ${used}`);
@@ -97,7 +109,7 @@ export function statusText(
 	for (const t of tasks) {
 		if (t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
 		phase = t.phase;
-		lines.push(taskLine(t, now, widths));
+		lines.push(taskLine(t, now, widths, run.id));
 	}
 	return `${lines.join("\n")}\n`;
 }
@@ -107,7 +119,7 @@ export function runsText(runs: readonly RunRecord[]): string {
 	return `${runs
 		.map(
 			(r) =>
-				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${r.goal.split("\n")[0]?.slice(0, 60)}`,
+				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${excerpt(r.goal, 60, wholeIn(r.id))}`,
 		)
 		.join("\n")}\n`;
 }

@@ -35,6 +35,7 @@ export class ProgressView {
 	#stale = false;
 	#started = Date.now();
 	#widths = { id: 4, role: 4 };
+	#runId = "";
 	#drawn = 0;
 	#timer: NodeJS.Timeout | undefined;
 
@@ -44,9 +45,10 @@ export class ProgressView {
 		this.#rows = out.rows || 40;
 	}
 
-	/** Starts showing the run whose task list, in order, `read` gives as committed at the time. */
-	start(read: () => readonly ListedTask[]): void {
+	/** Starts showing run `runId`, whose task list, in order, `read` gives as committed at the time. */
+	start(runId: string, read: () => readonly ListedTask[]): void {
 		this.#started = Date.now();
+		this.#runId = runId;
 		this.#read = read;
 		this.#reload();
 		if (this.#tty) this.#timer = setInterval(() => this.#draw(), 150);
@@ -74,7 +76,7 @@ export class ProgressView {
 		this.#tasks[at] = next;
 		if (!this.#tty) {
 			const clock = elapsed(new Date(this.#started).toISOString(), event.time, Date.now()).padStart(7);
-			this.#out.write(`${clock}${inert(taskLine(next, Date.parse(event.time), this.#widths))}\n`);
+			this.#out.write(`${clock}${inert(taskLine(next, Date.parse(event.time), this.#widths, this.#runId))}\n`);
 		}
 	};
 
@@ -102,7 +104,7 @@ export class ProgressView {
 			shown = active.slice(0, room - 1);
 		}
 		const header = `  ${statusCounts(tasks)}  (${elapsed(new Date(this.#started).toISOString(), null, now)})`;
-		const lines = [header, ...shown.map((t) => taskLine(t, now, widths))];
+		const lines = [header, ...shown.map((t) => taskLine(t, now, widths, this.#runId))];
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
 		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${inert(l)}`).join("\n")}\n\x1b[J`);
 		this.#drawn = lines.length;

@@ -231,7 +231,7 @@ export async function runHere(
 	try {
 		let status: RunStatus;
 		try {
-			if (!quiet) view.start(() => reader.status(runId).tasks);
+			if (!quiet) view.start(runId, () => reader.status(runId).tasks);
 			const options = {
 				signal: controller.signal,
 				onlyIfQueued: how.onlyIfQueued === true,

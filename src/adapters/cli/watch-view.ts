@@ -3,11 +3,11 @@
 import type { Writable } from "node:stream";
 import type { TaskView } from "../../core/records.js";
 import { statusCounts } from "../../core/status.js";
-import { inert } from "../../core/terminal-text.js";
+import { excerpt, inert } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";
-import { elapsed, STATUS_WIDTH, usageText } from "./format.js";
+import { elapsed, SHOWN_CHARS, STATUS_WIDTH, usageText, wholeIn } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
 
@@ -30,10 +30,11 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 	const total = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
 	const lines = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.options.script ? " (script)" : ""}${run.team ? ` / ${run.team}` : ""}`,
-		`  ${run.goal.split("\n")[0]?.slice(0, 100) ?? ""}`,
+		`  ${excerpt(run.goal, 100, wholeIn(run.id))}`,
 		`  tasks: ${statusCounts(tasks)}${usageText(total) ? `  usage: ${usageText(total)}` : ""}`,
 	];
-	if (run.error && run.status !== "completed") lines.push(`  error: ${run.error.split("\n")[0]}`);
+	if (run.error && run.status !== "completed")
+		lines.push(`  error: ${excerpt(run.error, SHOWN_CHARS.runError, wholeIn(run.id))}`);
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const w = { id: 6, role: 6, agent: 6, runtime: 8 };
 	for (const t of tasks) {
@@ -60,7 +61,9 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 		phase = t.phase;
 		const cost = t.usage.cost > 0 ? `$${t.usage.cost.toFixed(4)}` : "";
 		const last =
-			t.error && t.status !== "completed" && t.status !== "running" ? t.error.split("\n")[0] : (t.activity ?? "");
+			t.error && t.status !== "completed" && t.status !== "running"
+				? excerpt(t.error, SHOWN_CHARS.taskError, wholeIn(run.id))
+				: (t.activity ?? "");
 		lines.push(
 			`  ${cell(t.id, w.id)}${cell(t.role, w.role)}${cell(t.agent, w.agent)}${cell(t.status, STATUS_WIDTH)}${cell(runtimeOf(t), w.runtime)}${cell(elapsed(t.startedAt, t.finishedAt, now), 9)}${cell(tokensOf(t), 22)}${cell(cost, 10)}${last}`,
 		);
@@ -107,7 +110,8 @@ export class WatchView {
 		for (const t of tasks) {
 			if (this.#seen.get(t.id) === t.status) continue;
 			this.#seen.set(t.id, t.status);
-			const detail = t.error && t.status !== "completed" ? `  ${t.error.split("\n")[0]}` : "";
+			const error = t.error && t.status !== "completed" ? excerpt(t.error, SHOWN_CHARS.taskError, wholeIn(run.id)) : "";
+			const detail = error ? `  ${error}` : "";
 			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
 		}
 		if (out.length > 0) this.#out.write(`${inert(out.join("\n"))}\n`);

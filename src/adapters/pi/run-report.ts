@@ -1,6 +1,7 @@
 // The report a pi session gets when a run it started ends: its status and its tasks' results.
 
 import { statusCounts } from "../../core/status.js";
+import { excerpt } from "../../core/terminal-text.js";
 import type { StatusJson } from "../../engine/views/json.js";
 import { integrationLines } from "../shared/integration-text.js";
 
@@ -8,12 +9,17 @@ import { integrationLines } from "../shared/integration-text.js";
 const PER_TASK = 1500;
 const IN_ALL = 12_000;
 
-/** A run's status as a few lines: the run, then each task with its status and error. */
+/** Characters of the run's error, and of each task's, that a status's lines show. */
+const ERROR_SHOWN = 200;
+
+/** A run's status as a few lines: the run, then each task with its status and its error, bounded. */
 export function statusText({ run, tasks }: StatusJson): string {
+	const whole = `crew_status of run ${run.id} for all`;
 	const lines = [`run ${run.id} ${run.status}: ${statusCounts(tasks)}`];
-	if (run.error && run.status !== "completed") lines.push(`error: ${run.error}`);
+	if (run.error && run.status !== "completed") lines.push(`error: ${excerpt(run.error, ERROR_SHOWN, whole)}`);
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
-	for (const t of tasks) lines.push(`- ${t.id} (${t.role}) ${t.status}${t.error ? `: ${t.error}` : ""}`);
+	for (const t of tasks)
+		lines.push(`- ${t.id} (${t.role}) ${t.status}${t.error ? `: ${excerpt(t.error, ERROR_SHOWN, whole)}` : ""}`);
 	return lines.join("\n");
 }
 

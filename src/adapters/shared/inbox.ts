@@ -3,6 +3,7 @@
 import { ASKS } from "../../core/asked.js";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
+import { excerpt } from "../../core/terminal-text.js";
 import type { RunReader } from "../../engine/views/reader.js";
 import { RunEnding, runStanding } from "./run-ending.js";
 
@@ -179,13 +180,16 @@ function storedRuns(reader: RunReader) {
 	}
 }
 
+/** Characters of what waits that the inbox's text shows; its JSON has all of it. */
+const WHAT_SHOWN = 200;
+
 /** The inbox as text: an item a line or two, with the command that answers it. */
 export function inboxText(items: readonly InboxItem[]): string {
 	if (items.length === 0) return "nothing waits for you\n";
 	return items
 		.map(
 			(i) =>
-				`${i.since.slice(0, 19).replace("T", " ")}  ${i.kind.padEnd(11)} ${i.runId}  ${i.what}\n    ${i.command}\n`,
+				`${i.since.slice(0, 19).replace("T", " ")}  ${i.kind.padEnd(11)} ${i.runId}  ${excerpt(i.what, WHAT_SHOWN, "crew inbox --json for all")}\n    ${i.command}\n`,
 		)
 		.join("");
 }

@@ -1,0 +1,107 @@
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, expect, test } from "vitest";
+import type { StatusJson } from "../../../src/engine/views/json.js";
+import { crew, mcpClient, TestRepo } from "../../helpers.js";
+
+/** 4 MiB of words, on one line: a goal written to a file and given whole. */
+const GOAL = "word ".repeat(838_861).slice(0, 4_194_304);
+const NOTE = "(4,194,304 characters; crew status";
+/** More than any view of one run shows when it bounds what it prints. */
+const READABLE = 3000;
+
+/**
+ * An agent CLI standing in for pi: it reports its usage, then fails with a reason longer than a
+ * task line has room for, so crew's error names the attempt's log after it.
+ */
+function failingPi(): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-failing-pi-")), "pi");
+	const usage = { input: 1500, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1518, cost: { total: 0.0123 } };
+	const end = {
+		type: "message_end",
+		message: { role: "assistant", content: [{ type: "text", text: "working" }], usage },
+	};
+	const why = "the account has run out of credit for this month, and no other account is set up for it; ";
+	const reason = `Error: the model's provider refused the request because ${why.repeat(4)}add credit or pick another model`;
+	writeFileSync(
+		program,
+		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\necho "${reason}" >&2\nexit 1\n`,
+	);
+	chmodSync(program, 0o755);
+	return program;
+}
+
+const repo = new TestRepo();
+const env = { ...process.env, CREW_PI: failingPi() };
+let runId = "";
+let logPath = "";
+let ran = "";
+
+beforeAll(async () => {
+	repo.writeFile(".crew/agents/failer.md", "---\nname: failer\nruntime: pi\nsandbox: off\n---\n");
+	repo.workflow("one", [{ id: "a", role: "failer", text: "do it" }]);
+	repo.writeFile("big.txt", GOAL);
+	const run = await crew(repo.dir, ["run", "--goal-file", "big.txt", "--workflow", "one"], 120_000, env);
+	expect(run.code, run.stderr).toBe(1);
+	ran = run.stdout;
+	const runs = JSON.parse((await crew(repo.dir, ["runs", "--json"])).stdout) as { id: string }[];
+	runId = runs[0]?.id ?? "";
+	const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout) as StatusJson;
+	logPath = /\(log: (\S+)\)/.exec(status.tasks[0]?.error ?? "")?.[1] ?? "";
+	expect(existsSync(logPath), `the error names its log: ${status.tasks[0]?.error}`).toBe(true);
+}, 180_000);
+
+test("crew status bounds a 4 MB goal and a long error, saying where the whole is, and keeps the log's path whole", async () => {
+	const status = await crew(repo.dir, ["status", runId]);
+	expect(status.code).toBe(0);
+	expect(status.stdout.length).toBeLessThan(READABLE);
+	expect(status.stdout).toMatch(/\n {2}goal: word word .*… \(4,194,304 characters; crew status \S+ --json for all\)\n/);
+	expect(status.stdout).toContain(`${NOTE} ${runId} --json for all)`);
+	const error = status.stdout.split("\n").find((line) => line.startsWith("  error: ")) ?? "";
+	expect(error).toContain(`(log: ${logPath})`);
+	const task = status.stdout.split("\n").find((line) => line.startsWith("  a ")) ?? "";
+	expect(task).toContain("pi exited with code 1: Error: the model's provider");
+	expect(task.endsWith(`(log: ${logPath})`)).toBe(true);
+});
+
+test("a foreground run's progress and summary keep each task's log path whole", () => {
+	expect(ran.length).toBeLessThan(READABLE);
+	const failedLines = ran.split("\n").filter((line) => /\ba +failer +failed\b/.test(line));
+	expect(failedLines.length).toBeGreaterThanOrEqual(2);
+	for (const line of failedLines) expect(line.endsWith(`(log: ${logPath})`), line).toBe(true);
+});
+
+test("crew runs, crew inbox and crew watch bound the goal and the error", async () => {
+	const runs = await crew(repo.dir, ["runs"]);
+	expect(runs.stdout.length).toBeLessThan(500);
+	expect(runs.stdout).toContain(`${NOTE} ${runId} --json for all)`);
+
+	const inbox = await crew(repo.dir, ["inbox"]);
+	expect(inbox.stdout.length).toBeLessThan(1000);
+	expect(inbox.stdout).toContain(`(log: ${logPath})`);
+	expect(inbox.stdout).toContain(`crew retry ${runId} a`);
+	const inboxJson = JSON.parse((await crew(repo.dir, ["inbox", "--json"])).stdout) as { items: { what: string }[] };
+	expect(inboxJson.items[0]?.what.length).toBeGreaterThan(200);
+
+	const watch = await crew(repo.dir, ["watch", runId]);
+	expect(watch.stdout.length).toBeLessThan(1000);
+	expect(watch.stdout).toContain(`(log: ${logPath})`);
+});
+
+test("crew_runs's summary of a run, a line per task, bounds each error and keeps its log's path whole", async () => {
+	let client: Client | undefined;
+	try {
+		client = (await mcpClient(repo.dir)).client;
+		const answer = await client.callTool({ name: "crew_runs", arguments: {} });
+		const { runs } = answer.structuredContent as { runs: { summary: string }[] };
+		const summary = runs[0]?.summary ?? "";
+		expect(summary.length).toBeLessThan(1000);
+		const lines = summary.split("\n");
+		expect(lines.find((line) => line.startsWith("error: "))).toContain(`(log: ${logPath})`);
+		expect(lines.find((line) => line.startsWith("- a "))).toContain(`(log: ${logPath})`);
+	} finally {
+		await client?.close();
+	}
+});
