@@ -1,15 +1,25 @@
 // Loading agents, teams and workflows by name across builtin, user and project layers, or by path.
 
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
 import { didYouMean } from "../core/near-names.js";
 import { type AgentResource, parseAgent } from "./agent-file.js";
 import type { Diagnostic } from "./frontmatter.js";
+import {
+	type Claim,
+	claimsOn,
+	clashMessage,
+	FOLDERS,
+	type NamedFile,
+	namedFiles,
+	nameWarnings,
+} from "./resource-names.js";
+import { readResourceText } from "./resource-text.js";
 import { parseTeam, type TeamResource } from "./team-file.js";
 import { parseWorkflow, type WorkflowResource } from "./workflow-file.js";
-import { isWorkflowScript, parseWorkflowScript, SCRIPT_SUFFIXES } from "./workflow-script-file.js";
+import { isWorkflowScript, parseWorkflowScript } from "./workflow-script-file.js";
 
 export interface Loaded<T> {
 	readonly item: T;
@@ -37,18 +47,8 @@ export interface Listed<T> {
 	readonly item?: T;
 }
 
-const SUFFIXES: Record<ResourceKind, readonly string[]> = {
-	agent: [".md"],
-	team: [".team.md", ".md"],
-	workflow: [".workflow.md", ...SCRIPT_SUFFIXES, ".md"],
-};
-
-export const FOLDERS: Record<ResourceKind, string> = { agent: "agents", team: "teams", workflow: "workflows" };
-
-interface Candidate {
-	readonly layer: LayerName;
-	readonly file: string;
-}
+/** A file that could define a name; a file named by path has no folder and no twins. */
+type Candidate = Pick<Claim, "layer" | "file"> & Partial<Claim>;
 
 type Parsed<T> = Omit<Loaded<T>, "layer">;
 
@@ -76,7 +76,9 @@ export type Resource<K extends ResourceKind> = K extends "agent"
 		: WorkflowResource;
 
 /**
- * Finds agents, teams and workflows by name across layers, or by path. A user resource overrides a
+ * Finds agents, teams and workflows by name across layers, or by path. A file's name is its
+ * `name:`, else its file name; a name no file gives itself also finds the file of that file name.
+ * Two files of one layer that claim one name are refused, naming both. A user resource overrides a
  * builtin of the same name; a project resource may add names but never replaces a builtin or user
  * one (that is reported as a warning), so a repository cannot quietly change what a name the user
  * relies on runs. A file with errors is refused with all of them named when asked for; listing
@@ -85,8 +87,13 @@ export type Resource<K extends ResourceKind> = K extends "agent"
 export class ResourceLoader {
 	readonly #layers: readonly ResourceLayer[];
 	readonly #cwd: string;
+	/** Each kind's files and names, read at the kind's first look-up; see the constructor. */
+	readonly #named = new Map<ResourceKind, readonly NamedFile[]>();
 
-	/** `layers` in order of precedence within their kind: the first user layer beats the second. */
+	/**
+	 * `layers` in order of precedence within their kind: the first user layer beats the second. A
+	 * loader reads a kind's folders once, so one plan sees one set of files: make one per operation.
+	 */
 	constructor(options: { layers: readonly ResourceLayer[]; cwd: string }) {
 		this.#layers = options.layers;
 		this.#cwd = options.cwd;
@@ -119,11 +126,13 @@ export class ResourceLoader {
 		const [winner, ...shadowed] = this.#resolve(kind, ref);
 		if (!winner) {
 			const where = this.#layers.map((l) => join(l.dir, FOLDERS[kind])).join(", ");
+			const names = new Set(this.#files(kind).map((f) => f.name));
 			throw new CrewError(
 				ErrorCode.NotFound,
-				`no ${kind} '${ref}': not a file, and not a name found in ${where}${didYouMean(ref, this.#names(kind))}`,
+				`no ${kind} '${ref}': not a file, and not a name found in ${where}${didYouMean(ref, names)}`,
 			);
 		}
+		if (hasTwins(winner)) throw new CrewError(ErrorCode.InvalidResource, clashMessage(kind, ref, winner));
 		const loaded = this.#parse(kind, winner.file);
 		const errors = loaded.diagnostics.filter((d) => d.level === "error");
 		if (errors.length > 0) {
@@ -139,37 +148,34 @@ export class ResourceLoader {
 		};
 	}
 
-	/** Every resource of a kind, by name, from the layer that wins it; bad files come back as diagnostics. */
+	/**
+	 * Every resource of a kind, by name, from the layer that wins it; bad files, names claimed twice
+	 * in a layer and a `name:` that is not the file's name come back as diagnostics.
+	 */
 	list<K extends ResourceKind>(kind: K): { items: Listed<Resource<K>>[]; diagnostics: Diagnostic[] } {
-		const names = this.#names(kind);
+		const files = this.#files(kind);
 		const items: Listed<Resource<K>>[] = [];
-		const diagnostics: Diagnostic[] = [];
-		for (const name of [...names].sort()) {
+		const diagnostics: Diagnostic[] = nameWarnings(kind, files);
+		for (const name of [...new Set(files.map((f) => f.name))].sort()) {
 			const [winner, ...shadowed] = this.#resolve(kind, name);
 			if (!winner) continue;
 			diagnostics.push(...shadowWarnings(kind, name, winner, shadowed));
+			const listed = { name, layer: winner.layer, file: winner.file };
+			if (hasTwins(winner)) {
+				diagnostics.push({ level: "error", file: winner.file, message: clashMessage(kind, name, winner) });
+				items.push(listed);
+				continue;
+			}
 			try {
 				const loaded = this.#parse(kind, winner.file);
 				diagnostics.push(...loaded.diagnostics);
-				items.push({ name, ...winner, item: loaded.item });
+				items.push({ ...listed, item: loaded.item });
 			} catch (error) {
 				diagnostics.push({ level: "error", file: winner.file, message: errorMessage(error) });
-				items.push({ name, ...winner });
+				items.push(listed);
 			}
 		}
 		return { items, diagnostics };
-	}
-
-	/** The names of a kind that any layer has a file for. */
-	#names(kind: ResourceKind): Set<string> {
-		const names = new Set<string>();
-		for (const { dir } of this.#layers) {
-			for (const file of filesIn(join(dir, FOLDERS[kind]))) {
-				const name = nameOf(kind, file);
-				if (name !== undefined) names.add(name);
-			}
-		}
-		return names;
 	}
 
 	/** The files that could define `ref`: the one that counts first, then the project files it shadows. */
@@ -179,11 +185,7 @@ export class ResourceLoader {
 			return existsSync(file) ? [{ layer: "project", file }] : [];
 		}
 		if (!isValidId(ref)) return [];
-		const found: Candidate[] = [];
-		for (const { layer, dir } of this.#layers) {
-			const file = SUFFIXES[kind].map((s) => join(dir, FOLDERS[kind], `${ref}${s}`)).find((f) => existsSync(f));
-			if (file) found.push({ layer, file });
-		}
+		const found: Candidate[] = claimsOn(this.#files(kind), ref);
 		const rank = (c: Candidate) => (c.layer === "user" ? 0 : c.layer === "builtin" ? 1 : 2);
 		const ordered = found.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i);
 		const [winner] = ordered;
@@ -197,6 +199,14 @@ export class ResourceLoader {
 		];
 	}
 
+	#files(kind: ResourceKind): readonly NamedFile[] {
+		const known = this.#named.get(kind);
+		if (known) return known;
+		const files = namedFiles(kind, this.#layers);
+		this.#named.set(kind, files);
+		return files;
+	}
+
 	#parse<K extends ResourceKind>(kind: K, file: string): Parsed<Resource<K>> {
 		const folder = this.#layers.map(({ dir }) => join(dir, FOLDERS[kind])).find((f) => file.startsWith(`${f}/`));
 		const text = readResourceText(kind, file, folder);
@@ -206,43 +216,6 @@ export class ResourceLoader {
 			if (!isCrewError(error)) throw error;
 			throw new CrewError(ErrorCode.InvalidResource, `invalid ${kind} ${file}: ${error.message}`, { cause: error });
 		}
-	}
-}
-
-/** Largest resource file read, in bytes: agents, teams and workflows are a few pages of text. */
-const MAX_RESOURCE_BYTES = 1024 * 1024;
-
-/**
- * A resource file's text, or a clear error: not a file, too large, not UTF-8 text, or, for a file of
- * a layer's `folder`, a link to a file outside that folder (a repository's `agents/x.md` linked to a
- * user's credentials would otherwise be read as an agent, into views and prompts).
- */
-function readResourceText(kind: ResourceKind, file: string, folder: string | undefined): string {
-	const refuse = (why: string, cause?: unknown) =>
-		new CrewError(ErrorCode.InvalidResource, `cannot read ${kind} ${file}: ${why}`, { cause });
-	let bytes: Buffer;
-	try {
-		if (folder !== undefined) {
-			const real = realpathSync(file);
-			const inside = realpathSync(folder);
-			if (!real.startsWith(`${inside}/`)) throw refuse(`it is a link to ${real}, outside ${folder}`);
-		}
-		const stat = statSync(file);
-		if (stat.isDirectory()) throw refuse("it is a directory, not a file");
-		if (!stat.isFile()) throw refuse("it is not a regular file");
-		if (stat.size > MAX_RESOURCE_BYTES) {
-			throw refuse(`it is too large (${(stat.size / 1024 / 1024).toFixed(1)} MiB; at most 1 MiB)`);
-		}
-		bytes = readFileSync(file);
-	} catch (error) {
-		if (isCrewError(error)) throw error;
-		throw refuse(errorMessage(error), error);
-	}
-	if (bytes.includes(0)) throw refuse("it is not a text file (it holds NUL bytes)");
-	try {
-		return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-	} catch (error) {
-		throw refuse("it is not UTF-8 text", error);
 	}
 }
 
@@ -259,18 +232,6 @@ function shadowWarnings(
 	}));
 }
 
-function filesIn(dir: string): string[] {
-	try {
-		return readdirSync(dir).filter((name) => name.endsWith(".md") || isWorkflowScript(name));
-	} catch {
-		return [];
-	}
-}
-
-/** The name a file in a kind's folder defines, or undefined for a file of another kind. */
-function nameOf(kind: ResourceKind, file: string): string | undefined {
-	const suffix = SUFFIXES[kind].find((s) => file.endsWith(s));
-	if (!suffix) return undefined;
-	const name = file.slice(0, -suffix.length);
-	return isValidId(name) ? name : undefined;
+function hasTwins(candidate: Candidate): candidate is Claim {
+	return (candidate.twins?.length ?? 0) > 0;
 }

@@ -55,7 +55,8 @@ export function validateResources(context: ValidateContext): Validation {
 		const { item, file } = team;
 		if (!item) continue;
 		for (const role of item.roles) {
-			if (!agentNames.includes(role.agent)) {
+			// A name or a file name, as a run finds the agent.
+			if (loader.fileOf("agent", role.agent) === undefined) {
 				diagnostics.push({
 					level: "error",
 					file,
