@@ -38,6 +38,7 @@ import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./
 import type { Plan, PlanInput } from "./planning/plan-input.js";
 import { planRun } from "./planning/planner.js";
 import { checkRunTrusted, runReach } from "./planning/reach.js";
+import { sharedCheckoutWarning } from "./planning/shared-checkout.js";
 import { RunCredentials } from "./run/credentials.js";
 import { remoteRuntimes } from "./run/remote-runtimes.js";
 import { type ExecuteOptions, resumedTasks, runUnderLease } from "./runner.js";
@@ -109,7 +110,16 @@ export class Crew {
 	 * project's own, so bad `--args` are refused before the run exists.
 	 */
 	async plan(input: PlanInput): Promise<Plan> {
-		const plan = planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+		const planned = planRun(input, { loader: this.resources(), runtimes: this.runtimes, cwd: this.project.root });
+		const shared = input.allowShared
+			? undefined
+			: sharedCheckoutWarning(
+					planned.options,
+					this.#queries.runsWithStatus([RunStatus.Running, RunStatus.Waiting]),
+					this.#options.now(),
+					this.#options.staleAfterMs,
+				);
+		const plan = shared ? { ...planned, diagnostics: [...planned.diagnostics, shared] } : planned;
 		this.#credentials.remember(input.queue);
 		this.#credentials.remember(input.repository);
 		const script = plan.options.script;

@@ -4,7 +4,7 @@ import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";
 import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord } from "../core/records.js";
-import type { TaskStatus } from "../core/status.js";
+import type { RunStatus, TaskStatus } from "../core/status.js";
 import { type StatusSelection, TASK_JSON_FIELDS, type TaskJsonField } from "../core/status-selection.js";
 import type { TaskSpec } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
@@ -108,6 +108,7 @@ export class RunQueries {
 	readonly #latest: () => Statement<[], { id: string }>;
 	readonly #lastSeq: () => Statement<[string], number>;
 	readonly #runs: () => Statement<[number], RunRow>;
+	readonly #runsWithStatus: () => Statement<[string], RunRow>;
 	readonly #tasks: () => Statement<[string], unknown[]>;
 	readonly #task: () => Statement<[string, string], TaskRow>;
 	readonly #taskByStep: () => Statement<[string, string], TaskRow>;
@@ -140,6 +141,9 @@ export class RunQueries {
 			() => db.prepare("SELECT last_seq FROM runs WHERE id = ?").pluck() as Statement<[string], number>,
 		);
 		this.#runs = once(() => db.prepare("SELECT * FROM runs ORDER BY rowid DESC LIMIT ?"));
+		this.#runsWithStatus = once(() =>
+			db.prepare("SELECT * FROM runs WHERE status IN (SELECT value FROM json_each(?)) ORDER BY rowid DESC"),
+		);
 		// Rows as arrays: a run's status reads thousands of rows, and objects per row cost twice as much.
 		this.#tasks = once(
 			() =>
@@ -239,6 +243,11 @@ export class RunQueries {
 
 	latestRunId(): string | undefined {
 		return this.#latest().get()?.id;
+	}
+
+	/** Runs whose status is one of `statuses`, newest first. */
+	runsWithStatus(statuses: readonly RunStatus[]): RunRecord[] {
+		return this.#runsWithStatus().all(JSON.stringify(statuses)).map(toRun);
 	}
 
 	listRuns(limit = 1000): RunRecord[] {

@@ -29,6 +29,7 @@ export interface AgentFlags {
 	readonly model?: string;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
+	readonly allowShared?: boolean;
 	readonly sandbox?: SandboxLevel;
 	readonly budgetTokens?: number;
 	readonly budgetUsd?: number;

@@ -77,6 +77,7 @@ function program(setExit: (code: number) => void): Command {
 			]),
 		)
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
+		.option("--allow-shared", "no warning when another live run works in this checkout too")
 		.addOption(
 			new Option(
 				"--sandbox <level>",
@@ -114,6 +115,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-m, --model <model>", "its model (its fallbackModels still follow)")
 		.addOption(new Option("--workspace <mode>", "worktree: a worktree of its own").choices(["shared", "worktree"]))
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
+		.option("--allow-shared", "no warning when another live run works in this checkout too")
 		.addOption(
 			new Option(
 				"--sandbox <level>",

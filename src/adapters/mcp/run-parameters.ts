@@ -76,6 +76,10 @@ export const runParameters = {
 		.boolean()
 		.optional()
 		.describe("worktree mode although tracked files have uncommitted changes (which it will not see)"),
+	allowShared: z
+		.boolean()
+		.optional()
+		.describe("no warning when another live run works in this checkout too (both runs' agents write the same files)"),
 	integration: z
 		.enum(["auto", "manual"])
 		.optional()

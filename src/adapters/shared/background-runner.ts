@@ -96,7 +96,9 @@ export async function startCallerRun(
 	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 	const warnings = [
 		...settingsWarnings,
-		...plan.diagnostics.filter((d) => d.level === "warning").map((d) => `${d.file}: ${d.message}`),
+		...plan.diagnostics
+			.filter((d) => d.level === "warning")
+			.map((d) => (d.file === "" ? d.message : `${d.file}: ${d.message}`)),
 	];
 	return { runId, runner, warnings };
 }

@@ -37,6 +37,7 @@ export interface RunAsk {
 	readonly continue?: boolean;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
+	readonly allowShared?: boolean;
 	readonly integration?: IntegrationMode;
 	readonly until?: string;
 	readonly untilJudged?: boolean;
@@ -83,6 +84,7 @@ export function runInput(
 		...(ask.continue === false ? { continueSessions: false } : {}),
 		...(ask.workspace !== undefined ? { workspace: ask.workspace } : {}),
 		...(ask.allowDirty ? { allowDirty: true } : {}),
+		...(ask.allowShared ? { allowShared: true } : {}),
 		...(ask.integration !== undefined ? { integration: ask.integration } : {}),
 		...(ask.until !== undefined ? { until: ask.until } : {}),
 		...(ask.untilJudged ? { untilJudged: true } : {}),

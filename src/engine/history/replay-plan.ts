@@ -36,7 +36,8 @@ export async function planReplay(
 	// An imported run's replay runs nothing: not even the user's setup hook.
 	const asked = record.importedAt === null ? now : { ...now, setup: undefined };
 	const input = forkPlanInput(record, { runId: record.id, now: asked }, "crew replay");
-	const planned = await plan({ ...input, ...goalCheckOf(source.specs) });
+	// A replay that answers from the record writes nothing: it shares the checkout with no one.
+	const planned = await plan({ ...input, ...goalCheckOf(source.specs), ...(live ? {} : { allowShared: true }) });
 	// A task run for real runs on the model it had.
 	const was = new Map(source.specs.map((s) => [s.id, s]));
 	const tasks = planned.tasks.map((t) => {

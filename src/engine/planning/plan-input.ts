@@ -57,6 +57,8 @@ export interface PlanInput {
 	readonly workspace?: "shared" | "worktree";
 	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */
 	readonly allowDirty?: boolean;
+	/** No warning when another live run writes the same checkout (see `sharedCheckoutWarning`). */
+	readonly allowShared?: boolean;
 	/** A command run in each new task worktree before its agent (the user's config only). */
 	readonly setup?: { readonly command: string; readonly timeoutMs: number };
 	/** A command that must pass after the workflow; while it fails, the workflow runs again. */
