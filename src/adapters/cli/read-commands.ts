@@ -6,7 +6,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/status.js";
 import type { TaskJsonField } from "../../core/status-selection.js";
-import { eventJson, runSummary } from "../../engine/views/json.js";
+import { eventJson, listedRun } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { mergeView, type RunView } from "../../engine/views/run-view.js";
 import { inboxItems, inboxText } from "../shared/inbox.js";
@@ -89,7 +89,7 @@ export async function runsCommand(options: JsonOption & { session?: string }): P
 		reader.runs().filter((run) => options.session === undefined || run.options.caller?.session === options.session),
 	);
 	if (options.json) {
-		print(`${JSON.stringify(runs.map(runSummary))}\n`);
+		print(`${JSON.stringify(runs.map(listedRun))}\n`);
 	} else print(runsText(runs));
 	return 0;
 }

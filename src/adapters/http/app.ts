@@ -7,7 +7,7 @@ import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
-import { eventJson, usageJson } from "../../engine/views/json.js";
+import { eventJson, listedRun, usageJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { TeamActions } from "../shared/team-actions.js";
 import { type AccessOptions, guard } from "./access.js";
@@ -99,7 +99,7 @@ export function createApp(options: AppOptions): CrewApp {
 	guard(app, options);
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
-	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map((run) => runJson(run)) }));
+	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map(listedRun) }));
 	app.get("/api/runs/:runId", (c) => {
 		const { since } = parse(Since, c.req.query(), "query parameter");
 		if (since !== undefined) {

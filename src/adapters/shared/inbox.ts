@@ -4,6 +4,7 @@ import { ASKS } from "../../core/asked.js";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
+import { listedGoal } from "../../engine/views/json.js";
 import type { RunReader } from "../../engine/views/reader.js";
 import { RunEnding, runStanding } from "./run-ending.js";
 
@@ -33,8 +34,10 @@ export type InboxKind = (typeof InboxKind)[keyof typeof InboxKind];
 export interface InboxItem {
 	readonly kind: InboxKind;
 	readonly runId: string;
-	/** The run's goal, its first line. */
+	/** The run's goal: its first line, at most 500 characters of it (see `listedGoal`). */
 	readonly goal: string;
+	/** The whole goal's length. */
+	readonly goalLength: number;
 	/** The tasks it concerns, when it is theirs. */
 	readonly tasks: readonly string[];
 	/** Since when it waits (ISO time): the run's latest change. */
@@ -58,6 +61,7 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 			kind: InboxKind.Notify,
 			runId: failed.runId,
 			goal: "",
+			goalLength: 0,
 			tasks: [],
 			since: failed.time,
 			what: `${failed.target} was not told of the run's ${failed.event} (${failed.tries} tries): ${failed.error}`,
@@ -73,7 +77,8 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 		if (stored.status === RunStatus.Cancelled || stored.status === RunStatus.Queued) continue;
 		const { run, tasks } = reader.status(stored.id);
 		const id = run.id;
-		const base = { runId: id, goal: run.goal.split("\n", 1)[0] ?? "", since: run.updatedAt };
+		const { goal, goalLength } = listedGoal(run.goal);
+		const base = { runId: id, goal: goal.split("\n", 1)[0] ?? "", goalLength, since: run.updatedAt };
 		const asked = questions.filter((q) => q.runId === id);
 		for (const q of asked) {
 			// A task that asks several questions at once is told which one an answer is for.

@@ -14,7 +14,7 @@ import type { AnswerGiven } from "../../engine/messages/answer.js";
 import type { Steered } from "../../engine/messages/steer.js";
 import { estimateFromStore } from "../../engine/planning/estimate.js";
 import { planRun } from "../../engine/planning/planner.js";
-import { eventJson, type StatusJson } from "../../engine/views/json.js";
+import { eventJson, listedGoal, type StatusJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { type ResourceKind, ResourceLoader } from "../../resources/resource-loader.js";
 import type { Check } from "../../runtimes/agent/cli-readiness.js";
@@ -53,6 +53,8 @@ export type RunRequest = Omit<RunAsk, "queue" | "repository"> & { readonly sessi
 
 /** A run as `crew runs --json` lists it, with the caller's session and what a report says of it. */
 export type RunEntry = StatusJson["run"] & {
+	/** The whole goal's length; `goal` is its first 500 characters (see `listedGoal`). */
+	readonly goalLength: number;
 	/** The run's id again, under the name every other answer gives it. */
 	readonly runId: string;
 	readonly session: string | null;
@@ -339,6 +341,7 @@ export class TeamActions {
 					return {
 						runId: run.id,
 						...status.run,
+						...listedGoal(status.run.goal),
 						session: run.options.caller?.session ?? null,
 						summary: statusText(status),
 						next: next ?? null,

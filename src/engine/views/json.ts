@@ -52,11 +52,29 @@ export function eventJson(event: EventRecord): object {
 	};
 }
 
-/** The run part of `crew status --json`, and each run of `crew runs --json` and `GET /api/runs`. */
+/** The run part of `crew status --json`, `GET /api/runs/<id>` and `crew_status`: its goal whole. */
 export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
 	const forked = forkedFrom ? { forkedFrom } : {};
 	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, ...forked };
+}
+
+/** Characters of a goal that lists of runs give: a list stays small whatever its runs' goals. */
+export const LISTED_GOAL_CHARS = 500;
+
+/**
+ * A goal as lists of runs give it: its first 500 characters (UTF-16 units, never half of a
+ * character), and the whole goal's length, so a reader can tell whether to ask the run for all.
+ */
+export function listedGoal(goal: string): { goal: string; goalLength: number } {
+	let shown = goal.slice(0, LISTED_GOAL_CHARS);
+	if (shown.length < goal.length && /[\ud800-\udbff]$/.test(shown)) shown = shown.slice(0, -1);
+	return { goal: shown, goalLength: goal.length };
+}
+
+/** A run as `crew runs --json` and `GET /api/runs` list it: `runSummary` with its goal listed. */
+export function listedRun(run: RunRecord): object {
+	return { ...runSummary(run), ...listedGoal(run.goal) };
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {

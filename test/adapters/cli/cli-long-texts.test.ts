@@ -4,11 +4,13 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, expect, test } from "vitest";
 import type { StatusJson } from "../../../src/engine/views/json.js";
-import { crew, mcpClient, TestRepo } from "../../helpers.js";
+import { crew, mcpClient, servedApp, TestRepo } from "../../helpers.js";
 
 /** 4 MiB of words, on one line: a goal written to a file and given whole. */
 const GOAL = "word ".repeat(838_861).slice(0, 4_194_304);
 const NOTE = "(4,194,304 characters; crew status";
+/** Characters of a goal that run lists give; each run's own answer has all of it. */
+const LISTED = 500;
 /** More than any view of one run shows when it bounds what it prints. */
 const READABLE = 3000;
 
@@ -101,6 +103,60 @@ test("crew_runs's summary of a run, a line per task, bounds each error and keeps
 		const lines = summary.split("\n");
 		expect(lines.find((line) => line.startsWith("error: "))).toContain(`(log: ${logPath})`);
 		expect(lines.find((line) => line.startsWith("- a "))).toContain(`(log: ${logPath})`);
+	} finally {
+		await client?.close();
+	}
+});
+
+interface ListedRun {
+	readonly id: string;
+	readonly goal: string;
+	readonly goalLength: number;
+}
+
+/** A run as lists give it: the start of its goal, and the whole goal's length. */
+function expectListed(run: ListedRun | undefined): void {
+	expect(run?.goal).toBe(GOAL.slice(0, LISTED));
+	expect(run?.goalLength).toBe(GOAL.length);
+}
+
+test("crew runs --json gives each run's goal bounded with its length; crew status --json gives it whole", async () => {
+	const listed = await crew(repo.dir, ["runs", "--json"]);
+	expect(listed.stdout.length).toBeLessThan(READABLE);
+	const [run] = JSON.parse(listed.stdout) as ListedRun[];
+	expectListed(run);
+	const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout) as StatusJson;
+	expect(status.run.goal).toBe(GOAL);
+
+	const inbox = await crew(repo.dir, ["inbox", "--json"]);
+	expect(inbox.stdout.length).toBeLessThan(READABLE);
+	const { items } = JSON.parse(inbox.stdout) as { items: { goal: string; goalLength: number }[] };
+	expect(items[0]).toMatchObject({ goal: GOAL.slice(0, LISTED), goalLength: GOAL.length });
+});
+
+test("GET /api/runs gives each run's goal bounded with its length; GET /api/runs/<id> gives it whole", async () => {
+	const made = servedApp(repo.dir);
+	try {
+		const { runs } = (await (await made.request("/api/runs")).json()) as { runs: ListedRun[] };
+		expectListed(runs[0]);
+		const detail = (await (await made.request(`/api/runs/${runId}`)).json()) as { run: { goal: string } };
+		expect(detail.run.goal).toBe(GOAL);
+	} finally {
+		made.close();
+	}
+});
+
+test("crew_runs and crew_inbox give each run's goal bounded with its length; crew_status gives it whole", async () => {
+	let client: Client | undefined;
+	try {
+		client = (await mcpClient(repo.dir)).client;
+		const listed = await client.callTool({ name: "crew_runs", arguments: {} });
+		expectListed((listed.structuredContent as { runs: ListedRun[] }).runs[0]);
+		const inbox = await client.callTool({ name: "crew_inbox", arguments: {} });
+		const { items } = inbox.structuredContent as { items: { goal: string; goalLength: number }[] };
+		expect(items[0]).toMatchObject({ goal: GOAL.slice(0, LISTED), goalLength: GOAL.length });
+		const status = await client.callTool({ name: "crew_status", arguments: { runId } });
+		expect((status.structuredContent as unknown as StatusJson).run.goal).toBe(GOAL);
 	} finally {
 		await client?.close();
 	}
