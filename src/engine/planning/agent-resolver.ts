@@ -11,7 +11,7 @@ import type { TeamResource } from "../../resources/team-file.js";
 import type { WorkflowStep } from "../../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import type { PlanInput } from "./plan-input.js";
-import { runtimeProblem } from "./runtime-check.js";
+import { checkedRuntime, overridesAgents, runtimeProblem } from "./runtime-check.js";
 
 /** A problem that keeps a plan from running: the file (and line) it is in, and its error code. */
 export interface PlanProblem {
@@ -82,7 +82,7 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 		});
 		return stand(name);
 	}
-	if (!found && input.runtime !== "dry-run") {
+	if (!found) {
 		const names = loader.list("agent").items.map((a) => a.name);
 		problems.push({
 			code: ErrorCode.NotFound,
@@ -93,43 +93,45 @@ export function resolveAgent(step: WorkflowStep, resolver: Resolver, checkRuntim
 		});
 		return stand(name);
 	}
-	if (found) diagnostics.push(...found.diagnostics);
-	const base = found?.item;
-	const runtime = base?.runtime ?? "dry-run";
+	diagnostics.push(...found.diagnostics);
+	const base = found.item;
 	// The session's model is pi's `provider/id`: only a pi agent can take it.
-	const sessionModel = (input.runtime ?? runtime) === "pi" ? input.defaultModel : undefined;
-	const chosenModel = model || base?.model || sessionModel;
-	const chosenThinking = thinking ?? base?.thinking ?? input.defaultThinking;
-	const setup = withSkills(base?.setup, role?.skills, step.skills);
+	const sessionModel = checkedRuntime(input.runtime, base.runtime) === "pi" ? input.defaultModel : undefined;
+	const chosenModel = model || base.model || sessionModel;
+	const chosenThinking = thinking ?? base.thinking ?? input.defaultThinking;
+	const setup = withSkills(base.setup, role?.skills, step.skills);
 	const agent: AgentSpec = {
 		name,
-		...(found ? { source: { layer: found.layer, file: found.item.file } } : {}),
-		runtime,
-		...(base?.command ? { command: base.command } : {}),
+		source: { layer: found.layer, file: found.item.file },
+		runtime: base.runtime,
+		...(base.command ? { command: base.command } : {}),
 		...(chosenModel ? { model: chosenModel } : {}),
 		...(chosenThinking ? { thinking: chosenThinking } : {}),
-		...((role?.fallbackModels ?? base?.fallbackModels)?.length
-			? { fallbackModels: role?.fallbackModels ?? base?.fallbackModels }
+		...((role?.fallbackModels ?? base.fallbackModels)?.length
+			? { fallbackModels: role?.fallbackModels ?? base.fallbackModels }
 			: {}),
-		...(base?.tools ? { tools: base.tools } : {}),
-		...(base?.permissions ? { permissions: base.permissions } : {}),
-		...(base?.sandbox ? { sandbox: base.sandbox } : {}),
-		...(base?.maxTokens ? { maxTokens: base.maxTokens } : {}),
-		...(base?.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
-		...(base?.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
-		...(base?.continue === false ? { continue: false as const } : {}),
+		...(base.tools ? { tools: base.tools } : {}),
+		...(base.permissions ? { permissions: base.permissions } : {}),
+		...(base.sandbox ? { sandbox: base.sandbox } : {}),
+		...(base.maxTokens ? { maxTokens: base.maxTokens } : {}),
+		...(base.timeoutMs !== undefined ? { timeoutMs: base.timeoutMs } : {}),
+		...(base.stallTimeoutMs !== undefined ? { stallTimeoutMs: base.stallTimeoutMs } : {}),
+		...(base.continue === false ? { continue: false as const } : {}),
 		...(setup ? { setup } : {}),
-		systemPrompt: base?.systemPrompt ?? "",
+		systemPrompt: base.systemPrompt ?? "",
 	};
 	if (checkRuntime) checkAgentRuntime(agent, resolver);
 	cache.set(key, agent);
 	return agent;
 }
 
-/** An agent must name a runtime this crew has, and a command agent its command line. */
+/**
+ * An agent must name a runtime this crew has, and a command agent its command line, unless the
+ * run overrides its runtime (a dry run does not: it stands for the run without it).
+ */
 function checkAgentRuntime(agent: AgentSpec, resolver: Resolver): void {
 	const file = agent.source?.file;
-	if (resolver.input.runtime !== undefined || file === undefined) return;
+	if (overridesAgents(resolver.input.runtime) || file === undefined) return;
 	const message = runtimeProblem(agent, file, resolver.runtimes);
 	const known = resolver.problems.some((p) => p.diagnostic.message === message);
 	if (message && !known) {

@@ -1,7 +1,21 @@
-// The check that an agent names a runtime crew has, and that a command agent has its command line.
+// Which runtime a planned agent is checked for, that it names a runtime crew has, and that a command agent has its command line.
 
 import { didYouMean } from "../../core/near-names.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+
+/**
+ * Whether the run's runtime replaces its agents' own when they are checked. A dry run stands for
+ * the run without it, so its agents are checked as they would run there: what that run refuses or
+ * warns of, the dry run does too.
+ */
+export function overridesAgents(override: string | undefined): override is string {
+	return override !== undefined && override !== "dry-run";
+}
+
+/** The runtime an agent is checked for when a run is planned (see `overridesAgents`). */
+export function checkedRuntime(override: string | undefined, agentRuntime: string): string {
+	return overridesAgents(override) ? override : agentRuntime;
+}
 
 /**
  * What keeps an agent from running, or undefined: a runtime this crew does not have, or a command

@@ -5,12 +5,13 @@ import type { AgentSpec } from "../../core/types.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
 import { skillPath } from "../../runtimes/agent/skills.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { checkedRuntime } from "./runtime-check.js";
 
 /**
  * What a run's agents ask of their CLIs that will not happen: one warning per runtime and setup
  * key it has no equivalent of, naming the agents that set it, and one per skill found in none of
  * the skill folders (seen from `cwd`, with this process's `HOME`), which the agent goes without.
- * `runtime` is the run's override of every agent's.
+ * `runtime` is the run's override of every agent's; a dry run is checked as the run it stands for.
  */
 export function setupWarnings(
 	agents: readonly AgentSpec[],
@@ -22,7 +23,7 @@ export function setupWarnings(
 	const missing = new Map<string, { agents: Set<string>; file: string }>();
 	for (const agent of agents) {
 		const setup = agent.setup;
-		const name = runtime ?? agent.runtime;
+		const name = checkedRuntime(runtime, agent.runtime);
 		if (setup === undefined || !runtimes.has(name)) continue;
 		const file = agent.source?.file ?? "";
 		for (const key of runtimes.get(name).ignores?.(setup) ?? []) {

@@ -3,10 +3,12 @@
 import type { AgentSpec } from "../../core/types.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { checkedRuntime } from "./runtime-check.js";
 
 /**
  * One warning per runtime whose agent CLI has no equivalent of a thinking level its agents are
- * given: those agents run at the CLI's default. `runtime` is the run's override of every agent's.
+ * given: those agents run at the CLI's default. `runtime` is the run's override of every agent's;
+ * a dry run is checked as the run it stands for.
  */
 export function thinkingWarnings(
 	agents: readonly AgentSpec[],
@@ -15,7 +17,7 @@ export function thinkingWarnings(
 ): Diagnostic[] {
 	const lost = new Map<string, { levels: Set<string>; agents: Set<string>; file: string }>();
 	for (const agent of agents) {
-		const name = runtime ?? agent.runtime;
+		const name = checkedRuntime(runtime, agent.runtime);
 		const level = agent.thinking;
 		if (level === undefined || !runtimes.has(name)) continue;
 		if (runtimes.get(name).takesThinking?.(level) !== false) continue;

@@ -149,3 +149,57 @@ test.each([
 	expect(result.stderr.trim().split("\n")).toHaveLength(1);
 	expect(repo.starts()).toHaveLength(0);
 });
+
+test.each([
+	{
+		name: "a team member naming an agent that does not exist",
+		team: "---\nname: ghost2\n---\n- worker: agent=worker\n- helper: agent=ghost\n",
+		workflow: "## a\nrole: worker\n\nx\n\n## b\nrole: helper\ndependsOn: a\n\ny\n",
+		message: /ghost2\.team\.md:\d+: no agent 'ghost' for role 'helper' of step 'b'/,
+	},
+	{ name: "a role with no agent", workflow: "## a\nrole: ghost\n\nx\n", message: /no agent 'ghost' for role 'ghost'/ },
+	{
+		name: "an agent of a runtime crew does not have",
+		workflow: "## a\nrole: piagent\n\nx\n",
+		message: /agent 'piagent' \(.*piagent\.md\) uses runtime 'gemini', which is not available/,
+	},
+	{
+		name: "a command agent without a command",
+		workflow: "## a\nrole: empty\n\nx\n",
+		message: /agent 'empty' \(.*empty\.md\) has runtime 'command' but no command: line/,
+	},
+])(
+	"a dry run refuses $name as the real plan does: exit 2, the same error, nothing recorded",
+	async ({ team, workflow, message }) => {
+		const repo = repoWith(workflow);
+		if (team) repo.writeFile(".crew/teams/ghost2.team.md", team);
+		const args = ["g", "--workflow", "bad", ...(team ? ["--team", "ghost2"] : [])];
+		const real = await crew(repo.dir, ["plan", ...args]);
+		expect(real.code).toBe(2);
+		expect(real.stderr).toMatch(message);
+		for (const verb of ["plan", "run"]) {
+			const dry = await crew(repo.dir, [verb, ...args, "--runtime", "dry-run"]);
+			expect([verb, dry.code, dry.stderr]).toEqual([verb, 2, real.stderr]);
+		}
+		expect((await crew(repo.dir, ["runs", "--json"])).stdout.trim()).toBe("[]");
+	},
+);
+
+test("a dry run's plan warns of its agents what the real plan warns of, a skill found nowhere among them", async () => {
+	const repo = repoWith("## a\nrole: skilled\n\nx\n\n## b\nrole: thinker\n\ny\n");
+	repo.writeFile(".crew/agents/skilled.md", "---\nname: skilled\nruntime: pi\nskills: absent\n---\nSkilled.\n");
+	repo.writeFile(".crew/agents/thinker.md", "---\nname: thinker\nruntime: claude\nthinking: minimal\n---\nThinks.\n");
+	// Of the agent's file: whether the machine can confine a run is no matter for a dry run.
+	const warnings = async (extra: string[]) => {
+		const plan = await crew(repo.dir, ["plan", "g", "--workflow", "bad", "--json", ...extra]);
+		expect(plan.code).toBe(0);
+		const diagnostics: { file: string; message: string }[] = JSON.parse(plan.stdout).diagnostics;
+		return diagnostics.filter((d) => /(skilled|thinker)\.md$/.test(d.file)).map((d) => d.message);
+	};
+	const real = await warnings([]);
+	expect(real).toEqual([
+		"runtime claude has no thinking level minimal: agent thinker runs at claude's default",
+		expect.stringMatching(/^skill 'absent' of agent skilled is in none of/),
+	]);
+	expect(await warnings(["--runtime", "dry-run"])).toEqual(real);
+});
