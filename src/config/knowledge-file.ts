@@ -60,7 +60,12 @@ export function addKnowledge(crewDir: string, note: string): { file: string; byt
 	try {
 		fd = openSync(file, flags, 0o644);
 	} catch (error) {
-		throw new CrewError(ErrorCode.InvalidInput, `cannot add to ${file}: ${errorMessage(error)}`);
+		// A link made since it was read; whatever else the file system refuses is its own to say.
+		if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`cannot add to ${file}: it is a link, which crew does not write through`,
+		);
 	}
 	try {
 		if (!fstatSync(fd).isFile()) throw new CrewError(ErrorCode.InvalidInput, `${file} is not a plain file`);

@@ -1,6 +1,6 @@
 // Opening the SQLite store for writing or reading, with its pragmas, migrations and errors naming the file.
 
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database, { type Statement } from "better-sqlite3";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
@@ -24,6 +24,10 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openWriter(file: string): Db {
 	mkdirSync(dirname(file), { recursive: true });
 	refuseEmptied(file);
+	// SQLite would open the store read-only, and say at the first write only that it cannot
+	// write: the file system says why, and before anything is attempted.
+	const refused = writeRefusal(file);
+	if (refused !== undefined) throw refused;
 	const db = open(file, false);
 	try {
 		// Switching to WAL needs the file to itself, and SQLite does not wait for that: a reader
@@ -46,7 +50,7 @@ export function openWriter(file: string): Db {
 export function openReader(file: string): Db | null {
 	if (!existsSync(file)) return null;
 	refuseEmptied(file);
-	const db = open(file, true);
+	const db = openForReading(file);
 	try {
 		const version = (db.pragma("user_version", { simple: true }) as number) ?? 0;
 		if (version === 0) {
@@ -59,7 +63,7 @@ export function openReader(file: string): Db | null {
 		if (version < latestVersion()) {
 			db.close();
 			openWriter(file).close();
-			return open(file, true);
+			return openForReading(file);
 		}
 	} catch (error) {
 		db.close();
@@ -81,6 +85,69 @@ export function checkStoreBinding(): void {
 			`crew's SQLite binding does not load in Node ${process.version} (${process.execPath}): ${errorMessage(error)}`,
 		);
 	}
+}
+
+/**
+ * A read-only connection to the store at `file`. SQLite reads a WAL database only where it finds
+ * the database's `-shm` file or may make one beside it: in a folder this process may not write
+ * (a read-only mount) it cannot, and the connection reads a copy of the file in memory instead.
+ * SQLite's own way, an `immutable=1` URI, is out of reach: better-sqlite3 reads URI filenames
+ * only when the whole process enables them through its environment.
+ */
+function openForReading(file: string): Db {
+	const db = open(file, true);
+	try {
+		db.pragma("schema_version", { simple: true });
+		return db;
+	} catch (error) {
+		db.close();
+		if (!isCantOpen(error) || writeRefusal(file) === undefined) throw storeError(file, error);
+		return snapshot(file);
+	}
+}
+
+/**
+ * The store at `file` copied into memory, as a database of the rollback journal (an in-memory
+ * database has no WAL); refused when a write-ahead log beside it holds commits the copy would miss.
+ */
+function snapshot(file: string): Db {
+	const log = `${file}-wal`;
+	if (existsSync(log) && statSync(log).size > 0) {
+		throw new CrewError(
+			ErrorCode.Store,
+			`cannot read the crew store ${file}: its write-ahead log ${log} holds commits that SQLite reads only where it may write beside the store`,
+		);
+	}
+	const bytes = readFileSync(file);
+	// Bytes 18 and 19 of the header are the file format's write and read versions: 2 is WAL.
+	if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) bytes.set([1, 1], 18);
+	try {
+		return new Database(bytes, { readonly: true });
+	} catch (error) {
+		throw storeError(file, error);
+	}
+}
+
+/** Whether `error` is SQLite failing to open a file it needs. */
+function isCantOpen(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && code.startsWith("SQLITE_CANTOPEN");
+}
+
+/**
+ * The file system's error when this process may not write the store's folder or the store at
+ * `file`: what keeps SQLite from making or writing its files there.
+ */
+function writeRefusal(file: string): Error | undefined {
+	for (const path of [dirname(file), file]) {
+		if (!existsSync(path)) continue;
+		try {
+			accessSync(path, constants.W_OK);
+		} catch (error) {
+			if (error instanceof Error) return error;
+		}
+	}
+	return undefined;
 }
 
 function open(file: string, readonly: boolean): Db {

@@ -2,6 +2,7 @@
 
 import type { Command } from "commander";
 import { checkPersonText } from "../../core/steer-limits.js";
+import { withPath } from "../shared/file-errors.js";
 import { print, printError } from "./print.js";
 
 /**
@@ -56,10 +57,17 @@ async function show(): Promise<number> {
 
 async function add(note: string): Promise<number> {
 	const { findProject } = await import("../../config/project.js");
-	const { addKnowledge } = await import("../../config/knowledge-file.js");
+	const { addKnowledge, knowledgeFile } = await import("../../config/knowledge-file.js");
 	const { MAX_KNOWLEDGE_BYTES } = await import("../../core/knowledge.js");
 	checkPersonText(note, "a knowledge note");
-	const { file, bytes } = addKnowledge(findProject(process.cwd()).crewDir, note);
+	const crewDir = findProject(process.cwd()).crewDir;
+	let added: { file: string; bytes: number };
+	try {
+		added = addKnowledge(crewDir, note);
+	} catch (error) {
+		throw withPath(error, knowledgeFile(crewDir));
+	}
+	const { file, bytes } = added;
 	print(`added to ${file}\n`);
 	if (bytes > MAX_KNOWLEDGE_BYTES)
 		printError(

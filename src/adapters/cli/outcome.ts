@@ -1,6 +1,7 @@
 // Running a CLI command to its exit code: an error becomes one line, and bad input exits 2.
 
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { fileErrorText } from "../shared/file-errors.js";
 import { Exit } from "./exit-codes.js";
 import { printError } from "./print.js";
 
@@ -19,7 +20,9 @@ const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
 
 /**
  * Runs a command to its exit code. An error becomes one line naming the bad value (with its stack
- * under --debug); a reader that stops early (`crew events <id> | head`) ends nothing.
+ * under --debug), a file system's naming the path and the cause: a path whose folder does not
+ * exist is bad input, a file system that refuses (read-only, full, no permission) refuses the
+ * command. A reader that stops early (`crew events <id> | head`) ends nothing.
  */
 export async function outcome(argv: readonly string[], command: () => Promise<number>): Promise<number> {
 	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -29,9 +32,11 @@ export async function outcome(argv: readonly string[], command: () => Promise<nu
 	try {
 		return await command();
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
+		const file = fileErrorText(error);
+		const message = file?.text ?? (error instanceof Error ? error.message : String(error));
 		printError(`crew: ${message}\n`);
 		if (argv.includes("--debug") && error instanceof Error && error.stack) printError(`${error.stack}\n`);
+		if (file) return file.badInput ? Exit.Usage : Exit.Failed;
 		return error instanceof CrewError && BAD_INPUT.has(error.code) ? Exit.Usage : Exit.Failed;
 	}
 }

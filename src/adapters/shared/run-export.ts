@@ -5,6 +5,7 @@ import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
+import { withPath } from "./file-errors.js";
 
 /**
  * Writes an ended run, its records and files, to one JSON bundle at `file` (default
@@ -61,6 +62,8 @@ function writeWhole(path: string, text: string, flags: number): void {
 	}
 	try {
 		writeFileSync(fd, text);
+	} catch (error) {
+		throw withPath(error, path);
 	} finally {
 		closeSync(fd);
 	}
