@@ -1,4 +1,4 @@
-// Which runtime a planned agent is checked for, that it names a runtime crew has, and that a command agent has its command line.
+// Planning's runtime checks: which runtime an agent is checked for, and what keeps it from running.
 
 import { didYouMean } from "../../core/near-names.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
