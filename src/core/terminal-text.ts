@@ -33,18 +33,24 @@ function cut(line: string, max: number): string {
 	return head.trimEnd();
 }
 
+/** `text` without the log's path it names, `(log: PATH)`, and that path's mention apart. */
+export function logPathApart(text: string): { text: string; log?: string } {
+	const found = LOG_PATH.exec(text)?.[0].trim();
+	return found ? { text: text.replace(LOG_PATH, ""), log: found } : { text };
+}
+
 /**
  * `text` as a view shows it, readable whatever its size: whole when it is one line of at most
- * `max` characters (UTF-16 units) besides a log's path; else at most `max` characters of its first line, cut between
- * words where it can be, then `…`, its whole length and `where` the whole is read, such as
- * `crew status <run> --json for all`. A log's path in the text, `(log: PATH)`, is never cut: when
- * the text is, the path follows the note whole, as the place where more of the story is.
+ * `max` characters (UTF-16 units) besides a log's path; else at most `max` characters of its
+ * first line, cut between words where it can be, then `…` and, given `where` the whole is read
+ * (such as `crew status <run> --json for all`), its whole length and that place. A log's path in
+ * the text, `(log: PATH)`, is never cut: when the text is, the path follows the note whole, as the
+ * place where more of the story is.
  */
-export function excerpt(text: string, max: number, where: string): string {
-	const log = LOG_PATH.exec(text)?.[0].trim();
-	const rest = log ? text.replace(LOG_PATH, "") : text;
+export function excerpt(text: string, max: number, where?: string): string {
+	const { text: rest, log } = logPathApart(text);
 	if (rest.length <= max && !text.includes("\n")) return text;
 	const first = rest.split("\n", 1)[0] ?? "";
-	const note = `(${text.length.toLocaleString("en-US")} characters; ${where})`;
-	return `${cut(first, max)}… ${note}${log ? ` ${log}` : ""}`;
+	const note = where === undefined ? "" : ` (${text.length.toLocaleString("en-US")} characters; ${where})`;
+	return `${cut(first, max)}…${note}${log ? ` ${log}` : ""}`;
 }

@@ -20,6 +20,10 @@ test("an excerpt cuts one long word where the bound is, never in the middle of a
 	expect(excerpt(emoji, 10, WHERE)).toBe(`${"a".repeat(9)}… (49 characters; ${WHERE})`);
 });
 
+test("an excerpt with nowhere named is only cut, for a view with no room for the note", () => {
+	expect(excerpt("fix the login form and its tests", 20)).toBe("fix the login form…");
+});
+
 test("an excerpt of text of several lines shows its first line and counts the whole", () => {
 	expect(excerpt("fix the login form\nand its tests", 60, WHERE)).toBe(`fix the login form… (32 characters; ${WHERE})`);
 	expect(excerpt("fix the login form of the site\nand its tests", 40, WHERE)).toBe(

@@ -32,15 +32,20 @@ function pad(text: string, width: number): string {
 }
 
 /**
- * "1.2k in, 340 out tokens, $0.0123", or nothing when no tokens were used; "≥ …" when partial:
- * at least that much, the agent used more than it reported.
+ * "1.2k in, 340 out", or nothing when no tokens were used; "≥ …" when partial: at least that
+ * much, the agent used more than it reported.
  */
-export function usageText(usage: Usage): string {
+export function tokensText(usage: Usage): string {
 	if (isZeroUsage(usage) && !usage.partial) return "";
 	const k = (n: number) =>
 		n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
-	const at = usage.partial ? "≥ " : "";
-	return `${at}${k(usage.input)} in, ${k(usage.output)} out tokens, $${usage.cost.toFixed(4)}`;
+	return `${usage.partial ? "≥ " : ""}${k(usage.input)} in, ${k(usage.output)} out`;
+}
+
+/** "1.2k in, 340 out tokens, $0.0123", or nothing when no tokens were used; see `tokensText`. */
+export function usageText(usage: Usage): string {
+	const tokens = tokensText(usage);
+	return tokens ? `${tokens} tokens, $${usage.cost.toFixed(4)}` : "";
 }
 
 /** A task's line in run `runId`'s views: its status, time, attempt, usage, and its error bounded. */

@@ -2,54 +2,117 @@
 
 import type { Writable } from "node:stream";
 import type { TaskView } from "../../core/records.js";
-import { statusCounts } from "../../core/status.js";
-import { excerpt, inert } from "../../core/terminal-text.js";
+import { isTerminalRun, statusCounts } from "../../core/status.js";
+import { excerpt, inert, logPathApart } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";
-import { elapsed, SHOWN_CHARS, STATUS_WIDTH, usageText, wholeIn } from "./format.js";
+import { elapsed, SHOWN_CHARS, STATUS_WIDTH, tokensText, usageText, wholeIn } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
 
+/** Fewest characters of ACTIVITY a frame keeps: on a narrow terminal, columns are left out to keep them. */
+const MIN_ACTIVITY = 20;
+/** The columns a narrow terminal leaves out, the least telling first; TASK and STATUS always stay. */
+const LEFT_OUT = ["AGENT", "RUNTIME", "TOKENS", "ROLE", "TIME", "COST"];
+
+/** A column of the task table: its header, its width with the gap after it, and a task's value. */
+interface Column {
+	readonly name: string;
+	readonly width: number;
+	readonly value: (t: TaskView) => string;
+}
+
+/** `text` in a column `width` wide: padded, or cut with `…` so the gap after it stays. */
 function cell(text: string, width: number): string {
-	if (text.length >= width) return `${text.slice(0, Math.max(1, width - 2))}… `;
+	if (text.length > width - 2) return `${text.slice(0, Math.max(1, width - 3))}…`.padEnd(width);
 	return text.padEnd(width);
+}
+
+/** A column as wide as its header and its values, at least `least` and at most `most`, and a gap of two. */
+function column(name: string, tasks: readonly TaskView[], value: Column["value"], least: number, most: number): Column {
+	const widest = tasks.reduce((w, t) => Math.max(w, value(t).length), Math.max(name.length, least));
+	return { name, width: Math.min(most, widest) + 2, value };
 }
 
 function runtimeOf(t: TaskView): string {
 	return t.model ? `${t.runtime}/${t.model}` : t.runtime;
 }
 
-function tokensOf(t: TaskView): string {
-	const used = usageText(t.usage);
-	return used ? used.replace(" tokens", "") : "";
+function costOf(t: TaskView): string {
+	return t.usage.cost > 0 ? `$${t.usage.cost.toFixed(4)}` : "";
 }
 
-/** The lines of one frame: the run, its totals, and a line per task in DAG order. */
-export function watchLines({ run, tasks }: RunView, now: number, room = Number.POSITIVE_INFINITY): string[] {
+/**
+ * The table's columns before ACTIVITY that fit in `width` with ACTIVITY's fewest characters.
+ * Widths follow the values, so each value starts at its header's column whatever the terminal.
+ */
+function columnsFor(tasks: readonly TaskView[], now: number, width: number): Column[] {
+	let columns = [
+		column("TASK", tasks, (t) => t.id, 4, 30),
+		column("ROLE", tasks, (t) => t.role, 4, 18),
+		column("AGENT", tasks, (t) => t.agent, 5, 22),
+		{ name: "STATUS", width: STATUS_WIDTH, value: (t: TaskView) => t.status },
+		column("RUNTIME", tasks, runtimeOf, 7, 30),
+		// A duration grows as the frames go by: its column does not.
+		{ name: "TIME", width: 9, value: (t: TaskView) => elapsed(t.startedAt, t.finishedAt, now) },
+		column("TOKENS", tasks, (t) => tokensText(t.usage), 16, 24),
+		column("COST", tasks, costOf, 7, 12),
+	];
+	const used = () => 2 + columns.reduce((sum, c) => sum + c.width, 0);
+	for (const name of LEFT_OUT) {
+		if (used() + MIN_ACTIVITY <= width) break;
+		columns = columns.filter((c) => c.name !== name);
+	}
+	return columns;
+}
+
+/**
+ * At most `max` characters of `text` (see `excerpt`) in at most `width`: with where to read it
+ * whole when that fits too, else only cut.
+ */
+function fitted(text: string, max: number, width: number, where: string): string {
+	const noted = excerpt(text, max, where);
+	return noted.length <= width ? noted : excerpt(logPathApart(text).text, Math.max(1, Math.min(max, width - 1)));
+}
+
+/** What a task's ACTIVITY says: why it failed, its log's path apart, else what it did last. */
+function activityOf(t: TaskView): { text: string; log?: string } {
+	const ended = t.status !== "completed" && t.status !== "running";
+	return t.error && ended ? logPathApart(t.error) : { text: t.activity ?? "" };
+}
+
+/**
+ * The lines of one frame: the run, its totals, and a line per task in DAG order, with the path of
+ * a failed task's log whole on a line of its own under it when there is room for it. Only those
+ * paths are wider than `size.columns`: never cut, they wrap.
+ */
+export function watchLines(
+	{ run, tasks }: RunView,
+	now: number,
+	size: { readonly rows?: number; readonly columns?: number } = {},
+): string[] {
+	const room = size.rows ?? Number.POSITIVE_INFINITY;
+	const width = size.columns ?? Number.POSITIVE_INFINITY;
 	const total = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
-	const lines = [
+	const head = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.options.script ? " (script)" : ""}${run.team ? ` / ${run.team}` : ""}`,
-		`  ${excerpt(run.goal, 100, wholeIn(run.id))}`,
+		`  ${fitted(run.goal, 100, width - 2, wholeIn(run.id))}`,
 		`  tasks: ${statusCounts(tasks)}${usageText(total) ? `  usage: ${usageText(total)}` : ""}`,
 	];
 	if (run.error && run.status !== "completed")
-		lines.push(`  error: ${excerpt(run.error, SHOWN_CHARS.runError, wholeIn(run.id))}`);
-	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
-	const w = { id: 6, role: 6, agent: 6, runtime: 8 };
-	for (const t of tasks) {
-		w.id = Math.min(32, Math.max(w.id, t.id.length + 2));
-		w.role = Math.min(20, Math.max(w.role, t.role.length + 2));
-		w.agent = Math.min(24, Math.max(w.agent, t.agent.length + 2));
-		w.runtime = Math.min(32, Math.max(w.runtime, runtimeOf(t).length + 2));
-	}
-	lines.push(
-		`  ${cell("TASK", w.id)}${cell("ROLE", w.role)}${cell("AGENT", w.agent)}${cell("STATUS", 12)}${cell("RUNTIME", w.runtime)}${cell("TIME", 9)}${cell("TOKENS", 22)}${cell("COST", 10)}ACTIVITY`,
-	);
+		head.push(`  error: ${fitted(run.error, SHOWN_CHARS.runError, width - 9, wholeIn(run.id))}`);
+	if (run.integration) head.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
+	const lines = head.map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
+	const columns = columnsFor(tasks, now, width);
+	const before = 2 + columns.reduce((sum, c) => sum + c.width, 0);
+	lines.push(`  ${columns.map((c) => cell(c.name, c.width)).join("")}ACTIVITY`);
 	let shown = tasks;
-	// A script's phases head their tasks, when everything fits.
+	// A script's phases head their tasks, and failed tasks' logs follow them, when everything fits.
 	const phases = new Set(tasks.map((t) => t.phase).filter((p) => p !== null)).size;
+	const logs = tasks.filter((t) => activityOf(t).log !== undefined).length;
 	const space = room - lines.length - phases;
+	const logged = tasks.length + logs <= space;
 	if (tasks.length > space) {
 		// On a small screen, what is happening now comes first.
 		const busy = (s: string) => (s === "running" || s === "failed" || s === "waiting" ? 0 : 1);
@@ -59,14 +122,10 @@ export function watchLines({ run, tasks }: RunView, now: number, room = Number.P
 	for (const t of shown) {
 		if (shown === tasks && t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
 		phase = t.phase;
-		const cost = t.usage.cost > 0 ? `$${t.usage.cost.toFixed(4)}` : "";
-		const last =
-			t.error && t.status !== "completed" && t.status !== "running"
-				? excerpt(t.error, SHOWN_CHARS.taskError, wholeIn(run.id))
-				: (t.activity ?? "");
-		lines.push(
-			`  ${cell(t.id, w.id)}${cell(t.role, w.role)}${cell(t.agent, w.agent)}${cell(t.status, STATUS_WIDTH)}${cell(runtimeOf(t), w.runtime)}${cell(elapsed(t.startedAt, t.finishedAt, now), 9)}${cell(tokensOf(t), 22)}${cell(cost, 10)}${last}`,
-		);
+		const { text, log } = activityOf(t);
+		const activity = excerpt(text, Math.max(1, width - before - 1));
+		lines.push(`  ${columns.map((c) => cell(c.value(t), c.width)).join("")}${activity}`);
+		if (log && logged) lines.push(`    ${log}`);
 	}
 	if (shown.length < tasks.length) lines.push(`  … ${tasks.length - shown.length} more tasks`);
 	return lines;
@@ -93,20 +152,25 @@ export class WatchView {
 	}
 
 	#frame(view: RunView, now: number): void {
-		const width = Math.max(40, (this.#out.columns || 120) - 1);
-		const lines = watchLines(view, now, Math.max(6, (this.#out.rows || 40) - 1)).map((l) => l.slice(0, width));
+		const columns = Math.max(41, this.#out.columns || 120);
+		// A line as wide as the terminal would wrap on some terminals: one column stays free.
+		const size = { rows: Math.max(6, (this.#out.rows || 40) - 1), columns: columns - 1 };
+		const lines = watchLines(view, now, size).map(inert);
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
-		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${inert(l)}`).join("\n")}\n\x1b[J`);
-		this.#drawn = lines.length;
+		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);
+		// The next frame starts where this one did: a log's path wider than the terminal took more rows.
+		this.#drawn = lines.reduce((rows, l) => rows + Math.max(1, Math.ceil(l.length / columns)), 0);
 	}
 
 	#changes({ run, tasks }: RunView, now: number): void {
 		const out: string[] = [];
 		const stamp = new Date(now).toISOString().slice(11, 19);
-		if (this.#seen.get("") !== run.status) {
-			this.#seen.set("", run.status);
-			out.push(`${stamp} run ${run.id} ${run.status}  tasks: ${statusCounts(tasks)}`);
-		}
+		const runLine =
+			this.#seen.get("") === run.status ? [] : [`${stamp} run ${run.id} ${run.status}  tasks: ${statusCounts(tasks)}`];
+		this.#seen.set("", run.status);
+		// A run that has ended says so after its tasks' last changes, so the log ends with it.
+		const ended = isTerminalRun(run.status);
+		if (!ended) out.push(...runLine);
 		for (const t of tasks) {
 			if (this.#seen.get(t.id) === t.status) continue;
 			this.#seen.set(t.id, t.status);
@@ -114,6 +178,7 @@ export class WatchView {
 			const detail = error ? `  ${error}` : "";
 			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
 		}
+		if (ended) out.push(...runLine);
 		if (out.length > 0) this.#out.write(`${inert(out.join("\n"))}\n`);
 	}
 }

@@ -95,7 +95,7 @@ test("crew watch without a terminal prints a plain line per status change and ex
 	expect(out).not.toContain("\x1b[");
 	const lines = out.trim().split("\n");
 	expect(lines[0]).toMatch(new RegExp(`run ${runId} running`));
-	expect(lines.at(-1)).toMatch(/(run \S+ completed|completed {2}worker)/);
+	expect(lines.at(-1)).toMatch(new RegExp(`run ${runId} completed`));
 	for (const task of ["plan", "left", "right"]) {
 		expect(lines.filter((l) => l.includes(` ${task} completed`))).toHaveLength(1);
 	}
