@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { ResourceLayer } from "../resources/resource-loader.js";
+import type { ResourceLayer } from "../resources/resource-layer.js";
 import { crewPackagePath } from "./crew-package.js";
 import type { Project } from "./project.js";
 

@@ -7,6 +7,7 @@ import { isValidId } from "../core/ids.js";
 import { didYouMean } from "../core/near-names.js";
 import { type AgentResource, parseAgent } from "./agent-file.js";
 import type { Diagnostic } from "./frontmatter.js";
+import type { LayerName, ResourceKind, ResourceLayer } from "./resource-layer.js";
 import {
 	type Claim,
 	claimsOn,
@@ -26,17 +27,6 @@ export interface Loaded<T> {
 	readonly diagnostics: readonly Diagnostic[];
 	/** The layer the file comes from; a file named by path counts as the project's. */
 	readonly layer: LayerName;
-}
-
-export type ResourceKind = "agent" | "team" | "workflow";
-
-/** Where resources come from, from weakest to strongest, except that a project never replaces. */
-export type LayerName = "builtin" | "user" | "project";
-
-/** A folder holding `agents/`, `teams/` and `workflows/` of one layer. */
-export interface ResourceLayer {
-	readonly layer: LayerName;
-	readonly dir: string;
 }
 
 /** One resource as listed: its name, the layer and file it comes from, and the item when it parses. */

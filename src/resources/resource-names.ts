@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { isCrewError } from "../core/errors.js";
 import { isValidId } from "../core/ids.js";
 import { type Diagnostic, parseDocument } from "./frontmatter.js";
-import type { LayerName, ResourceKind, ResourceLayer } from "./resource-loader.js";
+import type { LayerName, ResourceKind, ResourceLayer } from "./resource-layer.js";
 import { readResourceText } from "./resource-text.js";
 import { isWorkflowScript, SCRIPT_SUFFIXES } from "./workflow-script-file.js";
 
