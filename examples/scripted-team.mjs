@@ -58,6 +58,35 @@ function plan(prompt, repo) {
 			},
 		};
 	}
+	if (prompt.startsWith("Map the files")) {
+		return {
+			act: {
+				kind: "shell",
+				command:
+					"git ls-files | wc -l; git ls-files | awk -F/ '{ print (NF > 1 ? $1 \"/\" : $1) }' | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2 | head -n 12",
+			},
+			report: (out) => {
+				const [count = "0", ...entries] = out.trim().split("\n");
+				return `${count.trim()} tracked files; the largest folders and files at the top:\n${entries.map((line) => line.trim()).join("\n")}\n`;
+			},
+		};
+	}
+	if (prompt.startsWith("Read the recent history")) {
+		return {
+			act: { kind: "shell", command: "git log -n 8 --format='%h %ad %s' --date=short 2>&1" },
+			report: (out) => `the latest commits:\n${out.trim()}\n`,
+		};
+	}
+	if (prompt.startsWith("Report what this repository holds")) {
+		return {
+			act: { kind: "shell", command: "git status --short --untracked-files=no | wc -l" },
+			report: (out, request) => {
+				const found = [...taskPrompt(request).matchAll(/<result task="(\w+)"[^>]*>\n([\s\S]*?)<\/result>/g)];
+				const sections = found.map(([, task, text]) => `${task}:\n${text.trimEnd()}`).join("\n\n");
+				return `${sections}\n\ntracked files with uncommitted changes: ${out.trim()}\n`;
+			},
+		};
+	}
 	return { act: { kind: "text", text: "nothing scripted for this task" }, report: () => "" };
 }
 

@@ -120,8 +120,8 @@ function cliProgram(name: AgentCliName, settings: Settings | undefined, env: Nod
 	if (given) return { command: [given], file: given, rule: variable };
 	const found = onPath(name, env.PATH ?? "");
 	if (found) return { command: [found], file: found, rule: `${name} on PATH` };
-	if (name !== "pi") return { command: [name], file: name, rule: `${name} on PATH` };
-	const bundled = bundledPi();
+	const bundled = name === "pi" ? bundledPi() : undefined;
+	if (!bundled) return { command: [name], file: name, rule: `${name} on PATH` };
 	return { command: bundled, file: bundled[1] as string, rule: "crew's own pi, as none is on PATH" };
 }
 

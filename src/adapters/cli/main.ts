@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from "commander";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
 import type { AgentFlags } from "./agent-command.js";
+import type { DemoFlags } from "./demo-command.js";
 import { Exit } from "./exit-codes.js";
 import { forkCommands } from "./fork-command.js";
 import { knowledgeCommands } from "./knowledge-command.js";
@@ -36,6 +37,15 @@ function program(setExit: (code: number) => void): Command {
 		)
 		.option("--bare", "only the empty agents/, teams/ and workflows/ folders, no starter team")
 		.action(async (options: { bare?: boolean }) => exit((await runs()).init(options)));
+
+	cli
+		.command("demo")
+		.description(
+			"the sample team of pi agents on a scripted model (no key, no network): fixing a sample repository, or with --here looking around this one",
+		)
+		.option("--here", "explore and report on the current repository, changing none of its files")
+		.option("-m, --model <model>", "a real model instead of the scripted one, through pi's own configuration")
+		.action(async (options: DemoFlags) => exit((await import("./demo-command.js")).demoCommand(options)));
 
 	cli
 		.command("run")

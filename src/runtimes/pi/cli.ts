@@ -18,20 +18,29 @@ import { parseVersion, piProjectResources } from "./project.js";
 import { piSessions } from "./session.js";
 import { PiStream } from "./stream.js";
 
-/** The user's own `pi` on `PATH`, else the one crew bundles. */
+/** The user's own `pi` on `PATH`, else the one crew is developed with, where that is installed. */
 export function piProgram(env: NodeJS.ProcessEnv): readonly string[] {
 	const own = onPath("pi", env.PATH ?? "");
-	return own ? [own] : bundledPi();
+	if (own) return [own];
+	const bundled = bundledPi();
+	if (bundled) return bundled;
+	throw new CrewError(
+		ErrorCode.Runtime,
+		"no pi to run: none is on PATH; install pi (npm install -g @earendil-works/pi-coding-agent) or name one with `runtimes.pi` in your crew config.json or CREW_PI",
+	);
 }
 
-/** The pi that crew depends on: `node <its cli.js>`. */
-export function bundledPi(): readonly string[] {
-	const main = fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"));
-	const cli = join(dirname(main), "cli.js");
-	if (!existsSync(cli)) {
-		throw new CrewError(ErrorCode.Runtime, `crew's pi is not where expected (${cli}); reinstall crew or configure pi`);
+/**
+ * The pi crew is developed with (a development dependency: a clone has it, an installed crew
+ * does not), as `node <its cli.js>`; undefined where it is not installed.
+ */
+export function bundledPi(): readonly string[] | undefined {
+	try {
+		const cli = join(dirname(fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"))), "cli.js");
+		return existsSync(cli) ? [process.execPath, cli] : undefined;
+	} catch {
+		return undefined;
 	}
-	return [process.execPath, cli];
 }
 
 const PROMPT_ID = "crew-prompt";

@@ -92,6 +92,7 @@ const CASES: Record<string, Case> = {
 	validate: { args: () => ["validate"], code: 0, says: /\S/ },
 	trust: { args: () => ["trust", "--list"], code: 0, says: /\S/ },
 	doctor: { args: () => ["doctor", "--json"], code: -1, says: /"checks"/ },
+	demo: { args: () => ["demo", "--here"], code: 0, says: /the model answered 6 requests from pi/ },
 };
 
 test("every command crew --help lists has a case here", async () => {
