@@ -182,6 +182,8 @@ export function createApp(options: AppOptions): CrewApp {
 	app.get("/runs/:runId/compare/:other", (c) => dashboardFile(c, "index.html"));
 	app.get("/inbox", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
+	// Browsers ask for it whatever the page names.
+	app.get("/favicon.ico", (c) => dashboardFile(c, "favicon.svg"));
 
 	return {
 		app,

@@ -13,6 +13,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
 	"style.css": "text/css; charset=utf-8",
+	"favicon.svg": "image/svg+xml",
 };
 
 /** One of the dashboard's files, read at each request so the package's copy is what is served. */

@@ -380,3 +380,16 @@ test("a run's tasks come in DAG order with the tasks it gained: --until passes, 
 		expect(body.tasks.map((t) => t.id)).toEqual(order);
 	}
 });
+
+test("every file the dashboard's page asks for is served, its icon too", async () => {
+	const app = appFor(new TestRepo());
+	const page = await (await app.request("/")).text();
+	const asked = [...page.matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1] as string).filter((p) => p !== "/");
+	expect(asked).toContain("/assets/favicon.svg");
+	// Browsers ask for /favicon.ico whatever the page says.
+	for (const path of [...asked, "/favicon.ico"]) {
+		const response = await app.request(path);
+		expect({ path, status: response.status }).toEqual({ path, status: 200 });
+	}
+	expect((await app.request("/favicon.ico")).headers.get("content-type")).toBe("image/svg+xml");
+});
