@@ -120,6 +120,18 @@ describe("installing crew", () => {
 		mkdirSync(fresh);
 		npm(fresh, ["install", "-g", tarball, "--prefix", prefix]);
 		works(join(prefix, "bin", "crew"));
+		// The pi crew is developed with is not in its package: without one on PATH, a pi agent says so.
+		const repo = gitRepo();
+		const env = { ...process.env, PATH: dirname(process.execPath) };
+		const agent = spawnSync(join(prefix, "bin", "crew"), ["agent", "look around"], {
+			cwd: repo.dir,
+			env,
+			encoding: "utf8",
+		});
+		expect(agent.status).toBe(1);
+		expect(agent.stderr).toContain(
+			"no pi to run: none is on PATH; install pi (npm install -g @earendil-works/pi-coding-agent)",
+		);
 	}, 240_000);
 
 	it("runs through npx from the tarball", () => {
