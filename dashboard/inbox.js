@@ -58,7 +58,8 @@ export async function inboxPage() {
 	const forms = new Map();
 	/** @param {any} i */
 	const formFor = (i) => {
-		const key = `${i.runId}/${i.question}`;
+		// A question's number counts within its task: the task is part of what names it.
+		const key = `${i.runId}/${i.tasks[0]}/${i.question}`;
 		const form = forms.get(key) ?? answerForm(i.runId, i.tasks[0], i.question);
 		forms.set(key, form);
 		return form;

@@ -10,7 +10,13 @@ import type { StoreWrites } from "./task-messages.js";
 
 /** A question a task's agent asked a person, as recorded. */
 export interface QuestionRow {
+	/** Its record in the store: for crew's own use. */
 	readonly id: number;
+	/**
+	 * Its number among the questions of its run's task, from 1: what a person is shown, and what
+	 * `crew answer --question` takes.
+	 */
+	readonly number: number;
 	readonly taskId: string;
 	readonly question: string;
 	/**
@@ -34,8 +40,10 @@ export interface QuestionWrites extends StoreWrites {
 	move(runId: string, taskId: string, to: "waiting" | "running", error: string | null): void;
 }
 
-const COLUMNS =
-	"id, run_id AS runId, task_id AS taskId, text AS question, state, answer, attempt_id AS attemptId, created_at AS askedAt";
+/** Read from `messages m`; the number counts the task's questions up to this one. */
+const COLUMNS = `m.id, (SELECT count(*) FROM messages o WHERE o.run_id = m.run_id AND o.task_id = m.task_id
+	AND o.kind = 'question' AND o.id <= m.id) AS number, m.run_id AS runId, m.task_id AS taskId, m.text AS question,
+	m.state, m.answer, m.attempt_id AS attemptId, m.created_at AS askedAt`;
 
 /**
  * Questions that running agents ask a person, in the `messages` table (kind `question`), with
@@ -53,6 +61,7 @@ export class TaskQuestions {
 	readonly #answered: Statement<[string], OpenQuestion>;
 	readonly #answers: Statement<[string, string], OpenQuestion>;
 	readonly #state: Statement<[number], { state: QuestionRow["state"] }>;
+	readonly #byId: Statement<[number], OpenQuestion>;
 	readonly #taskStatus: Statement<[string, string], { status: string }>;
 
 	constructor(db: Db, writes: QuestionWrites) {
@@ -67,17 +76,20 @@ export class TaskQuestions {
 			"UPDATE messages SET state = ?, detail = ?, attempt_id = coalesce(?, attempt_id), settled_at = ? WHERE id = ? AND state = ?",
 		);
 		const open = "kind = 'question' AND state IN ('asked', 'answered')";
-		this.#open = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND ${open} ORDER BY id`);
-		this.#ofAttempt = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE attempt_id = ? AND ${open} ORDER BY id`);
+		this.#open = db.prepare(
+			`SELECT ${COLUMNS} FROM messages m WHERE run_id = ? AND task_id = ? AND ${open} ORDER BY id`,
+		);
+		this.#ofAttempt = db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE attempt_id = ? AND ${open} ORDER BY id`);
 		this.#askedOf = db.prepare(
-			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state = 'asked' ORDER BY id`,
+			`SELECT ${COLUMNS} FROM messages m WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state = 'asked' ORDER BY id`,
 		);
 		this.#answered = db.prepare(
-			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND kind = 'question' AND state = 'answered' ORDER BY id`,
+			`SELECT ${COLUMNS} FROM messages m WHERE run_id = ? AND kind = 'question' AND state = 'answered' ORDER BY id`,
 		);
 		this.#answers = db.prepare(
-			`SELECT ${COLUMNS} FROM messages WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state IN ('answered', 'delivered') ORDER BY id`,
+			`SELECT ${COLUMNS} FROM messages m WHERE run_id = ? AND task_id = ? AND kind = 'question' AND state IN ('answered', 'delivered') ORDER BY id`,
 		);
+		this.#byId = db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE id = ? AND kind = 'question'`);
 		this.#state = db.prepare("SELECT state FROM messages WHERE id = ? AND kind = 'question'");
 		this.#taskStatus = db.prepare("SELECT status FROM tasks WHERE run_id = ? AND id = ?");
 	}
@@ -97,27 +109,28 @@ export class TaskQuestions {
 			const kept = redact(question);
 			const { runId } = lease;
 			const id = Number(this.#insert.run(runId, taskId, kept, attempt.id, this.#w.time()).lastInsertRowid);
+			const number = this.#byId.get(id)?.number;
 			// A second question while the first waits: the task already waits.
 			if (this.#status(runId, taskId) === "running") this.#w.move(runId, taskId, "waiting", asksLine(kept));
-			this.#w.event(runId, "task.asked", taskId, { question: id, attempt: attempt.number, text: kept });
+			this.#w.event(runId, "task.asked", taskId, { question: number, attempt: attempt.number, text: kept });
 			return id;
 		});
 	}
 
 	/**
-	 * A person answers the question task `taskId` waits on, from any process; the run's runner
-	 * gives it to the agent. Returns the question answered.
+	 * A person answers the question task `taskId` waits on (its `number`, needed when it waits on
+	 * several), from any process; the run's runner gives it to the agent. Returns the question answered.
 	 */
-	answer(runId: string, taskId: string, text: string, questionId?: number): QuestionRow {
+	answer(runId: string, taskId: string, text: string, number?: number): QuestionRow {
 		return this.#w.write(() => {
 			const waiting = this.#status(runId, taskId) === "waiting" ? this.#askedOf.all(runId, taskId) : [];
 			if (waiting.length === 0) {
 				throw new CrewError(ErrorCode.Conflict, `task ${taskId} of run ${runId} has no question waiting for an answer`);
 			}
-			const asked = questionId === undefined ? waiting[0] : waiting.find((q) => q.id === questionId);
-			if (!asked || (questionId === undefined && waiting.length > 1)) {
-				const listed = waiting.map((q) => `${q.id}: ${q.question.split("\n", 1)[0]}`).join("; ");
-				const which = questionId === undefined ? "say which" : `question ${questionId} is not one of them`;
+			const asked = number === undefined ? waiting[0] : waiting.find((q) => q.number === number);
+			if (!asked || (number === undefined && waiting.length > 1)) {
+				const listed = waiting.map((q) => `${q.number}: ${q.question.split("\n", 1)[0]}`).join("; ");
+				const which = number === undefined ? "say which" : `question ${number} is not one of them`;
 				throw new CrewError(
 					ErrorCode.InvalidInput,
 					`task ${taskId} waits for answers to ${waiting.length === 1 ? "one question" : `${waiting.length} questions`} (${listed}); ${which} with --question <id>`,
@@ -125,24 +138,25 @@ export class TaskQuestions {
 			}
 			const kept = redact(text);
 			this.#answer.run(kept, this.#w.time(), asked.id);
-			this.#w.event(runId, "task.answered", taskId, { question: asked.id, text: kept });
+			this.#w.event(runId, "task.answered", taskId, { question: asked.number, text: kept });
 			return { ...asked, state: "answered", answer: kept };
 		});
 	}
 
 	/**
-	 * The answer to question `id` reached the agent of attempt `attempt` (its record and number):
+	 * The answer to `question` reached the agent of attempt `attempt` (its record and number):
 	 * as its tool's result (`live`: its task runs again), or in the prompt it starts with.
 	 */
 	delivered(
 		lease: Lease,
-		id: number,
+		question: Pick<QuestionRow, "id" | "number">,
 		taskId: string,
 		attempt: { readonly id: number; readonly number: number },
 		live: boolean,
 	): void {
 		this.#w.write(() => {
 			this.#w.fence(lease);
+			const { id } = question;
 			if (this.#settle.run("delivered", null, attempt.id, this.#w.time(), id, "answered").changes === 0) return;
 			// Its task runs again once none of its agent's questions waits any more.
 			const waits = this.#ofAttempt.all(attempt.id).length > 0;
@@ -150,7 +164,7 @@ export class TaskQuestions {
 				this.#w.move(lease.runId, taskId, "running", null);
 			}
 			this.#w.event(lease.runId, "task.answer.delivered", taskId, {
-				question: id,
+				question: question.number,
 				attempt: attempt.number,
 				...(live ? {} : { in: "prompt" }),
 			});
@@ -177,7 +191,7 @@ export class TaskQuestions {
 
 	#withdrawOne(runId: string, q: QuestionRow, why: string): void {
 		if (this.#settle.run("withdrawn", why, null, this.#w.time(), q.id, q.state).changes === 0) return;
-		this.#w.event(runId, "task.question.withdrawn", q.taskId, { question: q.id, reason: why });
+		this.#w.event(runId, "task.question.withdrawn", q.taskId, { question: q.number, reason: why });
 	}
 
 	/**

@@ -2,11 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect, test } from "vitest";
+import { inboxItems } from "../../src/adapters/shared/inbox.js";
 import { ANSWERED_HEADING } from "../../src/core/asked.js";
 import { ZERO_USAGE } from "../../src/core/usage.js";
 import { RuntimeRegistry } from "../../src/runtimes/runtime-registry.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "../../src/runtimes/worker-runtime.js";
-import { TestRepo, waitFor } from "../helpers.js";
+import { read, TestRepo, waitFor } from "../helpers.js";
 import { testCrew } from "./engine-helpers.js";
 
 /** An agent that asks its questions at once, all together, and answers with what it was told, or says it could not ask. */
@@ -166,6 +167,51 @@ test("a cancelled task's question is withdrawn: answering it is refused, and sta
 			data: { reason: "its attempt ended before the answer reached it" },
 		});
 		expect(crew.run(runId).status).toBe("cancelled");
+	} finally {
+		crew.close();
+	}
+});
+
+test("a question's number counts within its run and task from 1, whatever else the store holds", async () => {
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/asker.md", "---\nname: asker\nruntime: asker\n---\nYou ask.\n");
+	repo.workflow("two", [
+		{ id: "a", role: "asker" },
+		{ id: "b", role: "asker", dependsOn: ["a"] },
+	]);
+	const crew = testAskers(repo, new Asker(["Which database?", "Which port?"]));
+	try {
+		// Two runs of two tasks, each asking two questions: every task numbers its own 1 and 2.
+		for (const round of [1, 2]) {
+			const runId = crew.create(await crew.plan({ goal: "g", workflow: "two" }));
+			const running = crew.execute(runId);
+			for (const task of ["a", "b"]) {
+				const asked = () => crew.events(runId).filter((e) => e.type === "task.asked" && e.taskId === task);
+				await waitFor(`task ${task}'s questions in round ${round}`, () => asked().length === 2);
+				expect(asked().map((e) => e.data.question)).toEqual([1, 2]);
+				const inbox = read(repo.dir, (reader) => inboxItems(reader)).filter((i) => i.runId === runId);
+				expect(inbox.map((i) => [i.question, i.command])).toEqual([
+					[1, `crew answer ${runId} ${task} --question 1 "<answer>"`],
+					[2, `crew answer ${runId} ${task} --question 2 "<answer>"`],
+				]);
+				await expect(crew.answer(runId, task, "Postgres")).rejects.toThrow(
+					`task ${task} waits for answers to 2 questions (1: Which database?; 2: Which port?); say which with --question <id>`,
+				);
+				expect(await crew.answer(runId, task, "5432", { question: 2 })).toMatchObject({
+					questionId: 2,
+					question: "Which port?",
+				});
+				expect(await crew.answer(runId, task, "Postgres")).toMatchObject({
+					questionId: 1,
+					question: "Which database?",
+				});
+			}
+			expect(await running).toBe("completed");
+			for (const type of ["task.answered", "task.answer.delivered"]) {
+				const numbers = crew.events(runId).flatMap((e) => (e.type === type ? [`${e.taskId}:${e.data.question}`] : []));
+				expect(numbers.sort()).toEqual(["a:1", "a:2", "b:1", "b:2"]);
+			}
+		}
 	} finally {
 		crew.close();
 	}

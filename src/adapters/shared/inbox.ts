@@ -89,8 +89,8 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 				tasks: [q.taskId],
 				since: q.askedAt,
 				what: `${q.taskId} asks: ${q.question}`,
-				command: `crew answer ${id} ${q.taskId}${several ? ` --question ${q.id}` : ""} "<answer>"`,
-				question: q.id,
+				command: `crew answer ${id} ${q.taskId}${several ? ` --question ${q.number}` : ""} "<answer>"`,
+				question: q.number,
 			});
 		}
 		for (const m of mail.filter((m) => m.runId === id)) {

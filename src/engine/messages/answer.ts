@@ -15,7 +15,7 @@ export type AnswerGiven = QuestionAnswered | MailReplied;
 export interface QuestionAnswered {
 	readonly runId: string;
 	readonly taskId: string;
-	/** The question's record, and its text. */
+	/** The question's number among its task's, from 1, and its text. */
 	readonly questionId: number;
 	readonly question: string;
 	/** `delivered` once the agent has the answer; `answered` while it waits for a runner to give it. */
@@ -37,8 +37,8 @@ export interface MailReplied {
 }
 
 /**
- * Answers the question task or step `ref` waits on with `text` (question `questionId`, which must
- * be named when it waits on several), and waits up to `waitMs` for the run's runner to give it to
+ * Answers the question task or step `ref` waits on with `text` (question `questionId`, its number
+ * among the task's, which must be named when it waits on several), and waits up to `waitMs` for the run's runner to give it to
  * the agent that asked. A step with several tasks means the one that waits. A `ref` that names a
  * mail of the run's workflow script (`m1`) replies to it instead.
  */
@@ -68,7 +68,7 @@ export async function answerTask(
 		throw new CrewError(ErrorCode.InvalidInput, `invalid question ${questionId}: expected a question's number`);
 	}
 	const asked = store.questions.answer(runId, task.id, text, questionId);
-	const base = { runId, taskId: task.id, questionId: asked.id, question: asked.question };
+	const base = { runId, taskId: task.id, questionId: asked.number, question: asked.question };
 	const until = deps.now() + waitMs;
 	for (;;) {
 		// Read before the runner: one that gave the answer may have ended its run since.

@@ -74,7 +74,7 @@ export function recordStart(
 	// Read before the new attempt joins the record: the latest one is the attempt before.
 	const session = sessionPlan(store, run, spec, { runtime, model });
 	const attempt = store.attempts.start(lease, spec.id, runtime, model, { level, readOnly });
-	for (const q of answered) if (q.state === "answered") store.questions.delivered(lease, q.id, spec.id, attempt, false);
+	for (const q of answered) if (q.state === "answered") store.questions.delivered(lease, q, spec.id, attempt, false);
 	const agent = model ? { ...spec.agent, model } : spec.agent;
 	return start(files, run, task.index, runtime, {
 		spec,

@@ -82,7 +82,7 @@ export class RunQuestions {
 			// Its task runs again once none of its agent's questions waits any more.
 			const waits = [...this.#pending.values()].some((p) => p.live === live);
 			writes.write(() => {
-				store.questions.delivered(lease, question.id, question.taskId, attempt, true);
+				store.questions.delivered(lease, question, question.taskId, attempt, true);
 				if (!waits) this.#deps.moved(question.taskId, TaskStatus.Running);
 			});
 			pending.give(question.answer ?? "");

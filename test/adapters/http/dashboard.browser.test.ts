@@ -260,6 +260,53 @@ test("the inbox count rises when an agent asks a question, and answering it from
 	}
 });
 
+test("two tasks that ask at once each get their own answer box in the inbox, and each answer reaches its own task", async () => {
+	const model = await ScriptedModelServer.start((request) => {
+		const said = request.messages.map((m) => m.text).join("\n");
+		if (said.includes("ANSWER-")) return { kind: "text", text: "answered" };
+		const question = said.includes("pick a port") ? "Which port?" : "Which database?";
+		return { kind: "call", tool: "ask", args: { question } };
+	});
+	const pi = scriptedCliSetup("pi", model.url, cliHome("pi"));
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
+	repo.workflow("two", [
+		{ id: "db", role: "chooser", text: "pick a database" },
+		{ id: "port", role: "chooser", text: "pick a port" },
+	]);
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	try {
+		await page.goto(await serve(repo.dir));
+		await page.click("#inbox-link");
+		await page.waitForURL("**/inbox");
+		const env = { ...process.env, ...pi.env };
+		const started = await crew(repo.dir, ["run", "g", "--workflow", "two", "--detach", "--json"], 60_000, env);
+		const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+		await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 30_000 }).toBe("2");
+		for (const [task, asks] of [
+			["db", "db asks: Which database?"],
+			["port", "port asks: Which port?"],
+		]) {
+			const row = page.locator(`#inbox tr[data-kind="question"][data-run="${runId}"]`, { hasText: asks });
+			await row.waitFor();
+			await row.locator(".answer-text").fill(`ANSWER-${task}`);
+			const [response] = await Promise.all([
+				page.waitForResponse((r) => r.url().endsWith(`/api/runs/${runId}/tasks/${task}/answer`)),
+				row.locator(".answer-send").click(),
+			]);
+			expect(await response.json()).toMatchObject({ runId, taskId: task, questionId: 1 });
+		}
+		await waitFor("the run to complete", () => read(repo.dir, (r) => r.status(runId).run.status) === "completed");
+		const told = model.requests.map((r) => r.messages.map((m) => m.text).join("\n"));
+		expect(told.some((t) => t.includes("pick a database") && t.includes("ANSWER-db"))).toBe(true);
+		expect(told.some((t) => t.includes("pick a port") && t.includes("ANSWER-port"))).toBe(true);
+	} finally {
+		await page.close();
+		await model.close();
+	}
+});
+
 test("a run page compares the run with the one it was forked from: each task's difference and the diffs of the results", async () => {
 	const repo = new TestRepo();
 	repos.push(repo);
