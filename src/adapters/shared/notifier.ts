@@ -8,6 +8,8 @@ import { ASKS } from "../../core/asked.js";
 import { errorMessage } from "../../core/errors.js";
 import type { EventRecord } from "../../core/records.js";
 import { TaskStatus } from "../../core/status.js";
+import { excerpt } from "../../core/terminal-text.js";
+import { listedGoal } from "../../engine/views/json.js";
 import { openWriter } from "../../store/database.js";
 import { NotificationRecords } from "../../store/notification-records.js";
 import { RunQueries } from "../../store/run-queries.js";
@@ -132,7 +134,7 @@ export class Notifier {
 			time: event.time,
 			runId,
 			status: run.status,
-			goal: run.goal.split("\n", 1)[0] ?? "",
+			...listedGoal(run.goal),
 			workflow: run.workflow,
 			team: run.team,
 			error: run.error,
@@ -167,7 +169,9 @@ export interface Payload {
 	readonly time: string;
 	readonly runId: string;
 	readonly status: string;
+	/** The goal's first characters, as lists of runs give it (see `listedGoal`), and its whole length. */
 	readonly goal: string;
+	readonly goalLength: number;
 	readonly workflow: string;
 	readonly team: string | null;
 	readonly error: string | null;
@@ -177,12 +181,23 @@ export interface Payload {
 	readonly question?: string;
 }
 
+/** Characters of a goal and of an error that a line of text tells: a chat line stays a line. */
+const TOLD_GOAL_CHARS = 200;
+const TOLD_ERROR_CHARS = 300;
+
 /** One line saying what happened, for chat and push targets. */
 export function payloadText(p: Payload): string {
 	if (p.question !== undefined) return `crew run ${p.runId}: task ${p.task} asks: ${p.question}`;
 	const what =
 		p.event === "waiting" ? "waits for you" : p.event === "budget" ? "has spent 80% of its budget" : p.status;
-	return `crew run ${p.runId} ${what}: ${p.goal}${p.error && p.event !== "waiting" ? ` (${p.error})` : ""}`;
+	const whole = `crew status ${p.runId} --json for all`;
+	const goal = excerpt(p.goal, TOLD_GOAL_CHARS);
+	const note =
+		goal === p.goal && p.goalLength === p.goal.length
+			? ""
+			: ` (${p.goalLength.toLocaleString("en-US")} characters; ${whole})`;
+	const error = p.error && p.event !== "waiting" ? ` (${excerpt(p.error, TOLD_ERROR_CHARS, whole)})` : "";
+	return `crew run ${p.runId} ${what}: ${goal}${note}${error}`;
 }
 
 /** Sends one try; rejects, saying why, unless the target took it. */

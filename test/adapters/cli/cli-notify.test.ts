@@ -175,3 +175,38 @@ test("the runner that takes over a run tells of what the runner before it had no
 	await new Promise((resolve) => setTimeout(resolve, 500));
 	expect(hook.posts.map((p) => JSON.parse(p.body).type)).toEqual(["run.waiting", "run.completed"]);
 });
+
+test("a run with a huge goal is told of in a bounded line, with the goal's length and where to read it", async () => {
+	const topic = await receiver();
+	const hook = await receiver();
+	const home = mkdtempSync(join(tmpdir(), "crew-notify-home-"));
+	mkdirSync(join(home, "crew"), { recursive: true });
+	const notify = [
+		{ ntfy: topic.url, events: ["failed"] },
+		{ webhook: hook.url, events: ["failed"] },
+	];
+	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ notify }));
+	const env = { ...process.env, XDG_CONFIG_HOME: home };
+	const repo = new TestRepo();
+	repo.writeFile(".crew/agents/failer.md", "---\nname: failer\nruntime: command\ncommand: exit 3\n---\n");
+	repo.workflow("bad", [{ id: "a", role: "failer" }]);
+	repo.writeFile("goal.txt", `${"make it so ".repeat(100_000)}\n`);
+	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
+	const run = await crew(
+		repo.dir,
+		["run", "--goal-file", "goal.txt", "--workflow", "bad", "--retries", "0", "--json"],
+		60_000,
+		env,
+	);
+	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId;
+	const [line] = topic.posts.map((p) => p.body);
+	expect(line?.length).toBeLessThan(1_000);
+	expect(line).toMatch(
+		new RegExp(
+			`^crew run ${runId} failed: make it so .*… \\(1,099,999 characters; crew status ${runId} --json for all\\) \\(task a failed: exit code 3\\)$`,
+		),
+	);
+	const posted = JSON.parse(hook.posts[0]?.body ?? "{}");
+	expect(posted.goal).toHaveLength(500);
+	expect(posted.goalLength).toBe(1_099_999);
+});
