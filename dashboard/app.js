@@ -8,6 +8,8 @@ import { inboxPage, watchInbox } from "./inbox.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
+/** Characters of a goal the run page shows before the reader asks for all of it. */
+const GOAL_SHOWN = 500;
 const STATUS_COLOURS = /** @type {const} */ ({
 	queued: "var(--queued)",
 	running: "var(--running)",
@@ -132,12 +134,24 @@ function compareWith(runId) {
 	return choice;
 }
 
+/**
+ * A goal as the run page shows it: whole when short, else its first characters with the whole a
+ * click away, so a goal of megabytes leaves the page readable.
+ * @param {string} goal
+ */
+function goalView(goal) {
+	if (goal.length <= GOAL_SHOWN) return [goal];
+	const start = goal.slice(0, GOAL_SHOWN).replace(/\s+\S*$/, "");
+	const whole = `show all ${goal.length.toLocaleString("en-US")} characters`;
+	return [el("details", {}, [el("summary", {}, [`${start}… (${whole})`]), el("pre", { class: "goal-whole" }, [goal])])];
+}
+
 /** @param {string} runId */
 async function runPage(runId) {
 	setWhere(runId);
 	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 	const head = el("div", { class: "run-head" });
-	const goal = el("p", { class: "goal" });
+	const goal = el("div", { class: "goal" });
 	const runError = el("p", { class: "error", id: "run-error" });
 	const integration = el("p", { id: "integration" });
 	const actions = el("div", { class: "actions" });
@@ -210,7 +224,10 @@ async function runPage(runId) {
 			]),
 			el("span", { class: "muted" }, [`${run.workflow}${run.team ? ` / ${run.team}` : ""}`]),
 		);
-		goal.textContent = run.goal;
+		if (goal.dataset.shown !== run.id) {
+			goal.replaceChildren(...goalView(run.goal));
+			goal.dataset.shown = run.id;
+		}
 		runError.textContent = run.error && run.status !== "completed" ? run.error : "";
 		integration.textContent = integrationText(run);
 		integration.className = ["conflict", "failed"].includes(run.integration?.status) ? "error" : "muted";

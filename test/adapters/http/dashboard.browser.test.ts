@@ -343,3 +343,23 @@ test("a run page compares the run with the one it was forked from: each task's d
 	expect(await diff.locator(".added").allTextContents()).toEqual([expect.stringMatching(/^\+made at \d+\n$/)]);
 	expect(await page.locator("#compare-totals tr").nth(1).locator("a").textContent()).toBe(forkId);
 }, 60_000);
+
+test("a huge goal shows bounded on the run page, saying its length, and whole when asked", async () => {
+	const repo = new TestRepo().agent("worker");
+	repos.push(repo);
+	repo.workflow("one", [{ id: "a" }]);
+	const goal = `${"make it so ".repeat(40_000)}done`;
+	repo.writeFile("goal.txt", goal);
+	const run = await crew(repo.dir, ["run", "--goal-file", "goal.txt", "--workflow", "one", "--json"]);
+	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+	const page = await browser.newPage();
+	const url = new URL(await serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	const shown = page.locator(".goal");
+	await shown.filter({ hasText: "make it so" }).waitFor();
+	const text = (await shown.innerText()).trim();
+	expect(text.length).toBeLessThan(700);
+	expect(text).toContain(`show all ${goal.length.toLocaleString("en-US")} characters`);
+	await page.locator(".goal summary").click();
+	expect((await page.locator(".goal").innerText()).length).toBeGreaterThan(goal.length);
+});
