@@ -13,7 +13,12 @@ import { RunReader } from "../../engine/views/reader.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { type Check, type RuntimeUse, readiness } from "../../runtimes/agent/cli-readiness.js";
-import { claudeCredentials, codexCredentials, piCredentials } from "../../runtimes/agent/credentials.js";
+import {
+	claudeCredentials,
+	codexCredentials,
+	credentialVariables,
+	piCredentials,
+} from "../../runtimes/agent/credentials.js";
 import { agentEnvironment } from "../../runtimes/agent/environment.js";
 import { bundledPi } from "../../runtimes/pi/cli.js";
 import { piExtensionsCheck } from "../../runtimes/pi/extensions-check.js";
@@ -40,11 +45,10 @@ function version(command: readonly string[]): Promise<{ ok: boolean; detail: str
 }
 
 /**
- * Names of the variables each agent CLI would see for its configuration and credentials (pi with no
- * model of its own: a model narrows it to its provider's); never values.
+ * Names of the credential variables each agent CLI would see (pi with no model of its own: a model
+ * narrows it to its provider's); never values, nor the settings it sees beside them.
  */
 function credentialNames(): { runtime: string; names: string[] }[] {
-	const base = new Set(["PATH", "HOME", "USER", "SHELL", "TMPDIR", "TERM", "LANG"]);
 	const rules = [
 		{ runtime: "pi", credentials: piCredentials(undefined, process.env) },
 		{ runtime: "claude", credentials: claudeCredentials() },
@@ -52,9 +56,7 @@ function credentialNames(): { runtime: string; names: string[] }[] {
 	];
 	return rules.map(({ runtime, credentials }) => ({
 		runtime,
-		names: Object.keys(agentEnvironment(process.env, {}, credentials))
-			.filter((key) => !base.has(key) && !key.startsWith("LC_"))
-			.sort(),
+		names: credentialVariables(credentials, Object.keys(agentEnvironment(process.env, {}, credentials))).sort(),
 	}));
 }
 

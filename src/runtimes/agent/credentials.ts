@@ -36,6 +36,23 @@ const PROVIDER_VARIABLES: Readonly<Record<string, readonly string[]>> = {
 	"xiaomi-token-plan-sgp": ["XIAOMI_TOKEN_PLAN_SGP_*"],
 };
 
+/**
+ * A part of a variable's name (between `_`s) that says the variable holds a credential (a key,
+ * token, secret or password) or says where one is (a credentials file, a profile).
+ */
+const CREDENTIAL_PART = /^(KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASSWD|CREDENTIALS?|PROFILE)$/;
+
+/**
+ * Of the variables an agent CLI would see (`visible`), those that are credentials: named outright
+ * in its rules (`credentials`: a provider's key, a variable a config file names as a key), or whose
+ * name says they are (`ANTHROPIC_API_KEY`, `AWS_SESSION_TOKEN`). What else a provider's prefix
+ * passes is a setting (`AWS_CA_BUNDLE`, `ANTHROPIC_BASE_URL`), and so is the base environment.
+ */
+export function credentialVariables(credentials: readonly string[], visible: readonly string[]): string[] {
+	const named = new Set(credentials.filter((entry) => !entry.endsWith("*")));
+	return visible.filter((key) => named.has(key) || key.split("_").some((part) => CREDENTIAL_PART.test(part)));
+}
+
 /** A variable's name as a CLI's config may give it, rather than a key written out. */
 const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
 

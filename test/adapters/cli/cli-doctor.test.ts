@@ -80,6 +80,33 @@ test("doctor reports pi's version, credential names without values, and the stor
 	expect(byName.get("store")).toMatchObject({ ok: true, detail: expect.stringMatching(/crew\.db: not created yet$/) });
 });
 
+test("doctor counts as credentials only variables that hold one, not a provider's settings or the machine's", async () => {
+	const repo = new TestRepo();
+	const { checks } = await doctor(repo.dir, {
+		PATH: WITHOUT_PI,
+		HOME: repo.dir,
+		IS_SANDBOX: "1",
+		AWS_CA_BUNDLE: "/etc/ssl/corp-ca.pem",
+		AWS_REGION: "eu-west-1",
+		AWS_ACCESS_KEY_ID: "AKIA-secret-value",
+		AWS_SECRET_ACCESS_KEY: "secret-value",
+		AWS_PROFILE: "work",
+		ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+		ANTHROPIC_API_KEY: "sk-ant-secret-value",
+		CLAUDE_CODE_OAUTH_TOKEN: "secret-value",
+		CLAUDE_CODE_USE_BEDROCK: "1",
+		OPENAI_ORG_ID: "org-1",
+		GOOGLE_APPLICATION_CREDENTIALS: "/home/me/gcp.json",
+		GOOGLE_CLOUD_PROJECT: "proj",
+	});
+	const byName = new Map(checks.map((c) => [c.name, c.detail]));
+	expect(byName.get("credentials for pi")).toBe(
+		"ANTHROPIC_API_KEY, AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS",
+	);
+	expect(byName.get("credentials for claude")).toBe("ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN");
+	expect(byName.get("credentials for codex")).toBe("none visible");
+});
+
 test("doctor fails on a damaged store and names its file", async () => {
 	const repo = new TestRepo();
 	writeFileSync(join(repo.dir, ".crew", "crew.db"), "not a database at all ".repeat(200));
