@@ -7,7 +7,8 @@ import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
-import { bundleGoal } from "../../engine/history/bundle.js";
+import { bundleGoal, exportRun } from "../../engine/history/bundle.js";
+import { RunReader } from "../../engine/views/reader.js";
 import { exportToFile } from "../shared/run-export.js";
 import { Exit } from "./exit-codes.js";
 import { openCrew } from "./open-crew.js";
@@ -43,11 +44,16 @@ async function confirmed(question: string, yes: boolean | undefined, command: st
 
 export async function exportCommand(runId: string, options: { output?: string }): Promise<number> {
 	checkId("run", runId);
-	return withCrew(async (crew) => {
-		const { file, tasks, files } = await exportToFile(crew, runId, options.output, process.cwd());
+	// Export only reads the store: it works where the store may not be written, a read-only mount.
+	const reader = new RunReader(findProject(process.cwd()));
+	try {
+		const store = { exportRun: async (id: string) => exportRun(reader.archive(), reader.files, id) };
+		const { file, tasks, files } = await exportToFile(store, runId, options.output, process.cwd());
 		print(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
 		return Exit.Ok;
-	});
+	} finally {
+		reader.close();
+	}
 }
 
 export interface ImportFlags {

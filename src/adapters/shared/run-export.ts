@@ -4,7 +4,7 @@ import { closeSync, constants, existsSync, mkdirSync, openSync, realpathSync, wr
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
-import type { Crew } from "../../engine/crew.js";
+import type { RunBundle } from "../../engine/history/bundle.js";
 import { withPath } from "./file-errors.js";
 
 /**
@@ -14,7 +14,7 @@ import { withPath } from "./file-errors.js";
  * an agent names it, and may have made links in the repository.
  */
 export async function exportToFile(
-	crew: Crew,
+	store: { exportRun(runId: string): Promise<RunBundle> },
 	runId: string,
 	file: string | undefined,
 	cwd: string,
@@ -23,7 +23,7 @@ export async function exportToFile(
 	checkId("run", runId);
 	const path = resolve(cwd, file ?? `${runId}.crew-run.json`);
 	if (inside !== undefined) checkInside(path, inside, file);
-	const bundle = await crew.exportRun(runId);
+	const bundle = await store.exportRun(runId);
 	const text = JSON.stringify(bundle);
 	if (inside === undefined) writeWhole(path, text, 0);
 	else {

@@ -24,6 +24,7 @@ import { type Db, openReader } from "../../store/database.js";
 import { HistoryQueries } from "../../store/history-queries.js";
 import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js";
 import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
+import { RunArchive } from "../../store/run-archive.js";
 import { RunQueries } from "../../store/run-queries.js";
 import { type MailRow, waitingMail } from "../../store/script-mail.js";
 import { type OpenQuestion, waitingQuestions } from "../../store/task-questions.js";
@@ -197,6 +198,12 @@ export class RunReader {
 	}
 
 	/** A run without its tasks, as people see it. */
+	/** Whole runs as rows, read through this reader's connection: what an export reads. */
+	archive(): RunArchive {
+		this.#q();
+		return new RunArchive(this.#db as Db);
+	}
+
 	run(runId: string): RunRecord {
 		const id = this.#runId(runId);
 		return presentRun({ run: this.#q().getRun(id), tasks: [] }, this.#now()).run;

@@ -75,10 +75,14 @@ describe("a repository whose store exists, on a read-only mount", () => {
 		{ command: "diff RUN RUN", shows: "RUN" },
 		{ command: "show agent worker", shows: "You are worker" },
 		{ command: "knowledge", shows: "" },
+		{ command: "export RUN -o OUT", shows: "exported run RUN (2 tasks" },
 	];
 
 	test.each(reads)("crew $command reads it", async ({ command, shows }) => {
-		const read = await readOnly(repo.dir, command.replaceAll("RUN", runId).split(" "));
+		const read = await readOnly(
+			repo.dir,
+			command.replaceAll("RUN", runId).replaceAll("OUT", `${bundle}.again`).split(" "),
+		);
 		expect(read.stderr.replace(/^no project knowledge yet .*\n/, "")).toBe("");
 		expect(read.code).toBe(0);
 		expect(read.stdout).toContain(shows.replaceAll("RUN", runId));
@@ -96,7 +100,6 @@ describe("a repository whose store exists, on a read-only mount", () => {
 		"forget RUN --yes",
 		"prune --keep 0 --yes",
 		"fork RUN",
-		"export RUN",
 		"import BUNDLE",
 		"reconcile --fix",
 		"knowledge add note",
@@ -108,6 +111,14 @@ describe("a repository whose store exists, on a read-only mount", () => {
 		const written = await readOnly(repo.dir, args);
 		expect(written.stderr).toMatch(
 			new RegExp(`^crew: cannot write ${escaped(repo.dir)}/\\.crew\\S*: the file system is read-only \\(EROFS\\)\\n$`),
+		);
+		expect(written.code).toBe(1);
+	});
+
+	test("crew export into the read-only folder names the file it cannot write", async () => {
+		const written = await readOnly(repo.dir, ["export", runId]);
+		expect(written.stderr).toBe(
+			`crew: cannot write ${repo.dir}/${runId}.crew-run.json: the file system is read-only (EROFS)\n`,
 		);
 		expect(written.code).toBe(1);
 	});
