@@ -76,22 +76,35 @@ export function isConfined(sandbox: { readonly level: SandboxLevel } | undefined
 }
 
 /**
- * How a recorded sandbox reads in views: `sandbox workspace, read-only, network api.x.com:443`,
- * `sandbox strict, no network`, or `unconfined`.
+ * The hosts a sandbox's line names one by one; past this many it says how many, as an agent with
+ * no model of its own may reach every host its CLI knows (pi: some thirty).
  */
-export function sandboxText(sandbox: {
-	readonly level: SandboxLevel;
-	readonly readOnly: boolean;
-	readonly network?: SandboxNetwork;
-}): string {
+const HOSTS_NAMED = 4;
+
+/**
+ * How a recorded sandbox reads in views, one short line: `sandbox workspace, read-only, network
+ * api.x.com:443`, `sandbox strict, no network`, or `unconfined`. More hosts than `HOSTS_NAMED` are
+ * counted (`network of 31 hosts`), with `listed`, where the whole list is to be seen, when given.
+ */
+export function sandboxText(
+	sandbox: {
+		readonly level: SandboxLevel;
+		readonly readOnly: boolean;
+		readonly network?: SandboxNetwork;
+	},
+	listed?: string,
+): string {
 	if (sandbox.level === "off") return "unconfined";
 	const { network } = sandbox;
+	const where = listed ? ` (${listed} lists them)` : "";
 	const reach =
 		network === undefined || network === "host"
 			? ""
 			: network === "none" || network.length === 0
 				? ", no network"
-				: `, network ${network.join(" ")}`;
+				: network.length > HOSTS_NAMED
+					? `, network of ${network.length} hosts${where}`
+					: `, network ${network.join(" ")}`;
 	return `sandbox ${sandbox.level}${sandbox.readOnly ? ", read-only" : ""}${reach}`;
 }
 

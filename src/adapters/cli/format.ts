@@ -51,7 +51,7 @@ export function usageText(usage: Usage): string {
 /** A task's line in run `runId`'s views: its status, time, attempt, usage, and its error bounded. */
 export function taskLine(t: TaskRecord, now: number, widths: { id: number; role: number }, runId: string): string {
 	const used = usageText(t.usage);
-	const confined = t.sandbox ? `  ${sandboxText(t.sandbox)}` : "";
+	const confined = t.sandbox ? `  ${sandboxText(t.sandbox, `crew status ${runId} --json`)}` : "";
 	const inherited = t.inherited ? `inherited from ${t.inherited.runId}  ${usageText(t.inherited.usage)}`.trim() : "";
 	const began = t.origin
 		? ` (${"continued" in t.origin ? `continued ${t.origin.continued}` : originText(t.origin)})`

@@ -57,7 +57,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 		log,
 		result: bounded(reader.result(runId, task.id).text),
 		patch: read(latest("patch")?.path),
-		sandbox: task.sandbox ? sandboxText(task.sandbox) : null,
+		sandbox: task.sandbox ? sandboxText(task.sandbox, `crew status ${runId} --json`) : null,
 		attempts: reader
 			.taskAttempts(runId, task.id)
 			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error, usage }) => ({
