@@ -9,7 +9,8 @@ export function isArtifactName(name: string): boolean {
 }
 
 /** What an artifact's name must be, for an error that names a bad one. */
-export const ARTIFACT_NAME_RULE = "'/'-separated names of letters, digits, '-', '_' or '.'";
+export const ARTIFACT_NAME_RULE =
+	"'/'-separated names of 1-128 ASCII letters (A-Z, a-z), digits, '-', '_' or '.', none starting with '.' or '-' nor holding '..'";
 
 /** Of a task's file names or paths, its last attempt's patch (`attempt-N.patch`, N largest); undefined when none. */
 export function lastAttemptPatch(names: readonly string[]): string | undefined {

@@ -3,7 +3,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isCrewError } from "../core/errors.js";
-import { isValidId } from "../core/ids.js";
+import { ID_RULE, isValidId } from "../core/ids.js";
 import { type Diagnostic, parseDocument } from "./frontmatter.js";
 import type { LayerName, ResourceKind, ResourceLayer } from "./resource-layer.js";
 import { readResourceText } from "./resource-text.js";
@@ -94,7 +94,7 @@ export function nameWarnings(kind: ResourceKind, files: readonly NamedFile[]): D
 		const message =
 			declared === name
 				? `${kind} name '${declared}' differs from its file name '${stem}': it is found by either, its name first`
-				: `${kind} name '${declared}' is not a valid name (1-64 letters, digits, '-', '_' or '.'): it is known by its file name '${stem}'`;
+				: `${kind} name '${declared}' is not a valid name (${ID_RULE}): it is known by its file name '${stem}'`;
 		return [{ level: "warning" as const, file, message }];
 	});
 }

@@ -15,7 +15,10 @@ const AgentCallInput = z.strictObject({
 	prompt: z.string().trim().min(1),
 	name: z
 		.string()
-		.regex(/^[A-Za-z0-9_][A-Za-z0-9_-]{0,40}$/, "expected 1-41 letters, digits, '-' or '_'")
+		.regex(
+			/^[A-Za-z0-9_][A-Za-z0-9_-]{0,40}$/,
+			"expected 1-41 ASCII letters (A-Z, a-z), digits, '-' or '_', not starting with '-'",
+		)
 		.optional(),
 	model: z.string().trim().min(1).optional(),
 	verify: z.union([z.boolean(), z.string().trim().min(1)]).optional(),

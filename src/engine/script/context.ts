@@ -22,7 +22,7 @@ export interface AgentCall {
 	readonly role: string;
 	/** The task; `{goal}` is replaced by the run's goal. */
 	readonly prompt: string;
-	/** Names the task in views (`<name>-<position>`); default the role. Letters, digits, `-`, `_`. */
+	/** Names the task in views (`<name>-<position>`); default the role. ASCII letters, digits, `-`, `_`. */
 	readonly name?: string;
 	/** Overrides the agent's model for this call. */
 	readonly model?: string;

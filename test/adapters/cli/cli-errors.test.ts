@@ -41,6 +41,23 @@ const cases: { name: string; workflow?: string; args?: string[]; message: RegExp
 	},
 	{ name: "a step without task text", workflow: "## a\nrole: worker\n", message: /step 'a' has no task text/ },
 	{
+		name: "a step id outside ASCII",
+		workflow: "## étape\nrole: worker\n\nx\n",
+		message:
+			/line 1: invalid step id "étape": expected 1-64 ASCII letters \(A-Z, a-z\), digits, '-', '_' or '\.', not starting with '\.' or '-' and without '\.\.'\n$/,
+	},
+	{
+		name: "a file name outside ASCII",
+		workflow: "## a\nrole: worker\noutput: notes/é.md\n\nx\n",
+		message:
+			/step 'a': output 'notes\/é\.md' must name a file in the run's folder: '\/'-separated names of 1-128 ASCII letters \(A-Z, a-z\), digits, '-', '_' or '\.', none starting with '\.' or '-' nor holding '\.\.'/,
+	},
+	{
+		name: "a run id outside ASCII",
+		args: ["status", "été"],
+		message: /invalid run id "été": expected 1-64 ASCII letters \(A-Z, a-z\), digits, '-', '_' or '\.'/,
+	},
+	{
 		name: "a role with no agent",
 		workflow: "## a\nrole: ghost\n\nx\n",
 		message: /no agent 'ghost' for role 'ghost' of step 'a'/,
@@ -202,4 +219,14 @@ test("a dry run's plan warns of its agents what the real plan warns of, a skill 
 		expect.stringMatching(/^skill 'absent' of agent skilled is in none of/),
 	]);
 	expect(await warnings(["--runtime", "dry-run"])).toEqual(real);
+});
+
+test("an agent's name: outside ASCII is warned of, saying which characters a name may have", async () => {
+	const repo = repoWith("## a\nrole: scout\n\nx\n");
+	repo.writeFile(".crew/agents/scout.md", "---\nname: éclaireur\nruntime: command\ncommand: echo hi\n---\n");
+	const validate = await crew(repo.dir, ["validate", "--json"]);
+	const messages = JSON.parse(validate.stdout).diagnostics.map((d: { message: string }) => d.message);
+	expect(messages).toContain(
+		"agent name 'éclaireur' is not a valid name (1-64 ASCII letters (A-Z, a-z), digits, '-', '_' or '.', not starting with '.' or '-' and without '..'): it is known by its file name 'scout'",
+	);
 });

@@ -39,7 +39,7 @@ test("validate refuses every step value run refuses, all at once, each with its 
 	expect(validate.code).toBe(2);
 	expect(linesAbout(validate.stdout, "bad.workflow.md")).toEqual([
 		"error: .crew/workflows/bad.workflow.md:6: step 'a': invalid timeout \"5 minutes\": expected 0 (no limit) or a duration from 1ms to 168h, such as 500ms, 30s, 5m or 1h",
-		"error: .crew/workflows/bad.workflow.md:10: invalid step id \"b c\": expected 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'",
+		"error: .crew/workflows/bad.workflow.md:10: invalid step id \"b c\": expected 1-64 ASCII letters (A-Z, a-z), digits, '-', '_' or '.', not starting with '.' or '-' and without '..'",
 		"error: .crew/workflows/bad.workflow.md:13: step 'b c': retries 'many': expected an integer >= 0",
 		"error: .crew/workflows/bad.workflow.md:14: step 'b c': invalid write scope '../elsewhere': expected a path inside the repository",
 		"error: .crew/workflows/bad.workflow.md:15: step 'b c': approval 'maybe': expected true or false",

@@ -443,6 +443,11 @@ test("a broken script or a bad call is refused with one line naming it, and noth
 			'export default async (ctx: any) => ctx.agent({ role: "prep", prompt: "", retries: -1 });\n',
 			/workflow script badcall failed: ctx\.agent call 1: prompt: Too small.*; retries: Too small/,
 		],
+		[
+			"badname",
+			'export default async (ctx: any) => ctx.agent({ role: "prep", prompt: "Go", name: "éclaireur" });\n',
+			/workflow script badname failed: ctx\.agent call 1: name: expected 1-41 ASCII letters \(A-Z, a-z\), digits, '-' or '_', not starting with '-'/,
+		],
 	];
 	for (const [name, text, message] of scripts) {
 		repo.writeFile(`.crew/workflows/${name}.workflow.ts`, text);
@@ -453,6 +458,6 @@ test("a broken script or a bad call is refused with one line naming it, and noth
 		// Refused before the run exists: one line on stderr, nothing on stdout.
 		if (result.stdout === "") expect(result.stderr.trim().split("\n"), name).toHaveLength(1);
 	}
-	expect(read(repo.dir, (r) => r.runs().map((run) => run.workflow))).toEqual(["badcall", "norole"]);
+	expect(read(repo.dir, (r) => r.runs().map((run) => run.workflow))).toEqual(["badname", "badcall", "norole"]);
 	expect(repo.starts()).toEqual([]);
 });
