@@ -31,6 +31,25 @@ export const PI_1: readonly string[] = [
 export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
 
 /**
+ * An agent CLI standing in for pi (give it as `CREW_PI`): it reports 1,500 tokens in and 18 out
+ * for $0.0123, then fails, saying `reason` on stderr.
+ */
+export function failingPi(reason = "Error: no credit left"): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-failing-pi-")), "pi");
+	const usage = { input: 1500, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1518, cost: { total: 0.0123 } };
+	const end = {
+		type: "message_end",
+		message: { role: "assistant", content: [{ type: "text", text: "working" }], usage },
+	};
+	writeFileSync(
+		program,
+		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\necho "${reason}" >&2\nexit 1\n`,
+	);
+	chmodSync(program, 0o755);
+	return program;
+}
+
+/**
  * A program standing in for agent CLI `cli` (give it as `CREW_PI` or `CREW_CLAUDE`): the spender
  * fixture, reporting `reports` times `tokens` tokens, `gapMs` apart, then hanging.
  */

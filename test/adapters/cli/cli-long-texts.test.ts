@@ -1,10 +1,8 @@
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, expect, test } from "vitest";
 import type { StatusJson } from "../../../src/engine/views/json.js";
-import { crew, mcpClient, servedApp, TestRepo } from "../../helpers.js";
+import { crew, failingPi, mcpClient, servedApp, TestRepo } from "../../helpers.js";
 
 /** 4 MiB of words, on one line: a goal written to a file and given whole. */
 const GOAL = "word ".repeat(838_861).slice(0, 4_194_304);
@@ -14,29 +12,12 @@ const LISTED = 500;
 /** More than any view of one run shows when it bounds what it prints. */
 const READABLE = 3000;
 
-/**
- * An agent CLI standing in for pi: it reports its usage, then fails with a reason longer than a
- * task line has room for, so crew's error names the attempt's log after it.
- */
-function failingPi(): string {
-	const program = join(mkdtempSync(join(tmpdir(), "crew-failing-pi-")), "pi");
-	const usage = { input: 1500, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1518, cost: { total: 0.0123 } };
-	const end = {
-		type: "message_end",
-		message: { role: "assistant", content: [{ type: "text", text: "working" }], usage },
-	};
-	const why = "the account has run out of credit for this month, and no other account is set up for it; ";
-	const reason = `Error: the model's provider refused the request because ${why.repeat(4)}add credit or pick another model`;
-	writeFileSync(
-		program,
-		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\necho "${reason}" >&2\nexit 1\n`,
-	);
-	chmodSync(program, 0o755);
-	return program;
-}
+/** A failure longer than a task line has room for, so crew's error names the attempt's log after it. */
+const WHY = "the account has run out of credit for this month, and no other account is set up for it; ";
+const REASON = `Error: the model's provider refused the request because ${WHY.repeat(4)}add credit or pick another model`;
 
 const repo = new TestRepo();
-const env = { ...process.env, CREW_PI: failingPi() };
+const env = { ...process.env, CREW_PI: failingPi(REASON) };
 let runId = "";
 let logPath = "";
 let ran = "";

@@ -1,25 +1,6 @@
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeAll, expect, test } from "vitest";
-import { CLI, crew, TestRepo, waitFor } from "../../helpers.js";
+import { CLI, crew, failingPi, TestRepo, waitFor } from "../../helpers.js";
 import { Terminal } from "../../terminal.js";
-
-/** An agent CLI standing in for pi: it reports 1,500 tokens in and 18 out for $0.0123, then fails. */
-function failingPi(): string {
-	const program = join(mkdtempSync(join(tmpdir(), "crew-failing-pi-")), "pi");
-	const usage = { input: 1500, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1518, cost: { total: 0.0123 } };
-	const end = {
-		type: "message_end",
-		message: { role: "assistant", content: [{ type: "text", text: "working" }], usage },
-	};
-	writeFileSync(
-		program,
-		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\necho "Error: no credit left" >&2\nexit 1\n`,
-	);
-	chmodSync(program, 0o755);
-	return program;
-}
 
 const HEADERS = ["TASK", "ROLE", "AGENT", "STATUS", "RUNTIME", "TIME", "TOKENS", "COST", "ACTIVITY"];
 const repo = new TestRepo();
