@@ -5,6 +5,8 @@
 
 export const SHAPES = ["chain", "wide", "layered"];
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { prng } from "./prng.mjs";
 
 const id = (i) => `t${i}`;
@@ -58,4 +60,16 @@ export function workflowMarkdown(name, nodes) {
 			`## ${node.id}\nrole: worker\n${node.dependsOn.length > 0 ? `dependsOn: ${node.dependsOn.join(", ")}\n` : ""}\nDo step ${node.id}.\n`,
 	);
 	return `---\nname: ${name}\n---\n\n${steps.join("\n")}`;
+}
+
+/**
+ * A project in `dir` for `crew run --runtime dry-run` of workflow `name` over `nodes`: a dry run
+ * plans as a real one does, so the steps' role has an agent (a pi agent, which the dry run stands in for).
+ */
+export function dryRunProject(dir, name, nodes) {
+	mkdirSync(join(dir, ".git"), { recursive: true });
+	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
+	mkdirSync(join(dir, ".crew", "agents"), { recursive: true });
+	writeFileSync(join(dir, ".crew", "agents", "worker.md"), "---\nname: worker\n---\nYou do the step you are given.\n");
+	writeFileSync(join(dir, ".crew", "workflows", `${name}.md`), workflowMarkdown(name, nodes));
 }

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeDag, SHAPES, workflowMarkdown } from "./dags.mjs";
+import { dryRunProject, makeDag, SHAPES } from "./dags.mjs";
 import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
 import { log, median, SMOKE } from "./stats.mjs";
 
@@ -68,9 +68,7 @@ async function inProcessRun(shape, n, dir) {
 
 /** One `crew run --json` on the shape's workflow, timed from spawn to exit, with its peak RSS. */
 async function cliRun(shape, n, dir) {
-	mkdirSync(join(dir, ".git"));
-	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
-	writeFileSync(join(dir, ".crew", "workflows", "bench.md"), workflowMarkdown("bench", makeDag(shape, n)));
+	dryRunProject(dir, "bench", makeDag(shape, n));
 	const rssFile = join(dir, "rss.txt");
 	const args = ["--import", RSS_ON_EXIT, BIN, "run", "bench", "--workflow", "bench"];
 	args.push("--runtime", "dry-run", "--concurrency", String(CONCURRENCY), "--json");

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeDag, workflowMarkdown } from "./dags.mjs";
+import { dryRunProject, makeDag } from "./dags.mjs";
 import { lastJsonLine, run, sourceVersion } from "./processes.mjs";
 import { log, median, SMOKE } from "./stats.mjs";
 
@@ -38,9 +38,7 @@ async function finishedRun(name, n) {
 /** A project whose workflow `one` has a single step, for `crew run --runtime dry-run`. */
 function oneStepProject() {
 	const dir = join(temp, "one-step");
-	mkdirSync(join(dir, ".git"), { recursive: true });
-	mkdirSync(join(dir, ".crew", "workflows"), { recursive: true });
-	writeFileSync(join(dir, ".crew", "workflows", "one.md"), workflowMarkdown("one", makeDag("chain", 1)));
+	dryRunProject(dir, "one", makeDag("chain", 1));
 	return dir;
 }
 
