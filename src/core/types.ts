@@ -256,6 +256,12 @@ export interface RunOptions {
 	 * `runReach`). `session` is the caller's session id, by which it finds its runs again.
 	 */
 	readonly caller?: { readonly session?: string };
+	/**
+	 * Present on a run a schedule started: the schedule's name and the slot (ms since 1970) it
+	 * started for; `missed`, the slots before it that passed while no scheduler ran; `now`, started
+	 * by `crew schedule run` outside the slots.
+	 */
+	readonly schedule?: { readonly name: string; readonly slot: number; readonly missed?: number; readonly now?: true };
 	/** How the run's processes are confined; absent on a run recorded by an older crew: off. */
 	readonly sandbox?: RunSandbox;
 	/**

@@ -17,9 +17,10 @@ import { ArtifactFiles } from "../store/artifact-files.js";
 import { type Db, openWriter } from "../store/database.js";
 import { isLeaseHolderAlive } from "../store/lease.js";
 import { RunArchive } from "../store/run-archive.js";
-import type { TaskChange } from "../store/run-changes.js";
+import type { NewRun, TaskChange } from "../store/run-changes.js";
 import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
+import { ScheduleRecords, type SlotClaim, type SlotRecord } from "../store/schedule-records.js";
 import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
@@ -42,6 +43,7 @@ import { sharedCheckoutWarning } from "./planning/shared-checkout.js";
 import { RunCredentials } from "./run/credentials.js";
 import { remoteRuntimes } from "./run/remote-runtimes.js";
 import { type ExecuteOptions, resumedTasks, runUnderLease } from "./runner.js";
+import { presentRun } from "./views/run-view.js";
 
 /**
  * The engine's public API: plan, start, resume, retry and cancel runs of one project. Every
@@ -59,6 +61,8 @@ export class Crew {
 	readonly #credentials: RunCredentials;
 	readonly worktrees: Worktrees;
 	readonly integration: IntegrationBranch;
+	/** The repository's schedules of runs and their slots (see `createScheduled`). */
+	readonly schedules: ScheduleRecords;
 
 	constructor(options: CrewOptions) {
 		const { project, runtimes, onEvent, userDirs, trusted, credentials, ...engine } = options;
@@ -76,6 +80,7 @@ export class Crew {
 		claimStore(this.#db, project.root, new Date(this.#options.now()).toISOString());
 		this.#store = new RunStore(this.#db, { now: this.#options.now, ...(onEvent ? { onEvent } : {}) });
 		this.files = new ArtifactFiles(project.runsDir, { now: this.#options.now });
+		this.schedules = new ScheduleRecords(this.#db);
 	}
 
 	get #queries(): RunQueries {
@@ -154,6 +159,53 @@ export class Crew {
 	 * Worktrees start from `base` when given (a fork's), else from HEAD.
 	 */
 	create(plan: Plan, base?: string, id = newRunId(this.#options.now())): string {
+		this.#store.createRun(this.#newRun(plan, base, id));
+		return id;
+	}
+
+	/**
+	 * Claims slot `claim` of a schedule and records its run, planned as `plan`, in one transaction:
+	 * the run's id, or undefined when another scheduler claimed the slot first (no run then). The
+	 * run is checked as `create` checks it, before anything is claimed.
+	 */
+	createScheduled(plan: Plan, claim: SlotClaim): string | undefined {
+		const id = newRunId(this.#options.now());
+		const schedule = { name: claim.schedule, slot: claim.slot, ...scheduleMarks(claim) };
+		const run = this.#newRun({ ...plan, options: { ...plan.options, schedule } }, undefined, id);
+		return this.#store.batch(() => {
+			if (!this.schedules.claim({ ...claim, runId: id, at: this.#options.now() })) return undefined;
+			this.#store.createRun(run);
+			return id;
+		});
+	}
+
+	/** Claims slot `claim` of a schedule as skipped, saying why; false when it was claimed before. */
+	skipSlot(claim: Pick<SlotRecord, "schedule" | "slot" | "missed">, reason: string): boolean {
+		return this.#store.batch(() =>
+			this.schedules.claim({ ...claim, outcome: "skipped", reason, at: this.#options.now() }),
+		);
+	}
+
+	/**
+	 * The runs a schedule started that have not ended, oldest first, as people see them: a run
+	 * whose runner is gone is interrupted.
+	 */
+	liveScheduled(): RunRecord[] {
+		const now = this.#options.now();
+		return this.#queries
+			.runsWithStatus([RunStatus.Queued, RunStatus.Running, RunStatus.Waiting])
+			.filter((run) => run.options.schedule !== undefined)
+			.map((run) => presentRun({ run, tasks: [] }, now, this.#options.staleAfterMs).run)
+			.reverse();
+	}
+
+	/** Throws, listing them, when `plan` would run commands of this project's own and the project is not trusted. */
+	checkTrust(plan: Plan): void {
+		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
+	}
+
+	/** The new run's record, once the checks every new run passes hold. */
+	#newRun(plan: Plan, base: string | undefined, id: string): NewRun {
 		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
 		const baseCommit = base
 			? base
@@ -169,8 +221,7 @@ export class Crew {
 				`worktree mode starts from the last commit, and these tracked files have changes it would not see: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}; commit or stash them, or pass --allow-dirty`,
 			);
 		}
-		this.#store.createRun({ id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } });
-		return id;
+		return { id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } };
 	}
 
 	/** What a fork of a run would reuse of it and run again (see `decideFork`), and the plan it would run. */
@@ -397,6 +448,11 @@ export class Crew {
 }
 
 /** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
+/** What a scheduled run's record says of its slot beside the schedule's name and the slot. */
+function scheduleMarks(claim: SlotClaim): { missed?: number; now?: true } {
+	return { ...(claim.missed > 0 ? { missed: claim.missed } : {}), ...(claim.outcome === "now" ? { now: true } : {}) };
+}
+
 export function newRunId(now: number): string {
 	const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 	return `${stamp}-${randomBytes(3).toString("hex")}`;

@@ -299,4 +299,32 @@ ALTER TABLE attempts ADD COLUMN session TEXT;
 ALTER TABLE attempts ADD COLUMN origin TEXT;
 ALTER TABLE attempts ADD COLUMN workspace_left TEXT;`,
 	},
+	{
+		version: 18,
+		name: "schedules of runs, and what became of each of their slots",
+		// spec: JSON ScheduleSpec; ask: JSON of the run asked for (goal and crew run's options);
+		// overlap: skip | allow | queue; created_at and the slots: ms since 1970. A slot is claimed
+		// once, by inserting its row: outcome started (run_id its run), skipped (reason why) or now
+		// (run_id a run started outside the slots); missed counts the slots it stands in for.
+		sql: `
+CREATE TABLE schedules (
+  name TEXT PRIMARY KEY,
+  spec TEXT NOT NULL,
+  ask TEXT NOT NULL,
+  overlap TEXT NOT NULL,
+  paused INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  last_slot INTEGER
+);
+CREATE TABLE schedule_slots (
+  schedule TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  run_id TEXT,
+  missed INTEGER NOT NULL DEFAULT 0,
+  reason TEXT,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (schedule, slot)
+);`,
+	},
 ];

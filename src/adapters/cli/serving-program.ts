@@ -13,7 +13,8 @@ export function servingCommands(cli: Command, exit: (code: Promise<number>) => P
 		.option("--port <n>", "port to listen on (0: any free port)", port, 7420)
 		.option("--host <address>", "address to listen on (every request needs the token)", "127.0.0.1")
 		.option("--metrics-open", "serve /metrics without the token, for a scraper that cannot send one")
-		.action(async (options: { port: number; host: string; metricsOpen?: boolean }) =>
+		.option("--no-scheduler", "do not start this repository's scheduled runs while serving")
+		.action(async (options: { port: number; host: string; metricsOpen?: boolean; scheduler?: boolean }) =>
 			exit((await import("./serve-command.js")).serveCommand(options)),
 		);
 

@@ -9,6 +9,7 @@ import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
 import { eventJson, listedRun, usageJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
+import { listSchedules } from "../shared/schedule-actions.js";
 import { TeamActions } from "../shared/team-actions.js";
 import { type AccessOptions, guard } from "./access.js";
 import { runJson, taskJson } from "./api-json.js";
@@ -100,6 +101,11 @@ export function createApp(options: AppOptions): CrewApp {
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
 	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map(listedRun) }));
+	app.get("/api/schedules", (c) => {
+		const read = reader();
+		const schedules = read?.schedules();
+		return c.json({ schedules: read && schedules ? listSchedules({ schedules, run: (id) => read.run(id) }) : [] });
+	});
 	app.get("/api/runs/:runId", (c) => {
 		const { since } = parse(Since, c.req.query(), "query parameter");
 		if (since !== undefined) {

@@ -89,6 +89,16 @@ function register(registry: Registry, read: () => Snapshot | undefined): void {
 			this.set(read()?.ready ?? 0);
 		},
 	});
+	new Gauge({
+		name: "crew_scheduled_slots",
+		help: "Slots of schedules by what became of them: started a run, skipped, run now outside the slots, or missed while no scheduler ran",
+		labelNames: ["outcome"],
+		registers: [registry],
+		collect() {
+			const s = read()?.scheduled;
+			for (const outcome of ["started", "skipped", "now", "missed"] as const) this.set({ outcome }, s?.[outcome] ?? 0);
+		},
+	});
 	new Histogram({
 		name: "crew_task_duration_seconds",
 		help: "Wall time of finished tasks, first start to end, in seconds",

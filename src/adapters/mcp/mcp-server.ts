@@ -9,6 +9,7 @@ import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import { inert } from "../../core/terminal-text.js";
 import type { WaitOptions } from "../shared/run-waiting.js";
+import { scheduleTool } from "../shared/schedule-tool.js";
 import type { TeamActions } from "../shared/team-actions.js";
 import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
 
@@ -141,5 +142,10 @@ export function createMcpServer(
 	tool("crew_worktrees", async ({ runId }) => reply(await actions.worktrees(runId)));
 	tool("crew_merge", async ({ runId, partial }) => reply(await actions.merge(runId, partial === true)));
 	tool("crew_export", async ({ runId, file }) => reply(await actions.export(runId, file)));
+	tool("crew_schedule", async (args) => {
+		if (args.op === "run") checkNesting(actions, env, "crew_schedule");
+		return reply(await scheduleTool(actions.project, args));
+	});
+	tool("crew_scheduled", async () => reply(await scheduleTool(actions.project, { op: "list" })));
 	return server;
 }

@@ -244,6 +244,32 @@ export const TOOL_SPECS = {
 				.describe("a path inside the repository; default <runId>.crew-run.json at its root"),
 		},
 	},
+	crew_schedule: {
+		description:
+			"Schedules of runs in this repository, started on their slots by `crew scheduler` or `crew serve`: op add (name, goal and one of cron [with tz], interval or once, plus any run option; the run is checked now as crew_run would check it), list, rm, pause, resume, or run (one run now, outside the slots). A slot starts one run whatever the number of schedulers; a scheduler that was away starts one run for the latest slot it missed.",
+		input: {
+			op: oneOf("op", ["add", "list", "rm", "pause", "resume", "run"] as const)
+				.optional()
+				.describe("what to do (default add)"),
+			name: z.string().min(1).optional().describe("the schedule's name (all ops but list)"),
+			goal: z.string().min(1).optional().describe("add: what each run is for"),
+			cron: z.string().min(1).optional().describe('add: a cron expression, e.g. "0 3 * * *"'),
+			tz: z.string().min(1).optional().describe("add, with cron: its IANA time zone, e.g. Europe/Paris"),
+			interval: z.number().int().optional().describe("add: a run every this many milliseconds (at least 1000)"),
+			once: z.string().min(1).optional().describe("add: one run at this ISO time"),
+			overlap: oneOf("overlap", ["skip", "allow", "queue"] as const)
+				.optional()
+				.describe("add: when a slot comes while the previous run still runs (default skip)"),
+			workflow,
+			team,
+			...runParameters,
+		},
+	},
+	crew_scheduled: {
+		description:
+			"The schedules of this repository: each {name, when, goal, overlap, paused, next, last} with its next slot and what became of its latest slots.",
+		input: {},
+	},
 } satisfies Record<string, ToolSpec>;
 
 export type ToolName = keyof typeof TOOL_SPECS;

@@ -56,7 +56,21 @@ export function eventJson(event: EventRecord): object {
 export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
 	const forked = forkedFrom ? { forkedFrom } : {};
-	return { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, ...forked };
+	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
+	return {
+		id,
+		status,
+		goal,
+		team,
+		workflow,
+		createdAt,
+		updatedAt,
+		finishedAt,
+		error,
+		integration,
+		...forked,
+		...scheduled,
+	};
 }
 
 /** Characters of a goal that lists of runs give: a list stays small whatever its runs' goals. */

@@ -26,6 +26,7 @@ import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js"
 import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
 import { RunArchive } from "../../store/run-archive.js";
 import { RunQueries } from "../../store/run-queries.js";
+import { type ScheduledCounts, ScheduleRecords } from "../../store/schedule-records.js";
 import { type MailRow, waitingMail } from "../../store/script-mail.js";
 import { type OpenQuestion, waitingQuestions } from "../../store/task-questions.js";
 import { type TaskLinks, ViewQueries } from "../../store/view-queries.js";
@@ -247,10 +248,14 @@ export class RunReader {
 	 * Counts over the whole store as people see them (a run whose runner is gone, and its running
 	 * tasks, count as interrupted), with every finished task's duration in seconds.
 	 */
-	metrics(): StoredCounts & { readonly taskSeconds: readonly number[] } {
+	metrics(): StoredCounts & { readonly taskSeconds: readonly number[]; readonly scheduled: ScheduledCounts } {
 		const q = this.#queries;
 		const m = this.#metrics;
-		if (!q || !m) return { runs: {}, tasks: {}, attempts: {}, usage: ZERO_USAGE, ready: 0, taskSeconds: [] };
+		if (!q || !m || !this.#db) {
+			const scheduled = { started: 0, skipped: 0, now: 0, missed: 0 };
+			return { runs: {}, tasks: {}, attempts: {}, usage: ZERO_USAGE, ready: 0, taskSeconds: [], scheduled };
+		}
+		const schedules = new ScheduleRecords(this.#db);
 		return q.consistent(() => {
 			const counts = m.counts();
 			const runs = { ...counts.runs };
@@ -266,8 +271,13 @@ export class RunReader {
 				move(runs, run.status, RunStatus.Interrupted, 1);
 				move(tasks, TaskStatus.Running, TaskStatus.Interrupted, m.runningTasks(run.id));
 			}
-			return { ...counts, runs, tasks, taskSeconds: m.taskDurations() };
+			return { ...counts, runs, tasks, taskSeconds: m.taskDurations(), scheduled: schedules.counts() };
 		});
+	}
+
+	/** The repository's schedules and their slots; none before the store exists. */
+	schedules(): ScheduleRecords | undefined {
+		return this.#db ? new ScheduleRecords(this.#db) : undefined;
 	}
 
 	/** A run's usage summed per role and per model. */

@@ -93,6 +93,8 @@ const CASES: Record<string, Case> = {
 	trust: { args: () => ["trust", "--list"], code: 0, says: /\S/ },
 	doctor: { args: () => ["doctor", "--json"], code: -1, says: /"checks"/ },
 	demo: { args: () => ["demo", "--here"], code: 0, says: /the model answered 6 requests from pi/ },
+	schedule: { args: () => ["schedule", "list"], code: 0, says: /no schedules/ },
+	scheduler: { args: () => ["scheduler", "--once"], code: 0, says: /^$/ },
 };
 
 test("every command crew --help lists has a case here", async () => {

@@ -105,6 +105,8 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 		"mcp__crew__crew_retry",
 		"mcp__crew__crew_run",
 		"mcp__crew__crew_runs",
+		"mcp__crew__crew_schedule",
+		"mcp__crew__crew_scheduled",
 		"mcp__crew__crew_status",
 		"mcp__crew__crew_steer",
 		"mcp__crew__crew_validate",
