@@ -124,7 +124,7 @@ export function runsText(runs: readonly RunRecord[]): string {
 	return `${runs
 		.map(
 			(r) =>
-				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${excerpt(r.goal, 60, wholeIn(r.id))}`,
+				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${excerpt(r.goal, 60, wholeIn(r.id))}${r.options.schedule ? `  (schedule ${r.options.schedule.name})` : ""}`,
 		)
 		.join("\n")}\n`;
 }
