@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { APP_TOKEN, cancelLiveRuns, crew, isAlive, servedApp, TestRepo, waitFor } from "../../helpers.js";
+import { APP_TOKEN, cancelLiveRuns, crew, isAlive, read, servedApp, TestRepo, waitFor } from "../../helpers.js";
 import { PLANNER_ORDER, plannerRepo, scriptRepo, UNTIL_ORDER, untilRepo } from "../growing-runs.js";
 
 const TOKEN = APP_TOKEN;
@@ -50,6 +50,7 @@ interface GraphNode {
 interface ApiBody {
 	error: string;
 	runs: { id: string }[];
+	schedules: object[];
 	run: object;
 	tasks: { id: string; status: string }[];
 	width: number;
@@ -392,4 +393,29 @@ test("every file the dashboard's page asks for is served, its icon too", async (
 		expect({ path, status: response.status }).toEqual({ path, status: 200 });
 	}
 	expect((await app.request("/favicon.ico")).headers.get("content-type")).toBe("image/svg+xml");
+});
+
+test("GET /api/schedules lists the schedules with their next slot and latest runs, and /metrics counts their slots", async () => {
+	const repo = new TestRepo().agent("worker");
+	repo.workflow("one", [{ id: "a" }]);
+	const app = appFor(repo);
+	expect((await json(app.request("/api/schedules"))).body).toEqual({ schedules: [] });
+	expect((await crew(repo.dir, ["schedule", "add", "daily", "--every", "1d", "--workflow", "one", "check"])).code).toBe(
+		0,
+	);
+	const started = JSON.parse((await crew(repo.dir, ["schedule", "run", "daily", "--json"])).stdout);
+	await waitFor("the run to end", () => read(repo.dir, (r) => r.run(started.runId).status) === "completed");
+	const { body } = await json(app.request("/api/schedules"));
+	expect(body.schedules).toEqual([
+		expect.objectContaining({
+			name: "daily",
+			when: "every 1d",
+			goal: "check",
+			next: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+			last: [expect.objectContaining({ outcome: "now", runId: started.runId, status: "completed" })],
+		}),
+	]);
+	const metrics = await (await app.request("/metrics")).text();
+	expect(metrics).toContain('crew_scheduled_slots{outcome="now"} 1');
+	expect(metrics).toContain('crew_scheduled_slots{outcome="started"} 0');
 });
