@@ -365,3 +365,25 @@ test("a huge goal shows bounded on the run page, saying its length, and whole wh
 	// biome-ignore lint/performance/useDomNodeTextContent: what the page shows once unfolded
 	expect((await page.locator(".goal").innerText()).length).toBeGreaterThan(goal.length);
 });
+
+test("the runs page lists the schedules above the runs: when each runs, its next slot and its last run", async () => {
+	const repo = new TestRepo().agent("worker");
+	repos.push(repo);
+	repo.workflow("one", [{ id: "a" }]);
+	expect(
+		(await crew(repo.dir, ["schedule", "add", "daily", "--every", "1d", "--workflow", "one", "check it"])).code,
+	).toBe(0);
+	const { runId } = JSON.parse((await crew(repo.dir, ["schedule", "run", "daily", "--json"])).stdout);
+	await waitFor("the run to end", () => read(repo.dir, (r) => r.run(runId).status) === "completed");
+	const page = await browser.newPage();
+	await page.goto(await serve(repo.dir));
+	const row = page.locator('#schedule-list tr[data-schedule="daily"]');
+	await row.waitFor();
+	const cells = await row.locator("td").allTextContents();
+	expect(cells[0]).toBe("daily");
+	expect(cells[1]).toBe("every 1d");
+	expect(Date.parse(cells[2] ?? "")).not.toBeNaN();
+	expect(cells[3]).toBe(`${runId} completed`);
+	expect(cells[4]).toBe("check it");
+	expect(await page.locator("#schedules h2").textContent()).toBe("Schedules");
+});
