@@ -187,3 +187,17 @@ test("schedule run starts one run now outside the slots; pause, resume and rm do
 	expect(gone.stderr).toContain("no schedule 'weekly'");
 	expect((await runsOf(repo.dir)).map((r) => r.id)).toContain(runId);
 });
+
+test("a slot whose run the repository no longer trusts is skipped, saying why", async () => {
+	const repo = newRepo(new Repo().agent("worker"));
+	repo.workflow("one", [{ id: "a" }]);
+	expect((await crew(repo.dir, ["schedule", "add", "cmd", "--every", "1s", "--workflow", "one", "x"])).code).toBe(0);
+	expect((await crew(repo.dir, ["trust", "--revoke"])).code).toBe(0);
+	await sleep(1_100);
+	const looked = await crew(repo.dir, ["scheduler", "--once"]);
+	expect(looked.stdout).toMatch(
+		/^schedule cmd: slot \S+ skipped: \S+ is not trusted, so crew runs none of the commands its own files define/,
+	);
+	expect((await scheduleOf(repo.dir, "cmd")).last[0]).toMatchObject({ outcome: "skipped", runId: null });
+	expect(await runsOf(repo.dir)).toEqual([]);
+});
