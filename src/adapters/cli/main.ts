@@ -13,7 +13,7 @@ import { outcome } from "./outcome.js";
 import type { FollowOption, JsonOption, StatusOptions, WatchOptions } from "./read-commands.js";
 import type { PlanFlags, TrustFlags } from "./resource-commands.js";
 import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
-import { withRunOptions } from "./run-options.js";
+import { sandboxOption, withRunOptions } from "./run-options.js";
 import { scheduleCommands } from "./schedule-program.js";
 import { servingCommands } from "./serving-program.js";
 import type { AnswerFlags, SteerFlags } from "./steer-command.js";
@@ -72,12 +72,7 @@ function program(setExit: (code: number) => void): Command {
 		.addOption(new Option("--workspace <mode>", "worktree: a worktree of its own").choices(["shared", "worktree"]))
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
 		.option("--allow-shared", "no warning when another live run works in this checkout too")
-		.addOption(
-			new Option(
-				"--sandbox <level>",
-				"workspace: tasks write only their workspace, secrets hidden; strict: commands also without a network; off (default: workspace where bubblewrap is installed)",
-			).choices(["off", "workspace", "strict"]),
-		)
+		.addOption(sandboxOption())
 		.option("--budget-tokens <n>", "cap on the run's tokens (input, output and cache)", cap("token budget", true))
 		.option("--budget-usd <amount>", "cap on the run's cost in US dollars", cap("dollar budget", false))
 		.option("--timeout <duration>", "wall-clock limit of each attempt, e.g. 10m; 0: none (default 2h)")

@@ -43,12 +43,7 @@ export function withRunOptions(command: Command): Command {
 		)
 		.option("--allow-dirty", "worktree mode although tracked files have uncommitted changes")
 		.option("--allow-shared", "no warning when another live run works in this checkout too")
-		.addOption(
-			new Option(
-				"--sandbox <level>",
-				"workspace: tasks write only their workspace, secrets hidden; strict: commands also without a network; off (default: workspace where bubblewrap is installed)",
-			).choices(["off", "workspace", "strict"]),
-		)
+		.addOption(sandboxOption())
 		.addOption(
 			new Option(
 				"--integration <mode>",
@@ -65,4 +60,12 @@ export function withRunOptions(command: Command): Command {
 		.option("--args <json>", "arguments of a workflow script, checked against its args schema", json("--args"))
 		.option("--queue <url>", "run attempts on crew workers through a BullMQ queue on this Redis (redis://host:port)")
 		.option("--repository <url>", "with --queue: where workers fetch the base commit from (default: this repository)");
+}
+
+/** `--sandbox <level>`, as every command that starts a run takes it. */
+export function sandboxOption(): Option {
+	return new Option(
+		"--sandbox <level>",
+		"workspace: tasks write only their workspace, secrets hidden; strict: commands also without a network; off (default: workspace where bubblewrap is installed)",
+	).choices(["off", "workspace", "strict"]);
 }
