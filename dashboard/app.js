@@ -5,6 +5,7 @@
 import { comparePage } from "./compare.js";
 import { api, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
 import { inboxPage, watchInbox } from "./inbox.js";
+import { runsPage } from "./runs.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
@@ -49,85 +50,6 @@ function throttle(fn, ms) {
 			fn();
 		}, ms);
 	};
-}
-
-async function runsPage() {
-	setWhere("runs");
-	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
-	const body = el("tbody");
-	const schedules = el("section", { id: "schedules", hidden: "" });
-	main.replaceChildren(
-		schedules,
-		el("table", { id: "runs" }, [
-			el("thead", {}, [
-				el(
-					"tr",
-					{},
-					["Run", "Status", "Workflow", "Team", "Goal", "Created", "Time"].map((h) => el("th", {}, [h])),
-				),
-			]),
-			body,
-		]),
-	);
-	const refresh = async () => {
-		showSchedules(schedules, (await api("/api/schedules")).schedules);
-		const { runs } = await api("/api/runs");
-		if (runs.length === 0) {
-			body.replaceChildren(el("tr", {}, [el("td", { colspan: "7", class: "muted" }, ["No runs yet: crew run …"])]));
-			return;
-		}
-		body.replaceChildren(
-			...runs.map((/** @type {any} */ r) =>
-				el("tr", { "data-run": r.id }, [
-					el("td", {}, [el("a", { href: `/runs/${encodeURIComponent(r.id)}` }, [r.id])]),
-					el("td", {}, [statusBadge(r.status)]),
-					el("td", {}, [r.workflow]),
-					el("td", {}, [r.team ?? ""]),
-					el("td", {}, [r.goal.split("\n")[0].slice(0, 120)]),
-					el("td", {}, [new Date(r.createdAt).toLocaleString()]),
-					el("td", {}, [elapsed(r.createdAt, r.finishedAt)]),
-				]),
-			),
-		);
-	};
-	await refresh();
-	setInterval(() => refresh().catch((e) => setConnection(e.message)), 2000);
-}
-
-/**
- * The repository's schedules above its runs: when each runs, its next slot and its latest run.
- * @param {HTMLElement} section
- * @param {any[]} schedules
- */
-function showSchedules(section, schedules) {
-	section.hidden = schedules.length === 0;
-	if (schedules.length === 0) return;
-	const row = (/** @type {any} */ s) => {
-		const last = s.last[0];
-		const lastRun = last?.runId
-			? [el("a", { href: `/runs/${encodeURIComponent(last.runId)}` }, [last.runId]), ` ${last.status ?? ""}`]
-			: [last ? `${last.outcome}${last.reason ? `: ${last.reason}` : ""}` : "none yet"];
-		return el("tr", { "data-schedule": s.name }, [
-			el("td", {}, [s.name]),
-			el("td", {}, [`${s.when}${s.paused ? " (paused)" : ""}`]),
-			el("td", {}, [s.next ? new Date(s.next).toLocaleString() : "none"]),
-			el("td", {}, lastRun),
-			el("td", {}, [s.goal.split("\n")[0].slice(0, 120)]),
-		]);
-	};
-	section.replaceChildren(
-		el("h2", {}, ["Schedules"]),
-		el("table", { id: "schedule-list" }, [
-			el("thead", {}, [
-				el(
-					"tr",
-					{},
-					["Schedule", "When", "Next slot", "Last run", "Goal"].map((h) => el("th", {}, [h])),
-				),
-			]),
-			el("tbody", {}, schedules.map(row)),
-		]),
-	);
 }
 
 /**

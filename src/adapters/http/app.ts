@@ -7,7 +7,7 @@ import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
-import { eventJson, listedRun, usageJson } from "../../engine/views/json.js";
+import { eventJson, usageJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { listSchedules } from "../shared/schedule-actions.js";
 import { TeamActions } from "../shared/team-actions.js";
@@ -15,9 +15,11 @@ import { type AccessOptions, guard } from "./access.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
+import { parse } from "./input.js";
 import { CrewMetrics } from "./metrics.js";
 import { RunFeed } from "./run-feed.js";
 import { runStream } from "./run-stream.js";
+import { runsPage } from "./runs-page.js";
 import { taskDetail } from "./task-detail.js";
 
 export interface AppOptions extends AccessOptions {
@@ -56,17 +58,6 @@ const AnswerBody = z.object({
 	question: z.number().int().min(1).optional(),
 });
 
-/** Parses input with a schema, or throws an error that names the bad field and value. */
-function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
-	const result = schema.safeParse(input);
-	if (result.success) return result.data;
-	const issue = result.error.issues[0];
-	const field = issue?.path.join(".") ?? "";
-	const value = field && input && typeof input === "object" ? (input as Record<string, unknown>)[field] : input;
-	const shown = value === undefined ? "missing" : JSON.stringify(value);
-	throw new CrewError(ErrorCode.InvalidInput, `invalid ${what}${field ? ` ${field}` : ""} ${shown}: ${issue?.message}`);
-}
-
 /**
  * crew's HTTP API and dashboard over one project's store, behind `guard`. Reads go through a
  * read-only connection; changes (cancel, resume, approve, reject) go through the engine, as the
@@ -100,7 +91,7 @@ export function createApp(options: AppOptions): CrewApp {
 	guard(app, options);
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
-	app.get("/api/runs", (c) => c.json({ runs: (reader()?.runs() ?? []).map(listedRun) }));
+	app.get("/api/runs", (c) => c.json(runsPage(reader(), c.req.query())));
 	app.get("/api/schedules", (c) => {
 		const read = reader();
 		const schedules = read?.schedules();

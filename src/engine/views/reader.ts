@@ -25,6 +25,7 @@ import { HistoryQueries } from "../../store/history-queries.js";
 import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js";
 import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
 import { RunArchive } from "../../store/run-archive.js";
+import { type PagedRun, type RunFilter, RunPages } from "../../store/run-pages.js";
 import { RunQueries } from "../../store/run-queries.js";
 import { type ScheduledCounts, ScheduleRecords } from "../../store/schedule-records.js";
 import { type MailRow, waitingMail } from "../../store/script-mail.js";
@@ -288,6 +289,19 @@ export class RunReader {
 	/** Completed tasks of this repository's latest runs, for estimates; none before its first run. */
 	taskHistory(): TaskSample[] {
 		return this.#db ? new HistoryQueries(this.#db).samples() : [];
+	}
+
+	/** A page of the runs as the runs page lists them (see `RunPages`), each run as people see it. */
+	runPage(filter: RunFilter): { runs: PagedRun[]; total: number } {
+		if (!this.#db) return { runs: [], total: 0 };
+		const page = new RunPages(this.#db).page(filter);
+		const now = this.#now();
+		return { ...page, runs: page.runs.map((p) => ({ ...p, run: presentRun({ run: p.run, tasks: [] }, now).run })) };
+	}
+
+	/** The workflows and teams the runs name. */
+	runChoices(): { workflows: string[]; teams: string[] } {
+		return this.#db ? new RunPages(this.#db).choices() : { workflows: [], teams: [] };
 	}
 
 	runs(): RunRecord[] {

@@ -184,6 +184,10 @@ test("bad input gets a clear error with the right status, naming the value", asy
 		[`/api/runs/${runId}/artifacts/..%2F..%2Fcrew.db`, 404, "no artifact"],
 		["/api/nothing", 404, "no route GET /api/nothing"],
 		["/assets/secret.txt", 404, 'no dashboard file "secret.txt"'],
+		["/api/runs?status=bogus", 400, 'invalid query parameter status "bogus"'],
+		["/api/runs?limit=0", 400, 'invalid query parameter limit "0": expected an integer >= 1'],
+		["/api/runs?limit=5000", 400, "expected at most 1000"],
+		["/api/runs?offset=-1", 400, 'invalid query parameter offset "-1"'],
 	];
 	for (const [path, status, message] of cases) {
 		const r = await json(app.request(path));

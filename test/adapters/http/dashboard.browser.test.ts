@@ -5,8 +5,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { projectAt } from "../../../src/config/project.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
+import { openWriter } from "../../../src/store/database.js";
+import { RunStore } from "../../../src/store/run-store.js";
 import {
 	CLI,
 	cancelLiveRuns,
@@ -386,4 +389,76 @@ test("the runs page lists the schedules above the runs: when each runs, its next
 	expect(cells[3]).toBe(`${runId} completed`);
 	expect(cells[4]).toBe("check it");
 	expect(await page.locator("#schedules h2").textContent()).toBe("Schedules");
+});
+
+test("the runs page pages, filters and searches a store of 10,000 runs, the server doing the work", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	const db = openWriter(projectAt(repo.dir).dbFile);
+	const store = new RunStore(db);
+	store.batch(() => {
+		for (let i = 0; i < 10_000; i++) {
+			store.createRun({
+				id: `run-${String(i).padStart(5, "0")}`,
+				goal: i % 100 === 7 ? `find the needle ${i}` : `goal ${i}`,
+				team: i % 3 === 0 ? "red" : null,
+				workflow: i % 2 === 1 ? "alpha" : "beta",
+				options: { concurrency: 1, failure: "drain", roleLimits: {}, retries: 0, cwd: repo.dir },
+				tasks: [
+					{
+						id: "a",
+						stepId: "a",
+						role: "worker",
+						agent: { name: "worker", runtime: "pi", systemPrompt: "" },
+						text: "a",
+						dependsOn: [],
+					},
+				],
+			});
+		}
+	});
+	// Every tenth run failed, the rest completed, each having spent 120 tokens and a cent.
+	db.exec(`UPDATE runs SET status = CASE WHEN rowid % 10 = 0 THEN 'failed' ELSE 'completed' END, finished_at = created_at;
+UPDATE tasks SET status = (SELECT status FROM runs WHERE runs.id = tasks.run_id);
+INSERT OR REPLACE INTO usage_totals (run_id, by, key, input, output, cost) SELECT id, 'role', 'worker', 100, 20, 0.01 FROM runs;`);
+	db.close();
+
+	const page = await browser.newPage();
+	await page.goto(await serve(repo.dir));
+	const shown = page.locator("#runs-shown");
+	const says = async (text: string) => shown.filter({ hasText: new RegExp(`^${text}$`) }).waitFor();
+	await says("runs 1–50 of 10,000");
+	const first = await page.locator("#runs tbody tr").first().locator("td").allTextContents();
+	expect(first.slice(0, 8)).toEqual([
+		"run-09999",
+		"failed",
+		"alpha",
+		"red",
+		"goal 9999",
+		"0 done, 1 failed / 1",
+		"120",
+		"$0.0100",
+	]);
+	await page.locator("#next").click();
+	await says("runs 51–100 of 10,000");
+	expect(await page.locator("#runs tbody tr").first().getAttribute("data-run")).toBe("run-09949");
+
+	await page.locator("#search").fill("NEEDLE");
+	await says("runs 1–50 of 100");
+	const goals = await page.locator("#runs tbody tr td:nth-child(5)").allTextContents();
+	expect(goals.every((g) => g.startsWith("find the needle"))).toBe(true);
+	await page.locator("#status-filter").selectOption("failed");
+	await page.locator("#runs td.muted", { hasText: "No run matches these filters." }).waitFor();
+
+	await page.locator("#search").fill("");
+	await says("runs 1–50 of 1,000");
+	await page.locator("#team-filter").selectOption("red");
+	await says("runs 1–50 of 334");
+	await page.locator("#workflow-filter").selectOption("beta");
+	await page.locator("#runs td.muted", { hasText: "No run matches these filters." }).waitFor();
+	await page.locator("#workflow-filter").selectOption("alpha");
+	await says("runs 1–50 of 334");
+	const statuses = await page.locator("#runs tbody tr td:nth-child(2)").allTextContents();
+	expect(new Set(statuses)).toEqual(new Set(["failed"]));
+	await page.screenshot({ path: join(ROOT, "test-results", "dashboard-runs-page.png"), fullPage: false });
 });
