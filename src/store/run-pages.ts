@@ -5,6 +5,9 @@ import type { RunRecord } from "../core/records.js";
 import type { Db } from "./database.js";
 import { type RunRow, toRun } from "./rows.js";
 
+/** Most runs a list of them gives (newest first): every run of most stores. */
+export const MOST_RUNS_LISTED = 1000;
+
 /** Which runs a page shows: each filter given narrows it; `q` is a text its goal contains, any case. */
 export interface RunFilter {
 	readonly status?: string;

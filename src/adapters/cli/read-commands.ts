@@ -9,6 +9,7 @@ import type { TaskJsonField } from "../../core/status-selection.js";
 import { eventJson, listedRun } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { mergeView, type RunView } from "../../engine/views/run-view.js";
+import { MOST_RUNS_LISTED } from "../../store/run-pages.js";
 import { inboxItems, inboxText } from "../shared/inbox.js";
 import { runStanding } from "../shared/run-ending.js";
 import { exitOfRun } from "./exit-codes.js";
@@ -86,11 +87,13 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 
 export async function runsCommand(options: JsonOption & { session?: string }): Promise<number> {
 	const runs = withReader((reader) =>
-		reader.runs().filter((run) => options.session === undefined || run.options.caller?.session === options.session),
+		reader
+			.runPage({ limit: MOST_RUNS_LISTED, offset: 0 })
+			.runs.filter(({ run }) => options.session === undefined || run.options.caller?.session === options.session),
 	);
 	if (options.json) {
 		print(`${JSON.stringify(runs.map(listedRun))}\n`);
-	} else print(runsText(runs));
+	} else print(runsText(runs.map(({ run }) => run)));
 	return 0;
 }
 

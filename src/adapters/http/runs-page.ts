@@ -4,10 +4,8 @@ import { z } from "zod";
 import { RunStatus } from "../../core/status.js";
 import { listedRun } from "../../engine/views/json.js";
 import type { RunReader } from "../../engine/views/reader.js";
+import { MOST_RUNS_LISTED } from "../../store/run-pages.js";
 import { parse } from "./input.js";
-
-/** Most runs one page gives, and the page's size when none is asked: every run of most stores. */
-export const MOST_RUNS_PER_PAGE = 1000;
 
 const count = (least: number) =>
 	z
@@ -18,7 +16,7 @@ const count = (least: number) =>
 
 const RunsQuery = z.object({
 	limit: count(1)
-		.refine((n) => n <= MOST_RUNS_PER_PAGE, `expected at most ${MOST_RUNS_PER_PAGE}`)
+		.refine((n) => n <= MOST_RUNS_LISTED, `expected at most ${MOST_RUNS_LISTED}`)
 		.optional(),
 	offset: count(0).optional(),
 	status: z.enum(Object.values(RunStatus) as [string, ...string[]]).optional(),
@@ -33,9 +31,8 @@ const RunsQuery = z.object({
  * `total`, how many match in all; `choices`, the workflows and teams the store's runs name.
  */
 export function runsPage(reader: RunReader | undefined, query: Record<string, string>): object {
-	const { limit = MOST_RUNS_PER_PAGE, offset = 0, ...filters } = parse(RunsQuery, query, "query parameter");
+	const { limit = MOST_RUNS_LISTED, offset = 0, ...filters } = parse(RunsQuery, query, "query parameter");
 	if (!reader) return { runs: [], total: 0, offset, choices: { workflows: [], teams: [] } };
 	const page = reader.runPage({ ...filters, limit, offset });
-	const runs = page.runs.map(({ run, tasks, usage }) => ({ ...listedRun(run), tasks, usage }));
-	return { runs, total: page.total, offset, choices: reader.runChoices() };
+	return { runs: page.runs.map(listedRun), total: page.total, offset, choices: reader.runChoices() };
 }

@@ -4,6 +4,7 @@ import type { EventRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import type { RunStatus } from "../../core/status.js";
 import type { IntegrationRecord } from "../../core/types.js";
 import type { Usage } from "../../core/usage.js";
+import type { PagedRun } from "../../store/run-pages.js";
 
 /** Usage as `crew status --json` gives it. */
 export interface UsageJson {
@@ -86,9 +87,12 @@ export function listedGoal(goal: string): { goal: string; goalLength: number } {
 	return { goal: shown, goalLength: goal.length };
 }
 
-/** A run as `crew runs --json` and `GET /api/runs` list it: `runSummary` with its goal listed. */
-export function listedRun(run: RunRecord): object {
-	return { ...runSummary(run), ...listedGoal(run.goal) };
+/**
+ * A run as `crew runs --json` and `GET /api/runs` list it: `runSummary` with its goal listed, its
+ * tasks by outcome and what it spent.
+ */
+export function listedRun({ run, tasks, usage }: PagedRun): object {
+	return { ...runSummary(run), ...listedGoal(run.goal), tasks, usage };
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
