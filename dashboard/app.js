@@ -3,6 +3,7 @@
 // step; every text from the server goes in through textContent, never as HTML.
 
 import { comparePage } from "./compare.js";
+import { showCost } from "./cost.js";
 import { api, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
 import { inboxPage, watchInbox } from "./inbox.js";
 import { runsPage } from "./runs.js";
@@ -118,6 +119,9 @@ async function runPage(runId) {
 	const actions = el("div", { class: "actions" });
 	const message = el("span", { id: "action-message", class: "muted" });
 	const graph = el("div", { class: "graph", id: "graph" });
+	const cost = el("section", { id: "cost", "aria-label": "Cost" });
+	/** The cost is read again at most every 2 s while the run changes. */
+	const costSoon = throttle(() => showCost(cost, runId).catch((e) => setConnection(e.message)), 2000);
 	const panel = el("aside", { class: "panel", id: "task-panel" }, [
 		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
 	]);
@@ -128,6 +132,7 @@ async function runPage(runId) {
 		integration,
 		el("p", {}, [actions, message]),
 		el("div", { class: "layout" }, [graph, panel]),
+		cost,
 	);
 
 	/** @type {any} */
@@ -301,6 +306,7 @@ async function runPage(runId) {
 				tasks = [...byId.values()];
 				seq = changes.seq;
 				showRun();
+				costSoon();
 				paintTasks();
 				return;
 			}
@@ -311,6 +317,7 @@ async function runPage(runId) {
 		tasks = view.tasks;
 		seq = view.seq;
 		showRun();
+		await showCost(cost, runId);
 		const shape = tasks.map((t) => t.id).join(",");
 		if (shape !== drawnFor) {
 			drawnFor = shape;

@@ -35,7 +35,16 @@ export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
  * for $0.0123, then fails, saying `reason` on stderr.
  */
 export function failingPi(reason = "Error: no credit left"): string {
-	const program = join(mkdtempSync(join(tmpdir(), "crew-failing-pi-")), "pi");
+	return standInPi(`echo "${reason}" >&2\nexit 1`);
+}
+
+/** As `failingPi`, but it answers "working" and ends well. */
+export function succeedingPi(): string {
+	return standInPi("exit 0");
+}
+
+function standInPi(ending: string): string {
+	const program = join(mkdtempSync(join(tmpdir(), "crew-stand-in-pi-")), "pi");
 	const usage = { input: 1500, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1518, cost: { total: 0.0123 } };
 	const end = {
 		type: "message_end",
@@ -43,7 +52,7 @@ export function failingPi(reason = "Error: no credit left"): string {
 	};
 	writeFileSync(
 		program,
-		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\necho "${reason}" >&2\nexit 1\n`,
+		`#!/bin/sh\necho '{"type":"session","version":3}'\necho '${JSON.stringify(end)}'\n${ending}\n`,
 	);
 	chmodSync(program, 0o755);
 	return program;

@@ -17,6 +17,7 @@ import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
 import { parse } from "./input.js";
 import { CrewMetrics } from "./metrics.js";
+import { runCost } from "./run-cost.js";
 import { RunFeed } from "./run-feed.js";
 import { runStream } from "./run-stream.js";
 import { runsPage } from "./runs-page.js";
@@ -111,6 +112,7 @@ export function createApp(options: AppOptions): CrewApp {
 		const other = checkId("run", c.req.param("other") ?? "");
 		return c.json(comparisonJson(compareRuns(needReader(), runId(c), other)));
 	});
+	app.get("/api/runs/:runId/cost", (c) => c.json(runCost(needReader(), runId(c))));
 	app.get("/api/runs/:runId/graph", (c) => {
 		const { tasks } = needReader().view(runId(c));
 		if (tasks.length > MAX_GRAPH_TASKS) return c.json({ tooLarge: true, tasks: tasks.length, limit: MAX_GRAPH_TASKS });

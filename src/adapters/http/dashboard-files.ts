@@ -10,6 +10,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"index.html": "text/html; charset=utf-8",
 	"app.js": "text/javascript; charset=utf-8",
 	"compare.js": "text/javascript; charset=utf-8",
+	"cost.js": "text/javascript; charset=utf-8",
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
 	"runs.js": "text/javascript; charset=utf-8",

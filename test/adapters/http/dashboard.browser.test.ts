@@ -16,9 +16,12 @@ import {
 	cliHome,
 	conflictingWorktrees,
 	crew,
+	failingPi,
 	isAlive,
+	lastJson,
 	ROOT,
 	read,
+	succeedingPi,
 	TestRepo,
 	waitFor,
 } from "../../helpers.js";
@@ -462,3 +465,104 @@ INSERT OR REPLACE INTO usage_totals (run_id, by, key, input, output, cost) SELEC
 	expect(new Set(statuses)).toEqual(new Set(["failed"]));
 	await page.screenshot({ path: join(ROOT, "test-results", "dashboard-runs-page.png"), fullPage: false });
 });
+
+test("a run page's Cost section shows tokens and cost by task, role and model, summing as crew status --json, and the budget spent", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	for (const role of ["drafter", "checker"]) {
+		repo.writeFile(
+			`.crew/agents/${role}.md`,
+			`---\nname: ${role}\nruntime: pi\nmodel: scripted/m-${role}\nsandbox: off\n---\n`,
+		);
+	}
+	repo.workflow("pair", [
+		{ id: "draft", role: "drafter" },
+		{ id: "check", role: "checker" },
+		{ id: "again", role: "drafter" },
+	]);
+	const env = { ...process.env, CREW_PI: failingPi() };
+	const run = await crew(
+		repo.dir,
+		["run", "g", "--workflow", "pair", "--retries", "0", "--budget-usd", "1", "--json"],
+		60_000,
+		env,
+	);
+	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+	const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
+	const tokens = (u: Record<string, number>) =>
+		(
+			(u.inputTokens ?? 0) +
+			(u.outputTokens ?? 0) +
+			(u.cacheReadTokens ?? 0) +
+			(u.cacheWriteTokens ?? 0)
+		).toLocaleString("en-US");
+	const line = (u: Record<string, number>) => `${tokens(u)} tokens · $${(u.costUsd ?? 0).toFixed(4)}`;
+
+	const page = await browser.newPage();
+	const url = new URL(await serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
+	expect(await page.locator("#cost-total").textContent()).toBe(`this run: ${line(status.run.usage)}`);
+	expect(await page.locator("#cost-budget").textContent()).toBe(
+		`budget: $${status.run.usage.costUsd.toFixed(4)} of $1.00 (${Math.round(status.run.usage.costUsd * 100)}%)`,
+	);
+	const group = async (title: string) =>
+		Object.fromEntries(
+			await page
+				.locator(".cost-group", { has: page.locator("h3", { hasText: title }) })
+				.locator("li")
+				.evaluateAll((items) =>
+					items.map((li) => [li.getAttribute("data-key"), li.querySelector(".cost-figures")?.textContent]),
+				),
+		);
+	const byTask = Object.fromEntries(
+		status.tasks.map((t: { id: string; usage: Record<string, number> }) => [t.id, line(t.usage)]),
+	);
+	expect(await group("By task")).toEqual(byTask);
+	const byRole = Object.fromEntries(
+		Object.entries(status.run.usageByRole).map(([k, u]) => [k, line(u as Record<string, number>)]),
+	);
+	expect(await group("By role")).toEqual(byRole);
+	const byModel = Object.fromEntries(
+		Object.entries(status.run.usageByModel).map(([k, u]) => [k, line(u as Record<string, number>)]),
+	);
+	expect(await group("By model")).toEqual(byModel);
+	expect(Object.keys(byModel).sort()).toEqual(["scripted/m-checker", "scripted/m-drafter"]);
+	expect(byRole.drafter).toBe("3,036 tokens · $0.0246");
+	await page.locator("#cost").screenshot({ path: join(ROOT, "test-results", "dashboard-cost.png") });
+});
+
+test("a fork's Cost section counts only what the fork spent and shows the inherited tasks apart, with the run they were spent in", async () => {
+	const repo = new TestRepo();
+	repos.push(repo);
+	repo.writeFile(".crew/agents/drafter.md", "---\nname: drafter\nruntime: pi\nmodel: scripted/m\nsandbox: off\n---\n");
+	repo.workflow("two-steps", [
+		{ id: "draft", role: "drafter" },
+		{ id: "polish", role: "drafter", dependsOn: ["draft"] },
+	]);
+	const env = { ...process.env, CREW_PI: succeedingPi() };
+	const first = await crew(repo.dir, ["run", "g", "--workflow", "two-steps", "--json"], 60_000, env);
+	expect(first.code, first.stderr).toBe(0);
+	const runId = lastJson(first.stdout).runId;
+	const fork = await crew(repo.dir, ["fork", runId, "--from", "polish", "--json"], 60_000, env);
+	expect(fork.code, fork.stderr).toBe(0);
+	const forkId = lastJson(fork.stdout).runId;
+	const status = JSON.parse((await crew(repo.dir, ["status", forkId, "--json"])).stdout);
+	expect(status.run.usage.costUsd).toBe(0.0123);
+
+	const page = await browser.newPage();
+	const url = new URL(await serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
+	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
+	expect(await page.locator("#cost-total").textContent()).toBe("this run: 1,518 tokens · $0.0123");
+	const keys = (title: string) =>
+		page
+			.locator(".cost-group", { has: page.locator("h3", { hasText: title }) })
+			.locator("li")
+			.evaluateAll((items) =>
+				items.map((li) => `${li.getAttribute("data-key")}: ${li.querySelector(".cost-figures")?.textContent}`),
+			);
+	expect(await keys("By task")).toEqual(["polish: 1,518 tokens · $0.0123"]);
+	expect(await keys("Inherited")).toEqual([`draft (run ${runId}): 1,518 tokens · $0.0123`]);
+	await page.close();
+}, 60_000);
