@@ -7,6 +7,7 @@ import { showCost } from "./cost.js";
 import { api, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
 import { inboxPage, watchInbox } from "./inbox.js";
 import { runsPage } from "./runs.js";
+import { timelineSection } from "./timeline.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
@@ -24,6 +25,45 @@ const STATUS_COLOURS = /** @type {const} */ ({
 	superseded: "var(--skipped)",
 	needs_attention: "var(--attention)",
 });
+
+/** A mark per status, so a node's status reads from its shape as well as its colour. */
+const STATUS_MARKS = /** @type {const} */ ({
+	queued: "○",
+	running: "▶",
+	waiting: "⏸",
+	completed: "✓",
+	failed: "✕",
+	cancelled: "⊘",
+	skipped: "↷",
+	interrupted: "↯",
+	superseded: "↷",
+	needs_attention: "⚠",
+});
+
+/**
+ * A node's figures: how long it ran (so far, while it runs) and in how many attempts, and what it used.
+ * @param {any} t
+ */
+function nodeFigures(t) {
+	const attempts = `${t.attempts} attempt${t.attempts === 1 ? "" : "s"}`;
+	const time = t.startedAt
+		? `${elapsed(t.startedAt, t.finishedAt)}${t.finishedAt ? "" : " so far"} · ${attempts}`
+		: attempts;
+	const u = t.usage;
+	const tokens = u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+	const used =
+		tokens === 0 && !u.partial
+			? "no tokens"
+			: `${u.partial ? "≥ " : ""}${compact(tokens)} tokens · $${u.costUsd.toFixed(4)}`;
+	return [time, used];
+}
+
+/** @param {number} n */
+function compact(n) {
+	if (n < 1000) return String(n);
+	if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+	return `${(n / 1_000_000).toFixed(1)}M`;
+}
 
 /**
  * @param {string} tag
@@ -122,6 +162,9 @@ async function runPage(runId) {
 	const cost = el("section", { id: "cost", "aria-label": "Cost" });
 	/** The cost is read again at most every 2 s while the run changes. */
 	const costSoon = throttle(() => showCost(cost, runId).catch((e) => setConnection(e.message)), 2000);
+	const timeline = timelineSection(runId, (taskId) => select(taskId));
+	/** The timeline at most every 1 s; between reads, its open bars grow with the clock. */
+	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
 	const panel = el("aside", { class: "panel", id: "task-panel" }, [
 		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
 	]);
@@ -132,6 +175,7 @@ async function runPage(runId) {
 		integration,
 		el("p", {}, [actions, message]),
 		el("div", { class: "layout" }, [graph, panel]),
+		timeline.section,
 		cost,
 	);
 
@@ -247,8 +291,10 @@ async function runPage(runId) {
 			g.append(svg("rect", { width: n.width, height: n.height }));
 			const lines = [
 				["step", 18],
-				["role", 35],
-				["state", 52],
+				["role", 34],
+				["state", 51],
+				["figures", 68],
+				["figures", 84],
 			];
 			for (const [cls, y] of lines) {
 				const text = svg("text", { class: String(cls), x: 10, y });
@@ -274,8 +320,11 @@ async function runPage(runId) {
 				const texts = g.querySelectorAll("text");
 				texts[0].textContent = t.stepId;
 				texts[1].textContent = t.phase ? `${t.role} · ${t.phase}` : t.role;
-				texts[2].textContent = t.status;
+				texts[2].textContent = `${STATUS_MARKS[/** @type {keyof typeof STATUS_MARKS} */ (t.status)] ?? "•"} ${t.status}`;
 				texts[2].setAttribute("class", `state status status-${t.status}`);
+				const [time, used] = nodeFigures(t);
+				texts[3].textContent = time;
+				texts[4].textContent = used;
 				continue;
 			}
 			const list = graph.querySelector("#task-list tbody");
@@ -307,6 +356,7 @@ async function runPage(runId) {
 				seq = changes.seq;
 				showRun();
 				costSoon();
+				timelineSoon();
 				paintTasks();
 				return;
 			}
@@ -317,7 +367,7 @@ async function runPage(runId) {
 		tasks = view.tasks;
 		seq = view.seq;
 		showRun();
-		await showCost(cost, runId);
+		await Promise.all([showCost(cost, runId), timeline.update()]);
 		const shape = tasks.map((t) => t.id).join(",");
 		if (shape !== drawnFor) {
 			drawnFor = shape;

@@ -20,6 +20,7 @@ import { CrewMetrics } from "./metrics.js";
 import { runCost } from "./run-cost.js";
 import { RunFeed } from "./run-feed.js";
 import { runStream } from "./run-stream.js";
+import { timelineJson } from "./run-timeline.js";
 import { runsPage } from "./runs-page.js";
 import { taskDetail } from "./task-detail.js";
 
@@ -113,6 +114,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.json(comparisonJson(compareRuns(needReader(), runId(c), other)));
 	});
 	app.get("/api/runs/:runId/cost", (c) => c.json(runCost(needReader(), runId(c))));
+	app.get("/api/runs/:runId/timeline", (c) => c.json(timelineJson(needReader().timeline(runId(c)))));
 	app.get("/api/runs/:runId/graph", (c) => {
 		const { tasks } = needReader().view(runId(c));
 		if (tasks.length > MAX_GRAPH_TASKS) return c.json({ tooLarge: true, tasks: tasks.length, limit: MAX_GRAPH_TASKS });

@@ -14,6 +14,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
 	"runs.js": "text/javascript; charset=utf-8",
+	"timeline.js": "text/javascript; charset=utf-8",
 	"style.css": "text/css; charset=utf-8",
 	"favicon.svg": "image/svg+xml",
 };

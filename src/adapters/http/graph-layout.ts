@@ -8,7 +8,9 @@ export const MAX_GRAPH_TASKS = 400;
 
 /** Width of one character of node text, in px, at the dashboard's node font. */
 const CHAR_PX = 7.4;
-const NODE_HEIGHT = 62;
+const NODE_HEIGHT = 94;
+/** Characters of the longest figures line a node holds: "59m59s so far · 9 attempts", "999.9k tokens · $99.9999". */
+const FIGURE_CHARS = 26;
 
 export interface GraphNode {
 	readonly id: string;
@@ -34,7 +36,7 @@ export interface GraphLayout {
 
 /**
  * Positions of a run's tasks drawn left to right, dependencies before dependents. Node sizes fit
- * the lines the dashboard writes in them: step id, role, and the longest status word.
+ * the lines the dashboard writes in them: step id, role, status, time and attempts, usage.
  */
 export function graphLayout(tasks: readonly TaskView[]): GraphLayout {
 	const g = new Graph({ multigraph: false });
@@ -42,7 +44,7 @@ export function graphLayout(tasks: readonly TaskView[]): GraphLayout {
 	g.setDefaultEdgeLabel(() => ({}));
 	const ids = new Set(tasks.map((t) => t.id));
 	for (const t of tasks) {
-		const chars = Math.max(t.stepId.length, t.role.length, "interrupted".length + 2);
+		const chars = Math.max(t.stepId.length, t.role.length, FIGURE_CHARS);
 		g.setNode(t.id, { width: Math.ceil(chars * CHAR_PX + 28), height: NODE_HEIGHT });
 	}
 	for (const t of tasks) {

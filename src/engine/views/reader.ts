@@ -33,6 +33,7 @@ import { type OpenQuestion, waitingQuestions } from "../../store/task-questions.
 import { type TaskLinks, ViewQueries } from "../../store/view-queries.js";
 import { runSummary, usageByJson, usageJson } from "./json.js";
 import { presentRun, type RunChanges, type RunListing, type RunView } from "./run-view.js";
+import { TIMELINE_EVENTS, type Timeline, timeline } from "./timeline.js";
 
 const NO_LINKS: TaskLinks = { dependsOn: [], phase: null };
 
@@ -369,6 +370,17 @@ export class RunReader {
 	attempts(runId: string): AttemptRecord[] {
 		checkId("run", runId);
 		return this.#q().attempts(runId);
+	}
+
+	/** A run's timeline (see `timeline`), as of one committed state. */
+	timeline(runId: string): Timeline {
+		const id = this.#runId(runId);
+		const q = this.#q();
+		return q.consistent(() => {
+			const { run, tasks } = this.status(id);
+			const events = q.eventsOfTypes(id, TIMELINE_EVENTS);
+			return timeline({ run, tasks, attempts: q.attempts(id), events, now: this.#now() });
+		});
 	}
 
 	/**

@@ -1,80 +1,35 @@
 // @module-tag agent-cli
 // @module-tag browser
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import { openWriter } from "../../../src/store/database.js";
 import { RunStore } from "../../../src/store/run-store.js";
-import {
-	CLI,
-	cancelLiveRuns,
-	cliHome,
-	conflictingWorktrees,
-	crew,
-	failingPi,
-	isAlive,
-	lastJson,
-	ROOT,
-	read,
-	succeedingPi,
-	TestRepo,
-	waitFor,
-} from "../../helpers.js";
+import { cliHome, conflictingWorktrees, crew, isAlive, ROOT, read, TestRepo, waitFor } from "../../helpers.js";
+import { DashboardBrowser } from "./dashboard-browser.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
 
+let dashboard: DashboardBrowser;
 let browser: Browser;
-const servers: ChildProcess[] = [];
-const repos: TestRepo[] = [];
 
 beforeAll(async () => {
-	browser = await chromium.launch({
-		executablePath: "/usr/bin/chromium",
-		args: [
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--disable-quic",
-			"--disable-background-networking",
-			"--disable-component-update",
-			"--disable-sync",
-			"--no-first-run",
-		],
-	});
+	dashboard = await DashboardBrowser.launch();
+	browser = dashboard.browser;
 });
 
-afterAll(async () => {
-	await browser?.close();
-	for (const server of servers) server.kill("SIGTERM");
-	for (const repo of repos) await cancelLiveRuns(repo.dir);
-});
+afterAll(() => dashboard?.close());
 
-/** Starts `crew serve --port 0` in the repository and returns the dashboard URL it prints. */
-async function serve(dir: string): Promise<string> {
-	const server = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
-		cwd: dir,
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	servers.push(server);
-	let out = "";
-	server.stdout?.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	return await waitFor(
-		"the dashboard URL",
-		() => /dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out)?.[1],
-	);
-}
+const serve = (dir: string) => dashboard.serve(dir);
 
 test("the run page draws the DAG live, shows a task's transcript, and cancels the run", async () => {
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	const gates = join(repo.dir, "gates");
 	mkdirSync(gates);
 	repo.agent("worker", `--gate ${gates}`);
@@ -97,15 +52,29 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 	const node = (task: string) => page.locator(`g.node[data-task="${task}"]`);
 	const statusOf = (task: string) => node(task).getAttribute("data-status");
 	await node("plan").and(page.locator('[data-status="running"]')).waitFor();
-	// Each node says its step, role and status in words, not only in colour.
-	expect(await node("plan").locator("text").allTextContents()).toEqual(["plan", "worker", "running"]);
+	// Each node says its step, role and status in words and a mark, not only in colour, with its time, attempts and usage.
+	expect(await node("plan").locator("text").allTextContents()).toEqual([
+		"plan",
+		"worker",
+		"▶ running",
+		expect.stringMatching(/^\d+(\.\d)?(ms|s) so far · 1 attempt$/),
+		"no tokens",
+	]);
 	expect(await statusOf("check")).toBe("queued");
+	expect(await node("check").locator("text").allTextContents()).toEqual([
+		"check",
+		"worker",
+		"○ queued",
+		"0 attempts",
+		"no tokens",
+	]);
 	await expect.poll(() => page.locator(".edge").count()).toBe(4);
 
 	open("plan");
 	await node("build").and(page.locator('[data-status="running"]')).waitFor();
 	expect(await statusOf("plan")).toBe("completed");
-	expect(await node("plan").locator("text.state").textContent()).toBe("completed");
+	expect(await node("plan").locator("text.state").textContent()).toBe("✓ completed");
+	expect(await node("plan").locator("text.figures").first().textContent()).toMatch(/^\d+(\.\d)?(ms|s) · 1 attempt$/);
 	expect(await statusOf("docs")).toBe("running");
 
 	await node("plan").click();
@@ -158,7 +127,7 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 
 test("the run page says when a worktree run's integration left a conflict, and what is missing", async () => {
 	const repo = conflictingWorktrees();
-	repos.push(repo);
+	dashboard.keep(repo);
 	const run = await crew(repo.dir, [
 		"run",
 		"notes",
@@ -186,7 +155,7 @@ test("the run page says when a worktree run's integration left a conflict, and w
 
 test("the header counts what waits in the inbox, the inbox page says how to answer it, approving empties it, and a running task's panel steers its agent", async () => {
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	const gates = join(repo.dir, "gates");
 	mkdirSync(gates);
 	repo.agent("worker", `--gate ${gates}`);
@@ -234,7 +203,7 @@ test("the inbox count rises when an agent asks a question, and answering it from
 	});
 	const pi = scriptedCliSetup("pi", model.url, cliHome("pi"));
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
 	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
 	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -275,7 +244,7 @@ test("two tasks that ask at once each get their own answer box in the inbox, and
 	});
 	const pi = scriptedCliSetup("pi", model.url, cliHome("pi"));
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
 	repo.workflow("two", [
 		{ id: "db", role: "chooser", text: "pick a database" },
@@ -315,7 +284,7 @@ test("two tasks that ask at once each get their own answer box in the inbox, and
 
 test("a run page compares the run with the one it was forked from: each task's difference and the diffs of the results", async () => {
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("fixed", "echo the same every time");
 	agent("clock", "echo made at $(date +%s%N)");
@@ -352,7 +321,7 @@ test("a run page compares the run with the one it was forked from: each task's d
 
 test("a huge goal shows bounded on the run page, saying its length, and whole when asked", async () => {
 	const repo = new TestRepo().agent("worker");
-	repos.push(repo);
+	dashboard.keep(repo);
 	repo.workflow("one", [{ id: "a" }]);
 	const goal = `${"make it so ".repeat(40_000)}done`;
 	repo.writeFile("goal.txt", goal);
@@ -374,7 +343,7 @@ test("a huge goal shows bounded on the run page, saying its length, and whole wh
 
 test("the runs page lists the schedules above the runs: when each runs, its next slot and its last run", async () => {
 	const repo = new TestRepo().agent("worker");
-	repos.push(repo);
+	dashboard.keep(repo);
 	repo.workflow("one", [{ id: "a" }]);
 	expect(
 		(await crew(repo.dir, ["schedule", "add", "daily", "--every", "1d", "--workflow", "one", "check it"])).code,
@@ -396,7 +365,7 @@ test("the runs page lists the schedules above the runs: when each runs, its next
 
 test("the runs page pages, filters and searches a store of 10,000 runs, the server doing the work", async () => {
 	const repo = new TestRepo();
-	repos.push(repo);
+	dashboard.keep(repo);
 	const db = openWriter(projectAt(repo.dir).dbFile);
 	const store = new RunStore(db);
 	store.batch(() => {
@@ -465,104 +434,3 @@ INSERT OR REPLACE INTO usage_totals (run_id, by, key, input, output, cost) SELEC
 	expect(new Set(statuses)).toEqual(new Set(["failed"]));
 	await page.screenshot({ path: join(ROOT, "test-results", "dashboard-runs-page.png"), fullPage: false });
 });
-
-test("a run page's Cost section shows tokens and cost by task, role and model, summing as crew status --json, and the budget spent", async () => {
-	const repo = new TestRepo();
-	repos.push(repo);
-	for (const role of ["drafter", "checker"]) {
-		repo.writeFile(
-			`.crew/agents/${role}.md`,
-			`---\nname: ${role}\nruntime: pi\nmodel: scripted/m-${role}\nsandbox: off\n---\n`,
-		);
-	}
-	repo.workflow("pair", [
-		{ id: "draft", role: "drafter" },
-		{ id: "check", role: "checker" },
-		{ id: "again", role: "drafter" },
-	]);
-	const env = { ...process.env, CREW_PI: failingPi() };
-	const run = await crew(
-		repo.dir,
-		["run", "g", "--workflow", "pair", "--retries", "0", "--budget-usd", "1", "--json"],
-		60_000,
-		env,
-	);
-	const { runId } = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
-	const status = JSON.parse((await crew(repo.dir, ["status", runId, "--json"])).stdout);
-	const tokens = (u: Record<string, number>) =>
-		(
-			(u.inputTokens ?? 0) +
-			(u.outputTokens ?? 0) +
-			(u.cacheReadTokens ?? 0) +
-			(u.cacheWriteTokens ?? 0)
-		).toLocaleString("en-US");
-	const line = (u: Record<string, number>) => `${tokens(u)} tokens · $${(u.costUsd ?? 0).toFixed(4)}`;
-
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
-	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
-	expect(await page.locator("#cost-total").textContent()).toBe(`this run: ${line(status.run.usage)}`);
-	expect(await page.locator("#cost-budget").textContent()).toBe(
-		`budget: $${status.run.usage.costUsd.toFixed(4)} of $1.00 (${Math.round(status.run.usage.costUsd * 100)}%)`,
-	);
-	const group = async (title: string) =>
-		Object.fromEntries(
-			await page
-				.locator(".cost-group", { has: page.locator("h3", { hasText: title }) })
-				.locator("li")
-				.evaluateAll((items) =>
-					items.map((li) => [li.getAttribute("data-key"), li.querySelector(".cost-figures")?.textContent]),
-				),
-		);
-	const byTask = Object.fromEntries(
-		status.tasks.map((t: { id: string; usage: Record<string, number> }) => [t.id, line(t.usage)]),
-	);
-	expect(await group("By task")).toEqual(byTask);
-	const byRole = Object.fromEntries(
-		Object.entries(status.run.usageByRole).map(([k, u]) => [k, line(u as Record<string, number>)]),
-	);
-	expect(await group("By role")).toEqual(byRole);
-	const byModel = Object.fromEntries(
-		Object.entries(status.run.usageByModel).map(([k, u]) => [k, line(u as Record<string, number>)]),
-	);
-	expect(await group("By model")).toEqual(byModel);
-	expect(Object.keys(byModel).sort()).toEqual(["scripted/m-checker", "scripted/m-drafter"]);
-	expect(byRole.drafter).toBe("3,036 tokens · $0.0246");
-	await page.locator("#cost").screenshot({ path: join(ROOT, "test-results", "dashboard-cost.png") });
-});
-
-test("a fork's Cost section counts only what the fork spent and shows the inherited tasks apart, with the run they were spent in", async () => {
-	const repo = new TestRepo();
-	repos.push(repo);
-	repo.writeFile(".crew/agents/drafter.md", "---\nname: drafter\nruntime: pi\nmodel: scripted/m\nsandbox: off\n---\n");
-	repo.workflow("two-steps", [
-		{ id: "draft", role: "drafter" },
-		{ id: "polish", role: "drafter", dependsOn: ["draft"] },
-	]);
-	const env = { ...process.env, CREW_PI: succeedingPi() };
-	const first = await crew(repo.dir, ["run", "g", "--workflow", "two-steps", "--json"], 60_000, env);
-	expect(first.code, first.stderr).toBe(0);
-	const runId = lastJson(first.stdout).runId;
-	const fork = await crew(repo.dir, ["fork", runId, "--from", "polish", "--json"], 60_000, env);
-	expect(fork.code, fork.stderr).toBe(0);
-	const forkId = lastJson(fork.stdout).runId;
-	const status = JSON.parse((await crew(repo.dir, ["status", forkId, "--json"])).stdout);
-	expect(status.run.usage.costUsd).toBe(0.0123);
-
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
-	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
-	expect(await page.locator("#cost-total").textContent()).toBe("this run: 1,518 tokens · $0.0123");
-	const keys = (title: string) =>
-		page
-			.locator(".cost-group", { has: page.locator("h3", { hasText: title }) })
-			.locator("li")
-			.evaluateAll((items) =>
-				items.map((li) => `${li.getAttribute("data-key")}: ${li.querySelector(".cost-figures")?.textContent}`),
-			);
-	expect(await keys("By task")).toEqual(["polish: 1,518 tokens · $0.0123"]);
-	expect(await keys("Inherited")).toEqual([`draft (run ${runId}): 1,518 tokens · $0.0123`]);
-	await page.close();
-}, 60_000);

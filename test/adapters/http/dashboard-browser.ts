@@ -1,0 +1,62 @@
+// Debian's Chromium over crew's dashboard, as the browser tests drive it.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { type Browser, chromium } from "playwright-core";
+import { CLI, cancelLiveRuns, type TestRepo, waitFor } from "../../helpers.js";
+
+/** A headless Chromium, and the `crew serve` processes and repositories a test file started. */
+export class DashboardBrowser {
+	readonly browser: Browser;
+	readonly #servers: ChildProcess[] = [];
+	readonly #repos: TestRepo[] = [];
+
+	private constructor(browser: Browser) {
+		this.browser = browser;
+	}
+
+	static async launch(): Promise<DashboardBrowser> {
+		const browser = await chromium.launch({
+			executablePath: "/usr/bin/chromium",
+			args: [
+				"--headless",
+				"--no-sandbox",
+				"--disable-gpu",
+				"--disable-quic",
+				"--disable-background-networking",
+				"--disable-component-update",
+				"--disable-sync",
+				"--no-first-run",
+			],
+		});
+		return new DashboardBrowser(browser);
+	}
+
+	/** `repo`'s live runs are cancelled when the browser closes. */
+	keep(repo: TestRepo): TestRepo {
+		this.#repos.push(repo);
+		return repo;
+	}
+
+	/** Starts `crew serve --port 0` in the repository and returns the dashboard URL it prints. */
+	async serve(dir: string): Promise<string> {
+		const server = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+			cwd: dir,
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		this.#servers.push(server);
+		let out = "";
+		server.stdout?.on("data", (chunk: Buffer) => {
+			out += chunk.toString();
+		});
+		return await waitFor(
+			"the dashboard URL",
+			() => /dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out)?.[1],
+		);
+	}
+
+	async close(): Promise<void> {
+		await this.browser.close();
+		for (const server of this.#servers) server.kill("SIGTERM");
+		for (const repo of this.#repos) await cancelLiveRuns(repo.dir);
+	}
+}
