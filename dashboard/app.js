@@ -4,7 +4,7 @@
 
 import { comparePage } from "./compare.js";
 import { showCost } from "./cost.js";
-import { api, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
+import { api, count, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
 import { inboxPage, watchInbox } from "./inbox.js";
 import { runsPage } from "./runs.js";
 import { timelineSection } from "./timeline.js";
@@ -45,6 +45,7 @@ const STATUS_MARKS = /** @type {const} */ ({
  * @param {any} t
  */
 function nodeFigures(t) {
+	if (t.inherited) return ["inherited, not run here", `from ${t.inherited.runId}`];
 	const attempts = `${t.attempts} attempt${t.attempts === 1 ? "" : "s"}`;
 	const time = t.startedAt
 		? `${elapsed(t.startedAt, t.finishedAt)}${t.finishedAt ? "" : " so far"} · ${attempts}`
@@ -110,27 +111,28 @@ function integrationText(run) {
 }
 
 /**
- * A choice of another run to compare this one with, the run it was forked from first.
+ * A choice of another run to compare this one with, the run it was forked from first (listed
+ * even when it is not among the latest runs).
  * @param {string} runId
+ * @param {string | null} forkedFrom
  */
-function compareWith(runId) {
+function compareWith(runId, forkedFrom) {
 	const choice = /** @type {HTMLSelectElement} */ (
 		el("select", { id: "compare-with" }, [el("option", { value: "" }, ["Compare with…"])])
 	);
 	choice.addEventListener("change", () => {
 		if (choice.value) location.href = `/runs/${encodeURIComponent(runId)}/compare/${encodeURIComponent(choice.value)}`;
 	});
-	Promise.all([api("/api/runs"), api(`/api/runs/${encodeURIComponent(runId)}`)])
-		.then(([{ runs }, { run }]) => {
-			const others = runs.filter((/** @type {any} */ r) => r.id !== runId);
-			others.sort(
-				(/** @type {any} */ x, /** @type {any} */ y) =>
-					Number(y.id === run.forkedFrom) - Number(x.id === run.forkedFrom),
-			);
-			for (const r of others) {
-				const told = r.id === run.forkedFrom ? " (forked from)" : "";
-				choice.append(el("option", { value: r.id }, [`${r.id} ${r.workflow}${told}`]));
+	api("/api/runs")
+		.then(({ runs }) => {
+			const others = runs.filter((/** @type {any} */ r) => r.id !== runId && r.id !== forkedFrom);
+			if (forkedFrom) {
+				const source = runs.find((/** @type {any} */ r) => r.id === forkedFrom);
+				choice.append(
+					el("option", { value: forkedFrom }, [`${forkedFrom} ${source?.workflow ?? "run"} (forked from)`]),
+				);
 			}
+			for (const r of others) choice.append(el("option", { value: r.id }, [`${r.id} ${r.workflow}`]));
 		})
 		.catch((e) => setConnection(e.message));
 	return choice;
@@ -144,7 +146,7 @@ function compareWith(runId) {
 function goalView(goal) {
 	if (goal.length <= GOAL_SHOWN) return [goal];
 	const start = goal.slice(0, GOAL_SHOWN).replace(/\s+\S*$/, "");
-	const whole = `show all ${goal.length.toLocaleString("en-US")} characters`;
+	const whole = `show all ${count(goal.length)} characters`;
 	return [el("details", {}, [el("summary", {}, [`${start}… (${whole})`]), el("pre", { class: "goal-whole" }, [goal])])];
 }
 
@@ -183,7 +185,9 @@ async function runPage(runId) {
 	let run;
 	/** @type {any[]} */
 	let tasks = [];
-	let drawnFor = "";
+	/** Each task's node in the graph, or its row in the list drawn instead, by task id. */
+	/** @type {Map<string, Element>} */
+	const drawn = new Map();
 	/** The seq of the run's latest event as of the last read: the next reads only what changed after it. */
 	let seq = 0;
 	/** @type {string | undefined} */
@@ -195,7 +199,7 @@ async function runPage(runId) {
 		approve: el("button", { id: "approve", type: "button" }, ["Approve"]),
 		reject: el("button", { id: "reject", type: "button" }, ["Reject…"]),
 	};
-	actions.append(...Object.values(buttons), compareWith(runId));
+	actions.append(...Object.values(buttons));
 
 	/**
 	 * @param {string} action
@@ -252,6 +256,7 @@ async function runPage(runId) {
 
 	const drawGraph = async () => {
 		const layout = await api(`/api/runs/${encodeURIComponent(runId)}/graph`);
+		drawn.clear();
 		if (layout.tooLarge) {
 			graph.replaceChildren(
 				el("p", { class: "muted" }, [
@@ -305,14 +310,15 @@ async function runPage(runId) {
 				if (/** @type {KeyboardEvent} */ (e).key === "Enter") select(n.id);
 			});
 			root.append(g);
+			drawn.set(n.id, g);
 		}
 		graph.replaceChildren(root);
 	};
 
 	const paintTasks = () => {
 		for (const t of tasks) {
-			const g = graph.querySelector(`g.node[data-task="${CSS.escape(t.id)}"]`);
-			if (g) {
+			const g = drawn.get(t.id);
+			if (g?.tagName === "g") {
 				g.setAttribute("data-status", t.status);
 				g.classList.toggle("selected", t.id === selected);
 				const rect = g.querySelector("rect");
@@ -329,11 +335,12 @@ async function runPage(runId) {
 			}
 			const list = graph.querySelector("#task-list tbody");
 			if (!list) continue;
-			let row = list.querySelector(`tr[data-task="${CSS.escape(t.id)}"]`);
+			let row = g;
 			if (!row) {
 				row = el("tr", { "data-task": t.id }, [el("td"), el("td"), el("td"), el("td")]);
 				row.addEventListener("click", () => select(t.id));
 				list.append(row);
+				drawn.set(t.id, row);
 			}
 			const cells = row.querySelectorAll("td");
 			cells[0].textContent = t.stepId;
@@ -361,18 +368,13 @@ async function runPage(runId) {
 				return;
 			}
 		}
-		// The first read, and one after tasks joined the run: every task, in the order views list them.
-		const view = await api(path);
+		// The first read, and one after tasks joined the run: every task, in the order views list them,
+		// read with the graph, the timeline and the cost at once.
+		const [view] = await Promise.all([api(path), drawGraph(), showCost(cost, runId), timeline.update()]);
 		run = view.run;
 		tasks = view.tasks;
 		seq = view.seq;
 		showRun();
-		await Promise.all([showCost(cost, runId), timeline.update()]);
-		const shape = tasks.map((t) => t.id).join(",");
-		if (shape !== drawnFor) {
-			drawnFor = shape;
-			await drawGraph();
-		}
 		paintTasks();
 	};
 
@@ -463,6 +465,7 @@ async function runPage(runId) {
 	};
 
 	await refresh();
+	actions.append(compareWith(runId, run.forkedFrom ?? null));
 	const refreshSoon = throttle(() => refresh().catch((e) => setConnection(e.message)), 250);
 	const taskSoon = throttle(() => showTask().catch((e) => setConnection(e.message)), 300);
 	const stream = new EventSource(`/api/runs/${encodeURIComponent(runId)}/stream`);

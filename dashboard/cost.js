@@ -1,30 +1,55 @@
 // @ts-check
 // A run page's "Cost" section: where the tokens and dollars went, by task, role and model, as bars.
 
-import { api, el } from "./dom.js";
+import { api, count, el } from "./dom.js";
 
 /** @param {any} u */
 const tokensOf = (u) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 
 /** @param {any} u */
-const usageLine = (u) =>
-	`${tokensOf(u).toLocaleString("en-US")} tokens · $${u.costUsd.toFixed(4)}${u.partial ? " (at least)" : ""}`;
+const usageLine = (u) => `${count(tokensOf(u))} tokens · $${u.costUsd.toFixed(4)}${u.partial ? " (at least)" : ""}`;
+
+/** Bars a group shows; the rest are summed on one line, as a list of hundreds would not be read. */
+const SHOWN = 25;
+
+/** @param {any[]} usages */
+function sum(usages) {
+	const total = {
+		inputTokens: 0,
+		outputTokens: 0,
+		cacheReadTokens: 0,
+		cacheWriteTokens: 0,
+		costUsd: 0,
+		partial: false,
+	};
+	for (const u of usages) {
+		total.inputTokens += u.inputTokens;
+		total.outputTokens += u.outputTokens;
+		total.cacheReadTokens += u.cacheReadTokens;
+		total.cacheWriteTokens += u.cacheWriteTokens;
+		total.costUsd += u.costUsd;
+		total.partial ||= Boolean(u.partial);
+	}
+	return total;
+}
 
 /**
  * One group of bars, longest first: each a label, a bar as long as its share of the group's
- * tokens, and its figures in words (the bar only repeats them).
+ * tokens, and its figures in words (the bar only repeats them). Past `SHOWN`, the rest are one
+ * line with their sum.
  * @param {string} title
  * @param {[string, any][]} entries
  */
 function bars(title, entries) {
 	const most = Math.max(1, ...entries.map(([, u]) => tokensOf(u)));
 	const sorted = [...entries].sort(([, a], [, b]) => tokensOf(b) - tokensOf(a) || b.costUsd - a.costUsd);
+	const rest = sorted.slice(SHOWN);
 	return el("div", { class: "cost-group" }, [
 		el("h3", {}, [title]),
 		el(
 			"ul",
 			{ class: "cost-bars" },
-			sorted.map(([label, u]) =>
+			sorted.slice(0, SHOWN).map(([label, u]) =>
 				el("li", { "data-key": label }, [
 					el("span", { class: "cost-label" }, [label]),
 					el("span", {
@@ -36,6 +61,13 @@ function bars(title, entries) {
 				]),
 			),
 		),
+		...(rest.length > 0
+			? [
+					el("p", { class: "muted cost-rest" }, [
+						`${count(rest.length)} more: ${usageLine(sum(rest.map(([, u]) => u)))}`,
+					]),
+				]
+			: []),
 	]);
 }
 
@@ -49,7 +81,7 @@ function budgetLine(budget, usage) {
 	const parts = [];
 	if (budget.tokens !== null) {
 		parts.push(
-			`${tokensOf(usage).toLocaleString("en-US")} of ${budget.tokens.toLocaleString("en-US")} tokens (${Math.round((tokensOf(usage) / budget.tokens) * 100)}%)`,
+			`${count(tokensOf(usage))} of ${count(budget.tokens)} tokens (${Math.round((tokensOf(usage) / budget.tokens) * 100)}%)`,
 		);
 	}
 	if (budget.usd !== null) {

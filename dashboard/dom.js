@@ -75,6 +75,14 @@ export function usageText(u) {
 	return `${at}${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out tokens, $${u.costUsd.toFixed(4)}`;
 }
 
+/** Whole numbers as the dashboard writes them, with thousands separators ("12,345"): one formatter for every call, as making one per call costs more than the drawing. */
+const COUNT = new Intl.NumberFormat("en-US");
+
+/** @param {number} n */
+export function count(n) {
+	return COUNT.format(n);
+}
+
 /** @param {string} text */
 export function setWhere(text) {
 	const where = document.getElementById("where");

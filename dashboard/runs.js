@@ -1,7 +1,7 @@
 // @ts-check
 // The runs page at `/`: the schedules, then the runs a page at a time, filtered and searched by the server.
 
-import { api, el, elapsed, setConnection, setWhere, statusBadge } from "./dom.js";
+import { api, count, el, elapsed, setConnection, setWhere, statusBadge } from "./dom.js";
 
 /** Runs on one page. */
 const PAGE = 50;
@@ -42,7 +42,7 @@ function runRow(r) {
 		el("td", {}, [r.team ?? ""]),
 		el("td", {}, [r.goal.split("\n")[0].slice(0, 120)]),
 		el("td", { class: "number" }, [tasks]),
-		el("td", { class: "number" }, [r.usage.tokens.toLocaleString("en-US")]),
+		el("td", { class: "number" }, [count(r.usage.tokens)]),
 		el("td", { class: "number" }, [`$${r.usage.costUsd.toFixed(4)}`]),
 		el("td", {}, [new Date(r.createdAt).toLocaleString()]),
 		el("td", {}, [elapsed(r.createdAt, r.finishedAt)]),
@@ -112,15 +112,17 @@ export async function runsPage() {
 			team.label,
 			team.field,
 		]),
-		el("table", { id: "runs" }, [
-			el("thead", {}, [
-				el(
-					"tr",
-					{},
-					HEADERS.map((h) => el("th", {}, [h])),
-				),
+		el("div", { class: "table-scroll" }, [
+			el("table", { id: "runs" }, [
+				el("thead", {}, [
+					el(
+						"tr",
+						{},
+						HEADERS.map((h) => el("th", {}, [h])),
+					),
+				]),
+				body,
 			]),
-			body,
 		]),
 		el("p", { class: "pager" }, [previous, next, shown]),
 	);
@@ -155,9 +157,7 @@ export async function runsPage() {
 					]),
 		);
 		shown.textContent =
-			page.total === 0
-				? ""
-				: `runs ${offset + 1}–${offset + page.runs.length} of ${page.total.toLocaleString("en-US")}`;
+			page.total === 0 ? "" : `runs ${offset + 1}–${offset + page.runs.length} of ${count(page.total)}`;
 		previous.disabled = offset === 0;
 		next.disabled = offset + page.runs.length >= page.total;
 	};

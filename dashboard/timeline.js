@@ -3,12 +3,14 @@
 // per task in DAG order, the waits between attempts drawn apart from the running, the critical
 // path marked. Each bar's tooltip (its SVG title) says what it was, how long, and what it cost.
 
-import { api, duration, el } from "./dom.js";
+import { api, count, duration, el } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const LABEL_PX = 190;
 const ROW_PX = 20;
 const AXIS_PX = 22;
+/** The page's padding and the chart's border, both sides: what the window's width leaves the chart. */
+const PAGE_MARGINS_PX = 36;
 /** Characters of a step id a row's label shows. */
 const LABEL_CHARS = 24;
 
@@ -53,7 +55,7 @@ function tip(task, bar, ms) {
 	}
 	const lines = [`${task.id} attempt ${bar.attempt}`];
 	const used = bar.usage
-		? ` · ${tokensOf(bar.usage).toLocaleString("en-US")} tokens · $${bar.usage.cost.toFixed(4)}${bar.usage.partial ? " (at least)" : ""}`
+		? ` · ${count(tokensOf(bar.usage))} tokens · $${bar.usage.cost.toFixed(4)}${bar.usage.partial ? " (at least)" : ""}`
 		: "";
 	lines.push(`${long}${used}`);
 	if (bar.status === "asked") lines.push("asked a question; the attempt goes on after the answer");
@@ -118,10 +120,7 @@ function draw(line, nowMs, width, select) {
 			"aria-label": `${task.id}${task.critical ? " (critical path)" : ""}: ${words.length > 0 ? words.join(", ") : "not started"}`,
 		});
 		const label = task.stepId.length > LABEL_CHARS ? `${task.stepId.slice(0, LABEL_CHARS - 1)}…` : task.stepId;
-		row.append(
-			svg("rect", { class: "row-ground", x: 0, y, width: LABEL_PX + chart, height: ROW_PX }),
-			svg("text", { class: "row-label", x: 4, y: y + 14 }, [`${task.critical ? "◆ " : ""}${label}`]),
-		);
+		row.append(svg("text", { class: "row-label", x: 4, y: y + 14 }, [`${task.critical ? "◆ " : ""}${label}`]));
 		for (const bar of task.bars) {
 			const end = bar.end ?? nowMs;
 			const kind = kindOf(bar);
@@ -180,8 +179,14 @@ export function timelineSection(runId, select) {
 	const paint = () => {
 		if (!line) return;
 		const nowMs = line.span + (line.end === null ? Date.now() - readAt : 0);
-		chart.replaceChildren(draw(line, nowMs, section.clientWidth || 1000, select));
+		// The window's width, less the page's margins: reading the section's own width would lay the page out mid-draw.
+		chart.replaceChildren(draw(line, nowMs, window.innerWidth - PAGE_MARGINS_PX, select));
 	};
+	let resized = 0;
+	window.addEventListener("resize", () => {
+		cancelAnimationFrame(resized);
+		resized = requestAnimationFrame(paint);
+	});
 	const update = async () => {
 		line = await api(`/api/runs/${encodeURIComponent(runId)}/timeline`);
 		readAt = Date.now();

@@ -213,5 +213,47 @@ test("a fork's Cost section counts only what the fork spent and shows the inheri
 			);
 	expect(await keys("By task")).toEqual(["polish: 1,518 tokens · $0.0123"]);
 	expect(await keys("Inherited")).toEqual([`draft (run ${runId}): 1,518 tokens · $0.0123`]);
+	// Its box in the graph says it was not run here, not the time and tokens of a run it did not have.
+	expect(await page.locator('g.node[data-task="draft"] text.figures').allTextContents()).toEqual([
+		"inherited, not run here",
+		`from ${runId}`,
+	]);
 	await page.close();
 }, 60_000);
+
+test("every page fits a 1400×900 and an 800×1000 window without scrolling sideways, shot into test-results", async () => {
+	const repo = dashboard.keep(new TestRepo());
+	repo.commandAgent("fixed", "echo the same every time");
+	repo.commandAgent("clock", "echo made at $(date +%s%N)");
+	repo.workflow("pair", [
+		{ id: "first", role: "fixed" },
+		{ id: "second", role: "clock", dependsOn: ["first"] },
+	]);
+	const first = await crew(repo.dir, ["run", "g", "--workflow", "pair", "--json"]);
+	expect(first.code, first.stderr).toBe(0);
+	const runId = lastJson(first.stdout).runId;
+	const fork = await crew(repo.dir, ["fork", runId, "--from", "second", "--json"]);
+	expect(fork.code, fork.stderr).toBe(0);
+	const forkId = lastJson(fork.stdout).runId;
+	const url = new URL(await serve(repo.dir));
+	const pages = [
+		["runs", "/", "#runs"],
+		["run", `/runs/${forkId}`, "#timeline g.row"],
+		["compare", `/runs/${forkId}/compare/${runId}`, "#compare-tasks"],
+		["inbox", "/inbox", "#inbox"],
+	] as const;
+	for (const [width, height] of [
+		[1400, 900],
+		[800, 1000],
+	] as const) {
+		const page = await browser.newPage({ viewport: { width, height } });
+		for (const [name, path, drawn] of pages) {
+			await page.goto(`${url.origin}${path}${url.search}`);
+			await page.locator(drawn).first().waitFor();
+			await page.screenshot({ path: join(ROOT, "test-results", `dashboard-${name}-${width}.png`) });
+			const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+			expect(wide, `${name} at ${width}×${height}`).toBeLessThanOrEqual(width);
+		}
+		await page.close();
+	}
+});
