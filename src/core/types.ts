@@ -154,6 +154,20 @@ export interface IntegrationRecord {
 	/** The resolution tasks whose work is on the branch. */
 	readonly resolvedBy: readonly string[];
 	readonly error?: string;
+	/** Why the branches were merged in another order than dependency order; absent when they were not. */
+	readonly order?: MergeOrder;
+}
+
+/**
+ * An order to merge a run's branches in, chosen by trial merges: its conflicting merges, against
+ * those of dependency order, and how many trial merges the choice made.
+ */
+export interface MergeOrder {
+	readonly chosen: readonly string[];
+	readonly conflicts: number;
+	readonly dependencyOrder: readonly string[];
+	readonly dependencyOrderConflicts: number;
+	readonly tried: number;
 }
 
 /** How conflicts between a worktree run's branches are settled: by an integrator agent, or by a person. */

@@ -4,7 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
+import type { MergeOrder } from "../core/types.js";
 import { git, gitError, gitRun, userGitRun } from "./git.js";
+import { chooseMergeOrder } from "./merge-order.js";
 import { type CommittedChange, dirtyPaths, type Worktrees } from "./worktrees.js";
 
 /** A merge of a task's branch that conflicted: the task, its branch and head, the tree it met, the files. */
@@ -111,6 +113,19 @@ export class IntegrationBranch {
 		} finally {
 			await gitRun(this.#root, ["worktree", "remove", "--force", path]);
 		}
+	}
+
+	/**
+	 * Of the orders to merge the branches of `tasks` (in dependency order, each with the tasks it
+	 * must follow) that their waits allow, one that conflicts least (see `chooseMergeOrder`).
+	 */
+	leastConflicting(
+		runId: string,
+		base: string,
+		tasks: readonly { readonly task: string; readonly after: readonly string[] }[],
+	): Promise<MergeOrder> {
+		const branches = tasks.map((t) => ({ ...t, branch: this.#worktrees.branchOf(runId, t.task) }));
+		return chooseMergeOrder(this.#root, base, branches);
 	}
 
 	/** Whether `branch` holds the work of a conflicting merge: it would conflict the same way. */

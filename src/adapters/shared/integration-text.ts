@@ -11,7 +11,17 @@ export function integrationLines(runId: string, record: IntegrationRecord): stri
 	const carried = (record.carried ?? []).map(
 		(c) => `  ${record.branch} also holds the work of ${c.task}, not merged itself, through ${c.by.join(", ")}`,
 	);
-	return [...statusLines(runId, record), ...carried];
+	return [...statusLines(runId, record), ...orderLines(record), ...carried];
+}
+
+/** Why the branches went in another order than dependency order, when they did. */
+function orderLines(record: IntegrationRecord): string[] {
+	const order = record.order;
+	if (!order) return [];
+	const merges = (n: number) => `${n} conflicting merge${n === 1 ? "" : "s"}`;
+	return [
+		`  merged in the order ${order.chosen.join(", ")}: ${merges(order.conflicts)}, where dependency order (${order.dependencyOrder.join(", ")}) meets ${order.dependencyOrderConflicts} (${order.tried} trial merges chose it)`,
+	];
 }
 
 function statusLines(runId: string, record: IntegrationRecord): string[] {

@@ -4,7 +4,13 @@ import { errorMessage } from "../../core/errors.js";
 import type { RunRecord } from "../../core/records.js";
 import { resolutionPrompt } from "../../core/resolution-prompt.js";
 import { TaskStatus } from "../../core/status.js";
-import { type IntegrationRecord, IntegrationStatus, type ResolutionSpec, type TaskSpec } from "../../core/types.js";
+import {
+	type IntegrationRecord,
+	IntegrationStatus,
+	type MergeOrder,
+	type ResolutionSpec,
+	type TaskSpec,
+} from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { Integration, IntegrationBranch, MergeConflict } from "../../workspace/integration-branch.js";
@@ -85,13 +91,42 @@ export class RunIntegration {
 		return undefined;
 	}
 
-	#merge(base: string, done: readonly string[], stopAtConflict: boolean): Promise<Integration> {
+	/**
+	 * Merges `done` in the order, of those the DAG allows, that trial merges find conflicts least;
+	 * the result says what that order was when it is not dependency order.
+	 */
+	async #merge(
+		base: string,
+		done: readonly string[],
+		stopAtConflict: boolean,
+	): Promise<Integration & { order?: MergeOrder }> {
+		const runId = this.#lease.runId;
+		const waits = done.map((task) => ({ task, after: this.#before(task).filter((t) => done.includes(t)) }));
+		const order = await this.#branch.leastConflicting(runId, base, waits);
+		const moved = order.chosen.some((task, k) => task !== order.dependencyOrder[k]);
 		const resolutions = this.#resolutions(TaskStatus.Completed);
-		return this.#branch.integrate(this.#lease.runId, base, done, resolutions, stopAtConflict);
+		const tasks = moved ? order.chosen : done;
+		const result = await this.#branch.integrate(runId, base, tasks, resolutions, stopAtConflict);
+		return moved ? { ...result, order } : result;
 	}
 
-	async #recordOf(result: Integration, done: readonly string[]): Promise<undefined> {
-		const { merged, resolvedBy, conflicts, commit } = result;
+	/** The tasks `task` waits for, directly or through others. */
+	#before(task: string): string[] {
+		const { dag } = this.#tasks;
+		const seen = new Set<number>();
+		const walk = (i: number) => {
+			for (const d of dag.dependencies[i] ?? []) {
+				if (seen.has(d)) continue;
+				seen.add(d);
+				walk(d);
+			}
+		};
+		walk(dag.indexOf.get(task) ?? -1);
+		return [...seen].map((i) => this.#tasks.id(i));
+	}
+
+	async #recordOf(result: Integration & { order?: MergeOrder }, done: readonly string[]): Promise<undefined> {
+		const { merged, resolvedBy, conflicts, commit, order } = result;
 		const status =
 			conflicts.length > 0
 				? IntegrationStatus.Conflict
@@ -108,6 +143,7 @@ export class RunIntegration {
 			missing: done.filter((id) => !merged.includes(id)),
 			resolvedBy,
 			conflicts: conflicts.map(({ task, branch, files }) => ({ task, branch, files })),
+			...(order ? { order } : {}),
 		});
 		return undefined;
 	}

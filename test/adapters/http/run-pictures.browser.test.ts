@@ -251,7 +251,7 @@ test("every page fits a 1400×900 and an 800×1000 window without scrolling side
 			await page.goto(`${url.origin}${path}${url.search}`);
 			await page.locator(drawn).first().waitFor();
 			await page.screenshot({ path: join(ROOT, "test-results", `dashboard-${name}-${width}.png`) });
-			const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+			const wide = Number(await page.evaluate("document.documentElement.scrollWidth"));
 			expect(wide, `${name} at ${width}×${height}`).toBeLessThanOrEqual(width);
 		}
 		await page.close();
