@@ -99,14 +99,26 @@ function throttle(fn, ms) {
  * @param {any} run
  */
 function integrationText(run) {
+	const foreseen = (run.foreseen ?? []).map((/** @type {any} */ c) => {
+		const where =
+			c.regions.length > 0
+				? c.regions.map((/** @type {any} */ r) => `${r.file} lines ${r.lines[0]}–${r.lines[1]}`)
+				: c.files;
+		return `foreseen: ${c.tasks[0]} and ${c.tasks[1]} both change ${where.join(", ")}`;
+	});
 	const i = run.integration;
-	if (!i) return "";
+	if (!i) return foreseen.join(" · ");
 	const list = (/** @type {string[]} */ ids) => (ids.length > 0 ? ids.join(", ") : "none");
-	const parts = [`integration ${i.status}: ${i.branch} holds ${list(i.merged)}`];
+	const parts = [...foreseen, `integration ${i.status}: ${i.branch} holds ${list(i.merged)}`];
 	if (i.resolvedBy.length > 0) parts.push(`conflicts resolved by ${i.resolvedBy.join(", ")}`);
 	if (i.missing.length > 0) parts.push(`missing: ${i.missing.join(", ")}`);
 	for (const c of i.conflicts) parts.push(`${c.task} conflicts in ${c.files.join(", ")}`);
 	if (i.error) parts.push(i.error);
+	if (i.order) {
+		parts.push(
+			`merged in the order ${i.order.chosen.join(", ")}: ${i.order.conflicts} conflicting, where dependency order (${i.order.dependencyOrder.join(", ")}) meets ${i.order.dependencyOrderConflicts}`,
+		);
+	}
 	return parts.join(" · ");
 }
 
@@ -492,6 +504,7 @@ async function start() {
 		if (match) await runPage(decodeURIComponent(match[1] ?? ""));
 		else if (compare) await comparePage(decodeURIComponent(compare[1] ?? ""), decodeURIComponent(compare[2] ?? ""));
 		else if (location.pathname === "/inbox") await inboxPage();
+		else if (location.pathname === "/insights") await (await import("./insights.js")).insightsPage();
 		else await runsPage();
 	} catch (error) {
 		const main = document.getElementById("main");

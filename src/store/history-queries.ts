@@ -10,6 +10,17 @@ export const HISTORY_RUNS = 50;
 type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
 
 /**
+ * This repository's history, as SQL conditions on a `runs` row and a `tasks` row, each given by
+ * its alias: the runs made here (not imported, nor in a store copied from elsewhere, nor replays,
+ * whose tasks are answered from the run they replay), and of their tasks those that ran in them
+ * (not a fork's reused ones, which ran, and spent, in the run they came from).
+ */
+export const historyScope = {
+	runs: (alias: string) => `${alias}.imported_at IS NULL AND ${alias}.options ->> '$.replay' IS NULL`,
+	tasks: (alias: string) => `${alias}.inherited IS NULL`,
+} as const;
+
+/**
  * The history a run's estimate reads: completed tasks of the store's latest runs made here
  * (imported runs and runs of a copied store come from elsewhere). A task's tokens and cost are
  * those of all its attempts; its duration is its last attempt's, the one that completed. Tasks
@@ -23,7 +34,7 @@ export class HistoryQueries {
 
 	constructor(db: Db) {
 		this.#samples = db.prepare(
-			`WITH recent AS (SELECT id, workflow FROM runs WHERE imported_at IS NULL AND options ->> '$.replay' IS NULL ORDER BY rowid DESC LIMIT ?)
+			`WITH recent AS (SELECT r.id, r.workflow FROM runs r WHERE ${historyScope.runs("r")} ORDER BY r.rowid DESC LIMIT ?)
 			SELECT r.id AS runId, r.workflow, t.id AS taskId, t.step_id AS stepId,
 				d.spec ->> '$.agent.name' AS agent, d.spec ->> '$.agent.model' AS model,
 				(SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1) AS runtime,
@@ -34,7 +45,7 @@ export class HistoryQueries {
 			CROSS JOIN tasks t ON t.run_id = r.id
 			CROSS JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			WHERE t.status = 'completed' AND t.usage_partial = 0 AND t.started_at IS NOT NULL AND t.finished_at IS NOT NULL
-				AND t.inherited IS NULL`,
+				AND ${historyScope.tasks("t")}`,
 		);
 	}
 

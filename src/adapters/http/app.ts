@@ -9,6 +9,7 @@ import { checkId } from "../../core/ids.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
 import { eventJson, usageJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
+import { INSIGHT_DAYS, insightWindow, MOST_INSIGHT_DAYS, noInsights } from "../../store/insight-queries.js";
 import { listSchedules } from "../shared/schedule-actions.js";
 import { TeamActions } from "../shared/team-actions.js";
 import { type AccessOptions, guard } from "./access.js";
@@ -53,6 +54,15 @@ const Since = z.object({
 		.transform(Number)
 		.optional(),
 });
+const DAYS_EXPECTED = `expected an integer from 1 to ${MOST_INSIGHT_DAYS}`;
+const InsightsQuery = z.object({
+	days: z
+		.string()
+		.regex(/^\d{1,3}$/, DAYS_EXPECTED)
+		.transform(Number)
+		.refine((n) => n >= 1 && n <= MOST_INSIGHT_DAYS, DAYS_EXPECTED)
+		.optional(),
+});
 const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
 const SteerBody = z.object({ message: z.string().trim().min(1, "expected a non-empty message") });
 const AnswerBody = z.object({
@@ -94,6 +104,10 @@ export function createApp(options: AppOptions): CrewApp {
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
 	app.get("/api/runs", (c) => c.json(runsPage(reader(), c.req.query())));
+	app.get("/api/insights", (c) => {
+		const { days = INSIGHT_DAYS } = parse(InsightsQuery, c.req.query(), "query parameter");
+		return c.json(reader()?.insights(days) ?? noInsights(insightWindow(Date.now(), days)));
+	});
 	app.get("/api/schedules", (c) => {
 		const read = reader();
 		const schedules = read?.schedules();
@@ -182,6 +196,7 @@ export function createApp(options: AppOptions): CrewApp {
 	app.get("/runs/:runId", (c) => dashboardFile(c, "index.html"));
 	app.get("/runs/:runId/compare/:other", (c) => dashboardFile(c, "index.html"));
 	app.get("/inbox", (c) => dashboardFile(c, "index.html"));
+	app.get("/insights", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
 	// Browsers ask for it whatever the page names.
 	app.get("/favicon.ico", (c) => dashboardFile(c, "favicon.svg"));

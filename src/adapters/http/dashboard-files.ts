@@ -13,6 +13,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"cost.js": "text/javascript; charset=utf-8",
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
+	"insights.js": "text/javascript; charset=utf-8",
 	"runs.js": "text/javascript; charset=utf-8",
 	"timeline.js": "text/javascript; charset=utf-8",
 	"style.css": "text/css; charset=utf-8",

@@ -22,6 +22,7 @@ import { type Usage, ZERO_USAGE } from "../../core/usage.js";
 import { ArtifactFiles } from "../../store/artifact-files.js";
 import { type Db, openReader } from "../../store/database.js";
 import { HistoryQueries } from "../../store/history-queries.js";
+import { InsightQueries, type Insights, insightWindow, noInsights } from "../../store/insight-queries.js";
 import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js";
 import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
 import { RunArchive } from "../../store/run-archive.js";
@@ -290,6 +291,16 @@ export class RunReader {
 	/** Completed tasks of this repository's latest runs, for estimates; none before its first run. */
 	taskHistory(): TaskSample[] {
 		return this.#db ? new HistoryQueries(this.#db).samples() : [];
+	}
+
+	/**
+	 * What this repository's runs of the last `days` UTC days (today's included) spent by day, and
+	 * how each workflow, agent, model and step did (see `InsightQueries`); every day at zero before
+	 * the first run.
+	 */
+	insights(days: number): Insights {
+		const window = insightWindow(this.#now(), days);
+		return this.#db ? new InsightQueries(this.#db).read(window) : noInsights(window);
 	}
 
 	/** A page of the runs as the runs page lists them (see `RunPages`), each run as people see it. */
