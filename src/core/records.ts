@@ -37,6 +37,20 @@ export interface RunRecord {
 	readonly importedAt: string | null;
 	/** The run this one was forked from (`crew fork`); null for any other run. */
 	readonly forkedFrom: string | null;
+	/** Collisions between its tasks' changes foreseen while they worked, oldest first (see `RunForesight`). */
+	readonly foreseen: readonly ForeseenCollision[];
+}
+
+/**
+ * Two tasks whose changes, trial-merged while one of them worked, conflicted: the files, and the
+ * lines of the common ancestor's files (first and last, 1-based) that both change.
+ */
+export interface ForeseenCollision {
+	readonly tasks: readonly [string, string];
+	readonly files: readonly string[];
+	readonly regions: readonly { readonly file: string; readonly lines: readonly [number, number] }[];
+	/** When it was foreseen, as an ISO time. */
+	readonly at: string;
 }
 
 export interface TaskRecord {

@@ -241,6 +241,8 @@ export interface RunOptions {
 	readonly knowledge?: false;
 	/** `false`: a task's later attempt never continues the agent session of the one before. */
 	readonly continueSessions?: false;
+	/** `false`: no conflict foresight while a worktree run's tasks work (see `RunForesight`). */
+	readonly foresight?: false;
 	/** `worktree`: every task works in a git worktree of its own. Default `shared`. */
 	readonly workspace?: "shared" | "worktree";
 	/** The commit worktrees start from: the repository's HEAD when the run was created. */

@@ -327,4 +327,10 @@ CREATE TABLE schedule_slots (
   PRIMARY KEY (schedule, slot)
 );`,
 	},
+	{
+		version: 19,
+		name: "collisions between a run's tasks' changes foreseen while they worked",
+		// foreseen: JSON array of ForeseenCollision, oldest first; null until one is foreseen.
+		sql: "ALTER TABLE runs ADD COLUMN foreseen TEXT;",
+	},
 ];

@@ -4,6 +4,7 @@ import type {
 	ArtifactRecord,
 	AttemptRecord,
 	EventRecord,
+	ForeseenCollision,
 	InheritedOutcome,
 	RunRecord,
 	TaskRecord,
@@ -34,6 +35,7 @@ export interface RunRow {
 	integration: string | null;
 	imported_at: string | null;
 	forked_from: string | null;
+	foreseen: string | null;
 }
 
 export interface TaskRow {
@@ -116,6 +118,7 @@ export function toRun(row: RunRow): RunRecord {
 		integration: row.integration ? (JSON.parse(row.integration) as IntegrationRecord) : null,
 		importedAt: row.imported_at ?? null,
 		forkedFrom: row.forked_from ?? null,
+		foreseen: row.foreseen ? (JSON.parse(row.foreseen) as ForeseenCollision[]) : [],
 	};
 }
 

@@ -2,7 +2,7 @@
 
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, EventRecord } from "../core/records.js";
+import type { ArtifactRecord, EventRecord, ForeseenCollision } from "../core/records.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
 	type Cause,
@@ -372,6 +372,16 @@ export class RunStore {
 			this.#fence(lease);
 			this.#s.integration.run(JSON.stringify(record), lease.runId);
 			this.#event(lease.runId, `integration.${record.status}`, record.conflicts[0]?.task ?? null, { ...record });
+		});
+	}
+
+	/** Records a collision foreseen between two tasks' changes, on the run and as an `integration.predicted` event. */
+	recordForeseen(lease: Lease, collision: Omit<ForeseenCollision, "at">): void {
+		this.#tx.write(() => {
+			this.#fence(lease);
+			const foreseen: ForeseenCollision = { ...collision, at: this.#iso() };
+			this.#s.foresee.run(JSON.stringify(foreseen), lease.runId);
+			this.#event(lease.runId, "integration.predicted", null, { ...collision });
 		});
 	}
 

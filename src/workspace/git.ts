@@ -48,6 +48,14 @@ export function gitRun(cwd: string, args: readonly string[], input?: string): Pr
 	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], input);
 }
 
+/**
+ * `gitRun` with an index file of its own (`GIT_INDEX_FILE`): for reading a work tree into a tree
+ * without touching the index of whoever works there.
+ */
+export function gitRunIndexed(cwd: string, args: readonly string[], indexFile: string): Promise<GitResult> {
+	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], undefined, { GIT_INDEX_FILE: indexFile });
+}
+
 /** `gitRun`, waiting for git: for the few questions crew asks before anything else can go on. */
 export function gitRunSync(cwd: string, args: readonly string[]): GitResult {
 	const result = spawnSync("git", [...OWN_ACCOUNT, ...args], { cwd, encoding: "utf8", env: gitEnv() });
@@ -84,12 +92,17 @@ function gitEnv(): NodeJS.ProcessEnv {
 	return { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" };
 }
 
-function spawnGit(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
+function spawnGit(
+	cwd: string,
+	args: readonly string[],
+	input?: string,
+	env: Readonly<Record<string, string>> = {},
+): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(
 			"git",
 			args as string[],
-			{ cwd, maxBuffer: 64 * 1024 * 1024, env: gitEnv() },
+			{ cwd, maxBuffer: 64 * 1024 * 1024, env: { ...gitEnv(), ...env } },
 			(error, stdout, stderr) => {
 				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
 				resolve({ code, stdout, stderr });

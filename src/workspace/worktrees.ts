@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { Turns } from "../core/turns.js";
+import { type Collision, collision, snapshot } from "./collisions.js";
 import { git, gitError, gitRun, gitRunSync } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
@@ -190,6 +191,28 @@ export class Worktrees {
 	}
 
 	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
+	/**
+	 * The work of task `taskId` as it is now: while its agent works (`working`), a snapshot of its
+	 * worktree (see `snapshot`); after, its branch's tip. Undefined when it has neither here (its
+	 * attempt runs on another machine, say).
+	 */
+	async workOf(runId: string, taskId: string, working: boolean): Promise<string | undefined> {
+		const path = this.pathOf(runId, taskId);
+		if (working) return existsSync(path) ? await snapshot(path) : undefined;
+		const tip = await gitRun(this.#root, [
+			"rev-parse",
+			"--verify",
+			"--quiet",
+			`refs/heads/${this.branchOf(runId, taskId)}`,
+		]);
+		return tip.code === 0 ? tip.stdout.trim() : undefined;
+	}
+
+	/** Whether the work of two tasks, as `workOf` gives it, would conflict when merged (see `collision`). */
+	collide(a: string, b: string): Promise<Collision | undefined> {
+		return collision(this.#root, a, b);
+	}
+
 	async discard(runId: string, taskId: string): Promise<void> {
 		await this.#turns.take("git", () =>
 			gitRun(this.#root, ["worktree", "remove", "--force", this.pathOf(runId, taskId)]),

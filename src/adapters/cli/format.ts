@@ -8,7 +8,7 @@ import { originText } from "../../core/session.js";
 import { statusCounts } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
-import { integrationLines } from "../shared/integration-text.js";
+import { foreseenLines, integrationLines } from "../shared/integration-text.js";
 
 /** A task status's column: as wide as the longest status, `needs_attention`, and a space. */
 export const STATUS_WIDTH = 16;
@@ -98,6 +98,7 @@ export function statusText(
 	];
 	if (run.error && run.status !== "completed")
 		lines.push(`  error: ${excerpt(run.error, SHOWN_CHARS.runError, wholeIn(run.id))}`);
+	lines.push(...foreseenLines(run.foreseen).map((line) => `  ${line}`));
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
 	if (used) lines.push(`  usage: ${used}`);

@@ -53,6 +53,7 @@ export function withRunOptions(command: Command): Command {
 		.option("--approve-plan", "tasks a planner adds wait for crew approve before they start")
 		.option("--no-knowledge", "leave the project's knowledge (.crew/knowledge.md) out of the tasks' prompts")
 		.option("--no-continue", "a task's retry starts its agent afresh rather than continue the agent's session")
+		.option("--no-foresight", "in worktree mode, do not trial-merge the tasks' changes while they work")
 		.option("--until <command>", "after the workflow, run this check; while it fails, run the workflow again")
 		.option("--until-judged", "after the workflow, a judge agent says if the goal is met; while not, run it again")
 		.option("--judge <agent>", "with --until-judged: the judge's agent (default goal-judge)")

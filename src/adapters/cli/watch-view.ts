@@ -6,7 +6,7 @@ import { isTerminalRun, statusCounts } from "../../core/status.js";
 import { excerpt, inert, logPathApart } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/run-view.js";
-import { integrationLines } from "../shared/integration-text.js";
+import { foreseenLines, integrationLines } from "../shared/integration-text.js";
 import { elapsed, SHOWN_CHARS, STATUS_WIDTH, tokensText, usageText, wholeIn } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
@@ -102,6 +102,7 @@ export function watchLines(
 	];
 	if (run.error && run.status !== "completed")
 		head.push(`  error: ${fitted(run.error, SHOWN_CHARS.runError, width - 9, wholeIn(run.id))}`);
+	head.push(...foreseenLines(run.foreseen).map((line) => `  ${line}`));
 	if (run.integration) head.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
 	const lines = head.map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
 	const columns = columnsFor(tasks, now, width);
@@ -140,6 +141,8 @@ export class WatchView {
 	readonly #tty: boolean;
 	#drawn = 0;
 	readonly #seen = new Map<string, string>();
+	/** Collisions foreseen already told. */
+	#foreseenTold = 0;
 
 	constructor(out: Out, options: { tty?: boolean } = {}) {
 		this.#out = out;
@@ -178,6 +181,10 @@ export class WatchView {
 			const detail = error ? `  ${error}` : "";
 			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
 		}
+		// Each collision foreseen is a change of its own, told once.
+		const foreseen = foreseenLines(run.foreseen);
+		out.push(...foreseen.slice(this.#foreseenTold).map((line) => `${stamp}   ${line}`));
+		this.#foreseenTold = foreseen.length;
 		if (ended) out.push(...runLine);
 		if (out.length > 0) this.#out.write(`${inert(out.join("\n"))}\n`);
 	}

@@ -1,5 +1,6 @@
 // A run's integration in lines for people: what its branch holds, what is missing, and how to merge it.
 
+import type { RunRecord } from "../../core/records.js";
 import type { IntegrationRecord } from "../../core/types.js";
 
 /**
@@ -12,6 +13,14 @@ export function integrationLines(runId: string, record: IntegrationRecord): stri
 		(c) => `  ${record.branch} also holds the work of ${c.task}, not merged itself, through ${c.by.join(", ")}`,
 	);
 	return [...statusLines(runId, record), ...orderLines(record), ...carried];
+}
+
+/** The collisions foreseen between the run's tasks' changes while they worked, a line each. */
+export function foreseenLines(foreseen: RunRecord["foreseen"]): string[] {
+	return foreseen.map((c) => {
+		const where = c.regions.length > 0 ? c.regions.map((r) => `${r.file} lines ${r.lines[0]}–${r.lines[1]}`) : c.files;
+		return `foreseen: ${c.tasks[0]} and ${c.tasks[1]} both change ${where.join(", ")}`;
+	});
 }
 
 /** Why the branches went in another order than dependency order, when they did. */

@@ -35,6 +35,8 @@ export interface RunAsk {
 	readonly knowledge?: boolean;
 	/** `false`: a task's later attempt never continues the session of the one before. */
 	readonly continue?: boolean;
+	/** `false`: a worktree run's tasks' changes are not trial-merged while they work. */
+	readonly foresight?: boolean;
 	readonly workspace?: "shared" | "worktree";
 	readonly allowDirty?: boolean;
 	readonly allowShared?: boolean;
@@ -82,6 +84,7 @@ export function runInput(
 		...(ask.approvePlan ? { approvePlan: true } : {}),
 		...(ask.knowledge === false ? { knowledge: false } : {}),
 		...(ask.continue === false ? { continueSessions: false } : {}),
+		...(ask.foresight === false ? { foresight: false } : {}),
 		...(ask.workspace !== undefined ? { workspace: ask.workspace } : {}),
 		...(ask.allowDirty ? { allowDirty: true } : {}),
 		...(ask.allowShared ? { allowShared: true } : {}),

@@ -53,6 +53,8 @@ export interface PlanInput {
 	readonly knowledge?: boolean;
 	/** `false`: a task's later attempt never continues the agent session of the one before. */
 	readonly continueSessions?: boolean;
+	/** `false`: a worktree run's tasks' changes are not trial-merged while they work. */
+	readonly foresight?: boolean;
 	/** `worktree` gives every task a git worktree of its own; overrides the team's workspaceMode. */
 	readonly workspace?: "shared" | "worktree";
 	/** Worktree mode starts even with uncommitted changes to tracked files, which it will not see. */

@@ -295,6 +295,7 @@ function runOptions(
 		...(input.approvePlan ? { approvePlan: true } : {}),
 		...(input.knowledge === false ? { knowledge: false as const } : {}),
 		...(input.continueSessions === false ? { continueSessions: false as const } : {}),
+		...(input.foresight === false ? { foresight: false as const } : {}),
 		...(input.allowDirty ? { allowDirty: true } : {}),
 		...(input.setup ? { setup: input.setup } : {}),
 		...((input.workspace ?? team?.item.workspaceMode) === "worktree" ? { workspace: "worktree" as const } : {}),

@@ -15,6 +15,7 @@ import { RunBackoffs } from "./backoffs.js";
 import { RunCommits } from "./commits.js";
 import type { RunLoopDeps } from "./deps.js";
 import type { RunDriver } from "./driver.js";
+import { RunForesight } from "./foresight.js";
 import { RunGrowth } from "./growth.js";
 import { RunIntegration } from "./integration.js";
 import type { LiveAttempt, Start } from "./live-attempt.js";
@@ -63,6 +64,8 @@ export class RunLoop {
 	readonly #integration: RunIntegration;
 	readonly #growth: RunGrowth;
 	readonly #steering: RunSteering;
+	/** Looks for collisions between tasks' changes while they work; absent outside worktree mode. */
+	readonly #foresight: RunForesight | undefined;
 	readonly #questions: RunQuestions;
 	/** In a replay, the recorded run's order, which it keeps. */
 	readonly #pace: ReplayPace | undefined;
@@ -122,6 +125,20 @@ export class RunLoop {
 			},
 			onStoreError: (message) => this.#stop.all("shutdown", message),
 		});
+		this.#foresight =
+			this.#run.options.foresight !== false && this.#tasks.specs.some((spec) => spec.worktree)
+				? new RunForesight({
+						store: deps.store,
+						writes: this.#writes,
+						lease,
+						tasks: this.#tasks,
+						worktrees: deps.worktrees,
+						onError: (message) =>
+							this.#writes.write(() =>
+								deps.store.appendEvent(lease, "integration.foresight-failed", null, { message }),
+							),
+					})
+				: undefined;
 		this.#questions = new RunQuestions({
 			store: deps.store,
 			writes: this.#writes,
@@ -241,6 +258,7 @@ export class RunLoop {
 			stopTicker();
 			this.#signal?.removeEventListener("abort", onAbort);
 		}
+		await this.#foresight?.close();
 		if (released) {
 			await this.#writes.batch(() => this.#deps.store.releaseWaitingRun(this.#lease));
 			return RunStatus.Waiting;
@@ -332,6 +350,9 @@ export class RunLoop {
 	 */
 	#onWorkerEvent(live: LiveAttempt, event: WorkerEvent): void {
 		if (event.type === "activity" || this.#stop.leaseLost) return;
+		if (event.type === "tool-end" || event.type === "output" || event.type === "commit") {
+			this.#foresight?.changed(live.request.taskId);
+		}
 		this.#writes.write(() =>
 			recordWorkerEvent(this.#deps.store, this.#lease, live, event, (usage) => {
 				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, usage);
@@ -357,6 +378,7 @@ export class RunLoop {
 	 * the store holds (a failed batch leaves this runner's memory ahead of the store).
 	 */
 	async #shutdown(error: unknown): Promise<void> {
+		await this.#foresight?.close();
 		const leaseLost = this.#stop.leaseLost || isCrewError(error, ErrorCode.LeaseLost);
 		this.#stop.all(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
 		await this.#workers.ended(this.#deps.options.cleanupMs);

@@ -58,6 +58,7 @@ export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
 	const forked = forkedFrom ? { forkedFrom } : {};
 	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
+	const foreseen = run.foreseen.length > 0 ? { foreseen: run.foreseen } : {};
 	return {
 		id,
 		status,
@@ -71,6 +72,7 @@ export function runSummary(run: RunRecord): object {
 		integration,
 		...forked,
 		...scheduled,
+		...foreseen,
 	};
 }
 

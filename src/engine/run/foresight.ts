@@ -1,0 +1,192 @@
+// Conflict foresight: tasks' changes trial-merged while they work, a collision recorded and told to the agents.
+
+import { errorMessage } from "../../core/errors.js";
+import { TaskStatus } from "../../core/status.js";
+import type { TaskSpec } from "../../core/types.js";
+import type { Lease } from "../../store/lease.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { Region } from "../../workspace/collisions.js";
+import type { Worktrees } from "../../workspace/worktrees.js";
+import type { RunTasks } from "./tasks.js";
+import type { RunWrites } from "./writes.js";
+
+/** Least time between two looks at one task's work, in ms: an agent's burst of edits is one look. */
+const LOOK_EVERY_MS = 1000;
+/** Characters of the other task's step text a message quotes. */
+const STEP_CHARS = 160;
+
+export interface ForesightDeps {
+	readonly store: RunStore;
+	readonly writes: RunWrites;
+	readonly lease: Lease;
+	readonly tasks: RunTasks;
+	readonly worktrees: Worktrees;
+	/** Heard when a look fails: foresight only advises, so the run goes on. */
+	readonly onError: (message: string) => void;
+}
+
+/**
+ * Looks, while a worktree run's tasks work, for changes that will conflict when their branches
+ * are merged: each time a task's agent ends a tool call or prints a line (at most once a
+ * `LOOK_EVERY_MS`) or its attempt commits, its work (a snapshot of its worktree, or its branch) is merged on trial with
+ * the work of every other task that is working or done and not yet integrated. A collision is
+ * recorded once, as an `integration.predicted` event `{tasks, files, regions}`, and each of the
+ * two whose agent still works is told, once, through the run's steering messages. The looks run
+ * one at a time beside the run, never holding up a task's start or an event's commit.
+ */
+export class RunForesight {
+	readonly #deps: ForesightDeps;
+	/** Collisions recorded, by the pair of tasks and their files: each is told once, across runners too. */
+	readonly #seen = new Set<string>();
+	/** Tasks waiting for a look, and when each was last looked at. */
+	readonly #due = new Set<string>();
+	readonly #lookedAt = new Map<string, number>();
+	#looking: Promise<void> = Promise.resolve();
+	#timer: NodeJS.Timeout | undefined;
+	#closed = false;
+
+	constructor(deps: ForesightDeps) {
+		this.#deps = deps;
+		const { store, lease } = deps;
+		for (const c of store.queries.getRun(lease.runId).foreseen) this.#seen.add(key(c.tasks, c.files));
+	}
+
+	/** Task `taskId`'s work changed: it is looked at soon. */
+	changed(taskId: string): void {
+		if (this.#closed || !this.#inWorktree(taskId)) return;
+		this.#due.add(taskId);
+		if (this.#timer) return;
+		const last = Math.max(0, ...[...this.#due].map((t) => this.#lookedAt.get(t) ?? 0));
+		const wait = Math.max(0, last + LOOK_EVERY_MS - Date.now());
+		this.#timer = setTimeout(() => {
+			this.#timer = undefined;
+			const due = [...this.#due];
+			this.#due.clear();
+			this.#looking = this.#looking.then(() => this.#look(due));
+		}, wait);
+	}
+
+	/** No look starts after this; resolves once the one under way has ended. */
+	async close(): Promise<void> {
+		this.#closed = true;
+		if (this.#timer) clearTimeout(this.#timer);
+		this.#timer = undefined;
+		await this.#looking;
+	}
+
+	#inWorktree(taskId: string): boolean {
+		const i = this.#deps.tasks.dag.indexOf.get(taskId);
+		const spec = i === undefined ? undefined : this.#deps.tasks.specs[i];
+		return spec?.worktree === true && spec.integration === undefined;
+	}
+
+	async #look(due: readonly string[]): Promise<void> {
+		if (this.#closed) return;
+		const { tasks, worktrees, lease } = this.#deps;
+		try {
+			// Every task that works, or is done and waits to be integrated, with its work as it is now.
+			const work = new Map<string, string>();
+			for (let i = 0; i < tasks.specs.length; i++) {
+				const id = tasks.id(i);
+				const status = tasks.status[i];
+				if (!this.#inWorktree(id) || (status !== TaskStatus.Running && status !== TaskStatus.Completed)) continue;
+				const commit = await worktrees.workOf(lease.runId, id, status === TaskStatus.Running);
+				if (commit !== undefined) work.set(id, commit);
+			}
+			for (const id of due) {
+				this.#lookedAt.set(id, Date.now());
+				const mine = work.get(id);
+				if (mine === undefined) continue;
+				for (const [other, theirs] of work) {
+					if (other === id || this.#related(id, other)) continue;
+					const found = await worktrees.collide(mine, theirs);
+					if (found && !this.#closed) this.#foresee([id, other], found.files, found.regions);
+				}
+			}
+		} catch (error) {
+			this.#deps.onError(`conflict foresight could not look at ${due.join(", ")}: ${errorMessage(error)}`);
+		}
+	}
+
+	/** Whether one of two tasks waits for the other: its worktree holds the other's work, so they do not collide. */
+	#related(a: string, b: string): boolean {
+		const { dag } = this.#deps.tasks;
+		const waitsFor = (from: string, to: string): boolean => {
+			const seen = new Set<number>();
+			const stack = [dag.indexOf.get(from) ?? -1];
+			const target = dag.indexOf.get(to);
+			while (stack.length > 0) {
+				for (const d of dag.dependencies[stack.pop() as number] ?? []) {
+					if (d === target) return true;
+					if (!seen.has(d)) {
+						seen.add(d);
+						stack.push(d);
+					}
+				}
+			}
+			return false;
+		};
+		return waitsFor(a, b) || waitsFor(b, a);
+	}
+
+	/** Records the collision of `pair`, once, and tells each of the two whose agent still works. */
+	#foresee(pair: readonly [string, string], files: readonly string[], regions: readonly Region[]): void {
+		const tasks = [...pair].sort();
+		const id = key(tasks, files);
+		if (this.#seen.has(id)) return;
+		this.#seen.add(id);
+		const { store, writes, lease } = this.#deps;
+		writes.write(() => {
+			store.recordForeseen(lease, {
+				tasks: [tasks[0] as string, tasks[1] as string],
+				files,
+				regions: regions.map((r) => ({ file: r.file, lines: [r.from, r.to] as const })),
+			});
+			for (const [me, other] of [pair, [pair[1], pair[0]] as const]) {
+				if (this.#status(me) !== TaskStatus.Running) continue;
+				try {
+					store.messages.request(lease.runId, me, this.#message(me, other, files, regions));
+				} catch {
+					// It ended meanwhile: a finished task is not disturbed.
+				}
+			}
+		});
+	}
+
+	#status(taskId: string): TaskStatus | undefined {
+		const i = this.#deps.tasks.dag.indexOf.get(taskId);
+		return i === undefined ? undefined : this.#deps.tasks.status[i];
+	}
+
+	#spec(taskId: string): TaskSpec | undefined {
+		const i = this.#deps.tasks.dag.indexOf.get(taskId);
+		return i === undefined ? undefined : this.#deps.tasks.specs[i];
+	}
+
+	/** What the agent of `me` is told of its collision with `other`: who, what, where, and the choice. */
+	#message(me: string, other: string, files: readonly string[], regions: readonly Region[]): string {
+		const step = (this.#spec(other)?.text ?? "").replace(/\s+/g, " ").trim();
+		const sentence = (step.match(/^.*?[.!?](\s|$)/)?.[0] ?? step).trim().slice(0, STEP_CHARS);
+		const where =
+			regions.length > 0 ? regions.map((r) => `${r.file} lines ${r.from}–${r.to}`).join(", ") : files.join(", ");
+		const lines = [
+			`crew: task ${other} works beside you, in a worktree of its own, and is changing ${where} too: when your branches are merged, these changes will conflict.`,
+			...(sentence ? [`Task ${other} was asked: "${sentence}"`] : []),
+			`Keep to your own part of ${files.join(", ")}, or leave ${regions.length > 0 ? "those lines" : "those files"} to task ${other}.`,
+		];
+		const outside = this.#outsideScope(me, files);
+		if (outside.length > 0) lines.push(`Your step's writes: do not include ${outside.join(", ")}.`);
+		return lines.join("\n");
+	}
+
+	/** Of `files`, those outside the step's declared `writes:`, when it declares them. */
+	#outsideScope(taskId: string, files: readonly string[]): string[] {
+		const scope = this.#spec(taskId)?.writes;
+		if (!scope || scope.length === 0) return [];
+		return files.filter((f) => !scope.some((s) => f === s || f.startsWith(s.endsWith("/") ? s : `${s}/`)));
+	}
+}
+
+function key(tasks: readonly string[], files: readonly string[]): string {
+	return `${[...tasks].sort().join("\0")}\n${[...files].sort().join("\0")}`;
+}
