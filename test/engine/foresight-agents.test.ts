@@ -12,7 +12,7 @@ const POLLS = 6;
 
 /**
  * Two pi agents as a cooperative model would play them: each puts its line on notes.txt's first
- * line, then works on (a shell call a turn); told by crew that the other changes the same lines,
+ * line, then works on (a second's look at its folder a turn); told by crew that the other changes the same lines,
  * b leaves them to a (puts the line back, writes its own file) and a keeps its part.
  */
 function cooperative(): (request: ModelRequest) => Turn {
@@ -25,7 +25,9 @@ function cooperative(): (request: ModelRequest) => Turn {
 		turns.set(`${me}${told}`, n + 1);
 		if (!told) {
 			if (n === 0) return { kind: "write", path: "notes.txt", content: NOTES.replace("line one", `from-${me}`) };
-			return n <= POLLS ? { kind: "shell", command: "sleep 1" } : { kind: "text", text: "done" };
+			return n <= POLLS
+				? { kind: "delay", ms: 1000, turn: { kind: "call", tool: "ls", args: { path: "." } } }
+				: { kind: "text", text: "done" };
 		}
 		if (me === "a") return { kind: "text", text: "kept my part of notes.txt" };
 		if (n === 0) return { kind: "write", path: "notes.txt", content: NOTES };

@@ -1,12 +1,24 @@
 // @module-tag agent-cli
 // @module-tag browser
 // The run page's pictures of a run: its timeline and where its cost went.
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
-import { cliHome, crew, failingPi, lastJson, ROOT, read, succeedingPi, TestRepo, waitFor } from "../../helpers.js";
+import {
+	cliHome,
+	crew,
+	failingPi,
+	gitRepo,
+	lastJson,
+	ROOT,
+	read,
+	succeedingPi,
+	TestRepo,
+	waitFor,
+} from "../../helpers.js";
 import { DashboardBrowser } from "./dashboard-browser.js";
 
 let dashboard: DashboardBrowser;
@@ -256,4 +268,30 @@ test("every page fits a 1400×900 and an 800×1000 window without scrolling side
 		}
 		await page.close();
 	}
+});
+
+test("a collision foreseen while the tasks worked shows on the run page beside the integration", async () => {
+	const repo = dashboard.keep(gitRepo());
+	repo.writeFile("notes.txt", "line one\nline two\n");
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, stdio: "pipe" });
+	git("add", "notes.txt");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "notes");
+	const agent = (name: string, command: string) =>
+		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+	agent("writer-a", "sed -i 1s/.*/from-a/ notes.txt");
+	agent("writer-b", "sed -i 1s/.*/from-b/ notes.txt; echo wrote; sleep 3");
+	repo.workflow("pair", [
+		{ id: "a", role: "writer-a" },
+		{ id: "b", role: "writer-b" },
+	]);
+	const args = ["run", "g", "--workflow", "pair", "--workspace", "worktree", "--integration", "manual", "--json"];
+	const runId = lastJson((await crew(repo.dir, args)).stdout).runId;
+	const page = await browser.newPage();
+	const url = new URL(await serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.locator("#integration", { hasText: "integration conflict" }).waitFor();
+	expect(await page.locator("#integration").textContent()).toMatch(
+		/^foreseen: a and b both change notes\.txt lines 1–1 · integration conflict: /,
+	);
+	await page.close();
 });
