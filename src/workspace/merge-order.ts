@@ -10,24 +10,18 @@ export interface BranchToMerge {
 	readonly after: readonly string[];
 }
 
-/** Most trial merges one choice makes: a bound on its cost whatever the number of branches. */
-const MOST_TRIALS = 200;
-
-/** Where a trial of an order stands: the merge so far, the conflicts met and the heads that met them. */
-interface Trial {
-	readonly commit: string;
-	readonly conflicts: number;
-	readonly conflicting: readonly string[];
-}
+/** Most branches whose best set is searched whole (2^n sets); past it, sets are made greedily. */
+const MOST_SEARCHED = 16;
 
 /**
  * Of the orders the branches' `after` allows, one whose merges into `base`, one after another,
- * conflict least, found by trial merges that touch no work tree (`git merge-tree`): dependency
- * order (the order given) first, then others, depth first and clean merges before conflicting
- * ones, cutting an order short once it meets as many conflicts as the best so far, within
- * `MOST_TRIALS` merges. As the integration does, a
- * branch that holds the work of one that conflicted is left out, not counted again. Dependency
- * order wins ties, so a run whose order conflicts nowhere keeps it.
+ * conflict least. Dependency order (the order given) is merged on trial first (`git merge-tree`,
+ * no work tree touched); when it conflicts, each two branches that change a file in common are
+ * merged on trial with each other, the largest set of branches none of which conflict with
+ * another (and that holds every branch a member waits for) goes first, the rest after, each part
+ * in dependency order; that order is merged on trial too, and chosen only when it conflicts less.
+ * As the integration does, a branch that holds the work of one that conflicted is left out, not
+ * counted again. A run whose branches share no file makes no trial merge at all.
  */
 export async function chooseMergeOrder(
 	root: string,
@@ -35,94 +29,136 @@ export async function chooseMergeOrder(
 	branches: readonly BranchToMerge[],
 ): Promise<MergeOrder> {
 	const trials = new TrialMerges(root);
-	const tips = new Map<string, string>();
-	for (const b of branches) {
-		const tip = await trials.tip(b.branch);
-		if (tip !== undefined) tips.set(b.task, tip);
-	}
-	const present = branches.filter((b) => tips.has(b.task));
+	const tips = await trials.tips(branches.map((b) => b.branch));
+	const present = branches.filter((b) => tips.has(b.branch));
 	const ids = present.map((b) => b.task);
-	const step = async (at: Trial, task: string): Promise<Trial> => {
-		const tip = tips.get(task) as string;
-		for (const head of at.conflicting) if (await trials.holds(tip, head)) return at;
-		const merged = await trials.merge(at.commit, tip);
-		if (merged !== undefined) return { ...at, commit: merged };
-		return { ...at, conflicts: at.conflicts + 1, conflicting: [...at.conflicting, tip] };
+	const tip = (task: string) => tips.get(present[ids.indexOf(task)]?.branch ?? "") as string;
+	const unchanged = { chosen: ids, conflicts: 0, dependencyOrder: ids, dependencyOrderConflicts: 0, tried: 0 };
+	const files = await Promise.all(ids.map(async (task) => new Set(await trials.changed(base, tip(task)))));
+	const sharing = (i: number, j: number) => [...(files[i] as Set<string>)].some((f) => files[j]?.has(f));
+	const pairs = ids.flatMap((_, i) => ids.flatMap((__, j) => (j > i && sharing(i, j) ? [[i, j] as const] : [])));
+	if (pairs.length === 0) return unchanged;
+
+	const inOrder = async (order: readonly string[]): Promise<number> => {
+		let commit = base;
+		const conflicting: string[] = [];
+		for (const task of order) {
+			if (await trials.holdsAny(tip(task), conflicting)) continue;
+			const merged = await trials.merge(commit, tip(task));
+			if (merged === undefined) conflicting.push(tip(task));
+			else commit = merged;
+		}
+		return conflicting.length;
 	};
-	let best: { order: string[]; conflicts: number } | undefined;
-	const walk = async (order: string[], at: Trial): Promise<void> => {
-		if (best !== undefined && (at.conflicts >= best.conflicts || trials.made >= MOST_TRIALS)) return;
-		if (order.length === present.length) {
-			best = { order, conflicts: at.conflicts };
-			return;
+	const dependencyOrderConflicts = await inOrder(ids);
+	if (dependencyOrderConflicts === 0) return { ...unchanged, tried: trials.made };
+
+	const clash = ids.map(() => new Set<number>());
+	for (const [i, j] of pairs) {
+		if (await trials.conflicts(tip(ids[i] as string), tip(ids[j] as string))) {
+			clash[i]?.add(j);
+			clash[j]?.add(i);
 		}
-		const placed = new Set(order);
-		const next: { task: string; at: Trial }[] = [];
-		for (const b of present) {
-			if (placed.has(b.task) || !b.after.every((t) => placed.has(t) || !tips.has(t))) continue;
-			next.push({ task: b.task, at: await step(at, b.task) });
-		}
-		// Clean merges first: of orders that conflict as little, one that merges the most before a conflict.
-		next.sort((x, y) => x.at.conflicts - y.at.conflicts);
-		for (const n of next) {
-			await walk([...order, n.task], n.at);
-			if (best?.conflicts === 0) return;
-		}
-	};
-	const start: Trial = { commit: base, conflicts: 0, conflicting: [] };
-	let inOrder = start;
-	for (const task of ids) inOrder = await step(inOrder, task);
-	best = { order: ids, conflicts: inOrder.conflicts };
-	if (inOrder.conflicts > 0) await walk([], start);
-	const chosen = best as { order: string[]; conflicts: number };
+	}
+	const needs = present.map((b) => b.after.flatMap((t) => (ids.includes(t) ? [ids.indexOf(t)] : [])));
+	const first = largestCalmSet(clash, needs);
+	const order = [...ids.filter((_, i) => first.has(i)), ...ids.filter((_, i) => !first.has(i))];
+	const conflicts = order.some((t, k) => t !== ids[k]) ? await inOrder(order) : dependencyOrderConflicts;
+	const better = conflicts < dependencyOrderConflicts;
 	return {
-		chosen: chosen.order,
-		conflicts: chosen.conflicts,
+		chosen: better ? order : ids,
+		conflicts: better ? conflicts : dependencyOrderConflicts,
 		dependencyOrder: ids,
-		dependencyOrderConflicts: inOrder.conflicts,
+		dependencyOrderConflicts,
 		tried: trials.made,
 	};
 }
 
 /**
+ * The largest set of branches (by index) none of which clashes with another, holding every branch
+ * a member needs; among sets as large, the first in dependency order. Searched whole up to
+ * `MOST_SEARCHED` branches, else made greedily in dependency order.
+ */
+function largestCalmSet(clash: readonly ReadonlySet<number>[], needs: readonly (readonly number[])[]): Set<number> {
+	const n = clash.length;
+	const calm = (set: ReadonlySet<number>) =>
+		[...set].every((i) => [...set].every((j) => !clash[i]?.has(j)) && (needs[i] ?? []).every((d) => set.has(d)));
+	if (n > MOST_SEARCHED) {
+		const set = new Set<number>();
+		for (let i = 0; i < n; i++) {
+			set.add(i);
+			if (!calm(set)) set.delete(i);
+		}
+		return set;
+	}
+	let best = new Set<number>();
+	// Sets by bit, the first branch the highest bit: counting down meets a set before any set as large that comes later in dependency order.
+	for (let mask = (1 << n) - 1; mask > 0; mask--) {
+		const set = new Set(Array.from({ length: n }, (_, k) => k).filter((i) => mask & (1 << (n - 1 - i))));
+		if (set.size > best.size && calm(set)) best = set;
+	}
+	return best;
+}
+
+/**
  * Merges tried in the object store alone: `git merge-tree --write-tree` gives a merge's tree or
  * its conflicts; a clean one becomes a commit (no branch points at it), so the next trial can
- * merge onto it. Each answer is kept for this choice only.
+ * merge onto it.
  */
 class TrialMerges {
 	readonly #root: string;
-	readonly #merges = new Map<string, string | undefined>();
 	made = 0;
 
 	constructor(root: string) {
 		this.#root = root;
 	}
 
-	async tip(branch: string): Promise<string | undefined> {
-		const found = await gitRun(this.#root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]);
-		return found.code === 0 ? found.stdout.trim() : undefined;
+	/** The tips of those of `branches` that exist, by branch, in one call. */
+	async tips(branches: readonly string[]): Promise<Map<string, string>> {
+		if (branches.length === 0) return new Map();
+		const refs = branches.map((b) => `refs/heads/${b}`);
+		const out = await git(this.#root, ["for-each-ref", "--format=%(refname) %(objectname)", ...refs]);
+		const found = new Map<string, string>();
+		for (const line of out.split("\n").filter(Boolean)) {
+			const [ref, commit] = line.split(" ");
+			if (ref && commit && refs.includes(ref)) found.set(ref.slice("refs/heads/".length), commit);
+		}
+		return found;
 	}
 
-	/** Whether commit `tip` holds commit `head`. */
-	async holds(tip: string, head: string): Promise<boolean> {
-		return (await gitRun(this.#root, ["merge-base", "--is-ancestor", head, tip])).code === 0;
+	/** The files `tip` changes since `base`. */
+	async changed(base: string, tip: string): Promise<string[]> {
+		return (await git(this.#root, ["diff", "--name-only", base, tip])).split("\n").filter(Boolean);
+	}
+
+	/** Whether commit `tip` holds any of `heads`. */
+	async holdsAny(tip: string, heads: readonly string[]): Promise<boolean> {
+		for (const head of heads) {
+			if ((await gitRun(this.#root, ["merge-base", "--is-ancestor", head, tip])).code === 0) return true;
+		}
+		return false;
+	}
+
+	/** Whether merging `a` and `b` conflicts. */
+	async conflicts(a: string, b: string): Promise<boolean> {
+		return (await this.#mergeTree(a, b)) === undefined;
 	}
 
 	/** The commit merging `tip` into `into` makes; undefined when the merge conflicts. */
 	async merge(into: string, tip: string): Promise<string | undefined> {
-		const key = `${into} ${tip}`;
-		if (this.#merges.has(key)) return this.#merges.get(key);
+		const tree = await this.#mergeTree(into, tip);
+		if (tree === undefined) return undefined;
+		return (await git(this.#root, ["commit-tree", tree, "-p", into, "-p", tip, "-m", "crew: trial merge"])).trim();
+	}
+
+	/** The tree of merging `a` and `b`; undefined when it conflicts. */
+	async #mergeTree(a: string, b: string): Promise<string | undefined> {
 		this.made++;
-		const args = ["merge-tree", "--write-tree", "--name-only", "--no-messages", into, tip];
+		const args = ["merge-tree", "--write-tree", "--name-only", "--no-messages", a, b];
 		const result = await gitRun(this.#root, args);
 		// 0: merged cleanly; 1: it conflicts; anything else is git failing.
-		if (result.code !== 0 && result.code !== 1) throw gitError(this.#root, args, result);
-		const tree = result.stdout.split("\n", 1)[0]?.trim() ?? "";
-		const commit =
-			result.code === 0
-				? (await git(this.#root, ["commit-tree", tree, "-p", into, "-p", tip, "-m", "crew: trial merge"])).trim()
-				: undefined;
-		this.#merges.set(key, commit);
-		return commit;
+		if (result.code === 1) return undefined;
+		if (result.code !== 0) throw gitError(this.#root, args, result);
+		return result.stdout.split("\n", 1)[0]?.trim() ?? "";
 	}
 }
