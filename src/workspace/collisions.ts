@@ -54,12 +54,12 @@ export async function collision(root: string, a: string, b: string): Promise<Col
 	if (merged.code !== 1) throw new Error(`git merge-tree ${a} ${b} failed: ${merged.stderr.trim()}`);
 	const files = merged.stdout.split("\n").slice(1).filter(Boolean);
 	const base = (await git(root, ["merge-base", a, b])).trim();
+	const ours = await changedLines(root, base, a, files);
+	const theirs = await changedLines(root, base, b, files);
 	const regions: Region[] = [];
 	for (const file of files) {
-		const ours = await changedLines(root, base, a, file);
-		const theirs = await changedLines(root, base, b, file);
-		for (const [from, to] of ours) {
-			for (const [otherFrom, otherTo] of theirs) {
+		for (const [from, to] of ours.get(file) ?? []) {
+			for (const [otherFrom, otherTo] of theirs.get(file) ?? []) {
 				// Touching ranges conflict too: git merges hunks only when an unchanged line lies between them.
 				if (from <= otherTo + 1 && otherFrom <= to + 1) {
 					regions.push({ file, from: Math.min(from, otherFrom), to: Math.max(to, otherTo) });
@@ -70,14 +70,33 @@ export async function collision(root: string, a: string, b: string): Promise<Col
 	return { files, regions };
 }
 
-/** The ranges of `file`'s lines in `base` (1-based, inclusive) that `commit` changes; an insertion is the line it follows. */
-async function changedLines(root: string, base: string, commit: string, file: string): Promise<[number, number][]> {
-	const diff = await gitRun(root, ["diff", "--no-ext-diff", "--unified=0", base, commit, "--", file]);
-	const ranges: [number, number][] = [];
-	for (const match of diff.stdout.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
-		const start = Number(match[1]);
-		const count = match[2] === undefined ? 1 : Number(match[2]);
-		ranges.push(count === 0 ? [Math.max(1, start), Math.max(1, start)] : [start, start + count - 1]);
+/**
+ * For each of `files`, the ranges of its lines in `base` (1-based, inclusive) that `commit`
+ * changes, from one diff; an insertion is the line it follows.
+ */
+async function changedLines(
+	root: string,
+	base: string,
+	commit: string,
+	files: readonly string[],
+): Promise<Map<string, [number, number][]>> {
+	const args = ["diff", "--no-ext-diff", "--no-renames", "--unified=0", base, commit, "--", ...files];
+	const diff = await gitRun(root, args);
+	const ranges = new Map<string, [number, number][]>();
+	let file: string | undefined;
+	for (const line of diff.stdout.split("\n")) {
+		const header = /^diff --git a\/(.*) b\/\1$/.exec(line);
+		if (header) {
+			file = header[1];
+			continue;
+		}
+		const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(line);
+		if (!hunk || file === undefined) continue;
+		const start = Number(hunk[1]);
+		const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
+		const list = ranges.get(file) ?? [];
+		list.push(count === 0 ? [Math.max(1, start), Math.max(1, start)] : [start, start + count - 1]);
+		ranges.set(file, list);
 	}
 	return ranges;
 }
