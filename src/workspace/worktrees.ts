@@ -208,6 +208,11 @@ export class Worktrees {
 		return tip.code === 0 ? tip.stdout.trim() : undefined;
 	}
 
+	/** The files that differ between commits `a` and `b`. */
+	async changed(a: string, b: string): Promise<string[]> {
+		return (await git(this.#root, ["diff", "--name-only", "--no-renames", a, b])).split("\n").filter(Boolean);
+	}
+
 	/** Whether the work of two tasks, as `workOf` gives it, would conflict when merged (see `collision`). */
 	collide(a: string, b: string): Promise<Collision | undefined> {
 		return collision(this.#root, a, b);

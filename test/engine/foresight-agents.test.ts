@@ -8,7 +8,7 @@ import { cliHome, crew, gitRepo, lastJson, read, type TestRepo } from "../helper
 
 const NOTES = "line one\nline two\nline three\n";
 /** Turns an agent not told of a collision spends waiting before it ends. */
-const POLLS = 6;
+const POLLS = 12;
 
 /**
  * Two pi agents as a cooperative model would play them: each puts its line on notes.txt's first

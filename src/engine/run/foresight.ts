@@ -66,11 +66,17 @@ export class RunForesight {
 		}, wait);
 	}
 
-	/** No look starts after this; resolves once the one under way has ended. */
-	async close(): Promise<void> {
+	/**
+	 * No change is heard after this. With `drain`, a look still due is made (so what a run foresaw
+	 * does not hang on when its last look fell); resolves once the looks under way have ended.
+	 */
+	async close(drain: boolean): Promise<void> {
 		this.#closed = true;
 		if (this.#timer) clearTimeout(this.#timer);
 		this.#timer = undefined;
+		const due = [...this.#due];
+		this.#due.clear();
+		if (drain && due.length > 0) this.#looking = this.#looking.then(() => this.#look(due));
 		await this.#looking;
 	}
 
@@ -81,7 +87,6 @@ export class RunForesight {
 	}
 
 	async #look(due: readonly string[]): Promise<void> {
-		if (this.#closed) return;
 		const { tasks, worktrees, lease } = this.#deps;
 		try {
 			// Every task that works, or is done and waits to be integrated, with its work as it is now.
@@ -93,6 +98,11 @@ export class RunForesight {
 				const commit = await worktrees.workOf(lease.runId, id, status === TaskStatus.Running);
 				if (commit !== undefined) work.set(id, commit);
 			}
+			const own = new Map<string, Set<string> | undefined>();
+			const ownOf = async (id: string) => {
+				if (!own.has(id)) own.set(id, await this.#ownFiles(id, work.get(id) as string));
+				return own.get(id);
+			};
 			for (const id of due) {
 				this.#lookedAt.set(id, Date.now());
 				const mine = work.get(id);
@@ -100,12 +110,39 @@ export class RunForesight {
 				for (const [other, theirs] of work) {
 					if (other === id || this.#related(id, other)) continue;
 					const found = await worktrees.collide(mine, theirs);
-					if (found && !this.#closed) this.#foresee([id, other], found.files, found.regions);
+					if (!found) continue;
+					// A worktree holds the work of the tasks it waits for: only what both tasks changed themselves collides.
+					const [ours, others] = [await ownOf(id), await ownOf(other)];
+					const shared = (file: string) => (ours?.has(file) ?? true) && (others?.has(file) ?? true);
+					const files = found.files.filter(shared);
+					if (files.length > 0)
+						this.#foresee(
+							[id, other],
+							files,
+							found.regions.filter((r) => shared(r.file)),
+						);
 				}
 			}
 		} catch (error) {
 			this.#deps.onError(`conflict foresight could not look at ${due.join(", ")}: ${errorMessage(error)}`);
 		}
+	}
+
+	/**
+	 * The files task `taskId` changed itself in `work`: those whose version differs from that of
+	 * every task it waits for; undefined (every file) for a task that waits for none with a branch.
+	 */
+	async #ownFiles(taskId: string, work: string): Promise<Set<string> | undefined> {
+		const { tasks, worktrees, lease } = this.#deps;
+		const i = tasks.dag.indexOf.get(taskId) ?? -1;
+		let own: Set<string> | undefined;
+		for (const d of tasks.dag.dependencies[i] ?? []) {
+			const tip = await worktrees.workOf(lease.runId, tasks.id(d), false);
+			if (tip === undefined) continue;
+			const differs = new Set(await worktrees.changed(tip, work));
+			own = own === undefined ? differs : new Set([...own].filter((f) => differs.has(f)));
+		}
+		return own;
 	}
 
 	/** Whether one of two tasks waits for the other: its worktree holds the other's work, so they do not collide. */

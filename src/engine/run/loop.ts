@@ -258,7 +258,7 @@ export class RunLoop {
 			stopTicker();
 			this.#signal?.removeEventListener("abort", onAbort);
 		}
-		await this.#foresight?.close();
+		await this.#foresight?.close(!this.#stop.leaseLost);
 		if (released) {
 			await this.#writes.batch(() => this.#deps.store.releaseWaitingRun(this.#lease));
 			return RunStatus.Waiting;
@@ -378,7 +378,7 @@ export class RunLoop {
 	 * the store holds (a failed batch leaves this runner's memory ahead of the store).
 	 */
 	async #shutdown(error: unknown): Promise<void> {
-		await this.#foresight?.close();
+		await this.#foresight?.close(false);
 		const leaseLost = this.#stop.leaseLost || isCrewError(error, ErrorCode.LeaseLost);
 		this.#stop.all(leaseLost ? "lease-lost" : "shutdown", `runner error: ${errorMessage(error)}`);
 		await this.#workers.ended(this.#deps.options.cleanupMs);

@@ -2,6 +2,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { CLI, cancelLiveRuns, type TestRepo, waitFor } from "../../helpers.js";
 
 /** A headless Chromium, and the `crew serve` processes and repositories a test file started. */
@@ -59,4 +60,27 @@ export class DashboardBrowser {
 		for (const server of this.#servers) server.kill("SIGTERM");
 		for (const repo of this.#repos) await cancelLiveRuns(repo.dir);
 	}
+}
+
+/**
+ * The DashboardBrowser of the test file that calls this (at its top level): launched before its
+ * tests, closed after them.
+ */
+export function fileDashboard(): Pick<DashboardBrowser, "browser" | "keep" | "serve"> {
+	let made: DashboardBrowser | undefined;
+	beforeAll(async () => {
+		made = await DashboardBrowser.launch();
+	});
+	afterAll(() => made?.close());
+	const launched = (): DashboardBrowser => {
+		if (!made) throw new Error("the browser is launched before the file's tests, not when the file is read");
+		return made;
+	};
+	return {
+		get browser() {
+			return launched().browser;
+		},
+		keep: (repo) => launched().keep(repo),
+		serve: (dir) => launched().serve(dir),
+	};
 }

@@ -2,30 +2,19 @@
 // @module-tag browser
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import { openWriter } from "../../../src/store/database.js";
 import { RunStore } from "../../../src/store/run-store.js";
 import { cliHome, conflictingWorktrees, crew, isAlive, ROOT, read, TestRepo, waitFor } from "../../helpers.js";
-import { DashboardBrowser } from "./dashboard-browser.js";
+import { fileDashboard } from "./dashboard-browser.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
 
-let dashboard: DashboardBrowser;
-let browser: Browser;
-
-beforeAll(async () => {
-	dashboard = await DashboardBrowser.launch();
-	browser = dashboard.browser;
-});
-
-afterAll(() => dashboard?.close());
-
-const serve = (dir: string) => dashboard.serve(dir);
+const dashboard = fileDashboard();
 
 test("the run page draws the DAG live, shows a task's transcript, and cancels the run", async () => {
 	const repo = new TestRepo();
@@ -44,8 +33,8 @@ test("the run page draws the DAG live, shows a task's transcript, and cancels th
 	expect(started.code).toBe(0);
 	const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-	await page.goto(await serve(repo.dir));
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
+	await page.goto(await dashboard.serve(repo.dir));
 	await page.click(`a[href="/runs/${runId}"]`);
 	await page.waitForURL(`**/runs/${runId}`);
 
@@ -141,13 +130,14 @@ test("the run page says when a worktree run's integration left a conflict, and w
 	]);
 	expect(run.code).toBe(3);
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
 	const integration = page.locator("#integration");
 	await integration.filter({ hasText: "conflict" }).waitFor();
+	// Foreseen while b worked: a and b, not c, whose worktree holds a's change but which changed only c.txt itself.
 	expect(await integration.textContent()).toBe(
-		`integration conflict: crew/${runId} holds a, c · missing: b · b conflicts in notes.txt`,
+		`foreseen: a and b both change notes.txt lines 1–1 · integration conflict: crew/${runId} holds a, c · missing: b · b conflicts in notes.txt`,
 	);
 	expect(await integration.getAttribute("class")).toBe("error");
 	expect(await page.locator("#run-error").textContent()).toContain("integration incomplete");
@@ -167,8 +157,8 @@ test("the header counts what waits in the inbox, the inbox page says how to answ
 	const started = await crew(repo.dir, ["run", "g", "--workflow", "gated", "--detach", "--json"]);
 	const runId = JSON.parse(started.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-	await page.goto(await serve(repo.dir));
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
+	await page.goto(await dashboard.serve(repo.dir));
 	await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("1");
 	await page.click("#inbox-link");
 	await page.waitForURL("**/inbox");
@@ -206,9 +196,9 @@ test("the inbox count rises when an agent asks a question, and answering it from
 	dashboard.keep(repo);
 	repo.writeFile(".crew/agents/chooser.md", `---\nname: chooser\nruntime: pi\nmodel: ${pi.model}\n---\nYou choose.\n`);
 	repo.workflow("one", [{ id: "a", role: "chooser", text: "pick a database" }]);
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	try {
-		await page.goto(await serve(repo.dir));
+		await page.goto(await dashboard.serve(repo.dir));
 		await page.click("#inbox-link");
 		await page.waitForURL("**/inbox");
 		await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: 20_000 }).toBe("0");
@@ -250,9 +240,9 @@ test("two tasks that ask at once each get their own answer box in the inbox, and
 		{ id: "db", role: "chooser", text: "pick a database" },
 		{ id: "port", role: "chooser", text: "pick a port" },
 	]);
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	try {
-		await page.goto(await serve(repo.dir));
+		await page.goto(await dashboard.serve(repo.dir));
 		await page.click("#inbox-link");
 		await page.waitForURL("**/inbox");
 		const env = { ...process.env, ...pi.env };
@@ -299,8 +289,8 @@ test("a run page compares the run with the one it was forked from: each task's d
 	expect(fork.code, fork.stderr).toBe(0);
 	const forkId = JSON.parse(fork.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
 	const choice = page.locator("#compare-with");
 	await choice.locator(`option[value="${runId}"]`).waitFor({ state: "attached" });
@@ -327,8 +317,8 @@ test("a huge goal shows bounded on the run page, saying its length, and whole wh
 	repo.writeFile("goal.txt", goal);
 	const run = await crew(repo.dir, ["run", "--goal-file", "goal.txt", "--workflow", "one", "--json"]);
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
 	const shown = page.locator(".goal");
 	await shown.filter({ hasText: "make it so" }).waitFor();
@@ -350,8 +340,8 @@ test("the runs page lists the schedules above the runs: when each runs, its next
 	).toBe(0);
 	const { runId } = JSON.parse((await crew(repo.dir, ["schedule", "run", "daily", "--json"])).stdout);
 	await waitFor("the run to end", () => read(repo.dir, (r) => r.run(runId).status) === "completed");
-	const page = await browser.newPage();
-	await page.goto(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	await page.goto(await dashboard.serve(repo.dir));
 	const row = page.locator('#schedule-list tr[data-schedule="daily"]');
 	await row.waitFor();
 	const cells = await row.locator("td").allTextContents();
@@ -395,8 +385,8 @@ UPDATE tasks SET status = (SELECT status FROM runs WHERE runs.id = tasks.run_id)
 INSERT OR REPLACE INTO usage_totals (run_id, by, key, input, output, cost) SELECT id, 'role', 'worker', 100, 20, 0.01 FROM runs;`);
 	db.close();
 
-	const page = await browser.newPage();
-	await page.goto(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	await page.goto(await dashboard.serve(repo.dir));
 	const shown = page.locator("#runs-shown");
 	const says = async (text: string) => shown.filter({ hasText: new RegExp(`^${text}$`) }).waitFor();
 	await says("runs 1–50 of 10,000");

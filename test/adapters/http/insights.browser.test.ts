@@ -2,21 +2,13 @@
 // The insights page: what the repository's runs spent by day, and how each workflow, agent, model and step did.
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { expect, test } from "vitest";
 import { projectAt } from "../../../src/config/project.js";
 import { crew, failingPi, lastJson, ROOT, servedApp, succeedingPi, TestRepo } from "../../helpers.js";
-import { DashboardBrowser } from "./dashboard-browser.js";
+import { fileDashboard } from "./dashboard-browser.js";
 
-let dashboard: DashboardBrowser;
-let browser: Browser;
-
-beforeAll(async () => {
-	dashboard = await DashboardBrowser.launch();
-	browser = dashboard.browser;
-});
-
-afterAll(() => dashboard?.close());
+const dashboard = fileDashboard();
 
 const DAY_MS = 86_400_000;
 
@@ -214,7 +206,7 @@ test("the insights page shows tokens, cost and runs by day and each workflow's, 
 	// Each attempt reported 1,518 tokens: draft ×3 (one failed), check ×2 and the fork's, write ×2 (one failed).
 	expect(truth.daily.reduce((n, d) => n + d.tokens, 0)).toBe(1518 * 8);
 
-	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/${url.search}`);
 	await page.locator("header a", { hasText: "insights" }).click();

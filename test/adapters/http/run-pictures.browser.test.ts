@@ -3,8 +3,7 @@
 // The run page's pictures of a run: its timeline and where its cost went.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import {
@@ -19,19 +18,9 @@ import {
 	TestRepo,
 	waitFor,
 } from "../../helpers.js";
-import { DashboardBrowser } from "./dashboard-browser.js";
+import { fileDashboard } from "./dashboard-browser.js";
 
-let dashboard: DashboardBrowser;
-let browser: Browser;
-
-beforeAll(async () => {
-	dashboard = await DashboardBrowser.launch();
-	browser = dashboard.browser;
-});
-
-afterAll(() => dashboard?.close());
-
-const serve = (dir: string) => dashboard.serve(dir);
+const dashboard = fileDashboard();
 
 test("a run's timeline draws each attempt, the failed one and its backoff, an approval wait and a question wait, with tooltips naming the task, attempt, time, tokens and cost", async () => {
 	const model = await ScriptedModelServer.start((request) => {
@@ -63,8 +52,8 @@ test("a run's timeline draws each attempt, the failed one and its backoff, an ap
 		await waitFor("the question", () => statusOf("ask") === "waiting", 30_000);
 		await waitFor("the approval", () => statusOf("gate") === "waiting", 30_000);
 		// Live: the page, open while the run waits, shows the waits growing, then the rest as it happens.
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const url = new URL(await serve(repo.dir));
+		const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
+		const url = new URL(await dashboard.serve(repo.dir));
 		await page.goto(`${url.origin}/runs/${runId}${url.search}`);
 		const open = page.locator('#timeline g.row[data-task="gate"] rect.bar-approval.open');
 		await open.waitFor();
@@ -159,8 +148,8 @@ test("a run page's Cost section shows tokens and cost by task, role and model, s
 		).toLocaleString("en-US");
 	const line = (u: Record<string, number>) => `${tokens(u)} tokens · $${(u.costUsd ?? 0).toFixed(4)}`;
 
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
 	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
 	expect(await page.locator("#cost-total").textContent()).toBe(`this run: ${line(status.run.usage)}`);
@@ -211,8 +200,8 @@ test("a fork's Cost section counts only what the fork spent and shows the inheri
 	const status = JSON.parse((await crew(repo.dir, ["status", forkId, "--json"])).stdout);
 	expect(status.run.usage.costUsd).toBe(0.0123);
 
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
 	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
 	expect(await page.locator("#cost-total").textContent()).toBe("this run: 1,518 tokens · $0.0123");
@@ -247,7 +236,7 @@ test("every page fits a 1400×900 and an 800×1000 window without scrolling side
 	const fork = await crew(repo.dir, ["fork", runId, "--from", "second", "--json"]);
 	expect(fork.code, fork.stderr).toBe(0);
 	const forkId = lastJson(fork.stdout).runId;
-	const url = new URL(await serve(repo.dir));
+	const url = new URL(await dashboard.serve(repo.dir));
 	const pages = [
 		["runs", "/", "#runs"],
 		["run", `/runs/${forkId}`, "#timeline g.row"],
@@ -258,7 +247,7 @@ test("every page fits a 1400×900 and an 800×1000 window without scrolling side
 		[1400, 900],
 		[800, 1000],
 	] as const) {
-		const page = await browser.newPage({ viewport: { width, height } });
+		const page = await dashboard.browser.newPage({ viewport: { width, height } });
 		for (const [name, path, drawn] of pages) {
 			await page.goto(`${url.origin}${path}${url.search}`);
 			await page.locator(drawn).first().waitFor();
@@ -286,8 +275,8 @@ test("a collision foreseen while the tasks worked shows on the run page beside t
 	]);
 	const args = ["run", "g", "--workflow", "pair", "--workspace", "worktree", "--integration", "manual", "--json"];
 	const runId = lastJson((await crew(repo.dir, args)).stdout).runId;
-	const page = await browser.newPage();
-	const url = new URL(await serve(repo.dir));
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
 	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
 	await page.locator("#integration", { hasText: "integration conflict" }).waitFor();
 	expect(await page.locator("#integration").textContent()).toMatch(
