@@ -1,7 +1,7 @@
 /**
  * What conflict foresight buys: a worktree run of PAIRS pairs of pi tasks, each pair changing the
  * first line of a file of its own two ways, against the scripted model playing a cooperative
- * model: it makes its change, then works on (a second's look at its folder a turn) for up to
+ * model: it makes its change, then works on (a second's read of its file a turn) for up to
  * POLLS turns; told by crew that the other task of its pair changes the same lines, the second of
  * the pair puts the line back and writes its own file, and both end. Each run goes once with foresight off (`--no-foresight`) and once on, in rotating
  * order, ROUNDS rounds; the team's integrator is a command that keeps the work merged first. It
@@ -76,20 +76,19 @@ function repository(model) {
 
 /** The cooperative model: see the header. Each task is known by its step's text. */
 function cooperative() {
-	const turns = new Map();
 	return (request) => {
 		const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
 		const [, side, pair] = /Put ([ab])(\d+) on the first line/.exec(prompt) ?? [];
 		if (side === undefined) return { kind: "text", text: "not mine" };
-		const told = request.messages.some((m) => m.text.includes("works beside you"));
-		const key = `${side}${pair}${told}`;
-		const n = turns.get(key) ?? 0;
-		turns.set(key, n + 1);
+		// Where the conversation stands, from the conversation alone: the model's turns since it was told, or since it began.
+		const toldAt = request.messages.findIndex((m) => m.text.includes("works beside you"));
+		const told = toldAt >= 0;
+		const n = request.messages.slice(Math.max(0, toldAt)).filter((m) => m.role === "assistant").length;
 		const file = `file-${pair}.txt`;
 		if (!told) {
 			if (n === 0) return { kind: "write", path: file, content: LINES.replace("line one", `${side}${pair}`) };
 			return n <= POLLS
-				? { kind: "delay", ms: 1000, turn: { kind: "call", tool: "ls", args: { path: "." } } }
+				? { kind: "delay", ms: 1000, turn: { kind: "call", tool: "read", args: { path: file } } }
 				: { kind: "text", text: "done" };
 		}
 		if (side === "a") return { kind: "text", text: `kept my part of ${file}` };

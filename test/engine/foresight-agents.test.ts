@@ -12,21 +12,21 @@ const POLLS = 12;
 
 /**
  * Two pi agents as a cooperative model would play them: each puts its line on notes.txt's first
- * line, then works on (a second's look at its folder a turn); told by crew that the other changes the same lines,
+ * line, then works on (a second's read of README.md a turn); told by crew that the other changes the same lines,
  * b leaves them to a (puts the line back, writes its own file) and a keeps its part.
  */
 function cooperative(): (request: ModelRequest) => Turn {
-	const turns = new Map<string, number>();
 	return (request) => {
 		const prompt = request.messages.find((m) => m.role === "user")?.text ?? "";
 		const me = prompt.includes("Put from-a") ? "a" : "b";
-		const told = request.messages.some((m) => m.text.includes("works beside you"));
-		const n = turns.get(`${me}${told}`) ?? 0;
-		turns.set(`${me}${told}`, n + 1);
+		// Where the conversation stands, from the conversation alone: the model's turns since it was told, or since it began.
+		const toldAt = request.messages.findIndex((m) => m.text.includes("works beside you"));
+		const told = toldAt >= 0;
+		const n = request.messages.slice(Math.max(0, toldAt)).filter((m) => m.role === "assistant").length;
 		if (!told) {
 			if (n === 0) return { kind: "write", path: "notes.txt", content: NOTES.replace("line one", `from-${me}`) };
 			return n <= POLLS
-				? { kind: "delay", ms: 1000, turn: { kind: "call", tool: "ls", args: { path: "." } } }
+				? { kind: "delay", ms: 1000, turn: { kind: "call", tool: "read", args: { path: "README.md" } } }
 				: { kind: "text", text: "done" };
 		}
 		if (me === "a") return { kind: "text", text: "kept my part of notes.txt" };

@@ -21,6 +21,8 @@ export interface ForesightDeps {
 	readonly lease: Lease;
 	readonly tasks: RunTasks;
 	readonly worktrees: Worktrees;
+	/** The commit the run's worktrees start from. */
+	readonly base: string;
 	/** Heard when a look fails: foresight only advises, so the run goes on. */
 	readonly onError: (message: string) => void;
 }
@@ -44,6 +46,8 @@ export class RunForesight {
 	#looking: Promise<void> = Promise.resolve();
 	#timer: NodeJS.Timeout | undefined;
 	#closed = false;
+	/** The files each piece of work (a commit) changed since the base: a done task's is read once. */
+	readonly #files = new Map<string, ReadonlySet<string>>();
 
 	constructor(deps: ForesightDeps) {
 		this.#deps = deps;
@@ -107,8 +111,11 @@ export class RunForesight {
 				this.#lookedAt.set(id, Date.now());
 				const mine = work.get(id);
 				if (mine === undefined) continue;
+				const touched = await this.#filesOf(mine);
 				for (const [other, theirs] of work) {
 					if (other === id || this.#related(id, other)) continue;
+					// Only work that changes a file in common can conflict: the rest needs no trial merge.
+					if (![...(await this.#filesOf(theirs))].some((f) => touched.has(f))) continue;
 					const found = await worktrees.collide(mine, theirs);
 					if (!found) continue;
 					// A worktree holds the work of the tasks it waits for: only what both tasks changed themselves collides.
@@ -126,6 +133,15 @@ export class RunForesight {
 		} catch (error) {
 			this.#deps.onError(`conflict foresight could not look at ${due.join(", ")}: ${errorMessage(error)}`);
 		}
+	}
+
+	async #filesOf(work: string): Promise<ReadonlySet<string>> {
+		let files = this.#files.get(work);
+		if (files === undefined) {
+			files = new Set(await this.#deps.worktrees.changed(this.#deps.base, work));
+			this.#files.set(work, files);
+		}
+		return files;
 	}
 
 	/**

@@ -126,13 +126,16 @@ export class RunLoop {
 			onStoreError: (message) => this.#stop.all("shutdown", message),
 		});
 		this.#foresight =
-			this.#run.options.foresight !== false && this.#tasks.specs.some((spec) => spec.worktree)
+			this.#run.options.foresight !== false &&
+			this.#run.options.baseCommit !== undefined &&
+			this.#tasks.specs.some((spec) => spec.worktree)
 				? new RunForesight({
 						store: deps.store,
 						writes: this.#writes,
 						lease,
 						tasks: this.#tasks,
 						worktrees: deps.worktrees,
+						base: this.#run.options.baseCommit,
 						onError: (message) =>
 							this.#writes.write(() =>
 								deps.store.appendEvent(lease, "integration.foresight-failed", null, { message }),
