@@ -7,16 +7,15 @@
  * list, its Timeline (a row per task) and its Cost section are all in the page. Prints the median and holds it to the
  * target: under 1 s.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
+import { serve } from "./serve.mjs";
 import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BIN = join(ROOT, "bin", "crew.js");
 const CHROMIUM = "/usr/bin/chromium";
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -90,24 +89,6 @@ function buildRun() {
 	return { dir, runId };
 }
 
-/** Starts `crew serve --port 0` in `dir`; resolves with the child and the dashboard's address with its token. */
-function serve(dir) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
-			cwd: dir,
-			stdio: ["ignore", "pipe", "inherit"],
-		});
-		let out = "";
-		child.stdout.setEncoding("utf8").on("data", (chunk) => {
-			out += chunk;
-			const found = /dashboard\s+(http:\/\/[^/\s]+)\/(\?token=\S+)/.exec(out);
-			if (found) resolve({ child, origin: found[1], query: found[2] });
-		});
-		child.on("error", reject);
-		child.on("exit", (code) => reject(new Error(`crew serve exited ${code}:\n${out}`)));
-	});
-}
-
 if (!existsSync(CHROMIUM))
 	throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
 const started = performance.now();
@@ -136,7 +117,7 @@ try {
 			};
 			requestAnimationFrame(check);
 		}, TASKS);
-		await page.goto(`${server.origin}/runs/${runId}${server.query}`);
+		await page.goto(`${server.url}/runs/${runId}?token=${server.token}`);
 		for (let waited = 0; ; waited += 50) {
 			const drawnAt = await page.evaluate(() => window.drawnAt);
 			if (drawnAt !== undefined) {

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { serve } from "./serve.mjs";
 import { log, median, SMOKE } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -53,24 +54,6 @@ function cpuSeconds(pid) {
 		}
 	}
 	return ns / 1e9;
-}
-
-/** Starts `crew serve --port 0` in `dir`; resolves with the child, its base URL and its token. */
-function serve(dir) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
-			cwd: dir,
-			stdio: ["ignore", "pipe", "inherit"],
-		});
-		let out = "";
-		child.stdout.setEncoding("utf8").on("data", (chunk) => {
-			out += chunk;
-			const found = /dashboard\s+(http:\/\/[^/\s]+)\/\?token=(\S+)/.exec(out);
-			if (found) resolve({ child, url: found[1], token: found[2] });
-		});
-		child.on("error", reject);
-		child.on("exit", (code) => reject(new Error(`crew serve exited ${code}:\n${out}`)));
-	});
 }
 
 function crew(dir, args) {

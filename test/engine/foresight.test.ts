@@ -27,20 +27,12 @@ function pair(): { repo: TestRepo; open: () => void } {
 	return { repo, open: () => writeFileSync(join(gates, "b"), "") };
 }
 
+/** `crew run` of the workflow `pair` in worktrees, its conflicts left for a person. */
+const PAIR_RUN = ["run", "g", "--workflow", "pair", "--workspace", "worktree", "--integration", "manual"];
+
 test("a collision between two tasks' changes is foreseen while one still works: recorded once with its files and lines, and the working task is told", async () => {
 	const { repo, open } = pair();
-	const started = await crew(repo.dir, [
-		"run",
-		"g",
-		"--workflow",
-		"pair",
-		"--workspace",
-		"worktree",
-		"--integration",
-		"manual",
-		"--detach",
-		"--json",
-	]);
+	const started = await crew(repo.dir, [...PAIR_RUN, "--detach", "--json"]);
 	expect(started.code, started.stderr).toBe(0);
 	const runId = lastJson(started.stdout).runId;
 	const predicted = await waitFor("the prediction", () =>
@@ -71,18 +63,7 @@ test("a collision between two tasks' changes is foreseen while one still works: 
 test("--no-foresight leaves the tasks' changes alone while they work", async () => {
 	const { repo, open } = pair();
 	open();
-	const run = await crew(repo.dir, [
-		"run",
-		"g",
-		"--workflow",
-		"pair",
-		"--workspace",
-		"worktree",
-		"--integration",
-		"manual",
-		"--no-foresight",
-		"--json",
-	]);
+	const run = await crew(repo.dir, [...PAIR_RUN, "--no-foresight", "--json"]);
 	const runId = lastJson(run.stdout).runId;
 	const events = read(repo.dir, (r) => r.events(runId));
 	expect(events.filter((e) => e.type === "integration.predicted")).toHaveLength(0);
