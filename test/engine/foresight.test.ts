@@ -6,9 +6,10 @@ import { crew, gitRepo, lastJson, read, type TestRepo, waitFor } from "../helper
 
 /**
  * A repository whose workflow `pair` has two parallel tasks writing the first line of notes.txt
- * two ways: a at once, b too but then waiting for the test to open its gate.
+ * two ways: a at once; b once the test lets it start (`start`), then waiting for the test to let
+ * it end (`open`).
  */
-function pair(): { repo: TestRepo; open: () => void } {
+function pair(): { repo: TestRepo; start: () => void; open: () => void } {
 	const repo = gitRepo();
 	repo.writeFile("notes.txt", "line one\nline two\nline three\n");
 	const git = (...args: string[]) => execFileSync("git", args, { cwd: repo.dir, stdio: "pipe" });
@@ -19,22 +20,32 @@ function pair(): { repo: TestRepo; open: () => void } {
 	const agent = (name: string, command: string) =>
 		repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
 	agent("writer-a", "sed -i 1s/.*/from-a/ notes.txt; echo wrote");
-	agent("writer-b", `sed -i 1s/.*/from-b/ notes.txt; echo wrote; while [ ! -f ${gates}/b ]; do sleep 0.1; done`);
+	const gate = (name: string) => `while [ ! -f ${gates}/${name} ]; do sleep 0.1; done`;
+	agent("writer-b", `${gate("b-start")}; sed -i 1s/.*/from-b/ notes.txt; echo wrote; ${gate("b")}`);
 	repo.workflow("pair", [
 		{ id: "a", role: "writer-a", text: "Put from-a on the first line. Nothing else." },
 		{ id: "b", role: "writer-b", text: "Put from-b on the first line." },
 	]);
-	return { repo, open: () => writeFileSync(join(gates, "b"), "") };
+	return {
+		repo,
+		start: () => writeFileSync(join(gates, "b-start"), ""),
+		open: () => writeFileSync(join(gates, "b"), ""),
+	};
 }
 
 /** `crew run` of the workflow `pair` in worktrees, its conflicts left for a person. */
 const PAIR_RUN = ["run", "g", "--workflow", "pair", "--workspace", "worktree", "--integration", "manual"];
 
 test("a collision between two tasks' changes is foreseen while one still works: recorded once with its files and lines, and the working task is told", async () => {
-	const { repo, open } = pair();
+	const { repo, start, open } = pair();
 	const started = await crew(repo.dir, [...PAIR_RUN, "--detach", "--json"]);
 	expect(started.code, started.stderr).toBe(0);
 	const runId = lastJson(started.stdout).runId;
+	await waitFor(
+		"a to end",
+		() => read(repo.dir, (r) => r.status(runId).tasks.find((t) => t.id === "a")?.status) === "completed",
+	);
+	start();
 	const predicted = await waitFor("the prediction", () =>
 		read(repo.dir, (r) => r.events(runId).find((e) => e.type === "integration.predicted")),
 	);
@@ -61,7 +72,8 @@ test("a collision between two tasks' changes is foreseen while one still works: 
 });
 
 test("--no-foresight leaves the tasks' changes alone while they work", async () => {
-	const { repo, open } = pair();
+	const { repo, start, open } = pair();
+	start();
 	open();
 	const run = await crew(repo.dir, [...PAIR_RUN, "--no-foresight", "--json"]);
 	const runId = lastJson(run.stdout).runId;
