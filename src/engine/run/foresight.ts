@@ -5,13 +5,15 @@ import { TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
-import type { Region } from "../../workspace/collisions.js";
+import type { Collision, Region } from "../../workspace/collisions.js";
 import type { Worktrees } from "../../workspace/worktrees.js";
 import type { RunTasks } from "./tasks.js";
 import type { RunWrites } from "./writes.js";
 
 /** Least time between two looks at one task's work, in ms: an agent's burst of edits is one look. */
 const LOOK_EVERY_MS = 1000;
+/** Most trial merges one look makes, so a wide run's looks stay cheap: the rest wait for the next. */
+const MERGES_PER_LOOK = 8;
 /** Characters of the other task's step text a message quotes. */
 const STEP_CHARS = 160;
 
@@ -46,6 +48,10 @@ export class RunForesight {
 	#looking: Promise<void> = Promise.resolve();
 	#timer: NodeJS.Timeout | undefined;
 	#closed = false;
+	/** Each task's work as last read: a snapshot of its worktree while it works, its branch after. */
+	readonly #work = new Map<string, string>();
+	/** Trial merges made, by the two pieces of work: work that has not changed is not merged again. */
+	readonly #tried = new Map<string, Collision | undefined>();
 	/** The files each piece of work (a commit) changed since the base: a done task's is read once. */
 	readonly #files = new Map<string, ReadonlySet<string>>();
 
@@ -93,30 +99,46 @@ export class RunForesight {
 	async #look(due: readonly string[]): Promise<void> {
 		const { tasks, worktrees, lease } = this.#deps;
 		try {
-			// Every task that works, or is done and waits to be integrated, with its work as it is now.
-			const work = new Map<string, string>();
+			// The work of each task that works or is done and waits to be integrated: read anew for the
+			// tasks due, as last read for the others (a task not read yet is compared once it is due).
 			for (let i = 0; i < tasks.specs.length; i++) {
 				const id = tasks.id(i);
 				const status = tasks.status[i];
-				if (!this.#inWorktree(id) || (status !== TaskStatus.Running && status !== TaskStatus.Completed)) continue;
+				if (!this.#inWorktree(id) || (status !== TaskStatus.Running && status !== TaskStatus.Completed)) {
+					this.#work.delete(id);
+					continue;
+				}
+				if (!due.includes(id) && this.#work.has(id)) continue;
 				const commit = await worktrees.workOf(lease.runId, id, status === TaskStatus.Running);
-				if (commit !== undefined) work.set(id, commit);
+				if (commit === undefined) this.#work.delete(id);
+				else this.#work.set(id, commit);
 			}
 			const own = new Map<string, Set<string> | undefined>();
 			const ownOf = async (id: string) => {
-				if (!own.has(id)) own.set(id, await this.#ownFiles(id, work.get(id) as string));
+				if (!own.has(id)) own.set(id, await this.#ownFiles(id, this.#work.get(id) as string));
 				return own.get(id);
 			};
-			for (const id of due) {
-				this.#lookedAt.set(id, Date.now());
-				const mine = work.get(id);
+			let merged = 0;
+			for (const [k, id] of due.entries()) {
+				const mine = this.#work.get(id);
 				if (mine === undefined) continue;
+				// A look makes at most `MERGES_PER_LOOK` trial merges; the tasks it did not reach are looked at next.
+				if (merged >= MERGES_PER_LOOK) {
+					for (const rest of due.slice(k)) this.changed(rest);
+					break;
+				}
+				this.#lookedAt.set(id, Date.now());
 				const touched = await this.#filesOf(mine);
-				for (const [other, theirs] of work) {
+				for (const [other, theirs] of this.#work) {
 					if (other === id || this.#related(id, other)) continue;
 					// Only work that changes a file in common can conflict: the rest needs no trial merge.
 					if (![...(await this.#filesOf(theirs))].some((f) => touched.has(f))) continue;
-					const found = await worktrees.collide(mine, theirs);
+					const pair = `${mine} ${theirs}`;
+					if (!this.#tried.has(pair)) {
+						merged++;
+						this.#tried.set(pair, await worktrees.collide(mine, theirs));
+					}
+					const found = this.#tried.get(pair);
 					if (!found) continue;
 					// A worktree holds the work of the tasks it waits for: only what both tasks changed themselves collides.
 					const [ours, others] = [await ownOf(id), await ownOf(other)];
