@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git, gitRun, gitRunIndexed } from "./git.js";
+import { git, gitRun, gitRunWith } from "./git.js";
 
 /** Lines of the common ancestor's file, from the first to the last (1-based), that two changes both change. */
 export interface Region {
@@ -20,9 +20,41 @@ export interface Collision {
 }
 
 /**
+ * What a commit changed since a base: each file it changed (a rename is a deletion and an
+ * addition), with its new mode and blob, or "" where it deleted the file.
+ */
+export type Changes = ReadonlyMap<string, string>;
+
+/** The changes of commit `to` since commit `from` (see `Changes`), from one diff. */
+export async function changesOf(root: string, from: string, to: string): Promise<Changes> {
+	// Each file is ":<old mode> <new mode> <old blob> <new blob> <status>\0<path>\0".
+	const fields = (await git(root, ["diff", "--raw", "-z", "--no-renames", "--no-abbrev", from, to])).split("\0");
+	const changes = new Map<string, string>();
+	for (let k = 0; k + 1 < fields.length; k += 2) {
+		const [, mode, , blob, status] = (fields[k] as string).slice(1).split(" ");
+		changes.set(fields[k + 1] as string, status === "D" ? "" : `${mode} ${blob}`);
+	}
+	return changes;
+}
+
+/**
+ * Whether two sets of changes from one base might conflict when merged: only where both change a
+ * file, and not when both made it the same. A file both delete is counted, since two renames of
+ * it to different names conflict.
+ */
+export function mayConflict(a: Changes, b: Changes): boolean {
+	for (const [file, to] of a) {
+		const other = b.get(file);
+		if (other !== undefined && (other !== to || to === "")) return true;
+	}
+	return false;
+}
+
+/**
  * A commit of the work tree at `path` as it is now (tracked and untracked files, as `git add
  * --all` finds them), whose parent is the work tree's HEAD. It is read through an index of its
  * own, so the index and files of the agent working there are not touched; no branch points at it.
+ * Its dates are fixed, so a work tree that has not changed gives the same commit again.
  */
 export async function snapshot(path: string): Promise<string> {
 	const scratch = mkdtempSync(join(tmpdir(), "crew-snapshot-"));
@@ -32,13 +64,15 @@ export async function snapshot(path: string): Promise<string> {
 			["read-tree", "HEAD"],
 			["add", "--all"],
 		]) {
-			const result = await gitRunIndexed(path, args, index);
+			const result = await gitRunWith(path, args, { GIT_INDEX_FILE: index });
 			if (result.code !== 0) throw new Error(`git ${args.join(" ")} failed in ${path}: ${result.stderr.trim()}`);
 		}
-		const tree = await gitRunIndexed(path, ["write-tree"], index);
+		const tree = await gitRunWith(path, ["write-tree"], { GIT_INDEX_FILE: index });
 		if (tree.code !== 0) throw new Error(`git write-tree failed in ${path}: ${tree.stderr.trim()}`);
-		const message = "crew: the work tree as it was";
-		return (await git(path, ["commit-tree", tree.stdout.trim(), "-p", "HEAD", "-m", message])).trim();
+		const args = ["commit-tree", tree.stdout.trim(), "-p", "HEAD", "-m", "crew: the work tree as it was"];
+		const commit = await gitRunWith(path, args, { GIT_AUTHOR_DATE: "@0 +0000", GIT_COMMITTER_DATE: "@0 +0000" });
+		if (commit.code !== 0) throw new Error(`git commit-tree failed in ${path}: ${commit.stderr.trim()}`);
+		return commit.stdout.trim();
 	} finally {
 		rmSync(scratch, { recursive: true, force: true });
 	}

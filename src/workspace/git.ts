@@ -49,11 +49,15 @@ export function gitRun(cwd: string, args: readonly string[], input?: string): Pr
 }
 
 /**
- * `gitRun` with an index file of its own (`GIT_INDEX_FILE`): for reading a work tree into a tree
- * without touching the index of whoever works there.
+ * `gitRun` with variables of git's own set, as an index file of its own (`GIT_INDEX_FILE`) to read
+ * a work tree into a tree without touching the index of whoever works there.
  */
-export function gitRunIndexed(cwd: string, args: readonly string[], indexFile: string): Promise<GitResult> {
-	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], undefined, { GIT_INDEX_FILE: indexFile });
+export function gitRunWith(
+	cwd: string,
+	args: readonly string[],
+	env: Readonly<Record<string, string>>,
+): Promise<GitResult> {
+	return spawnGit(cwd, [...OWN_ACCOUNT, ...args], undefined, env);
 }
 
 /** `gitRun`, waiting for git: for the few questions crew asks before anything else can go on. */

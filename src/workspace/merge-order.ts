@@ -1,6 +1,7 @@
 // The order to merge a worktree run's branches in: of those its DAG allows, one that meets the fewest conflicts.
 
 import type { MergeOrder } from "../core/types.js";
+import { type Changes, changesOf, mayConflict } from "./collisions.js";
 import { git, gitError, gitRun } from "./git.js";
 
 /** A branch to merge, with the tasks (by id, among those merged) whose branches must go in before it. */
@@ -16,12 +17,13 @@ const MOST_SEARCHED = 16;
 /**
  * Of the orders the branches' `after` allows, one whose merges into `base`, one after another,
  * conflict least. Dependency order (the order given) is merged on trial first (`git merge-tree`,
- * no work tree touched); when it conflicts, each two branches that change a file in common are
+ * no work tree touched); when it conflicts, each two branches that might conflict are
  * merged on trial with each other, the largest set of branches none of which conflict with
  * another (and that holds every branch a member waits for) goes first, the rest after, each part
  * in dependency order; that order is merged on trial too, and chosen only when it conflicts less.
  * As the integration does, a branch that holds the work of one that conflicted is left out, not
- * counted again. A run whose branches share no file makes no trial merge at all.
+ * counted again. A run none of whose branches might conflict (see `mayConflict`) makes no trial
+ * merge at all.
  */
 export async function chooseMergeOrder(
 	root: string,
@@ -34,8 +36,8 @@ export async function chooseMergeOrder(
 	const ids = present.map((b) => b.task);
 	const tip = (task: string) => tips.get(present[ids.indexOf(task)]?.branch ?? "") as string;
 	const unchanged = { chosen: ids, conflicts: 0, dependencyOrder: ids, dependencyOrderConflicts: 0, tried: 0 };
-	const files = await Promise.all(ids.map(async (task) => new Set(await trials.changed(base, tip(task)))));
-	const sharing = (i: number, j: number) => [...(files[i] as Set<string>)].some((f) => files[j]?.has(f));
+	const changes = await Promise.all(ids.map((task) => changesOf(root, base, tip(task))));
+	const sharing = (i: number, j: number) => mayConflict(changes[i] as Changes, changes[j] as Changes);
 	const pairs = ids.flatMap((_, i) => ids.flatMap((__, j) => (j > i && sharing(i, j) ? [[i, j] as const] : [])));
 	if (pairs.length === 0) return unchanged;
 
@@ -124,11 +126,6 @@ class TrialMerges {
 			if (ref && commit && refs.includes(ref)) found.set(ref.slice("refs/heads/".length), commit);
 		}
 		return found;
-	}
-
-	/** The files `tip` changes since `base`. */
-	async changed(base: string, tip: string): Promise<string[]> {
-		return (await git(this.#root, ["diff", "--name-only", base, tip])).split("\n").filter(Boolean);
 	}
 
 	/** Whether commit `tip` holds any of `heads`. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import { Turns } from "../core/turns.js";
-import { type Collision, collision, snapshot } from "./collisions.js";
+import { type Changes, type Collision, changesOf, collision, snapshot } from "./collisions.js";
 import { git, gitError, gitRun, gitRunSync } from "./git.js";
 
 /** Where a task works in worktree mode, and the commit it started from. */
@@ -190,7 +190,6 @@ export class Worktrees {
 		}
 	}
 
-	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
 	/**
 	 * The work of task `taskId` as it is now: while its agent works (`working`), a snapshot of its
 	 * worktree (see `snapshot`); after, its branch's tip. Undefined when it has neither here (its
@@ -208,9 +207,9 @@ export class Worktrees {
 		return tip.code === 0 ? tip.stdout.trim() : undefined;
 	}
 
-	/** The files that differ between commits `a` and `b`. */
-	async changed(a: string, b: string): Promise<string[]> {
-		return (await git(this.#root, ["diff", "--name-only", "--no-renames", a, b])).split("\n").filter(Boolean);
+	/** What commit `b` changed since commit `a` (see `Changes`). */
+	changes(a: string, b: string): Promise<Changes> {
+		return changesOf(this.#root, a, b);
 	}
 
 	/** Whether the work of two tasks, as `workOf` gives it, would conflict when merged (see `collision`). */
@@ -218,6 +217,7 @@ export class Worktrees {
 		return collision(this.#root, a, b);
 	}
 
+	/** Removes a task's worktree whatever it holds: for one that never got past its setup. */
 	async discard(runId: string, taskId: string): Promise<void> {
 		await this.#turns.take("git", () =>
 			gitRun(this.#root, ["worktree", "remove", "--force", this.pathOf(runId, taskId)]),

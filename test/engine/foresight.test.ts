@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { crew, gitRepo, lastJson, read, type TestRepo, waitFor } from "../helpers.js";
@@ -80,4 +80,28 @@ test("--no-foresight leaves the tasks' changes alone while they work", async () 
 	const events = read(repo.dir, (r) => r.events(runId));
 	expect(events.filter((e) => e.type === "integration.predicted")).toHaveLength(0);
 	expect(read(repo.dir, (r) => r.run(runId).integration?.conflicts.map((c) => c.task))).toEqual(["b"]);
+});
+
+test("tasks that change the files they share the same way are merged on trial neither while they work nor before they are integrated", async () => {
+	const repo = gitRepo();
+	repo.writeFile(
+		".crew/agents/same.md",
+		"---\nname: same\nruntime: command\ncommand: echo same > out.txt; sleep 1.5; echo done\n---\n",
+	);
+	repo.workflow(
+		"same",
+		Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, role: "same" })),
+	);
+	const trace = join(repo.dir, ".git", "trace.log");
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "same", "--workspace", "worktree", "--json"], 60_000, {
+		...process.env,
+		GIT_TRACE: trace,
+	});
+	expect(lastJson(run.stdout).status, run.stderr).toBe("completed");
+	const gitCommands = readFileSync(trace, "utf8")
+		.split("\n")
+		.filter((l) => l.includes("trace: built-in: git"));
+	expect(gitCommands.filter((l) => l.includes(" merge-tree ")).length).toBe(0);
+	// Foresight did look: it read each task's worktree while the tasks worked.
+	expect(gitCommands.filter((l) => l.includes(" write-tree")).length).toBeGreaterThan(0);
 });

@@ -5,7 +5,7 @@ import { TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
-import type { Collision, Region } from "../../workspace/collisions.js";
+import { type Changes, type Collision, mayConflict, type Region } from "../../workspace/collisions.js";
 import type { Worktrees } from "../../workspace/worktrees.js";
 import type { RunTasks } from "./tasks.js";
 import type { RunWrites } from "./writes.js";
@@ -52,8 +52,8 @@ export class RunForesight {
 	readonly #work = new Map<string, string>();
 	/** Trial merges made, by the two pieces of work: work that has not changed is not merged again. */
 	readonly #tried = new Map<string, Collision | undefined>();
-	/** The files each piece of work (a commit) changed since the base: a done task's is read once. */
-	readonly #files = new Map<string, ReadonlySet<string>>();
+	/** What each piece of work (a commit) changed since the base: a done task's is read once. */
+	readonly #changes = new Map<string, Changes>();
 
 	constructor(deps: ForesightDeps) {
 		this.#deps = deps;
@@ -122,19 +122,20 @@ export class RunForesight {
 			for (const [k, id] of due.entries()) {
 				const mine = this.#work.get(id);
 				if (mine === undefined) continue;
-				// A look makes at most `MERGES_PER_LOOK` trial merges; the tasks it did not reach are looked at next.
-				if (merged >= MERGES_PER_LOOK) {
-					for (const rest of due.slice(k)) this.changed(rest);
-					break;
-				}
 				this.#lookedAt.set(id, Date.now());
-				const touched = await this.#filesOf(mine);
+				const changes = await this.#changesOf(mine);
 				for (const [other, theirs] of this.#work) {
 					if (other === id || this.#related(id, other)) continue;
-					// Only work that changes a file in common can conflict: the rest needs no trial merge.
-					if (![...(await this.#filesOf(theirs))].some((f) => touched.has(f))) continue;
+					// Only work that might conflict needs a trial merge (see `mayConflict`).
+					if (!mayConflict(changes, await this.#changesOf(theirs))) continue;
 					const pair = `${mine} ${theirs}`;
 					if (!this.#tried.has(pair)) {
+						if (merged >= MERGES_PER_LOOK) {
+							// A look makes at most `MERGES_PER_LOOK` trial merges: this task's other pairs, and
+							// the tasks not reached, wait for the next look; pairs merged already are not merged again.
+							for (const rest of due.slice(k)) this.changed(rest);
+							return;
+						}
 						merged++;
 						this.#tried.set(pair, await worktrees.collide(mine, theirs));
 					}
@@ -157,13 +158,13 @@ export class RunForesight {
 		}
 	}
 
-	async #filesOf(work: string): Promise<ReadonlySet<string>> {
-		let files = this.#files.get(work);
-		if (files === undefined) {
-			files = new Set(await this.#deps.worktrees.changed(this.#deps.base, work));
-			this.#files.set(work, files);
+	async #changesOf(work: string): Promise<Changes> {
+		let changes = this.#changes.get(work);
+		if (changes === undefined) {
+			changes = await this.#deps.worktrees.changes(this.#deps.base, work);
+			this.#changes.set(work, changes);
 		}
-		return files;
+		return changes;
 	}
 
 	/**
@@ -177,7 +178,7 @@ export class RunForesight {
 		for (const d of tasks.dag.dependencies[i] ?? []) {
 			const tip = await worktrees.workOf(lease.runId, tasks.id(d), false);
 			if (tip === undefined) continue;
-			const differs = new Set(await worktrees.changed(tip, work));
+			const differs = new Set((await worktrees.changes(tip, work)).keys());
 			own = own === undefined ? differs : new Set([...own].filter((f) => differs.has(f)));
 		}
 		return own;
