@@ -1,6 +1,5 @@
 // `Crew`, the engine's public API that every adapter uses: plans, starts, resumes, retries and cancels runs.
 
-import { randomBytes } from "node:crypto";
 import { ensureCrewDir, type Project } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
@@ -24,18 +23,20 @@ import { ScheduleRecords, type SlotClaim, type SlotRecord } from "../store/sched
 import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
-import { dirtyPaths, hasCommit, headCommit, Worktrees } from "../workspace/worktrees.js";
+import { Worktrees } from "../workspace/worktrees.js";
 import { changeBudget } from "./control/budget-change.js";
 import { cancelRun } from "./control/cancel.js";
 import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./control/housekeeping.js";
 import { type ReconcileReport, reconcile } from "./control/reconcile.js";
 import { retryChanges } from "./control/retry.js";
+import { createScheduled, type ScheduledRunDeps, skipSlot, slotMarks } from "./control/scheduled-runs.js";
 import type { RunBundle } from "./history/bundle.js";
 import { createFork, type ForkInput, type PlannedFork, planFork } from "./history/fork.js";
 import { planReplay } from "./history/replay-plan.js";
 import { type AnswerGiven, answerTask } from "./messages/answer.js";
 import { type Steered, steerTask } from "./messages/steer.js";
 import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
+import { newRunId, newRunRecord } from "./planning/new-run.js";
 import type { Plan, PlanInput } from "./planning/plan-input.js";
 import { planRun } from "./planning/planner.js";
 import { checkRunTrusted, runReach } from "./planning/reach.js";
@@ -158,9 +159,10 @@ export class Crew {
 	 * commands from the project's own files is refused, listing them, until the user trusts it.
 	 * Worktrees start from `base` when given (a fork's), else from HEAD.
 	 */
-	create(plan: Plan, base?: string, id = newRunId(this.#options.now())): string {
-		this.#store.createRun(this.#newRun(plan, base, id));
-		return id;
+	create(plan: Plan, base?: string, id?: string): string {
+		const run = this.#newRun(plan, base, id);
+		this.#store.createRun(run);
+		return run.id;
 	}
 
 	/**
@@ -169,21 +171,14 @@ export class Crew {
 	 * run is checked as `create` checks it, before anything is claimed.
 	 */
 	createScheduled(plan: Plan, claim: SlotClaim): string | undefined {
-		const id = newRunId(this.#options.now());
-		const schedule = { name: claim.schedule, slot: claim.slot, ...scheduleMarks(claim) };
-		const run = this.#newRun({ ...plan, options: { ...plan.options, schedule } }, undefined, id);
-		return this.#store.batch(() => {
-			if (!this.schedules.claim({ ...claim, runId: id, at: this.#options.now() })) return undefined;
-			this.#store.createRun(run);
-			return id;
-		});
+		const schedule = slotMarks(claim);
+		const run = this.#newRun({ ...plan, options: { ...plan.options, schedule } }, undefined);
+		return createScheduled(this.#scheduled(), run, claim);
 	}
 
 	/** Claims slot `claim` of a schedule as skipped, saying why; false when it was claimed before. */
 	skipSlot(claim: Pick<SlotRecord, "schedule" | "slot" | "missed">, reason: string): boolean {
-		return this.#store.batch(() =>
-			this.schedules.claim({ ...claim, outcome: "skipped", reason, at: this.#options.now() }),
-		);
+		return skipSlot(this.#scheduled(), claim, reason);
 	}
 
 	/**
@@ -199,29 +194,18 @@ export class Crew {
 			.reverse();
 	}
 
+	#scheduled(): ScheduledRunDeps {
+		return { store: this.#store, schedules: this.schedules, now: this.#options.now };
+	}
+
 	/** Throws, listing them, when `plan` would run commands of this project's own and the project is not trusted. */
 	checkTrust(plan: Plan): void {
 		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
 	}
 
-	/** The new run's record, once the checks every new run passes hold. */
-	#newRun(plan: Plan, base: string | undefined, id: string): NewRun {
-		checkRunTrusted(this.project.root, this.#trusted(this.project.root), runReach(plan.tasks, plan.options));
-		const baseCommit = base
-			? base
-			: plan.tasks.some((t) => t.worktree)
-				? headCommit(this.project.root)
-				: plan.options.script && hasCommit(this.project.root)
-					? headCommit(this.project.root)
-					: undefined;
-		const dirty = baseCommit && !plan.options.allowDirty ? dirtyPaths(this.project.root) : [];
-		if (dirty.length > 0) {
-			throw new CrewError(
-				ErrorCode.Conflict,
-				`worktree mode starts from the last commit, and these tracked files have changes it would not see: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}; commit or stash them, or pass --allow-dirty`,
-			);
-		}
-		return { id, ...plan, options: { ...plan.options, ...(baseCommit ? { baseCommit } : {}) } };
+	/** The record of a new run planned as `plan`; see `newRunRecord`. */
+	#newRun(plan: Plan, base: string | undefined, id = newRunId(this.#options.now())): NewRun {
+		return newRunRecord(this.project.root, this.#trusted(this.project.root), plan, base, id);
 	}
 
 	/** What a fork of a run would reuse of it and run again (see `decideFork`), and the plan it would run. */
@@ -445,15 +429,4 @@ export class Crew {
 		const remote = (run: RunRecord) => remoteRuntimes(this.#credentials.restore(run), this.project.root, this.runtimes);
 		return cancelRun({ ...deps, remote }, runId, why, waitMs);
 	}
-}
-
-/** `YYYYMMDD-HHMMSS-` and six random hex digits: sortable, unique enough, and a valid id. */
-/** What a scheduled run's record says of its slot beside the schedule's name and the slot. */
-function scheduleMarks(claim: SlotClaim): { missed?: number; now?: true } {
-	return { ...(claim.missed > 0 ? { missed: claim.missed } : {}), ...(claim.outcome === "now" ? { now: true } : {}) };
-}
-
-export function newRunId(now: number): string {
-	const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-	return `${stamp}-${randomBytes(3).toString("hex")}`;
 }

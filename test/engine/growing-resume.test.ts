@@ -22,7 +22,7 @@ async function killAndResume(
 	when: readonly ((tasks: readonly { id: string; status: string }[]) => boolean)[],
 ): Promise<{ runId: string; completedAtKills: { at: number; ids: Set<string> }[]; code: number }> {
 	let runner = crewProcess(repo.dir, args);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 	const completedAtKills: { at: number; ids: Set<string> }[] = [];
 	for (const moment of when) {
 		// A runner that ends before the moment (it failed, say) leaves the rest to the assertions.

@@ -74,7 +74,10 @@ test("a replay of a cancelled run is cancelled where the run was, and ends as it
 		{ id: "after", role: "ok", dependsOn: ["long"] },
 	]);
 	const runner = crewProcess(repo.dir, ["run", "goal", "--workflow", "long"]);
-	const runId = await waitFor("the slow task", () => repo.starts("long")[0] && read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor(
+		"the slow task",
+		() => repo.starts("long")[0] && read(repo.dir, (r) => r.repo.runs()[0]?.id),
+	);
 	expect((await crew(repo.dir, ["cancel", runId])).code).toBe(0);
 	await exitOf(runner);
 	const told = async (id: string) =>

@@ -71,7 +71,7 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 		let runId: string;
 		if (seed % 3 === 0 || seed % 6 === 1) {
 			const runner = crewProcess(repo.dir, args);
-			runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+			runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 			await Promise.race([sleep(100 + Math.floor(random() * 500)), exitOf(runner)]);
 			if (seed % 3 === 0) {
 				runner.kill("SIGKILL");

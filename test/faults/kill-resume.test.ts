@@ -38,7 +38,7 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 		let runner = crewProcess(repo.dir, ["run", `faults ${seed}`, "--workflow", "dag", "--concurrency", "4"]);
 		const runners = [runner];
 		try {
-			const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+			const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 			const kills: { at: number; completed: Set<string> }[] = [];
 			// One to three kills, each after 100-1500 ms of running: early, mid-run, or near the end.
 			const planned = 1 + Math.floor(random() * 3);

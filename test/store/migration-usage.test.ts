@@ -64,7 +64,7 @@ test("a store made at schema version 9 gets each run's usage by role and by mode
 	mkdirSync(project.crewDir, { recursive: true });
 	storeAtVersion9(project.dbFile);
 	const reader = closeLater(new RunReader(project));
-	expect(reader.health().schemaVersion).toBe(MIGRATIONS.at(-1)?.version);
+	expect(reader.repo.health().schemaVersion).toBe(MIGRATIONS.at(-1)?.version);
 	expect(reader.usageBy("run-1")).toEqual({
 		role: { planner: used(0, 0, 0), reviewer: used(50, 5, 0.05), worker: used(300, 30, 0.3, true) },
 		model: { command: used(50, 5, 0.05), m1: used(300, 30, 0.3, true) },

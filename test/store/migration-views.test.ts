@@ -50,7 +50,7 @@ test("a store made at schema version 8 gets each task's last activity from its e
 	mkdirSync(project.crewDir, { recursive: true });
 	storeAtVersion8(project.dbFile);
 	const reader = closeLater(new RunReader(project));
-	expect(reader.health().schemaVersion).toBe(MIGRATIONS.at(-1)?.version);
+	expect(reader.repo.health().schemaVersion).toBe(MIGRATIONS.at(-1)?.version);
 	const view = reader.view("run-1");
 	expect(view.tasks.map((t) => [t.id, t.activity])).toEqual([
 		["a", "thinking about a"],

@@ -47,7 +47,7 @@ export async function exportCommand(runId: string, options: { output?: string })
 	// Export only reads the store: it works where the store may not be written, a read-only mount.
 	const reader = new RunReader(findProject(process.cwd()));
 	try {
-		const store = { exportRun: async (id: string) => exportRun(reader.archive(), reader.files, id) };
+		const store = { exportRun: async (id: string) => exportRun(reader.repo.archive(), reader.files, id) };
 		const { file, tasks, files } = await exportToFile(store, runId, options.output, process.cwd());
 		print(`exported run ${runId} (${tasks} tasks, ${files} files) to ${file}\n`);
 		return Exit.Ok;

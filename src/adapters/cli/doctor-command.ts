@@ -69,7 +69,7 @@ function storeCheck(project: Project | undefined, notFound: string): Check {
 		return { name: "store", ok: false, detail: errorMessage(error) };
 	}
 	try {
-		const health = reader.health();
+		const health = reader.repo.health();
 		const detail = health.exists
 			? `${health.file}: ${health.check}, schema ${health.schemaVersion}, ${health.runs} runs`
 			: `${health.file}: ${health.check}`;
@@ -83,7 +83,7 @@ function storeCheck(project: Project | undefined, notFound: string): Check {
 function notifyCheck(project: Project, targets: readonly NotifyTarget[], env: NodeJS.ProcessEnv): Check {
 	const reader = new RunReader(project);
 	try {
-		const failed = reader.failedNotifications(new Date(Date.now() - NOTIFY_FAILURES_KEPT_MS).toISOString());
+		const failed = reader.repo.failedNotifications(new Date(Date.now() - NOTIFY_FAILURES_KEPT_MS).toISOString());
 		const latest = failed.at(-1);
 		const names = `${targets.length} ${targets.length === 1 ? "target" : "targets"}: ${targets.map(targetName).join(", ")}`;
 		if (!latest) return { name: "notify", ok: true, detail: names };

@@ -36,7 +36,7 @@ async function show(): Promise<number> {
 	const { RunReader } = await import("../../engine/views/reader.js");
 	const reader = new RunReader(project);
 	try {
-		const latest = reader.runs()[0];
+		const latest = reader.repo.runs()[0];
 		if (latest === undefined) return 0;
 		const proposed = reader
 			.events(latest.id)

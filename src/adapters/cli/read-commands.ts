@@ -87,7 +87,7 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 
 export async function runsCommand(options: JsonOption & { session?: string }): Promise<number> {
 	const runs = withReader((reader) =>
-		reader
+		reader.repo
 			.runPage({ limit: MOST_RUNS_LISTED, offset: 0 })
 			.runs.filter(({ run }) => options.session === undefined || run.options.caller?.session === options.session),
 	);

@@ -89,7 +89,7 @@ export function createApp(options: AppOptions): CrewApp {
 		if (!r) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${project.root}`);
 		return r;
 	};
-	const metrics = new CrewMetrics(reader);
+	const metrics = new CrewMetrics(() => reader()?.repo);
 	const feed = new RunFeed(needReader, pollMs);
 	const actions = new TeamActions(project);
 	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
@@ -103,14 +103,14 @@ export function createApp(options: AppOptions): CrewApp {
 	guard(app, options);
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
-	app.get("/api/runs", (c) => c.json(runsPage(reader(), c.req.query())));
+	app.get("/api/runs", (c) => c.json(runsPage(reader()?.repo, c.req.query())));
 	app.get("/api/insights", (c) => {
 		const { days = INSIGHT_DAYS } = parse(InsightsQuery, c.req.query(), "query parameter");
-		return c.json(reader()?.insights(days) ?? noInsights(insightWindow(Date.now(), days)));
+		return c.json(reader()?.repo.insights(days) ?? noInsights(insightWindow(Date.now(), days)));
 	});
 	app.get("/api/schedules", (c) => {
 		const read = reader();
-		const schedules = read?.schedules();
+		const schedules = read?.repo.schedules();
 		return c.json({ schedules: read && schedules ? listSchedules({ schedules, run: (id) => read.run(id) }) : [] });
 	});
 	app.get("/api/runs/:runId", (c) => {

@@ -2,7 +2,7 @@
 
 import { Gauge, Histogram, Registry } from "prom-client";
 import { RunStatus, TaskStatus } from "../../core/status.js";
-import type { RunReader } from "../../engine/views/reader.js";
+import type { RepoReader } from "../../engine/views/repo-reader.js";
 
 /** Task wall times, in seconds: agent tasks take from seconds to an hour. */
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
@@ -17,10 +17,10 @@ const ATTEMPT_STATUSES = ["running", "completed", "failed", "timed-out", "stalle
 export class CrewMetrics {
 	readonly contentType: string;
 	readonly #registry = new Registry();
-	readonly #reader: () => RunReader | undefined;
+	readonly #reader: () => RepoReader | undefined;
 	#snapshot: Snapshot | undefined;
 
-	constructor(reader: () => RunReader | undefined) {
+	constructor(reader: () => RepoReader | undefined) {
 		this.#reader = reader;
 		this.contentType = this.#registry.contentType;
 		register(this.#registry, () => this.#snapshot);
@@ -37,7 +37,7 @@ export class CrewMetrics {
 	}
 }
 
-type Snapshot = ReturnType<RunReader["metrics"]>;
+type Snapshot = ReturnType<RepoReader["metrics"]>;
 
 function register(registry: Registry, read: () => Snapshot | undefined): void {
 	const byStatus = (

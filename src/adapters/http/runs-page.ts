@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { RunStatus } from "../../core/status.js";
 import { listedRun } from "../../engine/views/json.js";
-import type { RunReader } from "../../engine/views/reader.js";
+import type { RepoReader } from "../../engine/views/repo-reader.js";
 import { MOST_RUNS_LISTED } from "../../store/run-pages.js";
 import { parse } from "./input.js";
 
@@ -30,7 +30,7 @@ const RunsQuery = z.object({
  * `offset`, each as `crew runs --json` lists it with its tasks by outcome and what it spent;
  * `total`, how many match in all; `choices`, the workflows and teams the store's runs name.
  */
-export function runsPage(reader: RunReader | undefined, query: Record<string, string>): object {
+export function runsPage(reader: RepoReader | undefined, query: Record<string, string>): object {
 	const { limit = MOST_RUNS_LISTED, offset = 0, ...filters } = parse(RunsQuery, query, "query parameter");
 	if (!reader) return { runs: [], total: 0, offset, choices: { workflows: [], teams: [] } };
 	const page = reader.runPage({ ...filters, limit, offset });

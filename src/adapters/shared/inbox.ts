@@ -56,7 +56,7 @@ export const NOTIFY_FAILURES_KEPT_MS = 7 * 24 * 3600 * 1000;
 /** Everything waiting on a person among the repository's runs, oldest first. */
 export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 	const items: InboxItem[] = [];
-	for (const failed of reader.failedNotifications(new Date(now - NOTIFY_FAILURES_KEPT_MS).toISOString())) {
+	for (const failed of reader.repo.failedNotifications(new Date(now - NOTIFY_FAILURES_KEPT_MS).toISOString())) {
 		items.push({
 			kind: InboxKind.Notify,
 			runId: failed.runId,
@@ -68,9 +68,9 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 			command: "crew doctor",
 		});
 	}
-	const questions = reader.waitingQuestions();
-	const mail = reader.waitingMail();
-	const attending = reader.runsNeedingAttention();
+	const questions = reader.repo.waitingQuestions();
+	const mail = reader.repo.waitingMail();
+	const attending = reader.repo.runsNeedingAttention();
 	for (const stored of storedRuns(reader)) {
 		const conflict = stored.integration?.status === "conflict";
 		if (stored.status === RunStatus.Completed && !conflict && !attending.has(stored.id)) continue;
@@ -178,7 +178,7 @@ export function inboxItems(reader: RunReader, now = Date.now()): InboxItem[] {
 /** The repository's runs; none before its store exists. */
 function storedRuns(reader: RunReader) {
 	try {
-		return reader.runs();
+		return reader.repo.runs();
 	} catch (error) {
 		if (isCrewError(error, ErrorCode.NotFound)) return [];
 		throw error;

@@ -331,7 +331,7 @@ export class TeamActions {
 		checkSession(filter.session);
 		const limit = filter.limit ?? RUNS_PER_CALL;
 		return this.#read((reader) => ({
-			runs: reader
+			runs: reader.repo
 				.runs()
 				.filter((run) => filter.session === undefined || run.options.caller?.session === filter.session)
 				.slice(0, limit)

@@ -9,7 +9,7 @@ import type { Plan } from "./plan-input.js";
 /** A run's estimate as every surface gives it: the figures, and the line people read. */
 export type PlanEstimate = RunEstimate & { readonly line: string };
 
-/** What a run of `plan` should cost and take, from `history` (see `RunReader.taskHistory`). */
+/** What a run of `plan` should cost and take, from `history` (see `RepoReader.taskHistory`). */
 export function estimatePlan(plan: Plan, history: readonly TaskSample[]): PlanEstimate {
 	const estimate = plan.options.script
 		? estimateScriptRun(plan.workflow, history)
@@ -37,7 +37,7 @@ export function estimatePlan(plan: Plan, history: readonly TaskSample[]): PlanEs
 export function estimateFromStore(plan: Plan, project: Project): PlanEstimate {
 	const reader = new RunReader(project);
 	try {
-		return estimatePlan(plan, reader.taskHistory());
+		return estimatePlan(plan, reader.repo.taskHistory());
 	} finally {
 		reader.close();
 	}

@@ -111,20 +111,6 @@ export class RunAdmission {
 		});
 	}
 
-	/** Records a warning the first time spending reaches 80% of a cap; whether a cap is reached. */
-	budgetReached(): boolean {
-		if (!this.#budget.limited) return false;
-		if (this.#budget.takeWarning()) {
-			this.#store.appendEvent(this.#lease, "budget.warning", null, { spent: this.#budget.describe() });
-		}
-		return this.#budget.exhausted();
-	}
-
-	/** Records that the budget stopped the run, with what was spent at that moment. */
-	budgetSpent(): void {
-		this.#store.appendEvent(this.#lease, "budget.exhausted", null, { spent: this.#budget.describe() });
-	}
-
 	/** Approved tasks leave their gate and queue up, as do tasks whose questions have answers. */
 	admitApproved(slots: SlotQueue): void {
 		const ids = this.#awaiting.size === 0 ? [] : this.#store.queries.approvedWaiting(this.#lease.runId);

@@ -1,6 +1,7 @@
 // Conflict foresight: tasks' changes trial-merged while they work, a collision recorded and told to the agents.
 
 import { errorMessage } from "../../core/errors.js";
+import type { RunRecord } from "../../core/records.js";
 import { TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
@@ -261,6 +262,22 @@ export class RunForesight {
 		if (!scope || scope.length === 0) return [];
 		return files.filter((f) => !scope.some((s) => f === s || f.startsWith(s.endsWith("/") ? s : `${s}/`)));
 	}
+}
+
+/**
+ * The foresight a run gets: one for a run whose tasks work in worktrees started from a known
+ * commit, unless its options turn foresight off; undefined otherwise. A look that fails is
+ * recorded as an `integration.foresight-failed` event `{message}`, and the run goes on.
+ */
+export function foresightFor(run: RunRecord, deps: Omit<ForesightDeps, "base" | "onError">): RunForesight | undefined {
+	const base = run.options.baseCommit;
+	if (run.options.foresight === false || base === undefined || !deps.tasks.specs.some((spec) => spec.worktree)) {
+		return undefined;
+	}
+	const { store, writes, lease } = deps;
+	const onError = (message: string) =>
+		writes.write(() => store.appendEvent(lease, "integration.foresight-failed", null, { message }));
+	return new RunForesight({ ...deps, base, onError });
 }
 
 function key(tasks: readonly string[], files: readonly string[]): string {

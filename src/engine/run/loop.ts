@@ -5,27 +5,25 @@ import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/erro
 import type { AttemptRecord, RunRecord } from "../../core/records.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
-import type { TaskSpec } from "../../core/types.js";
-import { FailurePolicy } from "../../core/types.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { Lease } from "../../store/lease.js";
 import { RunAdmission } from "./admission.js";
-import { followedStart, recordStart } from "./attempt-start.js";
 import { RunBackoffs } from "./backoffs.js";
+import { RunBudgetStop } from "./budget-stop.js";
 import { RunCommits } from "./commits.js";
 import type { RunLoopDeps } from "./deps.js";
 import type { RunDriver } from "./driver.js";
-import { RunForesight } from "./foresight.js";
+import { foresightFor, type RunForesight } from "./foresight.js";
 import { RunGrowth } from "./growth.js";
 import { RunIntegration } from "./integration.js";
-import type { LiveAttempt, Start } from "./live-attempt.js";
+import type { LiveAttempt } from "./live-attempt.js";
 import { runOutcome } from "./outcome.js";
 import { RunQuestions } from "./questions.js";
-import { ATTACH } from "./remote-runtimes.js";
 import { ReplayPace } from "./replay-pace.js";
+import { RunStarts } from "./starts.js";
 import { RunSteering } from "./steering.js";
 import { RunStop } from "./stop.js";
-import { modelChain, RunTasks } from "./tasks.js";
+import { RunTasks } from "./tasks.js";
 import { startTicker } from "./ticker.js";
 import { Wakeup } from "./wakeup.js";
 import { recordWorkerEvent } from "./worker-events.js";
@@ -43,8 +41,7 @@ export class RunLoop {
 	readonly #run: RunRecord;
 	readonly #tasks: RunTasks;
 	readonly #budget: RunBudget;
-	/** Set when the budget stopped the run: its error then quotes the spend once every attempt has ended. */
-	#budgetStopped = false;
+	readonly #budgetStop: RunBudgetStop;
 	readonly #admission: RunAdmission;
 	#slots: SlotQueue;
 	readonly #workers: RunWorkers;
@@ -52,6 +49,7 @@ export class RunLoop {
 	readonly #writes: RunWrites;
 	readonly #backoffs = new RunBackoffs();
 	readonly #stop: RunStop;
+	readonly #starts: RunStarts;
 	/** Records what each ended attempt means: see `RunCommits`. */
 	readonly #commits: RunCommits;
 	readonly #wakeup = new Wakeup();
@@ -125,23 +123,13 @@ export class RunLoop {
 			},
 			onStoreError: (message) => this.#stop.all("shutdown", message),
 		});
-		this.#foresight =
-			this.#run.options.foresight !== false &&
-			this.#run.options.baseCommit !== undefined &&
-			this.#tasks.specs.some((spec) => spec.worktree)
-				? new RunForesight({
-						store: deps.store,
-						writes: this.#writes,
-						lease,
-						tasks: this.#tasks,
-						worktrees: deps.worktrees,
-						base: this.#run.options.baseCommit,
-						onError: (message) =>
-							this.#writes.write(() =>
-								deps.store.appendEvent(lease, "integration.foresight-failed", null, { message }),
-							),
-					})
-				: undefined;
+		this.#foresight = foresightFor(this.#run, {
+			store: deps.store,
+			writes: this.#writes,
+			lease,
+			tasks: this.#tasks,
+			worktrees: deps.worktrees,
+		});
 		this.#questions = new RunQuestions({
 			store: deps.store,
 			writes: this.#writes,
@@ -162,6 +150,20 @@ export class RunLoop {
 		const { now, cleanupMs } = deps.options;
 		const wake = () => this.#wake();
 		this.#stop = new RunStop({ workers: this.#workers, backoffs: this.#backoffs, driver, now, cleanupMs, wake });
+		const { failure } = this.#run.options;
+		this.#budgetStop = new RunBudgetStop({ store: deps.store, lease, budget: this.#budget, stop: this.#stop, failure });
+		this.#starts = new RunStarts({
+			...deps,
+			lease,
+			run: this.#run,
+			tasks: this.#tasks,
+			budget: this.#budget,
+			budgetStop: this.#budgetStop,
+			admission: this.#admission,
+			workers: this.#workers,
+			stop: this.#stop,
+			turn: this.#pace?.turn,
+		});
 		this.#commits = new RunCommits({
 			...deps,
 			lease,
@@ -176,7 +178,7 @@ export class RunLoop {
 			driver,
 			slots: () => this.#slots,
 			wake,
-			checkBudget: () => this.#checkBudget(),
+			checkBudget: () => this.#budgetStop.check(),
 		});
 	}
 
@@ -206,7 +208,8 @@ export class RunLoop {
 			// Queued tasks behind a task that did not complete (after a retry of another) are skipped.
 			await this.#writes.batch(() => this.#deps.store.transitionTasks(this.#lease, this.#tasks.skipBlocked()));
 			if (this.#signal?.aborted) onAbort();
-			await this.#follow();
+			await this.#starts.follow(this.#followed);
+			if (this.#followed.length > 0) this.#slots = this.#slotQueue();
 			this.#driver?.start({
 				wake: () => this.#wake(),
 				budget: () => this.#budget.view(),
@@ -229,7 +232,7 @@ export class RunLoop {
 					if (this.#stop.kind) return [];
 					if (this.#driver) this.#growth.drive(this.#driver);
 					this.#admission.admitApproved(this.#slots);
-					const filled = this.#fill();
+					const filled = this.#starts.fill(this.#slots);
 					// Workers whose agents wait for answers count as idle: only a person moves them.
 					const asking = this.#questions.asking;
 					const idle = this.#workers.size === asking && this.#backoffs.size === 0 && this.#slots.ready === 0;
@@ -238,7 +241,7 @@ export class RunLoop {
 				});
 				for (const ended of this.#commits.ended.splice(0))
 					this.#driver?.settled(ended.taskId, ended.status, ended.error);
-				for (const start of starts) this.#launch(start);
+				for (const start of starts) this.#starts.launch(start);
 				if (this.#pace?.turned(taken > 0 || starts.length > 0, this.#workers.size)) this.#wake();
 				const idle = this.#workers.size === 0 && this.#backoffs.size === 0;
 				const driven = this.#driver === undefined || this.#driver.outcome !== undefined;
@@ -290,61 +293,10 @@ export class RunLoop {
 		for (const spec of this.#tasks.specs) this.#deps.runtimes.get(this.#run.options.runtime ?? spec.agent.runtime);
 	}
 
-	/** The attempts a dead runner left running elsewhere go on here, each holding its slot. */
-	async #follow(): Promise<void> {
-		for (const attempt of this.#followed) {
-			const index = this.#tasks.dag.indexOf.get(attempt.taskId);
-			if (index === undefined) continue;
-			const spec = this.#tasks.specs[index] as TaskSpec;
-			const runtime = `${ATTACH}${attempt.runtime}`;
-			const start = await followedStart(this.#deps, this.#run, { index, spec, attempt, runtime });
-			this.#budget.start(index, this.#budget.reservationFor(spec.agent.maxTokens), attempt.usage);
-			this.#launch(start);
-		}
-		if (this.#followed.length > 0) this.#slots = this.#slotQueue();
-	}
-
-	/** Records a start for every task that may start now; a spent budget stops the run. */
-	#fill(): Start[] {
-		const running = new Set(this.#workers.indices());
-		const { admitted, spent } = this.#admission.take(this.#slots, running, this.#pace?.turn);
-		if (spent) this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
-		return admitted.map((i) => {
-			const start = recordStart(this.#deps, this.#lease, this.#run, {
-				index: i,
-				spec: this.#tasks.specs[i] as TaskSpec,
-				model: modelChain((this.#tasks.specs[i] as TaskSpec).agent)[this.#tasks.modelIndex[i] ?? 0],
-			});
-			this.#tasks.status[i] = TaskStatus.Running;
-			this.#tasks.attempts[i] = start.request.attempt;
-			return start;
-		});
-	}
-
 	/** A driver that failed stops the run: what runs finishes and is kept, nothing new starts. */
 	#checkDriver(): void {
 		const outcome = this.#driver?.outcome;
 		if (outcome && !outcome.ok && !this.#stop.kind) this.#stop.drain(`not started: ${outcome.error}`);
-	}
-
-	/** Stops the run for its budget: running tasks finish, or are cancelled when the policy is abort. */
-	#stopForBudget(message: string): void {
-		if (this.#budgetStopped || this.#stop.kind) return;
-		this.#budgetStopped = true;
-		this.#admission.budgetSpent();
-		if (this.#run.options.failure === FailurePolicy.Abort) this.#stop.all("abort", message);
-		else this.#stop.drain(message);
-	}
-
-	/** Warns once at 80% of a cap, and stops the run once a cap is reached. */
-	#checkBudget(): void {
-		if (this.#admission.budgetReached())
-			this.#stopForBudget(`not started: the budget is spent (${this.#budget.describe()})`);
-	}
-
-	#launch(start: Start): void {
-		const stop = this.#stop.reason();
-		this.#workers.launch(start, this.#tasks.specs[start.index] as TaskSpec, stop);
 	}
 
 	/**
@@ -357,10 +309,9 @@ export class RunLoop {
 			this.#foresight?.changed(live.request.taskId);
 		}
 		this.#writes.write(() =>
-			recordWorkerEvent(this.#deps.store, this.#lease, live, event, (usage) => {
-				this.#budget.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, usage);
-				this.#checkBudget();
-			}),
+			recordWorkerEvent(this.#deps.store, this.#lease, live, event, (usage) =>
+				this.#budgetStop.report(this.#tasks.dag.indexOf.get(live.request.taskId) ?? -1, usage),
+			),
 		);
 	}
 
@@ -407,7 +358,7 @@ export class RunLoop {
 		const { status: final, error } = runOutcome({
 			cancelled: this.#stop.kind === "cancel",
 			stopMessage: this.#stop.kind ? this.#stop.message : undefined,
-			budgetStop: this.#budgetStopped ? `budget: ${this.#budget.describe()}` : undefined,
+			budgetStop: this.#budgetStop.error,
 			firstFailure: this.#commits.firstFailure,
 			integration: this.#integration.incomplete(),
 			...(this.#driver ? { driven: { outcome: this.#driver.outcome } } : {}),

@@ -1,4 +1,4 @@
-// `RunReader`: read-only access to a project's runs, tasks, events, files and counts, as people see them.
+// `RunReader`: read-only access to a project's runs one at a time (tasks, events, files, results), as people see them.
 
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
@@ -13,61 +13,52 @@ import type {
 	TaskRecord,
 	TaskView,
 } from "../../core/records.js";
-import type { TaskSample } from "../../core/run-estimate.js";
-import { RunStatus, TaskStatus } from "../../core/status.js";
+import type { RunStatus } from "../../core/status.js";
 import type { StatusSelection } from "../../core/status-selection.js";
 import { taskOrder } from "../../core/task-order.js";
 import type { TaskSpec } from "../../core/types.js";
-import { type Usage, ZERO_USAGE } from "../../core/usage.js";
+import type { Usage } from "../../core/usage.js";
 import { ArtifactFiles } from "../../store/artifact-files.js";
-import { type Db, openReader } from "../../store/database.js";
-import { HistoryQueries } from "../../store/history-queries.js";
-import { InsightQueries, type Insights, insightWindow, noInsights } from "../../store/insight-queries.js";
-import { MetricQueries, type StoredCounts } from "../../store/metric-queries.js";
-import { type FailedNotification, failedNotifications } from "../../store/notification-records.js";
-import { RunArchive } from "../../store/run-archive.js";
-import { type PagedRun, type RunFilter, RunPages } from "../../store/run-pages.js";
-import { RunQueries } from "../../store/run-queries.js";
-import { type ScheduledCounts, ScheduleRecords } from "../../store/schedule-records.js";
-import { type MailRow, waitingMail } from "../../store/script-mail.js";
-import { type OpenQuestion, waitingQuestions } from "../../store/task-questions.js";
+import type { RunQueries } from "../../store/run-queries.js";
 import { type TaskLinks, ViewQueries } from "../../store/view-queries.js";
 import { runSummary, usageByJson, usageJson } from "./json.js";
+import { ReadConnection } from "./read-connection.js";
+import { RepoReader } from "./repo-reader.js";
 import { presentRun, type RunChanges, type RunListing, type RunView } from "./run-view.js";
 import { TIMELINE_EVENTS, type Timeline, timeline } from "./timeline.js";
 
 const NO_LINKS: TaskLinks = { dependsOn: [], phase: null };
 
 /**
- * Read-only access to the runs of a project, through a read-only connection, so readers never
- * block a runner and always see a committed state.
+ * Read-only access to the runs of a project, one run at a time, through a read-only connection
+ * (see `ReadConnection`), so readers never block a runner and always see a committed state;
+ * `repo` reads across the runs through the same connection.
  */
 export class RunReader {
 	readonly project: Project;
 	readonly files: ArtifactFiles;
-	readonly #db: Db | null;
-	readonly #queries: RunQueries | null;
+	/** The reads across the project's runs, through this reader's connection: `close` closes both. */
+	readonly repo: RepoReader;
+	readonly #connection: ReadConnection;
 	readonly #views: ViewQueries | null;
-	readonly #metrics: MetricQueries | null;
 	readonly #now: () => number;
 
 	constructor(project: Project, options: { now?: () => number } = {}) {
 		this.project = project;
 		this.files = new ArtifactFiles(project.runsDir);
-		this.#db = openReader(project.dbFile);
-		this.#queries = this.#db ? new RunQueries(this.#db) : null;
-		this.#views = this.#db ? new ViewQueries(this.#db) : null;
-		this.#metrics = this.#db ? new MetricQueries(this.#db) : null;
+		this.#connection = new ReadConnection(project);
+		const db = this.#connection.db;
+		this.#views = db ? new ViewQueries(db) : null;
 		this.#now = options.now ?? Date.now;
+		this.repo = new RepoReader(this.#connection, this.#now);
 	}
 
 	close(): void {
-		this.#db?.close();
+		this.#connection.close();
 	}
 
 	#q(): RunQueries {
-		if (!this.#queries) throw new CrewError(ErrorCode.NotFound, `no runs yet in ${this.project.root}`);
-		return this.#queries;
+		return this.#connection.runQueries();
 	}
 
 	#v(): ViewQueries {
@@ -178,12 +169,12 @@ export class RunReader {
 		});
 	}
 
-	/** A task's attempts, oldest first. */
 	/** Run `runId`'s tasks as planned: each with its agent as resolved then. */
 	taskSpecs(runId: string): TaskSpec[] {
 		return this.#q().taskSpecs(this.#runId(runId));
 	}
 
+	/** A task's attempts, oldest first. */
 	taskAttempts(runId: string, taskId: string): AttemptRecord[] {
 		checkId("run", runId);
 		return this.#v().taskAttempts(runId, taskId);
@@ -202,12 +193,6 @@ export class RunReader {
 	}
 
 	/** A run without its tasks, as people see it. */
-	/** Whole runs as rows, read through this reader's connection: what an export reads. */
-	archive(): RunArchive {
-		this.#q();
-		return new RunArchive(this.#db as Db);
-	}
-
 	run(runId: string): RunRecord {
 		const id = this.#runId(runId);
 		return presentRun({ run: this.#q().getRun(id), tasks: [] }, this.#now()).run;
@@ -247,78 +232,9 @@ export class RunReader {
 		return ordered.every((t, i) => t === joined[i]) ? undefined : ordered.map((t) => t.id);
 	}
 
-	/**
-	 * Counts over the whole store as people see them (a run whose runner is gone, and its running
-	 * tasks, count as interrupted), with every finished task's duration in seconds.
-	 */
-	metrics(): StoredCounts & { readonly taskSeconds: readonly number[]; readonly scheduled: ScheduledCounts } {
-		const q = this.#queries;
-		const m = this.#metrics;
-		if (!q || !m || !this.#db) {
-			const scheduled = { started: 0, skipped: 0, now: 0, missed: 0 };
-			return { runs: {}, tasks: {}, attempts: {}, usage: ZERO_USAGE, ready: 0, taskSeconds: [], scheduled };
-		}
-		const schedules = new ScheduleRecords(this.#db);
-		return q.consistent(() => {
-			const counts = m.counts();
-			const runs = { ...counts.runs };
-			const tasks = { ...counts.tasks };
-			const move = (into: Record<string, number>, from: string, to: string, n: number) => {
-				into[from] = (into[from] ?? 0) - n;
-				into[to] = (into[to] ?? 0) + n;
-			};
-			const now = this.#now();
-			for (const run of q.listRuns()) {
-				if (presentRun({ run, tasks: [] }, now).run.status !== RunStatus.Interrupted) continue;
-				if (run.status === RunStatus.Interrupted) continue;
-				move(runs, run.status, RunStatus.Interrupted, 1);
-				move(tasks, TaskStatus.Running, TaskStatus.Interrupted, m.runningTasks(run.id));
-			}
-			return { ...counts, runs, tasks, taskSeconds: m.taskDurations(), scheduled: schedules.counts() };
-		});
-	}
-
-	/** The repository's schedules and their slots; none before the store exists. */
-	schedules(): ScheduleRecords | undefined {
-		return this.#db ? new ScheduleRecords(this.#db) : undefined;
-	}
-
 	/** A run's usage summed per role and per model. */
 	usageBy(runId?: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
 		return this.#q().usageBy(this.#runId(runId));
-	}
-
-	/** Completed tasks of this repository's latest runs, for estimates; none before its first run. */
-	taskHistory(): TaskSample[] {
-		return this.#db ? new HistoryQueries(this.#db).samples() : [];
-	}
-
-	/**
-	 * What this repository's runs of the last `days` UTC days (today's included) spent by day, and
-	 * how each workflow, agent, model and step did (see `InsightQueries`); every day at zero before
-	 * the first run.
-	 */
-	insights(days: number): Insights {
-		const window = insightWindow(this.#now(), days);
-		return this.#db ? new InsightQueries(this.#db).read(window) : noInsights(window);
-	}
-
-	/** A page of the runs as the runs page lists them (see `RunPages`), each run as people see it. */
-	runPage(filter: RunFilter): { runs: PagedRun[]; total: number } {
-		if (!this.#db) return { runs: [], total: 0 };
-		const page = new RunPages(this.#db).page(filter);
-		const now = this.#now();
-		return { ...page, runs: page.runs.map((p) => ({ ...p, run: presentRun({ run: p.run, tasks: [] }, now).run })) };
-	}
-
-	/** The workflows and teams the runs name. */
-	runChoices(): { workflows: string[]; teams: string[] } {
-		return this.#db ? new RunPages(this.#db).choices() : { workflows: [], teams: [] };
-	}
-
-	runs(): RunRecord[] {
-		if (!this.#queries) return [];
-		return this.#queries.listRuns().map((run) => presentRun({ run, tasks: [] }, this.#now()).run);
 	}
 
 	events(runId: string, afterSeq = 0, limit?: number): EventRecord[] {
@@ -340,35 +256,6 @@ export class RunReader {
 	budgetStopped(runId: string): boolean {
 		checkId("run", runId);
 		return this.#q().budgetStopped(runId);
-	}
-
-	/** Notifications that failed after all their tries since `since` (an ISO time), oldest first; none before the store exists. */
-	failedNotifications(since: string): FailedNotification[] {
-		return this.#db ? failedNotifications(this.#db, since) : [];
-	}
-
-	/** The runs with a task left for a person (`needs_attention`); none before the store exists. */
-	runsNeedingAttention(): ReadonlySet<string> {
-		return this.#queries ? this.#queries.runsWithTasksIn(TaskStatus.NeedsAttention) : new Set();
-	}
-
-	/** The questions agents asked that wait for a person's answer, oldest first; none before the store exists. */
-	waitingQuestions(): OpenQuestion[] {
-		return this.#db ? waitingQuestions(this.#db) : [];
-	}
-
-	/** The mail of workflow scripts that waits for a reply, oldest first; none before the store exists. */
-	waitingMail(): MailRow[] {
-		return this.#db ? waitingMail(this.#db) : [];
-	}
-
-	/** Whether the store is there and sound: SQLite's quick check, the schema version and the run count. */
-	health(): { file: string; exists: boolean; check: string; schemaVersion: number; runs: number } {
-		const file = this.project.dbFile;
-		if (!this.#db) return { file, exists: false, check: "not created yet", schemaVersion: 0, runs: 0 };
-		const check = (this.#db.pragma("quick_check", { simple: true }) as string) ?? "no answer";
-		const schemaVersion = this.#db.pragma("user_version", { simple: true }) as number;
-		return { file, exists: true, check, schemaVersion, runs: this.#q().listRuns().length };
 	}
 
 	/** The files a run produced, by path. */

@@ -51,7 +51,7 @@ test("the inbox lists an approval, a failed run and a question; a question survi
 
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one"], env);
 	const runId = await waitFor("the run recorded", () =>
-		read(repo.dir, (r) => r.runs().find((run) => run.workflow === "one")?.id),
+		read(repo.dir, (r) => r.repo.runs().find((run) => run.workflow === "one")?.id),
 	);
 	await waitFor(
 		"the task to wait for its answer",

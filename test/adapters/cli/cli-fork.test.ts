@@ -147,7 +147,7 @@ test("a fork after the fourth step's text changed reuses the first three tasks a
 	expect(dry.stdout).toContain(`  run   s4: its step changed since run ${runId}`);
 	expect(dry.stdout).toContain("  run   s5: after s4, which runs again");
 	expect(dry.stdout).toContain("estimate of what runs:");
-	expect(read(repo.dir, (r) => r.runs())).toHaveLength(1);
+	expect(read(repo.dir, (r) => r.repo.runs())).toHaveLength(1);
 
 	const before = server.requests.length;
 	const forkId = await forked(repo, [runId], env);
@@ -238,7 +238,7 @@ test("a fork copies the shared files its reused tasks wrote; a fork that fails m
 	expect(failed.code).not.toBe(0);
 	expect(failed.stderr).toContain("not a valid branch point");
 	expect(
-		read(repo.dir, (r) => r.runs())
+		read(repo.dir, (r) => r.repo.runs())
 			.map((r) => r.id)
 			.sort(),
 	).toEqual([runId, forkId, tree].sort());

@@ -84,7 +84,7 @@ test("kill -9 of the runner keeps the tokens its attempt reported: status shows 
 	const { repo, env } = spenderRepo("pi");
 	const args = ["--budget-tokens", "1000", "--timeout", "60s", "--retries", "0", "--failure", "abort"];
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", ...args], env);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 	await waitFor("usage recorded", () =>
 		read(repo.dir, (r) => (r.status(runId).tasks[0]?.usage.input ?? 0) > 0 || undefined),
 	);

@@ -67,7 +67,7 @@ test("Claude Code delegates one task with crew_agent and reports the agent's res
 	expect(answer.is_error).toBe(false);
 	expect(answer.result).toBe("the agent said: answer: write the notes\n");
 
-	const runs = read(repo.dir, (reader) => reader.runs());
+	const runs = read(repo.dir, (reader) => reader.repo.runs());
 	expect(runs).toHaveLength(1);
 	const status = read(repo.dir, (reader) => reader.status(runs[0]?.id));
 	expect(status.run).toMatchObject({ status: "completed", goal: "write the notes", workflow: "agent:worker" });

@@ -115,7 +115,7 @@ test("Claude Code calls crew's MCP tools: it starts a run, follows it to complet
 	]);
 
 	const reader = new RunReader(projectAt(repo.dir));
-	const runs = reader.runs();
+	const runs = reader.repo.runs();
 	const status = JSON.parse(reader.statusJson(runs[0]?.id));
 	reader.close();
 	expect(runs).toHaveLength(1);

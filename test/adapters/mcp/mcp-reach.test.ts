@@ -198,7 +198,7 @@ test("crew mcp refuses bad run options and bad ids with an error naming the valu
 	await refused("crew_export", { runId: "nope" }, "no run 'nope'");
 	await refused("crew_recommend", { goal: " " }, "the goal is empty");
 	expect(repo.starts()).toHaveLength(0);
-	expect(read(repo.dir, (reader) => reader.runs())).toHaveLength(0);
+	expect(read(repo.dir, (reader) => reader.repo.runs())).toHaveLength(0);
 });
 
 test("in a repository the user does not trust, an until check given through MCP is refused as the repository's own commands are, and nothing is recorded", async () => {
@@ -214,7 +214,7 @@ test("in a repository the user does not trust, an until check given through MCP 
 	expect(refused.text).toContain(`${repo.dir} is not trusted`);
 	expect(refused.text).toContain("touch pwned");
 	expect(refused.text).toContain("crew trust");
-	expect(read(repo.dir, (reader) => reader.runs())).toHaveLength(0);
+	expect(read(repo.dir, (reader) => reader.repo.runs())).toHaveLength(0);
 	// Without the command, the same request runs (dry, so that no agent CLI is needed).
 	const dry = await ok(client, "crew_run", { goal: "g", workflow: "solo", runtime: "dry-run" });
 	expect((await untilEnded(client, String(dry.runId))).run.status).toBe("completed");

@@ -269,7 +269,7 @@ test("crew_run, crew_plan and crew_agent take a sandbox level that tightens the 
 			/sandbox 'off' is looser than 'workspace', this machine's default: an agent may only tighten it; to loosen it, run `crew run --sandbox off` yourself/,
 		);
 	}
-	expect(read(repo.dir, (reader) => reader.runs())).toEqual([]);
+	expect(read(repo.dir, (reader) => reader.repo.runs())).toEqual([]);
 	const run = await call(client, "crew_run", { goal: "x", workflow: "one", sandbox: "strict" });
 	expect(run.isError, run.text).toBe(false);
 	const runId = String(run.data.runId);

@@ -162,7 +162,7 @@ test("pi 1.x: a team run from the session runs its agents on the session's model
 	);
 
 	const reader = new RunReader(projectAt(repo.dir));
-	const runs = reader.runs().reverse();
+	const runs = reader.repo.runs().reverse();
 	const options = runs.map((r) => reader.run(r.id).options);
 	reader.close();
 	expect(runs).toHaveLength(2);
@@ -207,7 +207,7 @@ test("pi 1.x: the agent tool runs one agent in the foreground, and one in the ba
 			?.messages.filter((m) => m.role === "tool")
 			.map((m) => m.text) ?? [];
 	const reader = new RunReader(projectAt(repo.dir));
-	const runs = reader.runs().reverse();
+	const runs = reader.repo.runs().reverse();
 	const options = runs.map((r) => reader.run(r.id).options);
 	reader.close();
 	expect(runs.map((r) => [r.workflow, r.status])).toEqual([

@@ -174,7 +174,7 @@ test("a run killed with kill -9 and resumed continues its trace: one run span, t
 	await waitFor("a's task span", () => otlp.spans.some((s) => s.name === "task a"));
 	runner.kill("SIGKILL");
 	await exitOf(runner);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 	expect(
 		otlp.spans.some((s) => s.parentSpanId === ""),
 		"no run span before the run ends",
@@ -225,7 +225,7 @@ test("a failed run retried is a second round: a run span and a task span of its 
 	const env = envWith({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
 	const failed = await crew(repo.dir, ["run", "mend", "--workflow", "mend", "--json"], 60_000, env);
 	expect(failed.code).not.toBe(0);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 	repo.writeFile("mended.mark", "");
 	const retried = await crew(repo.dir, ["retry", runId, "b"], 60_000, env);
 	expect(retried.code, retried.stderr).toBe(0);

@@ -21,7 +21,7 @@ function mailRepo(): TestRepo {
 }
 
 async function runIdOf(repo: TestRepo): Promise<string> {
-	return await waitFor("the run", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	return await waitFor("the run", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 }
 
 interface InboxJson {
@@ -34,7 +34,7 @@ interface InboxJson {
 async function mailInInbox(repo: TestRepo, name: string): Promise<InboxJson> {
 	return await waitFor(
 		`mail ${name} in the inbox`,
-		() => read(repo.dir, (r) => r.waitingMail()).some((m) => m.name === name),
+		() => read(repo.dir, (r) => r.repo.waitingMail()).some((m) => m.name === name),
 		60_000,
 	).then(async () => {
 		const inbox = (JSON.parse((await crew(repo.dir, ["inbox", "--json"])).stdout) as { items: InboxJson[] }).items;
@@ -130,5 +130,5 @@ test("a mail of a run that was cancelled takes no reply, and the run stays cance
 	expect(late.code).not.toBe(0);
 	expect(late.stderr).toContain(`run ${runId} is cancelled: its workflow script gathers no more replies`);
 	expect(read(repo.dir, (r) => r.run(runId)).status).toBe("cancelled");
-	expect(read(repo.dir, (r) => r.waitingMail())).toEqual([]);
+	expect(read(repo.dir, (r) => r.repo.waitingMail())).toEqual([]);
 }, 120_000);

@@ -138,7 +138,7 @@ test("kill -9 of the runner mid-script, then resume: no completed call runs agai
 			return ids.every((id) => tasks.some((t) => t.id === id && t.status === "running" && t.attempts === 2));
 		});
 	try {
-		const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+		const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 		// First kill: one review done, two waiting at their gates.
 		open("inspector-1.0.1");
 		await waitFor("a review done, two running", () => {
@@ -192,7 +192,7 @@ async function cancelThenResume(
 	repo.writeFile(`.crew/workflows/${file}`, script);
 	writeFileSync(join(gates, "stamper-1"), "");
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", file.split(".")[0] as string]);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 	await waitFor("the second call running", () => taskStatus(repo.dir, runId).get("stamper-2") === "running");
 	expect((await crew(repo.dir, ["cancel", runId])).code).toBe(0);
 	await exitOf(runner);
@@ -257,7 +257,7 @@ test("typed args are checked before the run exists, each bad value named", async
 	const notJson = await crew(repo.dir, ["run", "g", "--workflow", "fix-loop", "--args", "{packages"]);
 	expect(notJson.code).toBe(2);
 	expect(notJson.stderr).toMatch(/invalid --args "\{packages": expected JSON/);
-	expect(read(repo.dir, (r) => r.runs())).toEqual([]);
+	expect(read(repo.dir, (r) => r.repo.runs())).toEqual([]);
 	expect(repo.starts()).toEqual([]);
 });
 
@@ -273,7 +273,7 @@ export default async (ctx: WorkflowContext) =>
 `,
 	);
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "wide", "--concurrency", "8"]);
-	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.runs()[0]?.id));
+	const runId = await waitFor("the run recorded", () => read(repo.dir, (r) => r.repo.runs()[0]?.id));
 	await waitFor("four reviews running", () => repo.starts().length === 4);
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
 	expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -304,7 +304,7 @@ export default async () => "ran";
 		/is not trusted, so crew runs none of its own code; workflow script .*eager\.workflow\.ts/,
 	);
 	expect(repo.exists("loaded")).toBe(false);
-	expect(read(repo.dir, (r) => r.runs())).toEqual([]);
+	expect(read(repo.dir, (r) => r.repo.runs())).toEqual([]);
 });
 
 test("a call with a schema answers the parsed value; an answer that does not match is retried with the problems", async () => {
@@ -458,6 +458,6 @@ test("a broken script or a bad call is refused with one line naming it, and noth
 		// Refused before the run exists: one line on stderr, nothing on stdout.
 		if (result.stdout === "") expect(result.stderr.trim().split("\n"), name).toHaveLength(1);
 	}
-	expect(read(repo.dir, (r) => r.runs().map((run) => run.workflow))).toEqual(["badname", "badcall", "norole"]);
+	expect(read(repo.dir, (r) => r.repo.runs().map((run) => run.workflow))).toEqual(["badname", "badcall", "norole"]);
 	expect(repo.starts()).toEqual([]);
 });

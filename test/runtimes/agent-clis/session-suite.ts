@@ -192,7 +192,7 @@ export function sessionSuite(label: string): void {
 			};
 			const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--retries", "0"], env);
 			const runId = await waitFor("the tool call running", () =>
-				existsSync(join(repo.dir, "started.txt")) ? read(repo.dir, (r) => r.runs()[0]?.id) : undefined,
+				existsSync(join(repo.dir, "started.txt")) ? read(repo.dir, (r) => r.repo.runs()[0]?.id) : undefined,
 			);
 			// The tool runs for a minute: a moment more lets each CLI write the call to its session, as it
 			// would have long before a real crash.

@@ -145,7 +145,7 @@ test("resume follows a dead coordinator's attempt in the worktree it made: the a
 	await remote.worker("A", repo.dir);
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "one", "--queue", remote.url, "--retries", "1"]);
 	await waitFor("attempt 2 running on the worker", () => existsSync(join(marks, "started-2")), 30_000);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 	const kept = `crew-attempts/${runId}/t/1`;
 	const first = git(repo, "rev-parse", kept).trim();
 	expect(git(repo, "show", `${kept}:first.txt`)).toBe("first\n");
@@ -191,7 +191,7 @@ test("a check that fails on the worker is retried with its output; a failing set
 	const broken = userWithSetup(repo, "echo cannot install; exit 3");
 	const failed = await crew(repo.dir, ["run", "g", "--workflow", "fix", "--queue", remote.url], 60_000, broken);
 	expect(failed.code).not.toBe(0);
-	const second = read(repo.dir, (r) => r.runs().find((other) => other.id !== runId)?.id) as string;
+	const second = read(repo.dir, (r) => r.repo.runs().find((other) => other.id !== runId)?.id) as string;
 	const [task] = read(repo.dir, (r) => r.status(second).tasks);
 	expect(task?.status).toBe("failed");
 	expect(task?.error).toMatch(/^the setup hook `echo cannot install; exit 3` failed: .*\ncannot install$/s);
@@ -245,7 +245,7 @@ test("cancelling a queue run whose coordinator died ends its agents on a worker 
 	await waitFor("both tasks running on the worker", () => repo.starts().length === 2);
 	runner.kill("SIGKILL");
 	await exitOf(runner);
-	const runId = read(repo.dir, (r) => r.runs().find((run) => run.workflow === "pair")?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs().find((run) => run.workflow === "pair")?.id) as string;
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
 	expect(cancelled.code, cancelled.stderr).toBe(0);
 	expect(read(repo.dir, (r) => r.status(runId).run.status)).toBe("cancelled");

@@ -90,7 +90,7 @@ test("cancel mid-run stops the remote agents", async () => {
 	await remote.worker("B", repo.dir);
 	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "pair", "--queue", remote.url]);
 	await waitFor("both tasks running remotely", () => repo.starts().length === 2);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 	const cancelled = await crew(repo.dir, ["cancel", runId]);
 	expect(cancelled.code, cancelled.stderr).toBe(0);
 	await exitOf(runner);
@@ -109,7 +109,7 @@ test("kill -9 of the coordinator, then resume: it follows its attempts on the wo
 	// While no coordinator runs, one attempt ends on its worker; the other goes on.
 	open("finished");
 	await waitFor("the finished attempt ended", () => repo.ends("finished").length === 1);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 	const resumed = crewProcess(repo.dir, ["resume", runId]);
 	await waitFor("the ended attempt recorded", () =>
 		read(repo.dir, (r) => r.status(runId).tasks.some((t) => t.id === "finished" && t.status === "completed")),
@@ -145,7 +145,7 @@ test("a worker stopped with SIGTERM ends its agent, and the task is retried on a
 	open("only");
 	await exitOf(runner);
 	expect(runner.exitCode).toBe(0);
-	const attempts = read(repo.dir, (r) => r.attempts(read(repo.dir, (q) => q.runs()[0]?.id) as string));
+	const attempts = read(repo.dir, (r) => r.attempts(read(repo.dir, (q) => q.repo.runs()[0]?.id) as string));
 	expect(attempts.map((t) => [t.number, t.status])).toEqual([
 		[1, "failed"],
 		[2, "completed"],

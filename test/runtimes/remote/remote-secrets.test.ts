@@ -73,7 +73,7 @@ test("resume takes the queue's password from the user's config; without it, it r
 	await waitFor("the task started on the worker", () => repo.starts("only")[0]);
 	runner.kill("SIGKILL");
 	await exitOf(runner);
-	const runId = read(repo.dir, (r) => r.runs()[0]?.id) as string;
+	const runId = read(repo.dir, (r) => r.repo.runs()[0]?.id) as string;
 
 	const refused = await crew(repo.dir, ["resume", runId], 20_000, userEnv(repo));
 	expect(refused.code).not.toBe(0);

@@ -1,0 +1,114 @@
+// @ts-check
+// A run page's task panel: the selected task's figures, transcript, result, changes, prompt and
+// files, and while it runs a box to steer its agent. Every text from the server goes in through
+// textContent, never as HTML.
+
+import { api, el, elapsed, statusBadge, token, usageText } from "./dom.js";
+
+/**
+ * The panel of the run `runId`: `select` names the task it shows, `show` reads that task and
+ * redraws the panel with it.
+ * @param {string} runId
+ */
+export function taskPanel(runId) {
+	const panel = el("aside", { class: "panel", id: "task-panel" }, [
+		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
+	]);
+	/** @type {string | undefined} */
+	let selected;
+
+	// One box per page, moved into the panel of a running task: what is typed survives the panel's redraws.
+	const steerText = /** @type {HTMLTextAreaElement} */ (
+		el("textarea", { id: "steer-text", rows: "2", placeholder: "A message the agent hears at its next turn" })
+	);
+	const steerSend = el("button", { id: "steer-send", type: "button" }, ["Send"]);
+	const steerResult = el("span", { id: "steer-result", class: "muted" });
+	const steerBox = el("div", { id: "steer" }, [
+		el("h3", {}, ["Steer"]),
+		steerText,
+		el("p", {}, [steerSend, steerResult]),
+	]);
+	steerSend.addEventListener("click", async () => {
+		const task = selected;
+		const text = steerText.value.trim();
+		if (!task || text === "") return;
+		steerResult.textContent = "sending…";
+		try {
+			const sent = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/steer`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+				body: JSON.stringify({ message: text }),
+			});
+			steerResult.textContent = `message ${sent.message}: ${sent.state}${sent.reason ? `: ${sent.reason}` : ""}`;
+			if (sent.state !== "refused") steerText.value = "";
+		} catch (error) {
+			steerResult.textContent = `not sent: ${/** @type {Error} */ (error).message}`;
+		}
+	});
+
+	const showTask = async () => {
+		if (!selected) return;
+		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
+		const t = d.task;
+		const log = el(
+			"div",
+			{ id: "task-log" },
+			d.log.length === 0
+				? [el("p", { class: "muted" }, ["Nothing yet."])]
+				: d.log.map((/** @type {any} */ e) =>
+						el("div", { class: `log-line log-${e.kind}`, "data-kind": e.kind }, [
+							el("span", { class: "time muted" }, [e.time.slice(11, 19)]),
+							el("span", { class: "kind" }, [e.kind]),
+							el("span", { class: "text" }, [e.text]),
+						]),
+					),
+		);
+		panel.replaceChildren(
+			el("h2", {}, [`${t.stepId} `, statusBadge(t.status)]),
+			el("p", { id: "task-meta" }, [
+				`${t.id} · role ${t.role} · agent ${t.agent} · ${t.runtime}${t.model ? `/${t.model}` : ""} · attempt ${t.attempts} · ${elapsed(t.startedAt, t.finishedAt)}${d.sandbox ? ` · ${d.sandbox}` : ""}`,
+			]),
+			el("p", { id: "task-usage" }, [usageText(t.usage)]),
+			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),
+			...(t.status === "running" ? [steerBox] : []),
+			el("h3", {}, ["Transcript"]),
+			log,
+			el("h3", {}, ["Result"]),
+			el("pre", { id: "task-result" }, [d.result || "(none yet)"]),
+			...(d.patch ? [el("h3", {}, ["Changes"]), el("pre", { id: "task-diff" }, [d.patch])] : []),
+			el("h3", {}, ["Prompt"]),
+			el("pre", { id: "task-prompt" }, [d.prompt]),
+			el("h3", {}, ["Files"]),
+			el(
+				"ul",
+				{},
+				d.artifacts.map((/** @type {any} */ a) =>
+					el("li", {}, [
+						el("a", { href: `/api/runs/${encodeURIComponent(runId)}/artifacts/${a.path}`, target: "_blank" }, [a.path]),
+						` (${a.kind}, ${a.size} bytes)`,
+					]),
+				),
+			),
+		);
+	};
+
+	return {
+		element: panel,
+		/** The task the panel shows, if one was selected. */
+		get selected() {
+			return selected;
+		},
+		/**
+		 * Makes `id` the task the panel shows; the steer box starts empty for another task.
+		 * @param {string} id
+		 */
+		select(id) {
+			if (id !== selected) {
+				steerText.value = "";
+				steerResult.textContent = "";
+			}
+			selected = id;
+		},
+		show: showTask,
+	};
+}
