@@ -109,6 +109,23 @@ test("a replay of a run cancelled after its last task ended, before the run itse
 	expect(await taskStatuses(repo.dir, lastJson(replay.stdout).runId)).toEqual(["only:completed"]);
 });
 
+test("a replay of a run cancelled after a task failed and the run was draining, before the run itself had ended, is cancelled too", async () => {
+	const repo = gitRepo();
+	repo.agent("ok").commandAgent("bad", `node -e "process.exit(3)"`);
+	repo.workflow("two", [
+		{ id: "good", role: "ok" },
+		{ id: "last", role: "bad", dependsOn: ["good"] },
+	]);
+	const { runId } = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "two", "--json"])).stdout);
+	// As above: the cancel landed once the failed task had stopped the run, before the run had ended.
+	const db = new Database(join(repo.dir, ".crew", "crew.db"));
+	db.prepare("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = ?").run(runId);
+	db.close();
+	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
+	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({ status: "cancelled", code: 1 });
+	expect(await taskStatuses(repo.dir, lastJson(replay.stdout).runId)).toEqual(["good:completed", "last:failed"]);
+});
+
 test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {
 	const repo = gitRepo();
 	repo.agent("worker");

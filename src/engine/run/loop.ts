@@ -272,7 +272,8 @@ export class RunLoop {
 		if (this.#stop.leaseLost) {
 			throw new CrewError(ErrorCode.LeaseLost, `run ${this.#lease.runId} was taken over by another runner`);
 		}
-		if (!this.#stop.kind) this.#pace?.ended();
+		// A failure or the budget may have stopped the run first, as it had the recorded run before its cancel.
+		if (this.#stop.kind !== "shutdown") this.#pace?.ended();
 		if (this.#stop.kind === "cancel") await this.#integration.skip();
 		else if (!this.#integration.recorded) await this.#integration.integrate(false);
 		return await this.#writes.batch(() => this.#finish());

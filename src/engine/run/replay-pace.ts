@@ -66,7 +66,8 @@ export class ReplayPace {
 
 	/**
 	 * The replay has nothing more it may do: where the recorded run was cancelled (before it started
-	 * what is left, or after its last task ended, before it had ended itself), it ends cancelled.
+	 * what is left, or after its last task ended, before it had ended itself, whether or not a
+	 * failure or its budget had stopped it by then), it ends cancelled.
 	 */
 	ended(): void {
 		if (this.#deps.cancelled !== undefined) this.#deps.cancel(this.#deps.cancelled);
