@@ -557,7 +557,13 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 		repo.workflow("one", [{ id: "a", role: "scribe", text: "FILE a.txt" }]);
 		try {
 			for (const sandbox of ["off", "workspace"] as const) {
-				const plan = await crew.plan({ goal: "g", workflow: "one", retries: 0, timeoutMs: 8000, sandbox });
+				const plan = await crew.plan({
+					goal: "g",
+					workflow: "one",
+					retries: 0,
+					timeoutMs: cli.unreachableTimeoutMs,
+					sandbox,
+				});
 				const runId = crew.create(plan);
 				expect(await crew.execute(runId)).toBe("failed");
 				const [task] = crew.snapshot(runId).tasks;
@@ -575,7 +581,7 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 		} finally {
 			crew.close();
 		}
-	});
+	}, 120_000);
 
 	test("lines the CLI should never print are kept in the transcript as unparsed, and the task goes on", async () => {
 		const repo = new TestRepo();

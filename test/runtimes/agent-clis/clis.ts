@@ -13,6 +13,11 @@ export const AGENT_CLIS: readonly {
 	readonly unreachable: RegExp;
 	/** What it says of the same in crew's sandbox, where the gate takes its connection and drops it. */
 	readonly unreachableConfined: RegExp;
+	/**
+	 * The timeout its task gets against an unreachable server: room on a loaded machine for a CLI
+	 * that gives up by itself, the test's own figure for one whose end is crew's timeout.
+	 */
+	readonly unreachableTimeoutMs: number;
 	readonly reportsCost: boolean;
 	/**
 	 * What it has reported of a response when it is cut: all of it (pi and Codex, at each
@@ -34,6 +39,7 @@ export const AGENT_CLIS: readonly {
 		serverError: /500 the model fell over/,
 		unreachable: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\)$/,
 		unreachableConfined: /^Connection error\. \(log: \/.*\/attempt-1\.stderr\.log\); /,
+		unreachableTimeoutMs: 30_000,
 		reportsCost: true,
 		cutUsage: "whole",
 		steers: true,
@@ -49,6 +55,7 @@ export const AGENT_CLIS: readonly {
 		serverError: /^500: .*the model fell over/,
 		unreachable: /^Connection error\.: connect ECONNREFUSED/,
 		unreachableConfined: /^Connection error\.: other side closed/,
+		unreachableTimeoutMs: 30_000,
 		reportsCost: true,
 		cutUsage: "whole",
 		steers: true,
@@ -63,6 +70,7 @@ export const AGENT_CLIS: readonly {
 		serverError: /API Error: 500 the model fell over/,
 		unreachable: /Connection error|ECONNREFUSED|Unable to connect/i,
 		unreachableConfined: /^API Error: Connection dropped/,
+		unreachableTimeoutMs: 30_000,
 		reportsCost: true,
 		cutUsage: "input",
 		steers: true,
@@ -79,6 +87,7 @@ export const AGENT_CLIS: readonly {
 		// Codex never gives up on an unreachable server: crew's timeout ends it.
 		unreachable: /timed out after 8\.0s/,
 		unreachableConfined: /^stream disconnected before completion/,
+		unreachableTimeoutMs: 8000,
 		reportsCost: false,
 		cutUsage: "whole",
 		steers: true,
