@@ -12,7 +12,7 @@ import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { DEFAULT_AGENT_RUNTIME } from "../../resources/agent-file.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
-import { type Check, type RuntimeUse, readiness } from "../../runtimes/agent/cli-readiness.js";
+import { type Check, readiness } from "../../runtimes/agent/cli-readiness.js";
 import {
 	claudeCredentials,
 	codexCredentials,
@@ -174,6 +174,57 @@ function sandboxCheck(configured: SandboxLevel | undefined, hosts: readonly stri
 	};
 }
 
+/** One agent CLI's checks: its program (and pi's extensions), its readiness, its smoke call; which are required. */
+interface CliChecks {
+	readonly program: readonly Check[];
+	readonly readiness: readonly Check[];
+	readonly smoke: Check | undefined;
+	readonly required: readonly Check[];
+}
+
+/**
+ * The checks of agent CLI `name`, which the repository's agents use with `used` models (or not at
+ * all): whether its program runs, and when it does and is used, whether it is ready; with `smoke`,
+ * one real call through it, or why none was tried. Only a used CLI's checks are required.
+ */
+async function cliChecks(
+	name: AgentCliName,
+	used: Map<string | undefined, string[]> | undefined,
+	settings: Settings | undefined,
+	env: NodeJS.ProcessEnv,
+	smoke: RuntimeRegistry | undefined,
+): Promise<CliChecks> {
+	let command: readonly string[] | undefined;
+	let program: { ok: boolean; detail: string };
+	try {
+		const chosen = cliProgram(name, settings, env);
+		command = chosen.command;
+		const said = await version(command);
+		program = { ok: said.ok, detail: `${said.detail}: ${chosen.file} (${chosen.rule})` };
+	} catch (error) {
+		program = { ok: false, detail: errorMessage(error) };
+	}
+	const fix = `install ${name}, or name its program in CREW_${name.toUpperCase()} or your crew config.json (runtimes.${name})`;
+	const runs = {
+		name: `runtime ${name}${name === DEFAULT_AGENT_RUNTIME ? " (default)" : ""}`,
+		...program,
+		...(program.ok || !used ? {} : { fix }),
+	};
+	const use = used && command && program.ok ? { runtime: name, command, models: used } : undefined;
+	// pi's extensions and a CLI's readiness each start it apart: they run side by side.
+	const [extensions, ready] = await Promise.all([
+		name === "pi" && command && program.ok ? piExtensionsCheck(command, env) : undefined,
+		use ? readiness(use, env) : [],
+	]);
+	const programChecks = extensions ? [runs, extensions] : [runs];
+	if (!used) return { program: programChecks, readiness: [], smoke: undefined, required: [] };
+	const runnable = use !== undefined && ready.every((c) => c.ok);
+	const notTried = { name: `${name} smoke`, ok: false, detail: `not tried: ${name} is not ready (see above)` };
+	const smoked = smoke && (use && runnable ? await smokeCheck(smoke.get(name), use) : notTried);
+	const all = [...programChecks, ...ready, ...(smoked ? [smoked] : [])];
+	return { program: programChecks, readiness: ready, smoke: smoked, required: all };
+}
+
 /**
  * What this machine offers crew: the runtimes and their versions, the credentials agents would
  * see (names only), and the store's health; then, for each agent CLI the repository's agents use,
@@ -204,33 +255,16 @@ export async function doctorReport(
 		required.add(check);
 	}
 	const uses = runtimeUses(project);
-	const ready: RuntimeUse[] = [];
-	for (const name of AGENT_CLIS) {
-		const used = uses.get(name);
-		let command: readonly string[] | undefined;
-		let program: { ok: boolean; detail: string };
-		try {
-			const chosen = cliProgram(name, settings, env);
-			command = chosen.command;
-			const said = await version(command);
-			program = { ok: said.ok, detail: `${said.detail}: ${chosen.file} (${chosen.rule})` };
-		} catch (error) {
-			program = { ok: false, detail: errorMessage(error) };
-		}
-		const fix = `install ${name}, or name its program in CREW_${name.toUpperCase()} or your crew config.json (runtimes.${name})`;
-		const check = {
-			name: `runtime ${name}${name === DEFAULT_AGENT_RUNTIME ? " (default)" : ""}`,
-			...program,
-			...(program.ok || !used ? {} : { fix }),
-		};
-		checks.push(check);
-		if (used) required.add(check);
-		if (name === "pi" && command && program.ok) {
-			const extensions = await piExtensionsCheck(command, env);
-			checks.push(extensions);
-			if (used) required.add(extensions);
-		}
-		if (used && command && program.ok) ready.push({ runtime: name, command, models: used });
+	const smoke = options.smoke
+		? settings
+			? configuredRuntimes(settings, env)
+			: RuntimeRegistry.standard({ env })
+		: undefined;
+	// Each CLI's checks wait on its own processes only: they run side by side, reported in this order.
+	const clis = await Promise.all(AGENT_CLIS.map((name) => cliChecks(name, uses.get(name), settings, env, smoke)));
+	for (const cli of clis) {
+		checks.push(...cli.program);
+		for (const check of cli.required) required.add(check);
 	}
 	checks.push({ name: "runtime command", ok: existsSync("/bin/sh"), detail: "/bin/sh" });
 	checks.push({ name: "runtime dry-run", ok: true, detail: "built in" });
@@ -245,27 +279,8 @@ export async function doctorReport(
 	checks.push(store);
 	required.add(store);
 	if (project && settings?.notify) checks.push(notifyCheck(project, settings.notify, env));
-	const runnable: RuntimeUse[] = [];
-	for (const use of ready) {
-		const found = await readiness(use, env);
-		for (const check of found) {
-			checks.push(check);
-			required.add(check);
-		}
-		if (found.every((c) => c.ok)) runnable.push(use);
-	}
-	if (options.smoke) {
-		const runtimes = settings ? configuredRuntimes(settings, env) : RuntimeRegistry.standard({ env });
-		for (const name of AGENT_CLIS) {
-			if (!uses.has(name)) continue;
-			const use = runnable.find((u) => u.runtime === name);
-			const check = use
-				? await smokeCheck(runtimes.get(name), use)
-				: { name: `${name} smoke`, ok: false, detail: `not tried: ${name} is not ready (see above)` };
-			checks.push(check);
-			required.add(check);
-		}
-	}
+	for (const cli of clis) checks.push(...cli.readiness);
+	for (const cli of clis) if (cli.smoke) checks.push(cli.smoke);
 	return { checks, ok: [...required].every((c) => c.ok) };
 }
 

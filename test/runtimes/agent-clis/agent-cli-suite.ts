@@ -581,7 +581,7 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 		} finally {
 			crew.close();
 		}
-	}, 120_000);
+	});
 
 	test("lines the CLI should never print are kept in the transcript as unparsed, and the task goes on", async () => {
 		const repo = new TestRepo();
