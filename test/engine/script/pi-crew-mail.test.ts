@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { type Db, openReader } from "../../../src/store/database.js";
@@ -12,7 +12,8 @@ function mailRepo(): TestRepo {
 	repo.writeFile(".crew/workflows/mail.dwf.ts", readFileSync(FIXTURE, "utf8"));
 	const agent = (name: string, command: string) => repo.commandAgent(name, command);
 	agent("worker", 'cat "$CREW_PROMPT_FILE"');
-	agent("sleeper", "sleep 4; echo slept");
+	// It works until the test lets it go (a minute at most), so the script's mail finds it running.
+	agent("sleeper", `for i in $(seq 600); do [ -f '${repo.dir}/release' ] && break; sleep 0.1; done; echo slept`);
 	repo.writeFile(
 		".crew/workflows/steps.workflow.md",
 		"---\nname: steps\ndescription: two steps\n---\n\n## look\nrole: worker\n\nLook at {{focus}} for {goal}; keep {other}.\n\n## check\nrole: worker\ndependsOn: look\nverify: npm test\n\nCheck it.\n",
@@ -74,6 +75,10 @@ test("pi-crew's ctx.mail reaches a person's inbox and a running task's agent; th
 	expect(answered.stdout).toContain(`mail m2 of run ${runId} replied to`);
 	const again = await crew(repo.dir, ["answer", runId, "m2", "twice"]);
 	expect(again.stderr).toContain(`mail m2 of run ${runId} has a reply already`);
+	await waitFor("the mail to the sleeper", () =>
+		read(repo.dir, (r) => r.events(runId, 0, 1000)).some((e) => e.type === "task.steered"),
+	);
+	writeFileSync(join(repo.dir, "release"), "");
 	await exitOf(runner);
 	expect(runner.exitCode).toBe(0);
 
