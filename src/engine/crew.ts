@@ -8,8 +8,7 @@ import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import type { EventRecord, RunRecord, TaskRecord } from "../core/records.js";
-import { type Cause, isTerminalRun, RunStatus, TaskStatus } from "../core/status.js";
-import type { ScriptSpec } from "../core/types.js";
+import { type Cause, RunStatus } from "../core/status.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
@@ -24,6 +23,7 @@ import { claimStore } from "../store/store-origin.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { Worktrees } from "../workspace/worktrees.js";
+import { approveRun, rejection } from "./control/approval.js";
 import { changeBudget } from "./control/budget-change.js";
 import { cancelRun } from "./control/cancel.js";
 import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./control/housekeeping.js";
@@ -32,19 +32,19 @@ import { retryChanges } from "./control/retry.js";
 import { createScheduled, type ScheduledRunDeps, skipSlot, slotMarks } from "./control/scheduled-runs.js";
 import type { RunBundle } from "./history/bundle.js";
 import { createFork, type ForkInput, type PlannedFork, planFork } from "./history/fork.js";
-import { planReplay } from "./history/replay-plan.js";
+import { planReplay, replayedRun } from "./history/replay-plan.js";
 import { type AnswerGiven, answerTask } from "./messages/answer.js";
 import { type Steered, steerTask } from "./messages/steer.js";
 import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
 import { newRunId, newRunRecord } from "./planning/new-run.js";
 import type { Plan, PlanInput } from "./planning/plan-input.js";
 import { planRun } from "./planning/planner.js";
-import { checkRunTrusted, runReach } from "./planning/reach.js";
+import { checkRunTrusted, checkScriptTrusted, runReach } from "./planning/reach.js";
 import { sharedCheckoutWarning } from "./planning/shared-checkout.js";
 import { RunCredentials } from "./run/credentials.js";
 import { remoteRuntimes } from "./run/remote-runtimes.js";
 import { type ExecuteOptions, resumedTasks, runUnderLease } from "./runner.js";
-import { presentRun } from "./views/run-view.js";
+import { liveScheduledRuns } from "./views/run-view.js";
 
 /**
  * The engine's public API: plan, start, resume, retry and cancel runs of one project. Every
@@ -130,20 +130,11 @@ export class Crew {
 		this.#credentials.remember(input.repository);
 		const script = plan.options.script;
 		if (script) {
-			this.#checkScriptTrusted(script);
+			checkScriptTrusted(this.project.root, this.#trusted(this.project.root), script);
 			const { scriptArgs, loadScript } = await import("./script/module.js");
 			scriptArgs(await loadScript(script.file), script.args, script.file);
 		}
 		return plan;
-	}
-
-	/** A project's own workflow script is its code: it runs only once the user trusts the project. */
-	#checkScriptTrusted(script: ScriptSpec): void {
-		if (script.layer !== "project" || this.#trusted(this.project.root)) return;
-		throw new CrewError(
-			ErrorCode.Untrusted,
-			`${this.project.root} is not trusted, so crew runs none of its own code; workflow script ${script.file} is such code. If you trust it, run \`crew trust\` in this repository and try again`,
-		);
 	}
 
 	/** The agents, teams and workflows this project sees: builtin, the user's, the project's. */
@@ -186,12 +177,7 @@ export class Crew {
 	 * whose runner is gone is interrupted.
 	 */
 	liveScheduled(): RunRecord[] {
-		const now = this.#options.now();
-		return this.#queries
-			.runsWithStatus([RunStatus.Queued, RunStatus.Running, RunStatus.Waiting])
-			.filter((run) => run.options.schedule !== undefined)
-			.map((run) => presentRun({ run, tasks: [] }, now, this.#options.staleAfterMs).run)
-			.reverse();
+		return liveScheduledRuns(this.#queries, this.#options.now(), this.#options.staleAfterMs);
 	}
 
 	#scheduled(): ScheduledRunDeps {
@@ -216,15 +202,11 @@ export class Crew {
 
 	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
 	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
-		const record = this.run(runId);
-		const queries = this.#queries;
-		const source = {
-			record,
-			specs: queries.taskSpecs(runId),
-			tasks: queries.listTasks(runId),
-			attempts: queries.attempts(runId),
-		};
-		return this.create(await planReplay((given) => this.plan(given), source, live, now), record.options.baseCommit);
+		const source = replayedRun(this.#queries, checkId("run", runId));
+		return this.create(
+			await planReplay((given) => this.plan(given), source, live, now),
+			source.record.options.baseCommit,
+		);
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */
@@ -344,21 +326,11 @@ export class Crew {
 		return reconcile({ ...deps, now, staleAfterMs }, fix);
 	}
 
-	/**
-	 * Approves every task of the run waiting at its gate. A live runner lets them start by itself;
-	 * `runnerAlive: false` tells the caller to start a runner (the engine starts no processes).
-	 */
+	/** Approves every task of the run waiting at its gate; see `approveRun`. */
 	approve(runId: string): { tasks: string[]; runnerAlive: boolean } {
-		const run = this.#queries.getRun(checkId("run", runId));
-		if (isTerminalRun(run.status) && run.status !== RunStatus.Interrupted) {
-			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status}; there is nothing to approve`);
-		}
-		this.checkRunnable(runId);
-		const tasks = this.#store.approve(runId);
-		if (tasks.length === 0) throw new CrewError(ErrorCode.Conflict, `run ${runId} has nothing waiting for approval`);
-		const runnerAlive =
-			run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
-		return { tasks, runnerAlive };
+		const { now, staleAfterMs } = this.#options;
+		const checkRunnable = (id: string) => this.checkRunnable(id);
+		return approveRun({ store: this.#store, checkRunnable, now, staleAfterMs }, runId);
 	}
 
 	/**
@@ -409,14 +381,7 @@ export class Crew {
 
 	/** Rejects what the run waits for: the run is cancelled, with the reason as its error. */
 	async reject(runId: string, reason: string): Promise<RunStatus> {
-		if (typeof reason !== "string" || reason.trim() === "") {
-			throw new CrewError(ErrorCode.InvalidInput, "a rejection needs a reason: say why with --reason");
-		}
-		const run = this.#queries.getRun(checkId("run", runId));
-		if (!this.#queries.listTasks(runId).some((t) => t.status === TaskStatus.Waiting)) {
-			throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${run.status} and has nothing waiting for approval`);
-		}
-		return this.cancel(runId, `rejected: ${reason.trim()}`);
+		return this.cancel(runId, rejection(this.#queries, runId, reason));
 	}
 
 	/**

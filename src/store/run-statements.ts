@@ -24,8 +24,6 @@ export interface RunStatements {
 	readonly bumpEpoch: Untyped;
 	readonly cancelRequest: Untyped;
 	readonly setBudget: Untyped;
-	readonly integration: Untyped;
-	readonly foresee: Untyped;
 	readonly waitingTasks: Statement<[string], { id: string }>;
 	readonly approveTasks: Untyped;
 	readonly cancelRequested: Statement<[string], { cancel_requested: string | null }>;
@@ -82,10 +80,6 @@ export function runStatements(db: Db): RunStatements {
 		bumpEpoch: db.prepare("UPDATE runs SET epoch = epoch + 1 WHERE id = ?"),
 		cancelRequest: db.prepare("UPDATE runs SET cancel_requested = ? WHERE id = ?"),
 		setBudget: db.prepare("UPDATE runs SET options = json_set(options, '$.budget', json(?)) WHERE id = ?"),
-		integration: db.prepare("UPDATE runs SET integration = ? WHERE id = ?"),
-		foresee: db.prepare(
-			"UPDATE runs SET foreseen = json_insert(coalesce(foreseen, '[]'), '$[#]', json(?)) WHERE id = ?",
-		),
 		waitingTasks: db.prepare(
 			`SELECT id FROM tasks WHERE run_id = ? AND status = 'waiting' AND approved_at IS NULL AND ${NOT_ASKING} ORDER BY idx`,
 		) as Statement<[string], { id: string }>,

@@ -2,7 +2,7 @@
 
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, EventRecord, ForeseenCollision } from "../core/records.js";
+import type { ArtifactRecord, EventRecord } from "../core/records.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
 	type Cause,
@@ -14,12 +14,13 @@ import {
 	type TaskStatus,
 } from "../core/status.js";
 import { storedOptions } from "../core/stored-options.js";
-import type { IntegrationRecord, TaskSpec } from "../core/types.js";
+import type { TaskSpec } from "../core/types.js";
 import type { Db } from "./database.js";
 import { isLeaseHolderAlive, type Lease } from "./lease.js";
 import { RunAttempts } from "./run-attempts.js";
 import type { LeaseOptions, NewRun, TaskChange } from "./run-changes.js";
 import { RunForks } from "./run-forks.js";
+import { RunIntegrations } from "./run-integrations.js";
 import { RunQueries } from "./run-queries.js";
 import { type RunStatements, runStatements } from "./run-statements.js";
 import { ScriptMail } from "./script-mail.js";
@@ -47,6 +48,8 @@ export class RunStore {
 	readonly forks: RunForks;
 	/** Each task's attempts: started, reported on, ended. */
 	readonly attempts: RunAttempts;
+	/** The run's integration, and collisions foreseen before it. */
+	readonly integrations: RunIntegrations;
 
 	/** `onEvent` hears every event this store writes, after its transaction commits. */
 	constructor(db: Db, options: { now?: () => number; onEvent?: (runId: string, event: EventRecord) => void } = {}) {
@@ -65,6 +68,7 @@ export class RunStore {
 		};
 		this.messages = new TaskMessages(db, writes);
 		this.mail = new ScriptMail(db, writes);
+		this.integrations = new RunIntegrations(db, writes);
 		this.forks = new RunForks(db, {
 			...writes,
 			move: (runId, taskId, to, cause) => this.#moveTask(runId, { taskId, to, cause, error: null }),
@@ -360,28 +364,6 @@ export class RunStore {
 			}
 			this.#moveRun(lease.runId, RunStatus.Failed, "settle", error);
 			this.#s.releaseLease.run(lease.runId);
-		});
-	}
-
-	/**
-	 * Records how the run's branches were integrated, with an `integration.<status>` event naming
-	 * the first task whose merge conflicted (if one did).
-	 */
-	recordIntegration(lease: Lease, record: IntegrationRecord): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			this.#s.integration.run(JSON.stringify(record), lease.runId);
-			this.#event(lease.runId, `integration.${record.status}`, record.conflicts[0]?.task ?? null, { ...record });
-		});
-	}
-
-	/** Records a collision foreseen between two tasks' changes, on the run and as an `integration.predicted` event. */
-	recordForeseen(lease: Lease, collision: Omit<ForeseenCollision, "at">): void {
-		this.#tx.write(() => {
-			this.#fence(lease);
-			const foreseen: ForeseenCollision = { ...collision, at: this.#iso() };
-			this.#s.foresee.run(JSON.stringify(foreseen), lease.runId);
-			this.#event(lease.runId, "integration.predicted", null, { ...collision });
 		});
 	}
 

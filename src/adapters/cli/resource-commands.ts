@@ -11,8 +11,7 @@ import { type Diagnostic, diagnosticText } from "../../resources/frontmatter.js"
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { planSummary } from "../shared/plan-summary.js";
-import { recommendTeam, validationReport } from "../shared/resource-reports.js";
-import { resourceKind, resourceRows } from "../shared/team-actions.js";
+import { recommendTeam, resourceKind, resourceRows, validationReport } from "../shared/resource-reports.js";
 import { Exit } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { print, printError } from "./print.js";

@@ -1,9 +1,10 @@
-// Reports on resources: the team recommended for a goal, and the validation of agents, teams and workflows.
+// Reports on resources: their list, the team recommended for a goal, and the validation of agents, teams and workflows.
 
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { matchHints } from "../../core/routing.js";
 import { validateResources } from "../../engine/planning/validate.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
+import type { ResourceKind } from "../../resources/resource-layer.js";
 import type { ResourceLoader } from "../../resources/resource-loader.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 
@@ -77,4 +78,44 @@ export function validationReport(context: {
 		warnings: result.diagnostics.length - errors,
 		diagnostics: result.diagnostics,
 	};
+}
+
+export interface ResourceRow {
+	readonly kind: ResourceKind;
+	readonly name: string;
+	readonly layer: string;
+	readonly file: string;
+	readonly description: string;
+}
+
+export const RESOURCE_KINDS: Readonly<Record<string, ResourceKind>> = {
+	agent: "agent",
+	agents: "agent",
+	team: "team",
+	teams: "team",
+	workflow: "workflow",
+	workflows: "workflow",
+};
+
+/** The resource kind a word names (`agents`, `team`, …), or a clear error. */
+export function resourceKind(word: string): ResourceKind {
+	const kind = RESOURCE_KINDS[word];
+	if (!kind) throw new CrewError(ErrorCode.InvalidInput, `unknown kind '${word}': expected agents, teams or workflows`);
+	return kind;
+}
+
+/** Every agent, team and workflow (or those of `kinds`) a loader sees, with its layer. */
+export function resourceRows(
+	loader: ResourceLoader,
+	kinds: readonly ResourceKind[] = ["agent", "team", "workflow"],
+): ResourceRow[] {
+	return kinds.flatMap((kind) =>
+		loader.list(kind).items.map((listed) => ({
+			kind,
+			name: listed.name,
+			layer: listed.layer,
+			file: listed.file,
+			description: listed.item?.description ?? "(does not load; see crew validate)",
+		})),
+	);
 }

@@ -16,7 +16,6 @@ import { estimateFromStore } from "../../engine/planning/estimate.js";
 import { planRun } from "../../engine/planning/planner.js";
 import { eventJson, listedGoal, type StatusJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
-import type { ResourceKind } from "../../resources/resource-layer.js";
 import { ResourceLoader } from "../../resources/resource-loader.js";
 import type { Check } from "../../runtimes/agent/cli-readiness.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
@@ -29,7 +28,15 @@ import { checkAgentSandbox } from "./agent-sandbox.js";
 import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { type InboxItem, inboxItems } from "./inbox.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
-import { type Recommendation, recommendTeam, type ValidationReport, validationReport } from "./resource-reports.js";
+import {
+	type Recommendation,
+	type ResourceRow,
+	recommendTeam,
+	resourceKind,
+	resourceRows,
+	type ValidationReport,
+	validationReport,
+} from "./resource-reports.js";
 import { runStanding } from "./run-ending.js";
 import { exportToFile } from "./run-export.js";
 import { type RunAsk, runInput } from "./run-input.js";
@@ -77,46 +84,6 @@ function checkSession(session: string | undefined): void {
 			`invalid session ${JSON.stringify(session)}: expected an id of 1 to 200 printable characters without spaces`,
 		);
 	}
-}
-
-export interface ResourceRow {
-	readonly kind: ResourceKind;
-	readonly name: string;
-	readonly layer: string;
-	readonly file: string;
-	readonly description: string;
-}
-
-export const RESOURCE_KINDS: Readonly<Record<string, ResourceKind>> = {
-	agent: "agent",
-	agents: "agent",
-	team: "team",
-	teams: "team",
-	workflow: "workflow",
-	workflows: "workflow",
-};
-
-/** The resource kind a word names (`agents`, `team`, …), or a clear error. */
-export function resourceKind(word: string): ResourceKind {
-	const kind = RESOURCE_KINDS[word];
-	if (!kind) throw new CrewError(ErrorCode.InvalidInput, `unknown kind '${word}': expected agents, teams or workflows`);
-	return kind;
-}
-
-/** Every agent, team and workflow (or those of `kinds`) a loader sees, with its layer. */
-export function resourceRows(
-	loader: ResourceLoader,
-	kinds: readonly ResourceKind[] = ["agent", "team", "workflow"],
-): ResourceRow[] {
-	return kinds.flatMap((kind) =>
-		loader.list(kind).items.map((listed) => ({
-			kind,
-			name: listed.name,
-			layer: listed.layer,
-			file: listed.file,
-			description: listed.item?.description ?? "(does not load; see crew validate)",
-		})),
-	);
 }
 
 /**

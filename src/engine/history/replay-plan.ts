@@ -4,6 +4,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
 import type { ReplayedAttempt, TaskSpec } from "../../core/types.js";
+import type { RunQueries } from "../../store/run-queries.js";
 import type { Plan, PlanInput } from "../planning/plan-input.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork.js";
 
@@ -13,6 +14,16 @@ export interface ReplayedRun {
 	readonly specs: readonly TaskSpec[];
 	readonly tasks: readonly TaskRecord[];
 	readonly attempts: readonly AttemptRecord[];
+}
+
+/** Run `runId` as a replay reads it, as of one committed state. */
+export function replayedRun(queries: RunQueries, runId: string): ReplayedRun {
+	return queries.consistent(() => ({
+		record: queries.getRun(runId),
+		specs: queries.taskSpecs(runId),
+		tasks: queries.listTasks(runId),
+		attempts: queries.attempts(runId),
+	}));
 }
 
 /**

@@ -4,7 +4,7 @@ import { agentRuns } from "../../core/agent-runs.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { agentAsk, stepAsk } from "../../core/sandbox.js";
 import { looser, type SandboxAsk } from "../../core/sandbox-level.js";
-import type { AgentSpec, RunOptions, TaskSpec } from "../../core/types.js";
+import type { AgentSpec, RunOptions, ScriptSpec, TaskSpec } from "../../core/types.js";
 
 /** One thing a run can make this machine do beyond what the user's own agent CLIs do. */
 export interface Reachable {
@@ -124,5 +124,14 @@ export function checkRunTrusted(root: string, trusted: boolean, reach: readonly 
 	throw new CrewError(
 		ErrorCode.Untrusted,
 		`${root} is not trusted, so crew runs none of the commands its own files define; this run would run:\n${listed.join("\n")}\nIf you trust them, run \`crew trust\` in this repository and try again`,
+	);
+}
+
+/** Refuses a workflow script of the project's own (its code) unless the user trusts the project. */
+export function checkScriptTrusted(root: string, trusted: boolean, script: ScriptSpec): void {
+	if (script.layer !== "project" || trusted) return;
+	throw new CrewError(
+		ErrorCode.Untrusted,
+		`${root} is not trusted, so crew runs none of its own code; workflow script ${script.file} is such code. If you trust it, run \`crew trust\` in this repository and try again`,
 	);
 }

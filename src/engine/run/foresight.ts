@@ -214,7 +214,7 @@ export class RunForesight {
 		this.#seen.add(id);
 		const { store, writes, lease } = this.#deps;
 		writes.write(() => {
-			store.recordForeseen(lease, {
+			store.integrations.foreseen(lease, {
 				tasks: [tasks[0] as string, tasks[1] as string],
 				files,
 				regions: regions.map((r) => ({ file: r.file, lines: [r.from, r.to] as const })),

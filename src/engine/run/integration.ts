@@ -157,7 +157,7 @@ export class RunIntegration {
 
 	async #save(facts: Omit<IntegrationRecord, "branch">): Promise<void> {
 		const record = { branch: this.#branch.name(this.#lease.runId), ...facts };
-		await this.#writes.batch(() => this.#store.recordIntegration(this.#lease, record));
+		await this.#writes.batch(() => this.#store.integrations.record(this.#lease, record));
 		this.#record = record;
 	}
 

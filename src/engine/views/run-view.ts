@@ -5,7 +5,8 @@ import { RunStatus, TaskStatus } from "../../core/status.js";
 import { taskOrder } from "../../core/task-order.js";
 import type { Usage } from "../../core/usage.js";
 import { DEFAULT_STALE_AFTER_MS, isLeaseHolderAlive } from "../../store/lease.js";
-import { RUNNER_GONE } from "../../store/run-queries.js";
+import type { RunQueries } from "../../store/run-queries.js";
+import { RUNNER_GONE } from "../../store/tasks-json-sql.js";
 
 /**
  * How a run reads to people: a run whose runner is gone is `interrupted`, and so are the tasks it
@@ -27,6 +28,15 @@ export function presentRun<T extends TaskRecord>(
 			t.status === TaskStatus.Running ? { ...t, status: TaskStatus.Interrupted, error: RUNNER_GONE } : t,
 		),
 	};
+}
+
+/** The runs a schedule started that have not ended, oldest first, as people see them (see `presentRun`). */
+export function liveScheduledRuns(queries: RunQueries, now: number, staleAfterMs: number): RunRecord[] {
+	return queries
+		.runsWithStatus([RunStatus.Queued, RunStatus.Running, RunStatus.Waiting])
+		.filter((run) => run.options.schedule !== undefined)
+		.map((run) => presentRun({ run, tasks: [] }, now, staleAfterMs).run)
+		.reverse();
 }
 
 export interface RunView {
