@@ -249,7 +249,8 @@ export function isAlive(pid: number): boolean {
 	}
 }
 
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+/** Polls `check` until it gives a value; the time limit only catches a hang, with room for a loaded machine. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {
 		const value = check();
