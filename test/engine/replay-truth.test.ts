@@ -94,6 +94,19 @@ test("a replay of a cancelled run is cancelled where the run was, and ends as it
 	expect(await told(lastJson(replay.stdout).runId)).toEqual(await told(runId));
 });
 
+/**
+ * Marks run `runId` cancelled as a cancel that lands before the run's own end leaves it, then
+ * replays it: checks the replay ended cancelled, and gives its tasks' statuses.
+ */
+async function replayCancelled(dir: string, runId: string): Promise<string[]> {
+	const db = new Database(join(dir, ".crew", "crew.db"));
+	db.prepare("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = ?").run(runId);
+	db.close();
+	const replay = await crew(dir, ["replay", runId, "--json"]);
+	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({ status: "cancelled", code: 1 });
+	return await taskStatuses(dir, lastJson(replay.stdout).runId);
+}
+
 test("a replay of a run cancelled after its last task ended, before the run itself had, is cancelled too", async () => {
 	const repo = gitRepo();
 	repo.agent("ok");
@@ -101,12 +114,7 @@ test("a replay of a run cancelled after its last task ended, before the run itse
 	const { runId } = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "one", "--json"])).stdout);
 	// What a cancel that lands between the last task's end and the run's own leaves: the runner's
 	// ticker saw it first. Timing decides whether it happens, so it is written here as it is left.
-	const db = new Database(join(repo.dir, ".crew", "crew.db"));
-	db.prepare("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = ?").run(runId);
-	db.close();
-	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
-	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({ status: "cancelled", code: 1 });
-	expect(await taskStatuses(repo.dir, lastJson(replay.stdout).runId)).toEqual(["only:completed"]);
+	expect(await replayCancelled(repo.dir, runId)).toEqual(["only:completed"]);
 });
 
 test("a replay of a run cancelled after a task failed and the run was draining, before the run itself had ended, is cancelled too", async () => {
@@ -118,12 +126,7 @@ test("a replay of a run cancelled after a task failed and the run was draining, 
 	]);
 	const { runId } = lastJson((await crew(repo.dir, ["run", "goal", "--workflow", "two", "--json"])).stdout);
 	// As above: the cancel landed once the failed task had stopped the run, before the run had ended.
-	const db = new Database(join(repo.dir, ".crew", "crew.db"));
-	db.prepare("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = ?").run(runId);
-	db.close();
-	const replay = await crew(repo.dir, ["replay", runId, "--json"]);
-	expect({ status: lastJson(replay.stdout).status, code: replay.code }).toEqual({ status: "cancelled", code: 1 });
-	expect(await taskStatuses(repo.dir, lastJson(replay.stdout).runId)).toEqual(["good:completed", "last:failed"]);
+	expect(await replayCancelled(repo.dir, runId)).toEqual(["good:completed", "last:failed"]);
 });
 
 test("a replay of an --until run keeps its goal check: passes and checks are answered from the record, and it ends as the run did", async () => {
