@@ -70,6 +70,7 @@ export function taskPanel(runId) {
 			]),
 			el("p", { id: "task-usage" }, [usageText(t.usage)]),
 			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),
+			...d.setAside.map((/** @type {string} */ line) => el("p", { class: "warning set-aside" }, [line])),
 			...(t.status === "running" ? [steerBox] : []),
 			el("h3", {}, ["Transcript"]),
 			log,

@@ -31,14 +31,26 @@ export function projectAt(root: string): Project {
 	return { root, crewDir, dbFile: join(crewDir, "crew.db"), runsDir: join(crewDir, "runs") };
 }
 
-/** Creates `.crew/` with a `.gitignore` for crew's state; returns whether anything was created. */
+/** Creates `.crew/`; returns whether it was created. */
 export function ensureCrewDir(project: Project): boolean {
+	const created = !existsSync(project.crewDir);
+	mkdirSync(project.crewDir, { recursive: true });
+	return created;
+}
+
+/** crew's state in a repository as patterns of its root, for `info/exclude`. */
+export const STATE_PATTERNS: readonly string[] = IGNORED_STATE.map((pattern) => `/.crew/${pattern}`);
+
+/**
+ * Writes `.crew/.gitignore` for crew's state, to be committed with the resources beside it, so
+ * that every clone of the repository ignores it; returns whether it was written.
+ */
+export function writeCrewIgnore(project: Project): boolean {
 	const ignore = join(project.crewDir, ".gitignore");
 	if (existsSync(ignore)) return false;
 	mkdirSync(project.crewDir, { recursive: true });
-	writeFileSync(
-		ignore,
-		`# crew's run state; agents/, teams/, workflows/ and config.json stay tracked\n${IGNORED_STATE.join("\n")}\n`,
-	);
+	writeFileSync(ignore, `${IGNORE_HEADING}\n${IGNORED_STATE.join("\n")}\n`);
 	return true;
 }
+
+export const IGNORE_HEADING = "# crew's run state; agents/, teams/, workflows/ and config.json stay tracked";

@@ -1,7 +1,9 @@
 // A task's events as the log lines people read, and its latest activity as one short line.
 
+import type { SetAsideRecord } from "./records.js";
 import { sandboxText } from "./sandbox-level.js";
 import { originText } from "./session.js";
+import { setAsideText } from "./set-aside-text.js";
 
 /** What kind of thing a line of a task's log says. */
 export const LogKind = {
@@ -92,6 +94,10 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 					? `a write to ${str(data.path)}`
 					: `a connection to ${str(data.host)}${data.port !== undefined ? `:${String(data.port)}` : ""}`;
 			return { kind: LogKind.Error, text: `the sandbox refused ${what}` };
+		}
+		case "git.set-aside": {
+			const folders = Array.isArray(data.folders) ? (data.folders as SetAsideRecord[]) : [];
+			return { kind: LogKind.Error, text: folders.map(setAsideText).join("\n") };
 		}
 		case "scope.violated": {
 			const paths = Array.isArray(data.paths) ? data.paths.join(", ") : "";

@@ -72,6 +72,26 @@ export interface TaskRecord {
 	readonly inherited: InheritedOutcome | null;
 	/** Whether its latest attempt continued the session of the one before, or started over; absent where a view does not read it. */
 	readonly origin?: SessionOrigin | null;
+	/** The git folders its attempts left in their workspace, which crew moved out of it; absent where a view does not read it. */
+	readonly setAside?: readonly SetAsideRecord[];
+}
+
+/**
+ * A git folder a task's attempt left in its workspace (a nested repository, a `.git` link, a git
+ * folder under another name), which crew moved to `movedTo` (removed, when absent) since its
+ * config could run programs at the user's next git command there. `shared` when other attempts
+ * worked in the same workspace meanwhile, so that one of them may have left it.
+ */
+export interface SetAsideRecord extends SetAside {
+	readonly attempt: number;
+	readonly shared: boolean;
+}
+
+/** A git folder left in a workspace, relative to it, and where crew moved it (removed, when absent). */
+export interface SetAside {
+	readonly path: string;
+	readonly kind: "folder" | "file" | "link" | "bare";
+	readonly movedTo?: string;
 }
 
 /** The task of another run whose outcome a forked run's task took, not run again: its usage was spent there, not here. */

@@ -16,6 +16,7 @@ export const TASK_JSON_FIELDS = [
 	"sandbox",
 	"inherited",
 	"session",
+	"setAside",
 ] as const;
 export type TaskJsonField = (typeof TASK_JSON_FIELDS)[number];
 

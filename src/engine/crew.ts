@@ -1,6 +1,6 @@
 // `Crew`, the engine's public API that every adapter uses: plans, starts, resumes, retries and cancels runs.
 
-import { ensureCrewDir, type Project } from "../config/project.js";
+import { ensureCrewDir, IGNORE_HEADING, type Project, STATE_PATTERNS } from "../config/project.js";
 import { resourceLayers, userResourceDirs } from "../config/resource-layers.js";
 import { credentialUrls } from "../config/settings.js";
 import { TrustStore } from "../config/trust.js";
@@ -20,6 +20,7 @@ import type { RunQueries, RunSnapshot } from "../store/run-queries.js";
 import { RunStore } from "../store/run-store.js";
 import { ScheduleRecords, type SlotClaim, type SlotRecord } from "../store/schedule-records.js";
 import { claimStore } from "../store/store-origin.js";
+import { excludeInRepository } from "../workspace/git-surfaces/git-exclude.js";
 import { IntegrationBranch } from "../workspace/integration-branch.js";
 import { refuseTrackedStore } from "../workspace/tracked-store.js";
 import { Worktrees } from "../workspace/worktrees.js";
@@ -77,6 +78,8 @@ export class Crew {
 		this.runtimes = runtimes ?? RuntimeRegistry.standard();
 		refuseTrackedStore(project.root, project.dbFile);
 		ensureCrewDir(project);
+		// No file of crew's in the work tree: an agent's `git add -A` there commits its work alone.
+		excludeInRepository(project.root, IGNORE_HEADING, STATE_PATTERNS);
 		this.#db = openWriter(project.dbFile);
 		claimStore(this.#db, project.root, new Date(this.#options.now()).toISOString());
 		this.#store = new RunStore(this.#db, { now: this.#options.now, ...(onEvent ? { onEvent } : {}) });

@@ -12,7 +12,7 @@ import { AttemptSeal } from "./process/attempt-seal.js";
 import { BoundedBuffer, TailBuffer } from "./process/bounded-buffer.js";
 import { LiveGroups, runWorkerProcess } from "./process/worker-process.js";
 import { DenialWatch } from "./sandbox/denials.js";
-import { type Launch, plantedFailure, Sandbox } from "./sandbox/sandbox.js";
+import { type Launch, leftFailure, Sandbox, tellSetAside } from "./sandbox/sandbox.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Exit status a command uses to say "temporary failure, try again" (EX_TEMPFAIL). */
@@ -106,7 +106,8 @@ export class CommandRuntime implements WorkerRuntime {
 			},
 		});
 		output.end();
-		const planted = await launch.close();
+		const closed = await launch.close();
+		tellSetAside(closed, events);
 		if (confined) watch.scanEnds(end.stderrHead, end.stderrTail);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;
@@ -114,7 +115,8 @@ export class CommandRuntime implements WorkerRuntime {
 		}
 		if (end.logError)
 			return failed(`cannot write the attempt's log: ${end.logError.message}`, false, end.code, artifacts);
-		if (planted.length > 0) return failed(plantedFailure(planted).message, false, end.code, artifacts);
+		const refused = leftFailure(closed);
+		if (refused) return failed(refused.message, false, end.code, artifacts);
 		let text = stdout.text();
 		if (stdout.truncated) text += `\n[crew: output truncated after ${this.#maxResult} of ${stdout.total} bytes]\n`;
 		if (end.code === 0) return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts };

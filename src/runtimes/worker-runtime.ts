@@ -1,7 +1,7 @@
 // The worker runtime interface: one attempt's request, the events a runtime reports and its result.
 
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
-import type { ProcessHandle } from "../core/records.js";
+import type { ProcessHandle, SetAside } from "../core/records.js";
 import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";
 import type { AgentSession, Continuation, SessionOrigin } from "../core/session.js";
 import type { ThinkingLevel } from "../core/thinking.js";
@@ -79,6 +79,11 @@ export type WorkerEvent =
 			readonly host?: string;
 			readonly port?: number;
 	  }
+	/**
+	 * Git folders left in the attempt's workspace, which crew moved out of it (see `SetAside`);
+	 * `shared` when other attempts worked there meanwhile, so that they may have left them.
+	 */
+	| { readonly type: "git-set-aside"; readonly folders: readonly SetAside[]; readonly shared: boolean }
 	/** The attempt changed `paths` outside what its step may write; crew put them back. */
 	| { readonly type: "scope-violated"; readonly paths: readonly string[] }
 	/** Where the attempt's agent CLI keeps its session, and how the attempt began (see `TaskRequest.session`). */

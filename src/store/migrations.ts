@@ -333,4 +333,10 @@ CREATE TABLE schedule_slots (
 		// foreseen: JSON array of ForeseenCollision, oldest first; null until one is foreseen.
 		sql: "ALTER TABLE runs ADD COLUMN foreseen TEXT;",
 	},
+	{
+		version: 20,
+		name: "the git folders each task's attempts left in their workspace, which crew moved out of it",
+		// set_aside: JSON array of {attempt, path, kind, movedTo?, shared}, in the order found; null while none.
+		sql: "ALTER TABLE tasks ADD COLUMN set_aside TEXT;",
+	},
 ];

@@ -7,6 +7,7 @@ import type {
 	ForeseenCollision,
 	InheritedOutcome,
 	RunRecord,
+	SetAsideRecord,
 	TaskRecord,
 } from "../core/records.js";
 import type { AgentSession, SessionOrigin } from "../core/session.js";
@@ -57,6 +58,7 @@ export interface TaskRow {
 	usage_partial: number;
 	sandbox: string | null;
 	inherited: string | null;
+	set_aside: string | null;
 }
 
 export interface AttemptRow {
@@ -144,6 +146,7 @@ export function toTask(row: TaskRow): TaskRecord {
 		},
 		sandbox: sandboxOf(row.sandbox),
 		inherited: inheritedOf(row.inherited),
+		setAside: setAsideOf(row.set_aside),
 	};
 }
 
@@ -203,7 +206,13 @@ export function taskFromArray(r: unknown[]): TaskRecord {
 		sandbox: sandboxOf(r[16] as string | null),
 		inherited: inheritedOf(r[17] as string | null),
 		origin: r[18] === null || r[18] === undefined ? null : (JSON.parse(r[18] as string) as SessionOrigin),
+		setAside: setAsideOf((r[19] as string | null | undefined) ?? null),
 	};
+}
+
+/** The git folders a task's attempts left, as stored: none when null. */
+export function setAsideOf(text: string | null): SetAsideRecord[] {
+	return text === null ? [] : (JSON.parse(text) as SetAsideRecord[]);
 }
 
 /** A forked task's inherited outcome, as stored; null for any other task. */

@@ -1,7 +1,7 @@
 // The store's records of task attempts: started, their process and network, usage reported, how each ended.
 
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, AttemptRecord, ProcessHandle } from "../core/records.js";
+import type { ArtifactRecord, AttemptRecord, ProcessHandle, SetAside, SetAsideRecord } from "../core/records.js";
 import { redact, redactOptional } from "../core/redact.js";
 import type { SandboxNetwork } from "../core/sandbox-level.js";
 import type { AgentSession, SessionOrigin } from "../core/session.js";
@@ -112,6 +112,19 @@ export class RunAttempts {
 			const json = JSON.stringify(network);
 			this.#s.attemptNetwork.run(json, attemptId);
 			this.#s.taskNetwork.run(json, lease.runId, taskId, attemptId);
+		});
+	}
+
+	/**
+	 * Records the git folders attempt `attempt` of `taskId` (or one beside it) left in its
+	 * workspace, which crew moved out of it: on the task, with their `git.set-aside` event.
+	 */
+	setAside(lease: Lease, taskId: string, attempt: number, folders: readonly SetAside[], shared: boolean): void {
+		const records: SetAsideRecord[] = folders.map((folder) => ({ attempt, ...folder, shared }));
+		this.#w.write(() => {
+			this.#w.fence(lease);
+			this.#w.event(lease.runId, "git.set-aside", taskId, { attempt, folders: records });
+			for (const record of records) this.#s.taskSetAside.run(JSON.stringify(record), lease.runId, taskId);
 		});
 	}
 

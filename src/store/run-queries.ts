@@ -31,7 +31,7 @@ export interface RunSnapshot {
 }
 
 const TASK_COLUMNS =
-	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost, usage_partial, sandbox, inherited, (SELECT origin FROM attempts a WHERE a.run_id = tasks.run_id AND a.task_id = tasks.id AND a.number = tasks.attempts)";
+	"id, idx, step_id, role, status, attempts, started_at, finished_at, error, result_chars, tokens_in, tokens_out, cache_read, cache_write, cost, usage_partial, sandbox, inherited, (SELECT origin FROM attempts a WHERE a.run_id = tasks.run_id AND a.task_id = tasks.id AND a.number = tasks.attempts), set_aside";
 
 /** Usage summed in SQL, with `partial` 1 when any row summed is partial. */
 type UsageRow = Omit<Usage, "partial"> & { partial: number | null };

@@ -38,6 +38,7 @@ export interface RunStatements {
 	readonly attemptSession: Untyped;
 	readonly attemptLeft: Untyped;
 	readonly taskNetwork: Untyped;
+	readonly taskSetAside: Untyped;
 	readonly finishAttempt: Untyped;
 	readonly loseAttempt: Untyped;
 	readonly loseAllAttempts: Untyped;
@@ -112,6 +113,9 @@ export function runStatements(db: Db): RunStatements {
 		// The task shows its latest attempt's.
 		taskNetwork: db.prepare(
 			"UPDATE tasks SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE run_id = ? AND id = ? AND sandbox IS NOT NULL AND attempts = (SELECT number FROM attempts WHERE id = ?)",
+		),
+		taskSetAside: db.prepare(
+			"UPDATE tasks SET set_aside = json_insert(coalesce(set_aside, '[]'), '$[#]', json(?)) WHERE run_id = ? AND id = ?",
 		),
 		finishAttempt: db.prepare(
 			"UPDATE attempts SET status = ?, finished_at = ?, exit_code = ?, error = ?, retryable = ?, evidence = ? WHERE id = ?",

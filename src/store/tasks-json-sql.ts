@@ -39,6 +39,8 @@ const TASK_JSON_SQL: Record<TaskJsonField, string> = {
 	sandbox: "json(t.sandbox)",
 	// Its latest attempt's: whether it continued the session of the attempt before, or started over and why.
 	session: `(SELECT json(a.origin) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts)`,
+	// The git folders its attempts left in their workspace, which crew moved out of it.
+	setAside: "CASE WHEN t.set_aside IS NULL THEN json('[]') ELSE json(t.set_aside) END",
 	// A forked run's reused task: the run and task whose outcome it took, and the usage spent there.
 	inherited: `CASE WHEN t.inherited IS NULL THEN NULL ELSE json_object('runId', t.inherited ->> '$.runId',
 		'taskId', t.inherited ->> '$.taskId', 'usage', json_object(${INHERITED_USAGE_JSON})) END`,

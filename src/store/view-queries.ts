@@ -12,6 +12,7 @@ import {
 	type EventRow,
 	inheritedOf,
 	sandboxOf,
+	setAsideOf,
 	toArtifact,
 	toAttempt,
 	toEvent,
@@ -47,7 +48,7 @@ const VIEW_SELECT = `SELECT t.id, t.idx, t.step_id, t.role, t.status, t.attempts
 		v.agent, coalesce(a.runtime, v.runtime), coalesce(a.model, v.model), v.depends_on, v.phase, t.activity,
 		CASE WHEN t.activity IS NULL AND t.activity_seq IS NOT NULL THEN
 			(SELECT json_array(e.type, e.data) FROM events e WHERE e.run_id = t.run_id AND e.seq = t.activity_seq) END,
-		t.inherited
+		t.inherited, t.set_aside
 	FROM tasks t LEFT JOIN task_details v ON v.run_id = t.run_id AND v.task_id = t.id
 	LEFT JOIN attempts a ON a.run_id = t.run_id AND a.task_id = t.id AND a.number = t.attempts`;
 
@@ -86,6 +87,7 @@ function toView(r: unknown[]): TaskView {
 		phase: r[21] as string | null,
 		activity: activityOf(r[22], r[23]),
 		inherited: inheritedOf(r[24] as string | null),
+		setAside: setAsideOf(r[25] as string | null),
 	};
 }
 

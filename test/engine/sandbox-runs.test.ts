@@ -108,8 +108,7 @@ test("a confined agent's own git add -A && git commit commits exactly its change
 		const { dir, run } = await project(
 			"echo mine > own.txt && git add -A && git -c user.name=a -c user.email=a@a commit -qm agent && git status --porcelain && echo committed",
 		);
-		// As crew init leaves it: crew's state ignored, its resources tracked.
-		writeFileSync(join(dir, ".crew", ".gitignore"), "crew.db\ncrew.db-*\nruns/\nworktrees/\n");
+		// Its resources tracked, and no `.crew/.gitignore`: a repository that never ran crew init.
 		const git = committed(dir, "");
 		await run(["trust"]);
 		const base = git("rev-parse", "HEAD").trim();
@@ -120,6 +119,33 @@ test("a confined agent's own git add -A && git commit commits exactly its change
 		expect(git("log", "--format=%s", `${base}..${branch}`).trim(), workspace).toMatch(/^agent$/m);
 		expect(git("diff", "--name-status", `${base}..${branch}`).trim(), workspace).toBe("A\town.txt");
 		if (workspace === "shared") expect(git("status", "--porcelain").trim()).toBe("");
+	}
+});
+
+test("a scaffolder's nested repository is moved out of its workspace, its files kept, and crew says so", async () => {
+	for (const workspace of ["shared", "worktree"]) {
+		const { dir, run } = await project(
+			"mkdir app && cd app && git init -q && echo made > index.js && git add -A && git -c user.name=a -c user.email=a@a commit -qm init && echo scaffolded",
+		);
+		const git = committed(dir, "");
+		await run(["trust"]);
+		const result = await run(["run", "-w", "one", "scaffold", "--workspace", workspace, "--json"]);
+		expect(result.code, `${workspace}: ${result.stderr}`).toBe(0);
+		const { runId } = JSON.parse(result.stdout.trim().split("\n").at(-1) as string) as { runId: string };
+		if (workspace === "shared") {
+			expect(readFileSync(join(dir, "app", "index.js"), "utf8")).toBe("made\n");
+			expect(existsSync(join(dir, "app", ".git"))).toBe(false);
+			expect(git("status", "--porcelain", "-uall").trim()).toBe("?? app/index.js");
+		} else {
+			expect(git("ls-tree", "-r", `crew/${runId}`, "app").trim()).toMatch(/^100644 blob \w+\tapp\/index\.js$/);
+		}
+		const [task] = (await statusOf(run)).tasks as unknown as { setAside: { path: string; movedTo: string }[] }[];
+		expect(task?.setAside.map(({ path }) => path)).toEqual(["app/.git"]);
+		const movedTo = task?.setAside[0]?.movedTo as string;
+		expect(existsSync(join(movedTo, "HEAD"))).toBe(true);
+		const note = `nested repository app/.git moved to ${movedTo}: its config could run programs at your next git command there`;
+		expect((await run(["status", runId])).stdout).toContain(`attempt 1: ${note}`);
+		expect((await run(["logs", runId, "work"])).stdout).toContain(note);
 	}
 });
 

@@ -2,6 +2,7 @@
 
 import type { Project } from "../../config/project.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
+import { setAsideText } from "../../core/set-aside-text.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
@@ -75,6 +76,8 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 			print(`${JSON.stringify(ended)}\n`);
 		} else {
 			print(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+			for (const aside of record.setAside ?? [])
+				printError(`crew: warning: attempt ${aside.attempt}: ${setAsideText(aside)}\n`);
 			if (standing.ending !== RunEnding.Completed) {
 				const why = run.error ?? record.error;
 				printError(`crew: run ${runId} ${run.status}${why ? `: ${why}` : ""}\n`);

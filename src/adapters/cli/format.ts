@@ -5,6 +5,7 @@ import { type LogEntry, LogKind } from "../../core/log-line.js";
 import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/records.js";
 import { sandboxText } from "../../core/sandbox-level.js";
 import { originText } from "../../core/session.js";
+import { setAsideText } from "../../core/set-aside-text.js";
 import { statusCounts } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
@@ -62,6 +63,11 @@ export function taskLine(t: TaskRecord, now: number, widths: { id: number; role:
 	return `  ${pad(t.id, widths.id)}${pad(t.role, widths.role)}${pad(t.status, STATUS_WIDTH)}${pad(elapsed(t.startedAt, t.finishedAt, now), 9)}${attempt}${error}`;
 }
 
+/** The git folders a task's attempts left and crew moved out, a line each, to show under its line. */
+export function setAsideLines(t: TaskRecord): string[] {
+	return (t.setAside ?? []).map((aside) => `      attempt ${aside.attempt}: ${setAsideText(aside)}`);
+}
+
 export function widthsOf(tasks: readonly TaskRecord[]): { id: number; role: number } {
 	let id = 4;
 	let role = 4;
@@ -115,7 +121,7 @@ export function statusText(
 	for (const t of tasks) {
 		if (t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
 		phase = t.phase;
-		lines.push(taskLine(t, now, widths, run.id));
+		lines.push(taskLine(t, now, widths, run.id), ...setAsideLines(t));
 	}
 	return `${lines.join("\n")}\n`;
 }

@@ -2,7 +2,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ensureCrewDir, findProject } from "../../config/project.js";
+import { ensureCrewDir, findProject, writeCrewIgnore } from "../../config/project.js";
 import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import type { EventRecord } from "../../core/records.js";
@@ -74,6 +74,7 @@ export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quie
 export async function init(flags: { bare?: boolean }): Promise<number> {
 	const project = findProject(process.cwd());
 	const created = ensureCrewDir(project);
+	writeCrewIgnore(project);
 	for (const folder of ["agents", "teams", "workflows"]) mkdirSync(join(project.crewDir, folder), { recursive: true });
 	print(`${created ? "created" : "already set up:"} ${project.crewDir}\n`);
 	if (flags.bare) return Exit.Ok;

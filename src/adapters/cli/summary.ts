@@ -4,7 +4,7 @@ import { statusCounts } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
 import type { RunListing } from "../../engine/views/run-view.js";
 import { integrationLines } from "../shared/integration-text.js";
-import { elapsed, SHOWN_CHARS, taskLine, wholeIn, widthsOf } from "./format.js";
+import { elapsed, SHOWN_CHARS, setAsideLines, taskLine, wholeIn, widthsOf } from "./format.js";
 
 /** Most task lines a summary shows; the rest are counted. */
 const SHOWN = 40;
@@ -23,7 +23,7 @@ export function summaryText({ run, tasks }: RunListing, artifactsDir: string, no
 	const order = (s: string) => (s === "completed" ? 1 : 0);
 	const sorted = [...tasks].sort((a, b) => order(a.status) - order(b.status));
 	const widths = widthsOf(tasks);
-	for (const t of sorted.slice(0, SHOWN)) lines.push(taskLine(t, now, widths, run.id));
+	for (const t of sorted.slice(0, SHOWN)) lines.push(taskLine(t, now, widths, run.id), ...setAsideLines(t));
 	if (tasks.length > SHOWN) lines.push(`  … and ${tasks.length - SHOWN} more (crew status ${run.id})`);
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration));
 	if (run.options.script && run.status === "completed") lines.push(`result: crew result ${run.id}`);

@@ -2,6 +2,7 @@
 
 import { type LogKind, logEntry } from "../../core/log-line.js";
 import { sandboxText } from "../../core/sandbox-level.js";
+import { setAsideText } from "../../core/set-aside-text.js";
 import { type UsageJson, usageJson } from "../../engine/views/json.js";
 import type { RunReader } from "../../engine/views/reader.js";
 import { taskJson } from "./api-json.js";
@@ -21,6 +22,8 @@ export interface TaskDetail {
 	readonly patch: string | null;
 	/** How its latest attempt was confined, in words (`sandbox workspace, network …`); null before it ran. */
 	readonly sandbox: string | null;
+	/** The git folders its attempts left in their workspace and crew moved out, in words, each with its attempt. */
+	readonly setAside: readonly string[];
 	readonly attempts: readonly {
 		number: number;
 		runtime: string;
@@ -58,6 +61,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 		result: bounded(reader.result(runId, task.id).text),
 		patch: read(latest("patch")?.path),
 		sandbox: task.sandbox ? sandboxText(task.sandbox, `crew status ${runId} --json`) : null,
+		setAside: (task.setAside ?? []).map((aside) => `attempt ${aside.attempt}: ${setAsideText(aside)}`),
 		attempts: reader
 			.taskAttempts(runId, task.id)
 			.map(({ number, runtime, status, startedAt, finishedAt, exitCode, error, usage }) => ({

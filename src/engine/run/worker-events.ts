@@ -35,6 +35,8 @@ export function recordWorkerEvent(
 			event.origin,
 		);
 	else if (event.type === "workspace-left") store.attempts.left(lease, live.attemptId, event.fingerprint);
+	else if (event.type === "git-set-aside")
+		store.attempts.setAside(lease, taskId, live.request.attempt, event.folders, event.shared);
 	else if (event.type === "confined") store.attempts.network(lease, live.attemptId, taskId, event.network);
 	else if (event.type === "usage") {
 		// On record with its event at once: a runner killed next loses none of it.

@@ -22,7 +22,7 @@ import { LiveGroups, runWorkerProcess, type WorkerExit } from "../process/worker
 import type { Command } from "../sandbox/confine.js";
 import { DenialWatch } from "../sandbox/denials.js";
 import type { GateWatch } from "../sandbox/network-gate.js";
-import { type Launch, plantedFailure, Sandbox, unconfined } from "../sandbox/sandbox.js";
+import { type Closed, type Launch, leftFailure, Sandbox, tellSetAside } from "../sandbox/sandbox.js";
 import type { RunControl, TaskRequest, WorkerFailure, WorkerResult, WorkerRuntime } from "../worker-runtime.js";
 import type { AgentCli, AgentStream } from "./agent-cli.js";
 import { AskSocket } from "./ask-socket.js";
@@ -202,7 +202,7 @@ export class AgentRuntime implements WorkerRuntime {
 			else keep(JSON.stringify({ type: "crew.oversize", bytes: line.bytes }));
 		});
 		let end: WorkerExit | undefined;
-		let planted: string[] = [];
+		let closed: Closed | undefined;
 		try {
 			end = await runWorkerProcess({
 				file: launch.file,
@@ -226,7 +226,8 @@ export class AgentRuntime implements WorkerRuntime {
 		} finally {
 			conversation?.end("its agent has ended");
 			await ask?.socket?.close();
-			planted = await launch.close();
+			closed = await launch.close();
+			tellSetAside(closed, onEvent);
 			kept.close(session);
 			lines.end();
 			transcript.end();
@@ -235,8 +236,8 @@ export class AgentRuntime implements WorkerRuntime {
 			});
 		}
 		const result = { text: stream.text, usage: stream.usage, artifacts };
-		if (planted.length > 0)
-			return { ...result, ok: false, exitCode: end?.code ?? null, error: plantedFailure(planted) };
+		const refused = closed && leftFailure(closed);
+		if (refused) return { ...result, ok: false, exitCode: end?.code ?? null, error: refused };
 		if (end === undefined) {
 			const error = { message: limit?.overrun ?? "its agent was stopped", retryable: false };
 			return { ...result, ok: false, exitCode: null, error };
@@ -301,7 +302,7 @@ export class AgentRuntime implements WorkerRuntime {
 		sessionFolder: string | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
-		if (!isConfined(request.sandbox)) return unconfined(command);
+		if (!isConfined(request.sandbox)) return this.#sandbox.wrap(request, command, { network: "host", env });
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
 		const asker = ask ? [dirname(process.execPath)] : [];
@@ -315,9 +316,9 @@ export class AgentRuntime implements WorkerRuntime {
 			env,
 		});
 		const close = async () => {
-			const planted = await launch.close();
+			const closed = await launch.close();
 			home.settle();
-			return planted;
+			return closed;
 		};
 		return { ...launch, env: { ...launch.env, ...home.env }, close };
 	}

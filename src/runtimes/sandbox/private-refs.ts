@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { RefFolder } from "../../workspace/git-metadata.js";
+import type { RefFolder } from "../../workspace/git-surfaces/git-metadata.js";
 import type { Substitute } from "./confine.js";
 
 /** What a branch's ref holds after a commit: an object's name, on one line. */

@@ -6,10 +6,12 @@ import { dirname, join } from "node:path";
 import { crewPackageDir } from "../../config/crew-package.js";
 import { userConfigDir } from "../../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import type { SetAside } from "../../core/records.js";
 import { CREW_STATE } from "../../core/sandbox.js";
 import { type HostPort, isConfined } from "../../core/sandbox-level.js";
-import { gitMetadata, undoCreated } from "../../workspace/git-metadata.js";
-import type { TaskRequest } from "../worker-runtime.js";
+import { gitMetadata, undoCreated } from "../../workspace/git-surfaces/git-metadata.js";
+import { GitWatch } from "../../workspace/git-surfaces/git-watch.js";
+import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
 import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretPaths } from "./confine.js";
 import { type GateWatch, NetworkGate } from "./network-gate.js";
 import { PrivateRefs } from "./private-refs.js";
@@ -18,24 +20,46 @@ import { PrivateRefs } from "./private-refs.js";
 export interface Launch extends Command {
 	readonly env: Readonly<Record<string, string>>;
 	/**
-	 * Releases what the launch holds once its processes have ended, and undoes what they did to git
-	 * metadata that is not theirs: what would make git run a program or read another repository
-	 * later, and other tasks' branches. Named in the answer, empty when there was none.
+	 * Releases what the launch holds once its processes have ended, and undoes what they left that
+	 * git would run or follow later, outside the sandbox (see `Closed`).
 	 */
-	close(): Promise<string[]>;
+	close(): Promise<Closed>;
 }
 
-/** The failure of an attempt whose processes planted what `Launch.close` removed: not worth a retry. */
-export function plantedFailure(planted: readonly string[]): { readonly message: string; readonly retryable: false } {
-	return {
-		message: `changed git metadata that is not its own (what would run a program or read another repository outside the sandbox, or another task's branch), which crew undid: ${planted.join(", ")}`,
-		retryable: false,
-	};
+/** What an attempt's processes left that crew undid when they ended. */
+export interface Closed {
+	/**
+	 * Git metadata not its own that it changed, which crew undid: what would make git run a
+	 * program or read another repository later, and other tasks' branches.
+	 */
+	readonly planted: readonly string[];
+	/** The git folders it (or an attempt beside it in a shared workspace) left in the workspace, moved out. */
+	readonly setAside: readonly SetAside[];
+	/** The submodules a confined attempt (or one beside it) added or changed, refused. */
+	readonly submodules: readonly string[];
+	/** Whether other attempts worked in the same workspace meanwhile, so that what was left may be theirs. */
+	readonly shared: boolean;
 }
 
-/** A launch that holds nothing: its command as it is. */
-export function unconfined(command: Command): Launch {
-	return { ...command, env: {}, close: async () => [] };
+const NOTHING_LEFT: Closed = { planted: [], setAside: [], submodules: [], shared: false };
+
+/** The failure of an attempt whose processes left what `Launch.close` refuses: not worth a retry. */
+export function leftFailure(closed: Closed): { readonly message: string; readonly retryable: false } | undefined {
+	const reasons: string[] = [];
+	if (closed.planted.length > 0)
+		reasons.push(
+			`changed git metadata that is not its own (what would run a program or read another repository outside the sandbox, or another task's branch), which crew undid: ${closed.planted.join(", ")}`,
+		);
+	if (closed.submodules.length > 0)
+		reasons.push(
+			`added or changed submodules, which a confined task may not (a submodule names a repository that your next \`git submodule update\` or recursive clone fetches and checks out): ${closed.submodules.join(", ")}; give the step \`sandbox: off\` to let it`,
+		);
+	return reasons.length > 0 ? { message: reasons.join("; and "), retryable: false } : undefined;
+}
+
+/** Tells of the git folders `closed` names as set aside, as the attempt's event. */
+export function tellSetAside(closed: Closed, onEvent: (event: WorkerEvent) => void): void {
+	if (closed.setAside.length > 0) onEvent({ type: "git-set-aside", folders: closed.setAside, shared: closed.shared });
 }
 
 /** What a confined process needs beyond its workspace, as its runtime knows it. */
@@ -60,6 +84,7 @@ export interface Needs {
  */
 export class Sandbox {
 	readonly #env: NodeJS.ProcessEnv;
+	readonly #watch = new GitWatch();
 	#tools: { readonly bwrap: string | null; readonly socat: string | null } | undefined;
 
 	constructor(env: NodeJS.ProcessEnv = process.env) {
@@ -81,12 +106,23 @@ export class Sandbox {
 	 */
 	async wrap(request: TaskRequest, command: Command, needs: Needs): Promise<Launch> {
 		const asked = request.sandbox;
-		if (!asked || !isConfined(asked)) return unconfined(command);
+		const confined = asked !== undefined && isConfined(asked);
+		// A read-only workspace is left as it was; an unconfined attempt's submodules are its user's choice.
+		const stay = confined && asked.readOnly ? undefined : await this.#watch.enter(request.cwd, confined);
+		const leave = async () =>
+			stay ? stay.leave(join(request.artifactDir, `attempt-${request.attempt}.git-set-aside`)) : NOTHING_LEFT;
+		if (!confined) {
+			const close = async (): Promise<Closed> => ({ ...(await leave()), submodules: [], planted: [] });
+			return { ...command, env: {}, close };
+		}
 		const { bwrap, socat } = this.#found();
 		const home = needs.env.HOME || this.#env.HOME || homedir();
-		const git = gitMetadata(request.cwd, !asked.readOnly);
+		const git = gitMetadata(request.cwd, !asked.readOnly, stay?.before ?? []);
 		const refs = git?.refFolders.length ? PrivateRefs.make(git.refFolders) : undefined;
-		const undo = async () => [...(git ? undoCreated(git, request.cwd) : []), ...(refs?.settle() ?? [])];
+		const undo = async (): Promise<Closed> => {
+			const planted = [...(git ? undoCreated(git, request.cwd) : []), ...(refs?.settle() ?? [])];
+			return { ...(await leave()), planted };
+		};
 		const spec = {
 			workspace: request.cwd,
 			readOnlyWorkspace: asked.readOnly,

@@ -309,6 +309,25 @@ test("a run page compares the run with the one it was forked from: each task's d
 	expect(await page.locator("#compare-totals tr").nth(1).locator("a").textContent()).toBe(forkId);
 }, 60_000);
 
+test("a task's panel says which nested repository its attempt left and where crew moved it", async () => {
+	const repo = new TestRepo();
+	dashboard.keep(repo);
+	repo.commandAgent("scaffolder", "mkdir app && cd app && git init -q && echo made > index.js && echo ok");
+	repo.workflow("scaffold", [{ id: "make", role: "scaffolder" }]);
+	const run = await crew(repo.dir, ["run", "scaffold it", "--workflow", "scaffold", "--json"]);
+	expect(run.code).toBe(0);
+	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
+	const page = await dashboard.browser.newPage();
+	const url = new URL(await dashboard.serve(repo.dir));
+	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.locator('g.node[data-task="make"]').click();
+	const note = page.locator("#task-panel .set-aside");
+	await note.waitFor();
+	expect(await note.textContent()).toBe(
+		`attempt 1: nested repository app/.git moved to ${repo.dir}/.crew/runs/${runId}/tasks/make/attempt-1.git-set-aside/app/.git: its config could run programs at your next git command there`,
+	);
+});
+
 test("a huge goal shows bounded on the run page, saying its length, and whole when asked", async () => {
 	const repo = new TestRepo().agent("worker");
 	dashboard.keep(repo);

@@ -2,6 +2,8 @@
 
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { configIncludes } from "./config-includes.js";
+import type { GitFolder } from "./git-folders.js";
 
 /**
  * The git metadata of a checkout as a confined process must find it. Whatever decides which
@@ -35,29 +37,55 @@ export interface RefFolder {
 
 /**
  * What in a git folder decides what git runs, or which repository it reads (`commondir`, `gitdir`,
- * and other worktrees' folders, which say the same for theirs).
+ * other worktrees' folders, which say the same for theirs, the objects' alternates and the
+ * remotes of old, which name other repositories).
  */
-const DECIDES = ["config", "config.worktree", "hooks", "info", "modules", "commondir", "gitdir", "worktrees"];
+const DECIDES = [
+	"config",
+	"config.worktree",
+	"hooks",
+	"info",
+	"modules",
+	"commondir",
+	"gitdir",
+	"worktrees",
+	"objects/info/alternates",
+	"objects/info/http-alternates",
+	"remotes",
+	"branches",
+];
 
 /**
  * The metadata of the checkout at `workspace` (a repository's root, or a worktree whose `.git` is a
  * link to its folder), or undefined when `workspace` is not one; nothing writable unless `commits`.
  * Folders a worktree's commit must write are made now, as git would make them, so they can be bound.
+ * With it, the same of the git folders `nested` below it (the repositories of the user's own
+ * there), and the files in the workspace that the repository's config includes.
  */
-export function gitMetadata(workspace: string, commits: boolean): GitMetadata | undefined {
-	const link = join(workspace, ".git");
-	if (!existsSync(link)) return undefined;
-	const isLink = lstatSync(link).isFile();
-	const gitDir = isLink ? linkTarget(link, workspace) : link;
-	if (gitDir === undefined) return undefined;
-	const commonFile = join(gitDir, "commondir");
-	const commonDir = existsSync(commonFile) ? resolve(gitDir, readFileSync(commonFile, "utf8").trim()) : gitDir;
+export function gitMetadata(
+	workspace: string,
+	commits: boolean,
+	nested: readonly GitFolder[] = [],
+): GitMetadata | undefined {
+	const found = gitFoldersOf(workspace);
+	if (found === undefined) return undefined;
+	const { link, isLink, gitDir, commonDir } = found;
 	const folders = [...new Set([gitDir, commonDir])];
+	const nestedFolders = nested
+		.filter((n) => n.kind === "folder" || n.kind === "bare")
+		.map((n) => join(workspace, n.path));
+	const nestedLinks = nested.filter((n) => n.kind === "file" || n.kind === "link").map((n) => join(workspace, n.path));
+	const included = [join(commonDir, "config"), join(gitDir, "config.worktree")]
+		.flatMap(configIncludes)
+		.filter((path) => path.startsWith(`${workspace}/`));
 	const decides = [
 		...(isLink ? [link] : []),
-		...folders.flatMap((folder) => DECIDES.map((name) => join(folder, name))),
+		...[...folders, ...nestedFolders].flatMap((folder) => DECIDES.map((name) => join(folder, name))),
+		...nestedLinks,
+		...included,
 	];
-	const writable: string[] = [];
+	// A nested git folder bound where it is cannot be moved aside for another, as the checkout's cannot.
+	const writable: string[] = commits ? nestedFolders : [];
 	const refFolders: RefFolder[] = [];
 	if (commits && !isLink) writable.push(gitDir);
 	if (commits && isLink) {
@@ -90,6 +118,26 @@ export function undoCreated(metadata: GitMetadata, workspace: string): string[] 
 	const created = metadata.absent.filter((path) => existsSync(path));
 	for (const path of created) rmSync(path, { recursive: true, force: true });
 	return created.map((path) => (path.startsWith(`${workspace}/`) ? path.slice(workspace.length + 1) : path));
+}
+
+/**
+ * The git folders of the checkout at `workspace`: its own (`gitDir`, which its `.git` names when
+ * that is a link) and the repository's (`commonDir`, which a worktree's names); undefined when
+ * `workspace` is not a checkout.
+ */
+export function gitFoldersOf(
+	workspace: string,
+):
+	| { readonly link: string; readonly isLink: boolean; readonly gitDir: string; readonly commonDir: string }
+	| undefined {
+	const link = join(workspace, ".git");
+	if (!existsSync(link)) return undefined;
+	const isLink = lstatSync(link).isFile();
+	const gitDir = isLink ? linkTarget(link, workspace) : link;
+	if (gitDir === undefined) return undefined;
+	const commonFile = join(gitDir, "commondir");
+	const commonDir = existsSync(commonFile) ? resolve(gitDir, readFileSync(commonFile, "utf8").trim()) : gitDir;
+	return { link, isLink, gitDir, commonDir };
 }
 
 /** The folder a worktree's `.git` link names, if it names one. */
