@@ -1,5 +1,7 @@
 // @module-tag agent-cli
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { expect, test } from "vitest";
 import { crew, gitRepo } from "../helpers.js";
 
@@ -27,9 +29,11 @@ test("crew demo --here runs the sample team on the current repository with the s
 	expect(demo.stdout).toContain("tracked files with uncommitted changes: 1");
 	expect(demo.stdout).toContain("the model answered 6 requests from pi");
 	expect(demo.stdout).toContain("to run crew here on a real model");
-	// Only crew's own record of the run is new; the repository's files are as they were.
+	// The repository's files are as they were, and crew's record of the run is ignored by the
+	// repository's own exclude file: git lists no file of crew's.
 	expect(git("diff")).toBe(before.diff);
-	expect(git("status", "--porcelain")).toBe(`${before.status}?? .crew/\n`);
+	expect(git("status", "--porcelain")).toBe(before.status);
+	expect(existsSync(join(repo.dir, ".crew", "crew.db"))).toBe(true);
 	expect(JSON.parse((await crew(repo.dir, ["status", "--json"])).stdout).run.status).toBe("completed");
 });
 

@@ -1,4 +1,4 @@
-// What tasks leave in a workspace that the user's git would run later: looked for when the last attempt working there ends.
+// What tasks leave in a workspace for the user's git to run later, looked for when the last attempt there ends.
 
 import type { SetAside } from "../../core/records.js";
 import { type GitFolder, gitFolders, madeSince } from "./git-folders.js";

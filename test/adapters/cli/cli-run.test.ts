@@ -60,6 +60,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 			"role",
 			"sandbox",
 			"session",
+			"setAside",
 			"startedAt",
 			"status",
 			"stepId",
@@ -71,6 +72,7 @@ test("crew run shows progress and a summary; --json ends with {runId, status}; s
 		expect(task.inherited).toBeNull();
 		// A first attempt continued nothing, and started over nothing.
 		expect(task.session).toBeNull();
+		expect(task.setAside).toEqual([]);
 		expect(task.startedAt).toMatch(ISO);
 		expect(task.finishedAt).toMatch(ISO);
 	}
