@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { gitFolders, madeSince } from "../../src/workspace/git-surfaces/git-folders.js";
 import { GitWatch } from "../../src/workspace/git-surfaces/git-watch.js";
+import { submoduleState } from "../../src/workspace/git-surfaces/submodule-changes.js";
 
 function workspace(): string {
 	const dir = mkdtempSync(join(tmpdir(), "crew-git-surfaces-"));
@@ -28,7 +29,7 @@ test("every git folder below the root is found, in ignored and unreadable folder
 	chmodSync(join(root, "locked"), 0o000);
 	mkdirSync(join(root, ".crew", "worktrees", "w"), { recursive: true });
 	writeFileSync(join(root, ".crew", "worktrees", "w", ".git"), "gitdir: x\n");
-	expect(gitFolders(root).map(({ path, kind }) => `${kind} ${path}`)).toEqual([
+	expect(gitFolders(root).found.map(({ path, kind }) => `${kind} ${path}`)).toEqual([
 		"folder a/.git",
 		"link linked/.git",
 		"folder locked/deep/.git",
@@ -41,11 +42,30 @@ test("a git folder put in the place of one that was there counts as made; one le
 	const root = workspace();
 	init(join(root, "kept"));
 	init(join(root, "swapped"));
-	const before = gitFolders(root);
+	const before = gitFolders(root).found;
 	renameSync(join(root, "swapped", ".git"), join(root, "old-git"));
 	init(join(root, "swapped"));
 	init(join(root, "new"));
-	expect(madeSince(before, gitFolders(root)).map(({ path }) => path)).toEqual(["new/.git", "old-git", "swapped/.git"]);
+	expect(madeSince(before, gitFolders(root).found).map(({ path }) => path)).toEqual([
+		"new/.git",
+		"old-git",
+		"swapped/.git",
+	]);
+});
+
+test("a walk that reads again only the folders changed since an earlier one finds what was made in them, and .git files changed in place", () => {
+	const root = workspace();
+	mkdirSync(join(root, "deep", "a", "b"), { recursive: true });
+	mkdirSync(join(root, "sub"));
+	writeFileSync(join(root, "sub", ".git"), "gitdir: ../x\n");
+	const first = gitFolders(root);
+	// As if the earlier walk were well after every folder's last change, so that each unchanged one is taken from it.
+	const earlier = { listing: first.listing, at: Date.now() + 10_000 };
+	init(join(root, "deep", "a", "b"));
+	writeFileSync(join(root, "sub", ".git"), "gitdir: ../elsewhere\n");
+	const again = gitFolders(root, earlier);
+	expect(madeSince(first.found, again.found).map(({ path }) => path)).toEqual(["deep/a/b/.git", "sub/.git"]);
+	expect(gitFolders(root, { listing: again.listing, at: Date.now() + 10_000 }).found).toEqual(again.found);
 });
 
 test("attempts sharing a workspace have what they left set aside when the last of them ends, not before", async () => {
@@ -80,4 +100,20 @@ test("a submodule a confined attempt adds, in a commit or only in its .gitmodule
 	writeFileSync(join(root, ".gitmodules"), '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n');
 	const left = await stay.leave(mkdtempSync(join(tmpdir(), "crew-aside-")));
 	expect(left.submodules).toEqual([".gitmodules", "sub"]);
+});
+
+test("a checkout's HEAD is read from a loose ref, a packed one, or none before the first commit", async () => {
+	const root = workspace();
+	expect((await submoduleState(root)).head).toBeUndefined();
+	const git = (...args: string[]) =>
+		execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, encoding: "utf8" });
+	git("commit", "-q", "--allow-empty", "-m", "base");
+	const head = git("rev-parse", "HEAD").trim();
+	expect((await submoduleState(root)).head).toBe(head);
+	git("pack-refs", "--all");
+	expect(
+		existsSync(join(root, ".git", "refs", "heads", "main")) ||
+			existsSync(join(root, ".git", "refs", "heads", "master")),
+	).toBe(false);
+	expect((await submoduleState(root)).head).toBe(head);
 });

@@ -28,29 +28,79 @@ export interface GitFolder {
 /** What of the workspace's root is not looked into: its own git folder, and crew's folder, which no task may write. */
 const ROOT_SKIPS = new Set([".git", ".crew"]);
 
+/** What a walk read of one folder: which folder it was and when it last changed, its subfolders, the git folders in it. */
+interface Listed {
+	readonly id: string;
+	readonly changed: number;
+	readonly folders: readonly string[];
+	readonly git: readonly GitFolder[];
+}
+
+/** A walk's reading of a workspace, each folder by its path: what a later walk need not read again. */
+export type Listing = ReadonlyMap<string, Listed>;
+
+/**
+ * A folder's change time moves whenever an entry in it is made, removed or renamed, and no
+ * process can set it back; but the clock it is read from may be a few ms coarse. A folder changed
+ * this close before a walk began is read again by the next one, whatever its change time says.
+ */
+const RACY_MS = 2000;
+
 /**
  * Every git folder below `root` (its own `.git` aside), looked for in every folder, those git
  * ignores too: the user's git reaches an ignored folder's when they work in it. A folder the
  * walk may not read is made readable to its owner first, so that none hides a git folder from
- * crew that the user could open later. Git folders are not looked into.
+ * crew that the user could open later. Git folders are not looked into. A folder of `earlier`
+ * (a walk's listing begun at `earlierAt`, ms since 1970) that has not changed since is not read
+ * again, only its `.git` files and links looked at, which change in place.
  */
-export function gitFolders(root: string): GitFolder[] {
+export function gitFolders(
+	root: string,
+	earlier?: { readonly listing: Listing; readonly at: number },
+): { readonly found: GitFolder[]; readonly listing: Listing } {
 	const found: GitFolder[] = [];
+	const listing = new Map<string, Listed>();
 	const folders = [""];
 	for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-		const entries = entriesOf(join(root, folder));
-		if (folder !== "" && isGitFolderShape(entries)) {
-			found.push({ path: folder, kind: "bare", id: inode(join(root, folder)) });
-			continue;
-		}
-		for (const entry of entries) {
-			if (folder === "" && ROOT_SKIPS.has(entry.name)) continue;
-			const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-			if (entry.name === ".git") found.push(gitEntry(root, path, entry));
-			else if (entry.isDirectory()) folders.push(path);
-		}
+		const full = join(root, folder);
+		const { dev, ino, ctimeMs } = lstatSync(full);
+		const id = `${dev}:${ino}`;
+		const known = earlier?.listing.get(folder);
+		const unchanged =
+			earlier && known && known.id === id && known.changed === ctimeMs && ctimeMs < earlier.at - RACY_MS;
+		const listed =
+			known && unchanged
+				? {
+						...known,
+						git: known.git.map((git) => (git.kind === "file" || git.kind === "link" ? again(root, git) : git)),
+					}
+				: read(root, folder, id, ctimeMs);
+		listing.set(folder, listed);
+		found.push(...listed.git);
+		folders.push(...listed.folders);
 	}
-	return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	return { found: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), listing };
+}
+
+/** One folder read: a git folder itself (bare-shaped), or the git folders and subfolders in it. */
+function read(root: string, folder: string, id: string, changed: number): Listed {
+	const entries = entriesOf(join(root, folder));
+	if (folder !== "" && isGitFolderShape(entries))
+		return { id, changed, folders: [], git: [{ path: folder, kind: "bare", id }] };
+	const folders: string[] = [];
+	const git: GitFolder[] = [];
+	for (const entry of entries) {
+		if (folder === "" && ROOT_SKIPS.has(entry.name)) continue;
+		const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+		if (entry.name === ".git") git.push(gitEntry(root, path, entry));
+		else if (entry.isDirectory()) folders.push(path);
+	}
+	return { id, changed, folders, git };
+}
+
+/** A `.git` file or link as it is now: gone or turned into a folder, its parent changed, and is read again. */
+function again(root: string, git: GitFolder): GitFolder {
+	return { ...git, id: inode(join(root, git.path), true) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // What tasks leave in a workspace for the user's git to run later, looked for when the last attempt there ends.
 
 import type { SetAside } from "../../core/records.js";
-import { type GitFolder, gitFolders, madeSince } from "./git-folders.js";
+import { type GitFolder, gitFolders, type Listing, madeSince } from "./git-folders.js";
 import { setAside } from "./set-aside.js";
 import { type SubmoduleState, submoduleState, submodulesChanged } from "./submodule-changes.js";
 
@@ -27,8 +27,18 @@ interface Occupancy {
 	attempts: number;
 	overlapped: boolean;
 	readonly before: readonly GitFolder[];
+	readonly walked: Walked;
 	readonly submodules: SubmoduleState | undefined;
 }
+
+/** A walk's listing of a workspace and when the walk began, for the next walk there to read less. */
+interface Walked {
+	readonly listing: Listing;
+	readonly at: number;
+}
+
+/** Workspaces whose last listing a watch keeps: a shared checkout's, and the worktrees of the tasks running. */
+const KEPT_LISTINGS = 16;
 
 /**
  * A runner's watch over the workspaces its attempts write. Attempts that share a workspace (a
@@ -39,6 +49,13 @@ interface Occupancy {
  */
 export class GitWatch {
 	readonly #occupied = new Map<string, Occupancy>();
+	readonly #listings = new Map<string, Walked>();
+	readonly #now: () => number;
+
+	/** `now`: the clock the walks are timed by, in ms since 1970. */
+	constructor(now: () => number = Date.now) {
+		this.#now = now;
+	}
 
 	/**
 	 * Begins an attempt's stay in `workspace`. With `submodules`, its submodules are compared at the
@@ -51,7 +68,8 @@ export class GitWatch {
 			occupancy.attempts += 1;
 			occupancy.overlapped = true;
 		} else {
-			occupancy = { attempts: 1, overlapped: false, before: gitFolders(workspace), submodules: state };
+			const { found, walked } = this.#walk(workspace, this.#listings.get(workspace));
+			occupancy = { attempts: 1, overlapped: false, before: found, walked, submodules: state };
 			this.#occupied.set(workspace, occupancy);
 		}
 		const entered = occupancy;
@@ -64,11 +82,26 @@ export class GitWatch {
 				entered.attempts -= 1;
 				if (entered.attempts > 0) return { setAside: [], submodules: [], shared: true };
 				this.#occupied.delete(workspace);
-				const made = madeSince(entered.before, gitFolders(workspace));
+				const { found } = this.#walk(workspace, entered.walked);
+				const made = madeSince(entered.before, found);
 				const aside = setAside(workspace, made, into);
 				const changed = entered.submodules ? await submodulesChanged(workspace, entered.submodules) : [];
 				return { setAside: aside, submodules: changed, shared: entered.overlapped };
 			},
 		};
+	}
+
+	/** The git folders of `workspace`, read anew where they changed since `earlier`; its listing is kept for the next walk. */
+	#walk(workspace: string, earlier: Walked | undefined): { found: GitFolder[]; walked: Walked } {
+		const at = this.#now();
+		const { found, listing } = gitFolders(workspace, earlier);
+		const walked = { listing, at };
+		this.#listings.delete(workspace);
+		this.#listings.set(workspace, walked);
+		for (const oldest of this.#listings.keys()) {
+			if (this.#listings.size <= KEPT_LISTINGS) break;
+			this.#listings.delete(oldest);
+		}
+		return { found, walked };
 	}
 }
