@@ -12,7 +12,7 @@ import { AttemptSeal } from "./process/attempt-seal.js";
 import { BoundedBuffer, TailBuffer } from "./process/bounded-buffer.js";
 import { LiveGroups, runWorkerProcess } from "./process/worker-process.js";
 import { DenialWatch } from "./sandbox/denials.js";
-import { type Launch, leftFailure, Sandbox, tellSetAside } from "./sandbox/sandbox.js";
+import { type Closed, type Launch, leftFailure, NOTHING_LEFT, Sandbox, tellSetAside } from "./sandbox/sandbox.js";
 import type { RunControl, TaskRequest, WorkerResult, WorkerRuntime } from "./worker-runtime.js";
 
 /** Exit status a command uses to say "temporary failure, try again" (EX_TEMPFAIL). */
@@ -86,6 +86,8 @@ export class CommandRuntime implements WorkerRuntime {
 		} catch (error) {
 			return failed(errorMessage(error), false, null, []);
 		}
+		let closed: Closed = NOTHING_LEFT;
+		// Closed however the process ends, a cancel's rejection too: what it left is undone all the same.
 		const end = await runWorkerProcess({
 			file: launch.file,
 			args: launch.args,
@@ -104,10 +106,11 @@ export class CommandRuntime implements WorkerRuntime {
 				stdoutTail.push(chunk);
 				output.push(chunk);
 			},
+		}).finally(async () => {
+			output.end();
+			closed = await launch.close();
+			tellSetAside(closed, events);
 		});
-		output.end();
-		const closed = await launch.close();
-		tellSetAside(closed, events);
 		if (confined) watch.scanEnds(end.stderrHead, end.stderrTail);
 		if (end.spawnError) {
 			const message = `cannot start command of agent '${request.agent.name}': ${end.spawnError.message}`;

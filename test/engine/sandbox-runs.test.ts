@@ -239,9 +239,9 @@ test("without bubblewrap, or with it but no socat, a run asking for a sandbox is
 	expect(existsSync(join(base, "outside.txt"))).toBe(true);
 });
 
-test("a cancelled confined task's process gets its grace, as an unconfined one does: it ends on SIGTERM its own way", async () => {
+test("a cancelled confined task's process gets its grace, as an unconfined one does: it ends on SIGTERM its own way, and what it left is set aside", async () => {
 	const { dir, run } = await project(
-		"trap 'sleep 0.3; echo graceful > stopped.txt; exit 0' TERM; touch started.txt; sleep 60 & wait",
+		"trap 'sleep 0.3; echo graceful > stopped.txt; exit 0' TERM; git init -q gen; touch started.txt; sleep 60 & wait",
 	);
 	await run(["trust"]);
 	const started = await run(["run", "-w", "one", "wait", "--detach", "--json"]);
@@ -250,6 +250,7 @@ test("a cancelled confined task's process gets its grace, as an unconfined one d
 	expect((await run(["cancel", runId])).code).toBe(0);
 	expect((await statusOf(run)).tasks[0]).toMatchObject({ status: "cancelled", sandbox: { level: "workspace" } });
 	expect(readFileSync(join(dir, "stopped.txt"), "utf8")).toBe("graceful\n");
+	expect(existsSync(join(dir, "gen", ".git"))).toBe(false);
 });
 
 /** Makes `dir` a git repository with its files committed; returns a git runner in it. */

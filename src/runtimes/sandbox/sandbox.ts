@@ -8,9 +8,9 @@ import { userConfigDir } from "../../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { SetAside } from "../../core/records.js";
 import { CREW_STATE } from "../../core/sandbox.js";
-import { type HostPort, isConfined } from "../../core/sandbox-level.js";
+import { type AttemptSandbox, type HostPort, isConfined } from "../../core/sandbox-level.js";
 import { gitMetadata, undoCreated } from "../../workspace/git-surfaces/git-metadata.js";
-import { GitWatch } from "../../workspace/git-surfaces/git-watch.js";
+import { GitWatch, type Stay } from "../../workspace/git-surfaces/git-watch.js";
 import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
 import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretPaths } from "./confine.js";
 import { type GateWatch, NetworkGate } from "./network-gate.js";
@@ -41,7 +41,8 @@ export interface Closed {
 	readonly shared: boolean;
 }
 
-const NOTHING_LEFT: Closed = { planted: [], setAside: [], submodules: [], shared: false };
+/** What an attempt that left nothing is closed with. */
+export const NOTHING_LEFT: Closed = { planted: [], setAside: [], submodules: [], shared: false };
 
 /** The failure of an attempt whose processes left what `Launch.close` refuses: not worth a retry. */
 export function leftFailure(closed: Closed): { readonly message: string; readonly retryable: false } | undefined {
@@ -115,6 +116,23 @@ export class Sandbox {
 			const close = async (): Promise<Closed> => ({ ...(await leave()), submodules: [], planted: [] });
 			return { ...command, env: {}, close };
 		}
+		try {
+			return await this.#confine(request, asked, command, needs, stay, leave);
+		} catch (error) {
+			// The stay ends with the attempt that never started, so the workspace is looked after again.
+			await leave();
+			throw error;
+		}
+	}
+
+	async #confine(
+		request: TaskRequest,
+		asked: AttemptSandbox,
+		command: Command,
+		needs: Needs,
+		stay: Stay | undefined,
+		leave: () => Promise<Omit<Closed, "planted">>,
+	): Promise<Launch> {
 		const { bwrap, socat } = this.#found();
 		const home = needs.env.HOME || this.#env.HOME || homedir();
 		const git = gitMetadata(request.cwd, !asked.readOnly, stay?.before ?? []);
