@@ -117,3 +117,12 @@ test("a checkout's HEAD is read from a loose ref, a packed one, or none before t
 	).toBe(false);
 	expect((await submoduleState(root)).head).toBe(head);
 });
+
+test("a folder whose .git holds no HEAD is no checkout: its submodules read as none, and a task's end there is not refused", async () => {
+	const root = mkdtempSync(join(tmpdir(), "crew-git-surfaces-"));
+	mkdirSync(join(root, ".git"));
+	expect(await submoduleState(root)).toEqual({ head: undefined, index: undefined, gitmodules: undefined });
+	const stay = await new GitWatch().enter(root, true);
+	const left = await stay.leave(mkdtempSync(join(tmpdir(), "crew-aside-")));
+	expect(left.submodules).toEqual([]);
+});

@@ -53,23 +53,25 @@ async function revParseHead(workspace: string): Promise<string | undefined> {
 /**
  * HEAD's commit and the index file's identity (inode, size, change time: git replaces the file on
  * each write) read from the checkout's git folders without starting git; undefined where they
- * cannot be read so (no checkout at `workspace`, a symbolic ref to a symbolic ref, refs not kept as
- * files), and git is asked instead.
+ * cannot be read so (no checkout at `workspace`, a git folder without a HEAD file, a symbolic ref to
+ * a symbolic ref, refs not kept as files), and git is asked instead.
  */
 function readHead(workspace: string): { readonly head: string | undefined; readonly index: string } | undefined {
 	const folders = gitFoldersOf(workspace);
 	if (folders === undefined) return undefined;
 	const { gitDir, commonDir } = folders;
+	const headFile = join(gitDir, "HEAD");
+	if (!isFile(headFile)) return undefined;
 	const index = join(gitDir, "index");
 	const stat = existsSync(index) ? statSync(index) : undefined;
 	const identity = stat ? `${stat.ino}:${stat.size}:${stat.ctimeMs}` : "none";
-	const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+	const head = readFileSync(headFile, "utf8").trim();
 	if (COMMIT.test(head)) return { head, index: identity };
 	const name = /^ref: (refs\/\S+)$/.exec(head)?.[1];
 	if (name === undefined) return undefined;
 	for (const folder of [gitDir, commonDir]) {
 		const file = join(folder, name);
-		if (!existsSync(file)) continue;
+		if (!isFile(file)) continue;
 		const commit = readFileSync(file, "utf8").trim();
 		return COMMIT.test(commit) ? { head: commit, index: identity } : undefined;
 	}
@@ -82,6 +84,10 @@ function readHead(workspace: string): { readonly head: string | undefined; reado
 	if (line !== undefined) return { head: line.split(" ")[0], index: identity };
 	// A branch with no commit yet, unless refs are kept elsewhere (reftable), which git then tells.
 	return existsSync(join(commonDir, "reftable")) ? undefined : { head: undefined, index: identity };
+}
+
+function isFile(path: string): boolean {
+	return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** A commit id, in SHA-1 or SHA-256. */
