@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -257,6 +258,25 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
 		if (value !== undefined && value !== false) return value;
 		if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
 		await sleep(25);
+	}
+}
+
+/**
+ * A free port below Linux's ephemeral range (32768 up), found by listening there once: a server
+ * asking for any port is never given it, so it stays one that refuses connections.
+ */
+export async function portNoneListensOn(): Promise<number> {
+	for (;;) {
+		const port = 20_000 + Math.floor(Math.random() * 12_000);
+		const server = createServer();
+		const free = await new Promise<boolean>((resolve) => {
+			server.once("error", () => resolve(false));
+			server.listen(port, "127.0.0.1", () => resolve(true));
+		});
+		if (free) {
+			await new Promise((resolve) => server.close(resolve));
+			return port;
+		}
 	}
 }
 

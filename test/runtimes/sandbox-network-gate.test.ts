@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { HostPort } from "../../src/core/sandbox-level.js";
 import { bwrapArgs, findBwrap } from "../../src/runtimes/sandbox/confine.js";
 import { NetworkGate } from "../../src/runtimes/sandbox/network-gate.js";
+import { portNoneListensOn } from "../helpers.js";
 
 const servers: Server[] = [];
 const hits = { allowed: 0, other: 0 };
@@ -37,9 +38,7 @@ test("behind the gate an allowed loopback port is reached as it is; another is r
 	const bwrap = findBwrap() as string;
 	const denied: HostPort[] = [];
 	const unreachable: string[] = [];
-	// A port nothing listens on: one just freed.
-	const closed = await serve("other");
-	await new Promise((done) => servers.pop()?.close(done));
+	const closed = await portNoneListensOn();
 	const allow = [
 		{ host: "127.0.0.1", port: allowedPort },
 		{ host: "127.0.0.1", port: closed },
