@@ -104,10 +104,11 @@ function promptTokensSince(server, from) {
 }
 
 /**
- * `systemPrompt` is the agent's; `directSystem` says whether the CLI alone gets it too (the
- * executor row leaves it out, to show what a role's own prompt costs over a bare call).
+ * `systemPrompt` is the agent's, and the CLI alone gets it too, with the flags crew gives it: an
+ * agent file's body replaces the CLI's own system prompt (`systemPromptMode: replace`, the
+ * default), so a CLI alone on its own prompt would be measured against a different prompt.
  */
-async function measure(server, name, label, systemPrompt, directSystem) {
+async function measure(server, name, label, systemPrompt) {
 	// The CLI's home, out of the system's temp folder: Codex puts no helper of its own sandbox there,
 	// and its sandboxed tools then fail.
 	const home = mkdtempSync(join("/var/tmp", `crew-bench-${name}-`));
@@ -131,9 +132,8 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const request = { agent: { name: "agent", runtime: name, model: scripted.model, systemPrompt }, prompt: TASK };
 	const systemFile = join(direct, "system.md");
 	writeFileSync(systemFile, systemPrompt);
-	const directRequest = directSystem ? request : { ...request, agent: { ...request.agent, systemPrompt: "" } };
-	const attempt = { systemFile: directSystem && systemPrompt ? systemFile : undefined, asks: false, env };
-	const directArgs = [...lead, ...CLIS[name].args(directRequest, attempt)];
+	const attempt = { systemFile: systemPrompt ? systemFile : undefined, asks: false, env };
+	const directArgs = [...lead, ...CLIS[name].args(request, attempt)];
 	const engine = new Crew({
 		project: projectAt(project),
 		runtimes: RuntimeRegistry.standard({ [name]: { env, command: PROGRAMS[name] } }),
@@ -178,8 +178,8 @@ async function measure(server, name, label, systemPrompt, directSystem) {
 	const alone = async () => {
 		rmSync(join(direct, "out.txt"), { force: true });
 		const from = server.requests.length;
-		const talk = CLIS[name].conversation?.(directRequest);
-		const { ms } = await timed(program, directArgs, { cwd: direct, env }, talk, directRequest.prompt);
+		const talk = CLIS[name].conversation?.(request);
+		const { ms } = await timed(program, directArgs, { cwd: direct, env }, talk, request.prompt);
 		if (!existsSync(join(direct, "out.txt"))) throw new Error(`${name} alone did not write out.txt`);
 		return { ms, ...promptTokensSince(server, from) };
 	};
@@ -229,7 +229,7 @@ const rows = [];
 try {
 	for (const [name, label, systemPrompt] of CASES) {
 		log(`${label}: ${ROUNDS} rounds`);
-		rows.push(await measure(server, name, label, systemPrompt, false));
+		rows.push(await measure(server, name, label, systemPrompt));
 	}
 } finally {
 	await server.close();

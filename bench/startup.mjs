@@ -5,6 +5,7 @@
  * alike. Prints each command's median, its ratio to the empty module's median and the target, and
  * writes them to bench/results/startup.json.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +43,19 @@ function oneStepProject() {
 	return dir;
 }
 
+/** A trusted git repository whose command agent `noop` runs `true`: one delegation, nothing else. */
+function noopProject() {
+	const dir = join(temp, "noop");
+	mkdirSync(join(dir, ".crew", "agents"), { recursive: true });
+	writeFileSync(
+		join(dir, ".crew", "agents", "noop.md"),
+		'---\nname: noop\nruntime: command\ncommand: "true"\n---\nnoop\n',
+	);
+	execFileSync("git", ["init", "-q"], { cwd: dir });
+	execFileSync(process.execPath, [BIN, "trust"], { cwd: dir, stdio: "ignore" });
+	return dir;
+}
+
 const source = sourceVersion(ROOT);
 log(
 	`startup bench of ${source}: ${ROUNDS} rounds, ${cpus().length} CPUs, node ${process.version}; making fixtures in ${temp}`,
@@ -49,6 +63,7 @@ log(
 const small = await finishedRun("small", 10);
 const large = await finishedRun("large", LARGE);
 const oneStep = oneStepProject();
+const noop = noopProject();
 const empty = join(temp, "empty.mjs");
 writeFileSync(empty, "");
 
@@ -56,8 +71,8 @@ const crew = (...args) => [BIN, ...args];
 /** The commands timed, each with its target as a ratio to the empty module; null: the reference. */
 const COMMANDS = [
 	{ name: "node <empty .mjs>", args: [empty], cwd: temp, target: null },
-	{ name: "crew --version", args: crew("--version"), cwd: temp, target: 1.1 },
-	{ name: "crew status --json (10 tasks)", args: crew("status", small.runId, "--json"), cwd: small.dir, target: 1.3 },
+	{ name: "crew --version", args: crew("--version"), cwd: temp, target: 1.05 },
+	{ name: "crew status --json (10 tasks)", args: crew("status", small.runId, "--json"), cwd: small.dir, target: 1.25 },
 	{ name: "crew runs --json", args: crew("runs", "--json"), cwd: small.dir, target: 1.3 },
 	{ name: "crew events --json (10 tasks)", args: crew("events", small.runId, "--json"), cwd: small.dir, target: 1.3 },
 	{
@@ -76,6 +91,16 @@ const COMMANDS = [
 			if (status !== "completed") throw new Error(`crew run ended ${status}`);
 		},
 	},
+	...["off", "workspace"].map((level) => ({
+		name: `crew agent, \`true\`, sandbox ${level}`,
+		args: crew("agent", "hi", "--agent", "noop", "--sandbox", level, "--json"),
+		cwd: noop,
+		target: level === "off" ? 2.0 : 2.3,
+		check: (stdout) => {
+			const { status } = lastJsonLine(stdout);
+			if (status !== "completed") throw new Error(`crew agent ended ${status}`);
+		},
+	})),
 ];
 
 const samples = COMMANDS.map(() => []);

@@ -9,11 +9,15 @@ module.enableCompileCache?.();
 if (process.argv.includes("--debug")) process.setSourceMapsEnabled(true);
 
 // `--version` and the plain forms of the read commands run without loading the whole CLI.
-const { quick } = await import("../dist/cli/quick.js");
+const started = performance.now();
+const { quick, phaseSince } = await import("../dist/cli/quick.js");
+phaseSince("load the CLI's first modules", started);
 const answer = quick(process.argv);
 if (answer) {
 	process.exitCode = await answer;
 } else {
+	const loading = performance.now();
 	const { main } = await import("../dist/cli/main.js");
+	phaseSince("load the command line's parser", loading);
 	process.exitCode = await main(process.argv);
 }

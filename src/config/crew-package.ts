@@ -1,6 +1,6 @@
 // The folder of crew's own package and the paths of its files, found from wherever this module runs.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CrewError, ErrorCode } from "../core/errors.js";
@@ -25,4 +25,9 @@ export function crewPackageDir(): string {
 /** A file or folder of crew's package, e.g. `crewPackagePath("bin", "crew.js")`. */
 export function crewPackagePath(...segments: readonly string[]): string {
 	return join(crewPackageDir(), ...segments);
+}
+
+/** crew's version, from its package.json. */
+export function crewVersion(): string {
+	return (JSON.parse(readFileSync(crewPackagePath("package.json"), "utf8")) as { version: string }).version;
 }

@@ -53,7 +53,8 @@ export function namedFiles(kind: ResourceKind, layers: readonly ResourceLayer[])
 		entries.sort((a, b) => a.rank - b.rank || (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0));
 		for (const { entry, stem } of entries) {
 			const file = join(folder, entry);
-			const declared = isWorkflowScript(entry) ? undefined : declaredName(kind, file, folder);
+			// crew's own files declare their file's name (a test holds them to it), so none is parsed here.
+			const declared = layer === "builtin" || isWorkflowScript(entry) ? undefined : declaredName(kind, file, folder);
 			const name = declared !== undefined && isValidId(declared) ? declared : stem;
 			if (!isValidId(name)) continue;
 			found.push({ layer, folder, file, name, stem, ...(declared !== undefined ? { declared } : {}) });

@@ -2,6 +2,7 @@
 
 import { execFile, spawnSync } from "node:child_process";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { timed } from "../core/timings.js";
 
 export interface GitResult {
 	readonly code: number;
@@ -62,7 +63,9 @@ export function gitRunWith(
 
 /** `gitRun`, waiting for git: for the few questions crew asks before anything else can go on. */
 export function gitRunSync(cwd: string, args: readonly string[]): GitResult {
-	const result = spawnSync("git", [...OWN_ACCOUNT, ...args], { cwd, encoding: "utf8", env: gitEnv() });
+	const result = timed(gitPhase(args), () =>
+		spawnSync("git", [...OWN_ACCOUNT, ...args], { cwd, encoding: "utf8", env: gitEnv() }),
+	);
 	return {
 		code: result.status ?? 1,
 		stdout: result.stdout ?? "",
@@ -102,18 +105,28 @@ function spawnGit(
 	input?: string,
 	env: Readonly<Record<string, string>> = {},
 ): Promise<GitResult> {
-	return new Promise((resolve) => {
-		const child = execFile(
-			"git",
-			args as string[],
-			{ cwd, maxBuffer: 64 * 1024 * 1024, env: { ...gitEnv(), ...env } },
-			(error, stdout, stderr) => {
-				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-				resolve({ code, stdout, stderr });
-			},
-		);
-		// git may exit before it has read its input; its exit code and stderr say why.
-		child.stdin?.on("error", () => undefined);
-		child.stdin?.end(input ?? "");
-	});
+	return timed(
+		gitPhase(args),
+		() =>
+			new Promise((resolve) => {
+				const child = execFile(
+					"git",
+					args as string[],
+					{ cwd, maxBuffer: 64 * 1024 * 1024, env: { ...gitEnv(), ...env } },
+					(error, stdout, stderr) => {
+						const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+						resolve({ code, stdout, stderr });
+					},
+				);
+				// git may exit before it has read its input; its exit code and stderr say why.
+				child.stdin?.on("error", () => undefined);
+				child.stdin?.end(input ?? "");
+			}),
+	);
+}
+
+/** A git call's phase in CREW_TIMINGS: `git` and its subcommand, past the options before it. */
+function gitPhase(args: readonly string[]): string {
+	const command = args.find((arg, i) => !arg.startsWith("-") && args[i - 1] !== "-c");
+	return `git ${command ?? ""}`.trim();
 }

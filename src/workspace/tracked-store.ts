@@ -3,6 +3,7 @@
 import { relative } from "node:path";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { gitRunSync } from "./git.js";
+import { indexSurelyLacks } from "./git-surfaces/index-paths.js";
 
 /**
  * Refuses a store that git tracks in `root`: one that came with the repository holds another's
@@ -11,6 +12,7 @@ import { gitRunSync } from "./git.js";
  */
 export function refuseTrackedStore(root: string, dbFile: string): void {
 	const path = relative(root, dbFile);
+	if (indexSurelyLacks(root, path)) return;
 	// Not tracked: git says so with a failure, as it does outside a repository or without git.
 	if (gitRunSync(root, ["ls-files", "--error-unmatch", "--", path]).code !== 0) return;
 	throw new CrewError(

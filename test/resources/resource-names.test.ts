@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
+import { parseDocument } from "../../src/resources/frontmatter.js";
 import { cancelLiveRuns, crew, FAKE_AGENT, ROOT, TestRepo } from "../helpers.js";
 
 const repos: TestRepo[] = [];
@@ -134,4 +135,15 @@ test("validate warns of a name: that differs from its file name, naming the file
 		`warning: ${team}: team name 'squad' differs from its file name 'crew-squad': it is found by either, its name first`,
 	]);
 	expect(validate.stdout).toMatch(/^valid: .* 0 errors, 2 warnings$/m);
+});
+
+test("each of crew's own resource files declares its file's name, which finding a name relies on", () => {
+	const suffixes = /(\.team\.md|\.workflow\.md|\.md)$/;
+	for (const kind of ["agents", "teams", "workflows"]) {
+		const folder = join(ROOT, "builtin", kind);
+		for (const file of readdirSync(folder).filter((f) => f.endsWith(".md"))) {
+			const { fields } = parseDocument(readFileSync(join(folder, file), "utf8"), file, []);
+			expect(`${kind}/${file}: ${fields.name?.value}`).toBe(`${kind}/${file}: ${file.replace(suffixes, "")}`);
+		}
+	}
 });

@@ -6,7 +6,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { bwrapArgs, confine, findBwrap, type SandboxSpec, secretPaths } from "../../src/runtimes/sandbox/confine.js";
+import {
+	bwrapArgs,
+	confine,
+	findBwrap,
+	findSocat,
+	type SandboxSpec,
+	secretPaths,
+} from "../../src/runtimes/sandbox/confine.js";
 
 /**
  * Real bubblewrap confining real processes. The folders are under the test's temporary folder,
@@ -130,4 +137,17 @@ test("a sandbox that cannot be had is refused, saying how to get one", () => {
 	expect(() => confine(null, spec(), { file: "sh", args: [] })).toThrow(
 		/apt-get install bubblewrap socat\).*sandbox level off/,
 	);
+});
+
+test("socat is found as the first file of that name on PATH, when it may be run, without starting it", () => {
+	const dir = (name: string) => mkdtempSync(join(tmpdir(), `crew-socat-${name}-`));
+	const [plain, runnable, empty] = [dir("plain"), dir("runnable"), dir("empty")];
+	writeFileSync(join(plain, "socat"), "not a program\n", { mode: 0o644 });
+	// A program that would leave a mark, were it started.
+	const mark = join(runnable, "started");
+	writeFileSync(join(runnable, "socat"), `#!/bin/sh\ntouch ${mark}\n`, { mode: 0o755 });
+	expect(findSocat(`${empty}:${runnable}`)).toBe(join(runnable, "socat"));
+	expect(existsSync(mark)).toBe(false);
+	expect(findSocat(`${plain}:${runnable}`)).toBeNull();
+	expect(findSocat(empty)).toBeNull();
 });

@@ -3,6 +3,7 @@
 import type { Project } from "../../config/project.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { setAsideText } from "../../core/set-aside-text.js";
+import { timed } from "../../core/timings.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
@@ -51,9 +52,10 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 	const agent = flags.agent ?? DEFAULT_AGENT;
 	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
 	try {
-		const plan = await crew.plan(runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings));
+		const input = runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings);
+		const plan = await timed("plan the run", () => crew.plan(input));
 		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
-		const runId = crew.create(plan);
+		const runId = timed("record the run", () => crew.create(plan));
 		const taskId = plan.tasks[0]?.id ?? agent;
 		if (flags.background) {
 			const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
@@ -68,7 +70,7 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 			}
 			return Exit.Ok;
 		}
-		const { listing, standing } = await runHere(crew, runId, view, quiet);
+		const { listing, standing } = await timed("run it", () => runHere(crew, runId, view, quiet));
 		const { task: record, text } = resultOf(crew.project, runId, taskId);
 		const { run } = listing;
 		if (flags.json) {

@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { THINKING_LEVELS } from "../../core/thinking.js";
+import { timed } from "../../core/timings.js";
 import type { AgentFlags } from "./agent-command.js";
 import type { DemoFlags } from "./demo-command.js";
 import { Exit } from "./exit-codes.js";
@@ -28,8 +29,8 @@ function program(setExit: (code: number) => void): Command {
 		.configureOutput({ outputError: (text, write) => write(text) })
 		.exitOverride();
 	// Commands load their modules on use, so a quick read such as `crew status` loads no engine.
-	const runs = () => import("./run-commands.js");
-	const reads = () => import("./read-commands.js");
+	const runs = () => timed("load the run commands", () => import("./run-commands.js"));
+	const reads = () => timed("load the read commands", () => import("./read-commands.js"));
 	const exit = async (code: Promise<number>) => setExit(await code);
 
 	cli
@@ -79,7 +80,7 @@ function program(setExit: (code: number) => void): Command {
 		.option("-b, --background", "start a background runner and print the run id at once")
 		.option("--json", "print {runId, taskId, agent, status, ...} (with the result once it ended) as JSON")
 		.action(async (task: string, options: AgentFlags) =>
-			exit((await import("./agent-command.js")).agentCommand(task, options)),
+			exit((await timed("load the agent command", () => import("./agent-command.js"))).agentCommand(task, options)),
 		);
 
 	cli

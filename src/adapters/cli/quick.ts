@@ -1,7 +1,10 @@
-// The CLI's fast path: `--version` and the plain forms of the read commands, run without the full parser.
+// The CLI's fast path: `--version`, the plain forms of the read commands and the ask bridge, run without the full parser.
 
+import { phaseSince, timingsOn, timingsReport } from "../../core/timings.js";
 import { print } from "./print.js";
 import { version } from "./version.js";
+
+export { phaseSince };
 
 type Reads = typeof import("./read-commands.js");
 
@@ -33,13 +36,18 @@ const PLAIN: ReadonlyMap<string, PlainForm> = new Map(
 );
 
 /**
- * The CLI's first step: `crew --version` and the plain forms above, run at once. Returns undefined
+ * The CLI's first step: `crew --version`, the plain forms above and `crew ask-server <socket>`, run at once. Returns undefined
  * for anything else, a wrong form included, for the full CLI to parse, explain or refuse.
  */
 export function quick(argv: readonly string[]): Promise<number> | undefined {
+	if (timingsOn()) process.once("exit", () => process.stderr.write(`${timingsReport()}\n`));
 	if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
 		print(`${version()}\n`);
 		return Promise.resolve(0);
+	}
+	// Started by an agent CLI for each attempt that may ask, so it loads nothing else.
+	if (argv.length === 4 && argv[2] === "ask-server") {
+		return import("./ask-bridge.js").then(({ askBridge }) => askBridge(argv[3] as string));
 	}
 	const args = argv.slice(2).filter((arg) => arg !== "--debug");
 	const form = PLAIN.get(args[0] ?? "");

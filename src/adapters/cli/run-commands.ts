@@ -7,6 +7,7 @@ import { loadSettings, type Settings } from "../../config/settings.js";
 import { checkId } from "../../core/ids.js";
 import type { EventRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
+import { timed } from "../../core/timings.js";
 import type { Crew } from "../../engine/crew.js";
 import { estimateFromStore } from "../../engine/planning/estimate.js";
 import { RunReader } from "../../engine/views/reader.js";
@@ -50,23 +51,25 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 export function open(flags: OutputFlags): { crew: Crew; view: ProgressView; quiet: boolean; settings: Settings } {
 	const view = new ProgressView(flags.json ? process.stderr : process.stdout, flags.json ? { tty: false } : {});
 	const quiet = flags.detach === true || (flags.json === true && !process.stderr.isTTY);
-	const project = findProject(process.cwd());
-	const settings = loadSettings(project);
+	const project = timed("find the project", () => findProject(process.cwd()));
+	const settings = timed("read the settings", () => loadSettings(project));
 	for (const warning of settings.warnings) printError(`crew: warning: ${warning}\n`);
 	const targets = settings.notify ?? [];
 	const notifier =
 		targets.length > 0 ? new Notifier({ targets, dbFile: project.dbFile, repository: project.root }) : undefined;
 	const hear = [...(quiet ? [] : [view.onEvent]), ...(notifier ? [notifier.heard] : [])];
-	const crew = openCrew(project, {
-		runtimes: configuredRuntimes(settings),
-		...(hear.length > 0
-			? {
-					onEvent: (runId: string, event: EventRecord) => {
-						for (const h of hear) h(runId, event);
-					},
-				}
-			: {}),
-	});
+	const crew = timed("open the store", () =>
+		openCrew(project, {
+			runtimes: configuredRuntimes(settings),
+			...(hear.length > 0
+				? {
+						onEvent: (runId: string, event: EventRecord) => {
+							for (const h of hear) h(runId, event);
+						},
+					}
+				: {}),
+		}),
+	);
 	return { crew, view, quiet, settings };
 }
 
@@ -91,11 +94,11 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 	const goal = readGoal(argument, flags.goalFile);
 	const { crew, view, quiet, settings } = open(flags);
 	try {
-		const plan = await crew.plan(runInput({ ...flags, goal }, settings));
+		const plan = await timed("plan the run", () => crew.plan(runInput({ ...flags, goal }, settings)));
 		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
-		const runId = crew.create(plan);
+		const runId = timed("record the run", () => crew.create(plan));
 		if (estimate && flags.detach) print(`estimate: ${estimate.line}\n`);
 		if (flags.detach) return await detach(crew, runId, flags.json === true, ["--if-queued"]);
 		if (!flags.json) {
@@ -260,7 +263,7 @@ export async function foreground(
 	quiet: boolean,
 	how: { retryTask?: string; onlyIfQueued?: boolean; background?: boolean } = {},
 ): Promise<number> {
-	const { status, listing, standing } = await runHere(crew, runId, view, quiet, how);
+	const { status, listing, standing } = await timed("run it", () => runHere(crew, runId, view, quiet, how));
 	if (json) print(`${JSON.stringify({ runId, status })}\n`);
 	else {
 		const files = crew.files.display(runId, "tasks", crew.project.root);

@@ -1,4 +1,4 @@
-// The CLI commands that serve crew to others: `serve`, `worker`, `mcp` and the hidden `ask-server`.
+// The CLI commands that serve crew to others: `serve`, `worker` and `mcp`.
 
 import type { Command } from "commander";
 import { count, port } from "./option-values.js";
@@ -48,10 +48,4 @@ export function servingCommands(cli: Command, exit: (code: Promise<number>) => P
 		.command("mcp")
 		.description("serve crew's tools over MCP on stdin/stdout for this repository (for Claude Code, Codex, …)")
 		.action(async () => exit((await import("../mcp/mcp-command.js")).mcpCommand(version())));
-
-	// Started by an agent CLI, never by a person: see `askServerCommand`.
-	cli
-		.command("ask-server", { hidden: true })
-		.argument("<socket>")
-		.action(async (socket: string) => exit((await import("../mcp/ask-server.js")).askServerCommand(socket, version())));
 }

@@ -1,6 +1,5 @@
 // The goal judge's verdict: its instructions, the reading of its answer, and the event that records it.
 
-import { z } from "zod";
 import { answerJson } from "../../core/answer-json.js";
 
 /** A judge's answer on whether a run's goal is achieved. */
@@ -12,22 +11,14 @@ export interface GoalVerdict {
 	readonly evidence: readonly string[];
 }
 
-/** crew's form of a verdict. */
-const Named = z.object({
-	verdict: z
-		.string()
-		.transform((v) => v.trim().toUpperCase().replaceAll(/[\s-]/g, "_"))
-		.pipe(z.enum(["ACHIEVED", "NOT_ACHIEVED", "BLOCKED"])),
-	reason: z.string(),
-	evidence: z.array(z.string()).optional(),
-});
+/** crew's verdicts, as a judge may write them in any case, with spaces or dashes for underscores. */
+const VERDICTS = ["ACHIEVED", "NOT_ACHIEVED", "BLOCKED"];
 
-/** pi-crew's form: `achieved`, with a reason that starts `BLOCKED:` when something stands in the way. */
-const PiCrew = z.object({
-	achieved: z.boolean(),
-	reason: z.string(),
-	evidenceRefs: z.array(z.string()).optional(),
-});
+/** A list of strings as given, undefined when there is none, null when it is something else. */
+function strings(value: unknown): string[] | undefined | null {
+	if (value === undefined) return undefined;
+	return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : null;
+}
 
 const BLOCKED = /^\s*BLOCKED:\s*/i;
 
@@ -39,18 +30,19 @@ const BLOCKED = /^\s*BLOCKED:\s*/i;
 export function goalVerdict(answer: string): GoalVerdict | { readonly problem: string } {
 	const json = answerJson(answer);
 	if ("problem" in json) return json;
-	const named = Named.safeParse(json.value);
-	const piCrew = named.success ? undefined : PiCrew.safeParse(json.value);
+	const value = json.value as Record<string, unknown> | null;
+	const said = typeof value?.verdict === "string" ? value.verdict.trim().toUpperCase().replaceAll(/[\s-]/g, "_") : "";
+	const reason = typeof value?.reason === "string" ? value.reason : undefined;
+	const evidence = strings(value?.evidence);
+	const refs = strings(value?.evidenceRefs);
 	let verdict: GoalVerdict;
-	if (named.success) {
-		const { verdict: said, reason, evidence = [] } = named.data;
+	if (VERDICTS.includes(said) && reason !== undefined && evidence !== null) {
 		const kind = said === "ACHIEVED" ? "achieved" : said === "BLOCKED" ? "blocked" : "not-achieved";
-		verdict = { verdict: kind, reason: reason.trim(), evidence };
-	} else if (piCrew?.success) {
-		const { achieved, reason, evidenceRefs = [] } = piCrew.data;
-		const blocked = !achieved && BLOCKED.test(reason);
-		const kind = achieved ? "achieved" : blocked ? "blocked" : "not-achieved";
-		verdict = { verdict: kind, reason: reason.replace(BLOCKED, "").trim(), evidence: evidenceRefs };
+		verdict = { verdict: kind, reason: reason.trim(), evidence: evidence ?? [] };
+	} else if (typeof value?.achieved === "boolean" && reason !== undefined && refs !== null) {
+		const blocked = !value.achieved && BLOCKED.test(reason);
+		const kind = value.achieved ? "achieved" : blocked ? "blocked" : "not-achieved";
+		verdict = { verdict: kind, reason: reason.replace(BLOCKED, "").trim(), evidence: refs ?? [] };
 	} else {
 		return {
 			problem:

@@ -7,6 +7,7 @@ import type { ArtifactRecord, RunRecord } from "../../core/records.js";
 import { retryNote } from "../../core/retry-policy.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { isTerminalTask, TaskStatus } from "../../core/status.js";
+import { timed } from "../../core/timings.js";
 import type { TaskSpec } from "../../core/types.js";
 import { FailurePolicy } from "../../core/types.js";
 import type { WorkerFailure, WorkerResult } from "../../runtimes/worker-runtime.js";
@@ -152,13 +153,12 @@ export class RunCommits {
 	}
 
 	settle(i: number, live: LiveAttempt, ending: Ending): void {
-		const added = this.#deps.store.attempts.settle(
-			this.#deps.lease,
-			settlementOf(this.#deps.tasks.id(i), live.attemptId, ending),
+		const taskId = this.#deps.tasks.id(i);
+		const added = timed(`${taskId}: record its attempt's end`, () =>
+			this.#deps.store.attempts.settle(this.#deps.lease, settlementOf(taskId, live.attemptId, ending)),
 		);
 		this.#deps.tasks.status[i] = ending.to;
-		if (isTerminalTask(ending.to))
-			this.ended.push({ taskId: this.#deps.tasks.id(i), status: ending.to, error: ending.error });
+		if (isTerminalTask(ending.to)) this.ended.push({ taskId, status: ending.to, error: ending.error });
 		this.#deps.budget.settle(i, added);
 		this.#deps.checkBudget();
 	}

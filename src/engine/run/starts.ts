@@ -4,6 +4,7 @@ import type { RunBudget } from "../../core/budget.js";
 import type { AttemptRecord, RunRecord } from "../../core/records.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { TaskStatus } from "../../core/status.js";
+import { timed } from "../../core/timings.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunAdmission } from "./admission.js";
@@ -64,11 +65,11 @@ export class RunStarts {
 		const { admitted, spent } = this.#deps.admission.take(slots, running, this.#deps.turn);
 		if (spent) this.#deps.budgetStop.spent();
 		return admitted.map((i) => {
-			const start = recordStart(this.#deps, lease, run, {
-				index: i,
-				spec: tasks.specs[i] as TaskSpec,
-				model: modelChain((tasks.specs[i] as TaskSpec).agent)[tasks.modelIndex[i] ?? 0],
-			});
+			const spec = tasks.specs[i] as TaskSpec;
+			const model = modelChain(spec.agent)[tasks.modelIndex[i] ?? 0];
+			const start = timed(`${spec.id}: record its attempt's start`, () =>
+				recordStart(this.#deps, lease, run, { index: i, spec, model }),
+			);
 			tasks.status[i] = TaskStatus.Running;
 			tasks.attempts[i] = start.request.attempt;
 			return start;

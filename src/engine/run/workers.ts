@@ -3,6 +3,7 @@
 import { errorMessage } from "../../core/errors.js";
 import { attemptLimits } from "../../core/limits.js";
 import type { RunRecord } from "../../core/records.js";
+import { phaseSince, timed } from "../../core/timings.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { RunLoopDeps } from "./deps.js";
@@ -75,7 +76,9 @@ export class RunWorkers {
 		});
 		this.#running.set(start.index, live);
 		if (stop) live.stop(stop);
+		const began = performance.now();
 		void live.start().then((outcome) => {
+			phaseSince(`${spec.id}: its attempt, from the runtime's start to its end`, began);
 			this.#settled.push({ index: start.index, live, outcome });
 			this.#hooks.onSettled();
 		});
@@ -118,10 +121,9 @@ export class RunWorkers {
 				continue;
 			}
 			try {
-				prepared.push({
-					...item,
-					artifacts: await storeAttemptFiles(this.#deps.files, item.live, result),
-				});
+				const { files } = this.#deps;
+				const stored = () => storeAttemptFiles(files, item.live, result);
+				prepared.push({ ...item, artifacts: await timed(`${item.live.request.taskId}: store its files`, stored) });
 			} catch (error) {
 				const failure = new Error(`cannot store the task's files: ${errorMessage(error)}`);
 				prepared.push({ ...item, outcome: { error: failure }, artifacts: [item.live.promptArtifact] });

@@ -128,8 +128,8 @@ export type AskTool =
 	 */
 	| { readonly via: "extension"; readonly suffix: string; readonly text: string; args(file: string): string[] }
 	/**
-	 * crew's ask server as an MCP server named `crew`, which the CLI starts with the command line
-	 * `server`; `waitMs` is how long a call may wait for its answer.
+	 * An MCP server named `crew`, which the CLI starts with the command line `server` (a bridge to
+	 * the socket crew serves the tool on); `waitMs` is how long a call may wait for its answer.
 	 */
 	| {
 			readonly via: "mcp";

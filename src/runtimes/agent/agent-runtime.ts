@@ -12,6 +12,7 @@ import { errorMessage } from "../../core/errors.js";
 import { redact, redactDeep } from "../../core/redact.js";
 import { type HostPort, hostPortText, isConfined, parseHostPort } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
+import { phaseSince, timed } from "../../core/timings.js";
 import { ZERO_USAGE } from "../../core/usage.js";
 import { attemptFileStream, writeAttemptFile } from "../attempt-files.js";
 import { crewVariables } from "../command-runtime.js";
@@ -19,7 +20,7 @@ import { AttemptSeal } from "../process/attempt-seal.js";
 import { JsonLines } from "../process/json-lines.js";
 import { onPath } from "../process/program-path.js";
 import { LiveGroups, runWorkerProcess, type WorkerExit } from "../process/worker-process.js";
-import type { Command } from "../sandbox/confine.js";
+import { type Command, findSocat } from "../sandbox/confine.js";
 import { DenialWatch } from "../sandbox/denials.js";
 import type { GateWatch } from "../sandbox/network-gate.js";
 import { type Closed, type Launch, leftFailure, Sandbox, tellSetAside } from "../sandbox/sandbox.js";
@@ -54,6 +55,12 @@ export interface AgentRuntimeOptions {
 	readonly sandbox?: Sandbox;
 }
 
+/** The socket serving an attempt's agent crew's `ask` tool, and the program its CLI starts to reach it. */
+interface AskServed {
+	readonly socket: AskSocket;
+	readonly bridge: string;
+}
+
 /**
  * Runs a task with an agent CLI in its JSON-lines mode. A CLI that converses gets its prompt and
  * any messages on its stdin, which is closed once it says its work is over; another gets none.
@@ -86,6 +93,7 @@ export class AgentRuntime implements WorkerRuntime {
 	async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
 		const { signal } = control;
 		signal.throwIfAborted();
+		const preparing = performance.now();
 		const source = this.#options.env ?? process.env;
 		const confined = isConfined(request.sandbox);
 		// What a confined agent may reach, and what its tools were refused, read from their output.
@@ -127,10 +135,11 @@ export class AgentRuntime implements WorkerRuntime {
 		}
 		// Questions come once the CLI runs, by when its transcript is open.
 		let note: (line: Record<string, unknown>) => void = () => {};
-		const ask = await this.#askTool(request, control, base, (line) => note(line));
+		const ask = await this.#askTool(request, control, base, (line) => note(line), source.PATH);
 		const own = this.#cli.args(request, { systemFile, asks: ask !== undefined, env: source });
-		const kept = openSession(this.#cli, request, base, source);
+		const kept = timed("agent: open its session", () => openSession(this.#cli, request, base, source));
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own, ...kept.args];
+		phaseSince("agent: prepare the attempt", preparing);
 		let launch: Launch;
 		try {
 			launch = await this.#launch(
@@ -139,7 +148,7 @@ export class AgentRuntime implements WorkerRuntime {
 				{ file: file as string, args },
 				source,
 				env,
-				ask?.socket,
+				ask?.served,
 				kept.folder,
 				{
 					allow: allowed,
@@ -148,7 +157,7 @@ export class AgentRuntime implements WorkerRuntime {
 				},
 			);
 		} catch (error) {
-			await ask?.socket?.close();
+			await ask?.served?.socket.close();
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
@@ -225,7 +234,7 @@ export class AgentRuntime implements WorkerRuntime {
 			if (!limit?.overrun || signal.aborted) throw error;
 		} finally {
 			conversation?.end("its agent has ended");
-			await ask?.socket?.close();
+			await ask?.served?.socket.close();
 			closed = await launch.close();
 			tellSetAside(closed, onEvent);
 			kept.close(session);
@@ -256,15 +265,16 @@ export class AgentRuntime implements WorkerRuntime {
 
 	/**
 	 * The arguments that give the attempt's agent crew's `ask` tool, with what they need made: the
-	 * extension's file, or the socket crew's ask server brings questions to. Undefined when the
-	 * agent may not ask, or its CLI cannot be given the tool.
+	 * extension's file, or the socket that serves the tool over MCP and the bridge its CLI starts to
+	 * reach it. Undefined when the agent may not ask, or its CLI cannot be given the tool.
 	 */
 	async #askTool(
 		request: TaskRequest,
 		control: RunControl,
 		base: string,
 		note: (line: Record<string, unknown>) => void,
-	): Promise<{ args: string[]; socket?: AskSocket } | undefined> {
+		path: string | undefined,
+	): Promise<{ args: string[]; served?: AskServed } | undefined> {
 		const tool = this.#cli.askTool;
 		const { asking } = control;
 		if (!asking || !tool) return undefined;
@@ -282,14 +292,18 @@ export class AgentRuntime implements WorkerRuntime {
 			note({ type: "crew.answer", id, text: redact(answer) });
 			return answer;
 		});
-		const server = [process.execPath, crewPackagePath("bin", "crew.js"), "ask-server", socket.path];
-		return { args: tool.args(server, ASK_WAIT_MS), socket };
+		// A bridge to the socket, which serves the tool: socat starts in a few ms, Node in a tenth of a second.
+		const socat = findSocat(path);
+		const server = socat
+			? [socat, "STDIO", `UNIX-CONNECT:${socket.path}`]
+			: [process.execPath, crewPackagePath("bin", "crew.js"), "ask-server", socket.path];
+		return { args: tool.args(server, ASK_WAIT_MS), served: { socket, bridge: server[0] as string } };
 	}
 
 	/**
 	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
 	 * a network of the hosts it reaches its model at and those the user allows, nothing else. An
-	 * attempt whose agent may ask can reach its `ask` socket, and run crew's ask server; its session
+	 * attempt whose agent may ask can reach its `ask` socket, and run the bridge to it; its session
 	 * folder it may write; the project's skills its agent names it can read.
 	 */
 	async #launch(
@@ -298,26 +312,26 @@ export class AgentRuntime implements WorkerRuntime {
 		command: Command,
 		source: NodeJS.ProcessEnv,
 		env: NodeJS.ProcessEnv,
-		ask: AskSocket | undefined,
+		ask: AskServed | undefined,
 		sessionFolder: string | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
 		if (!isConfined(request.sandbox)) return this.#sandbox.wrap(request, command, { network: "host", env });
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
-		const asker = ask ? [dirname(process.execPath)] : [];
+		const asker = ask ? [dirname(ask.bridge)] : [];
 		const skills = projectSkills(request.agent.setup ?? {}, request.cwd, source);
 		const folder = join(request.artifactDir, `${base}.home`);
-		const home = attemptHome(this.#cli.home(source), folder, source);
+		const home = timed("agent: make the CLI's home", () => attemptHome(this.#cli.home(source), folder, source));
 		const launch = await this.#sandbox.wrap(request, command, {
-			writable: [folder, ...(ask ? [ask.folder] : []), ...(sessionFolder ? [sessionFolder] : [])],
+			writable: [folder, ...(ask ? [ask.socket.folder] : []), ...(sessionFolder ? [sessionFolder] : [])],
 			readable: [...program, ...asker, ...skills, ...home.shows],
 			network: gate,
 			env,
 		});
 		const close = async () => {
 			const closed = await launch.close();
-			home.settle();
+			timed("agent: settle the CLI's home", () => home.settle());
 			return closed;
 		};
 		return { ...launch, env: { ...launch.env, ...home.env }, close };

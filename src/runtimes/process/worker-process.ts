@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { phaseSince } from "../../core/timings.js";
 import { attemptFileStream } from "../attempt-files.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 import { ATTEMPT_TOKEN } from "./attempt-seal.js";
@@ -96,6 +97,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		logError ??= error;
 	});
 	let child: ChildProcess;
+	const spawning = performance.now();
 	try {
 		child = spawn(options.file, options.args as string[], {
 			cwd: options.cwd,
@@ -122,7 +124,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		return { code: null, signal: null, stderrHead: "", stderrTail: "", ...(error ? { spawnError: error } : {}) };
 	}
 	const pgid = child.pid;
+	phaseSince("worker: spawn", spawning);
 	const { stdout, stderr } = child as typeof child & { stdout: Readable; stderr: Readable };
+	let quiet = true;
+	const heard = () => {
+		if (quiet) phaseSince("worker: from spawn to its first output", spawning);
+		quiet = false;
+		onEvent({ type: "activity" });
+	};
 	options.live.add(pgid);
 	onEvent({ type: "spawned", process: handleOf(child) });
 
@@ -132,14 +141,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	let logged = 0;
 	stdout.on("data", (chunk: Buffer) => {
 		options.onStdout(chunk);
-		onEvent({ type: "activity" });
+		heard();
 	});
 	stderr.on("data", (chunk: Buffer) => {
 		stderrHead.push(chunk);
 		stderrTail.push(chunk);
 		if (logged < options.maxLogBytes) log.write(redacting.push(chunk.subarray(0, options.maxLogBytes - logged)));
 		logged += chunk.length;
-		onEvent({ type: "activity" });
+		heard();
 	});
 	if (child.stdin) {
 		// A worker that never reads its input closes stdin early; that is its choice, not a failure.
@@ -157,6 +166,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 	signal.addEventListener("abort", onAbort, { once: true });
 	try {
 		const end = await exited;
+		phaseSince("worker: from spawn to its exit", spawning);
+		const ending = performance.now();
 		// A worker that ended by itself has its result, whatever stops it while what it left is cleared away.
 		const stopped = signal.aborted;
 		// Workers die with their task: whatever the leader left in its group goes too.
@@ -181,6 +192,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 		await finished(log).catch((error: Error) => {
 			logError ??= error;
 		});
+		phaseSince("worker: end its group and strays, drain its output", ending);
 		if (stopped) signal.throwIfAborted();
 		return {
 			code: end.code,

@@ -1,7 +1,7 @@
 // Bubblewrap confinement: what a process may see and write, the secrets hidden, and the `bwrap` arguments.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CrewError, ErrorCode } from "../../core/errors.js";
@@ -179,22 +179,38 @@ export function findBwrap(path: string = process.env.PATH ?? ""): string | null 
 	return findWorking(path, "bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]);
 }
 
-/** The socat on PATH that runs, which bridges a confined agent's loopback to its network gate; null when there is none. */
+/**
+ * The socat on PATH, which bridges a confined agent's loopback to its network gate; null when there
+ * is none. Unlike bubblewrap, which a machine may forbid, a socat that is there runs: it is not
+ * started to find out, as each start costs a command its time.
+ */
 export function findSocat(path: string = process.env.PATH ?? ""): string | null {
-	return findWorking(path, "socat", ["-V"]);
+	const file = firstOnPath(path, "socat");
+	if (file === null) return null;
+	try {
+		accessSync(file, constants.X_OK);
+		return file;
+	} catch {
+		return null;
+	}
 }
 
 /** The first `name` on `path`, if it runs with `args`. */
 function findWorking(path: string, name: string, args: readonly string[]): string | null {
+	const file = firstOnPath(path, name);
+	if (file === null) return null;
+	try {
+		execFileSync(file, args, { stdio: "ignore", timeout: 10_000 });
+		return file;
+	} catch {
+		return null;
+	}
+}
+
+function firstOnPath(path: string, name: string): string | null {
 	for (const folder of path.split(":").filter(Boolean)) {
 		const file = join(folder, name);
-		if (!existsSync(file)) continue;
-		try {
-			execFileSync(file, args, { stdio: "ignore", timeout: 10_000 });
-			return file;
-		} catch {
-			return null;
-		}
+		if (existsSync(file)) return file;
 	}
 	return null;
 }

@@ -9,6 +9,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { SetAside } from "../../core/records.js";
 import { CREW_STATE } from "../../core/sandbox.js";
 import { type AttemptSandbox, type HostPort, isConfined } from "../../core/sandbox-level.js";
+import { timed } from "../../core/timings.js";
 import { gitMetadata, undoCreated } from "../../workspace/git-surfaces/git-metadata.js";
 import { GitWatch, type Stay } from "../../workspace/git-surfaces/git-watch.js";
 import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
@@ -109,9 +110,13 @@ export class Sandbox {
 		const asked = request.sandbox;
 		const confined = asked !== undefined && isConfined(asked);
 		// A read-only workspace is left as it was; an unconfined attempt's submodules are its user's choice.
-		const stay = confined && asked.readOnly ? undefined : await this.#watch.enter(request.cwd, confined);
+		const stay =
+			confined && asked.readOnly
+				? undefined
+				: await timed("sandbox: list the workspace's git folders", () => this.#watch.enter(request.cwd, confined));
+		const aside = join(request.artifactDir, `attempt-${request.attempt}.git-set-aside`);
 		const leave = async () =>
-			stay ? stay.leave(join(request.artifactDir, `attempt-${request.attempt}.git-set-aside`)) : NOTHING_LEFT;
+			stay ? timed("sandbox: look for the git folders left", () => stay.leave(aside)) : NOTHING_LEFT;
 		if (!confined) {
 			const close = async (): Promise<Closed> => ({ ...(await leave()), submodules: [], planted: [] });
 			return { ...command, env: {}, close };
@@ -135,7 +140,9 @@ export class Sandbox {
 	): Promise<Launch> {
 		const { bwrap, socat } = this.#found();
 		const home = needs.env.HOME || this.#env.HOME || homedir();
-		const git = gitMetadata(request.cwd, !asked.readOnly, stay?.before ?? []);
+		const git = timed("sandbox: read the git metadata", () =>
+			gitMetadata(request.cwd, !asked.readOnly, stay?.before ?? []),
+		);
 		const refs = git?.refFolders.length ? PrivateRefs.make(git.refFolders) : undefined;
 		const undo = async (): Promise<Closed> => {
 			const planted = [...(git ? undoCreated(git, request.cwd) : []), ...(refs?.settle() ?? [])];
@@ -174,7 +181,7 @@ export class Sandbox {
 			}
 			if (socat === null)
 				throw new CrewError(ErrorCode.InvalidInput, `this task asks for a sandbox, and ${NO_SANDBOX}`);
-			const opened = await NetworkGate.open(network.allow, network);
+			const opened = await timed("sandbox: open the network gate", () => NetworkGate.open(network.allow, network));
 			gate = opened;
 			const confined = confine(bwrap, { ...spec, network: { gate: opened.folder } }, opened.wrap(socat, command));
 			const close = async () => {
