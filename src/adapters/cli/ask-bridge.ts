@@ -1,4 +1,4 @@
-// `crew ask-server <socket>`: the MCP server an agent CLI starts where socat is missing: its stdin and stdout joined to crew's ask socket.
+// `crew ask-server <socket>`: an MCP server over stdio joined to crew's ask socket, for hosts without socat.
 
 import { createConnection } from "node:net";
 

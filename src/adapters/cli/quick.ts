@@ -1,4 +1,4 @@
-// The CLI's fast path: `--version`, the plain forms of the read commands and the ask bridge, run without the full parser.
+// The CLI's fast path: `--version`, plain read commands and the ask bridge, without the full parser.
 
 import { phaseSince, timingsOn, timingsReport } from "../../core/timings.js";
 import { print } from "./print.js";
