@@ -1,8 +1,6 @@
-// The CLI's fast path: `--version`, plain read commands and the ask bridge, without the full parser.
+// The CLI's fast path: plain read commands and the ask bridge, without the full parser.
 
-import { phaseSince, timingsOn, timingsReport } from "../../core/timings.js";
-import { print } from "./print.js";
-import { version } from "./version.js";
+import { phaseSince, timed, timingsOn, timingsReport } from "../../core/timings.js";
 
 export { phaseSince };
 
@@ -36,15 +34,11 @@ const PLAIN: ReadonlyMap<string, PlainForm> = new Map(
 );
 
 /**
- * The CLI's first step: `crew --version`, the plain forms above and `crew ask-server <socket>`, run at once. Returns undefined
+ * The CLI's first step after `--version`: the plain forms above and `crew ask-server <socket>`, run at once. Returns undefined
  * for anything else, a wrong form included, for the full CLI to parse, explain or refuse.
  */
 export function quick(argv: readonly string[]): Promise<number> | undefined {
 	if (timingsOn()) process.once("exit", () => process.stderr.write(`${timingsReport()}\n`));
-	if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
-		print(`${version()}\n`);
-		return Promise.resolve(0);
-	}
 	// Started by an agent CLI for each attempt that may ask, so it loads nothing else.
 	if (argv.length === 4 && argv[2] === "ask-server") {
 		return import("./ask-bridge.js").then(({ askBridge }) => askBridge(argv[3] as string));
@@ -57,7 +51,8 @@ export function quick(argv: readonly string[]): Promise<number> | undefined {
 	if (options.some((option) => option !== "--json")) return undefined;
 	if (positional.length < form.min || positional.length > form.max) return undefined;
 	const json = options.length > 0 ? { json: true as const } : {};
-	return Promise.all([import("./outcome.js"), import("./read-commands.js")]).then(([{ outcome }, reads]) =>
-		outcome(argv, () => form.run(reads, positional, json)),
+	const loading = timed("load the read commands", () =>
+		Promise.all([import("./outcome.js"), import("./read-commands.js")]),
 	);
+	return loading.then(([{ outcome }, reads]) => outcome(argv, () => form.run(reads, positional, json)));
 }

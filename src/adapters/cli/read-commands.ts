@@ -6,6 +6,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { logEntry } from "../../core/log-line.js";
 import { isTerminalRun, isTerminalTask, type TaskStatus } from "../../core/status.js";
 import type { TaskJsonField } from "../../core/status-selection.js";
+import { timed } from "../../core/timings.js";
 import { eventJson, listedRun } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { mergeView, type RunView } from "../../engine/views/run-view.js";
@@ -26,9 +27,9 @@ export interface FollowOption extends JsonOption {
 }
 
 function withReader<T>(fn: (reader: RunReader) => T): T {
-	const reader = new RunReader(findProject(process.cwd()));
+	const reader = timed("open the store", () => new RunReader(findProject(process.cwd())));
 	try {
-		return fn(reader);
+		return timed("read", () => fn(reader));
 	} finally {
 		reader.close();
 	}

@@ -48,4 +48,13 @@ test("with CREW_TIMINGS set, a command prints where its time went, phase by phas
 		expect(quiet.code).toBe(0);
 		expect(quiet.stderr).not.toContain("timings");
 	}
+
+	// A read on the CLI's fast path reports its own phases too.
+	const runId = JSON.parse(timed.stdout.trim().split("\n").at(-1) ?? "{}").runId;
+	const read = await crew(repo.dir, ["status", runId, "--json"], 60_000, { ...process.env, CREW_TIMINGS: "1" });
+	expect(read.code).toBe(0);
+	expect(JSON.parse(read.stdout).run.id).toBe(runId);
+	for (const name of ["load the read commands", "open the store", "read"]) {
+		expect(read.stderr).toMatch(new RegExp(` {2}${name}\n`));
+	}
 });
