@@ -1,4 +1,4 @@
-// Fetches the programs only the tests use (pi 1.x and the Node 22 it needs) into tools/pi1.
+// Fetches the programs only the tests use (pi 1.x and the Node 22 it needs) into tools/pi1, and npm's metadata.
 
 /**
  * pi 1.x needs Node 22, and neither belongs in what `npm ci` or a user's install brings: the test
@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureRegistryMetadata } from "./npm-metadata.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS = join(ROOT, "tools", "pi1");
@@ -38,6 +39,13 @@ export function ensureTestTools() {
 	});
 }
 
-export default ensureTestTools;
+/**
+ * The vitest global setup: the test tools, and what the install tests need in npm's cache, whose
+ * presence they read as `inject("npmInstallsOffline")`.
+ */
+export default function setup(project) {
+	ensureTestTools();
+	project.provide("npmInstallsOffline", ensureRegistryMetadata());
+}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) ensureTestTools();

@@ -1,0 +1,101 @@
+// Runs the test tiers, prints each one's wall and CPU time and slowest files, and warns where they grew.
+
+/**
+ * `node test/loop/tiers.mjs` (what `npm test` runs after the build): the suite, the fault and attack
+ * suites, the Node 22 tier and every bench at its smallest size; `node test/loop/tiers.mjs quick
+ * [vitest arguments]` (`npm run test:quick`): the quick tier. Every tier runs, whatever the one
+ * before it did; the exit code is the first failure's.
+ *
+ * A tier's CPU time is what its process and the descendants it waited for spent (the `cutime` and
+ * `cstime` of /proc/self/stat, before and after). Each vitest tier's files report their own times
+ * (test/loop/durations.ts). The figures are compared with test/loop/figures.json, those of the last
+ * green run someone committed: a tier that took 20% more wall or CPU time is warned of loudly, with
+ * the files that grew most; a file over 30 s that names no reason (`// @slow: <why>` in the file) is
+ * warned of too. Warnings never fail the run: the machine is shared and noisy, and a red build for
+ * a slow spell would teach everyone to ignore it. When every tier passed, figures.json is rewritten
+ * with this run's figures; committing it makes them the next run's baseline.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compare, slowest } from "./compare.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const FIGURES = join(ROOT, "test", "loop", "figures.json");
+const RESULTS = join(ROOT, "test-results");
+const VITEST = join(ROOT, "node_modules", "vitest", "vitest.mjs");
+
+const [group = "full", ...extra] = process.argv.slice(2);
+/** Each group's tiers, in order: a name, what runs, and whether it is vitest (and so reports its files). */
+const GROUPS = {
+	full: [
+		{ name: "suite", args: [VITEST, "run"], vitest: true },
+		{ name: "faults", args: [VITEST, "run", "--config", "vitest.faults.config.ts"], vitest: true },
+		{ name: "attacks", args: [VITEST, "run", "--config", "vitest.attacks.config.ts"], vitest: true },
+		{ name: "node22", args: [join(ROOT, "test", "node22.mjs")], vitest: true },
+		{ name: "bench smoke", args: [join(ROOT, "bench", "smoke.mjs")], vitest: false },
+	],
+	quick: [{ name: "quick", args: [VITEST, "run", ...extra], vitest: true, env: { CREW_TEST_TIER: "quick" } }],
+};
+const tiers = GROUPS[group];
+if (!tiers)
+	throw new Error(`test/loop/tiers.mjs: no group '${group}'; expected one of ${Object.keys(GROUPS).join(", ")}`);
+if (group === "full" && extra.length > 0)
+	throw new Error(`test/loop/tiers.mjs: the full group takes no arguments, not ${extra.join(" ")}`);
+
+/** CPU seconds the descendants this process waited for have spent. */
+function childrenCpu() {
+	const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
+	const ticks = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
+	return (Number(fields[13]) + Number(fields[14])) / ticks;
+}
+
+/** Runs one tier to its end: its exit code, wall and CPU seconds, and its files' seconds. */
+async function runTier(tier) {
+	const durations = join(RESULTS, `durations-${tier.name.replace(/\W+/g, "-")}.json`);
+	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
+	const cpuBefore = childrenCpu();
+	const started = performance.now();
+	const code = await new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, tier.args, { cwd: ROOT, env, stdio: "inherit" });
+		child.once("error", reject);
+		child.once("exit", (status, signal) => resolve(status ?? (signal ? 1 : 0)));
+	});
+	const wall = (performance.now() - started) / 1000;
+	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
+	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), files };
+}
+
+const round = (seconds) => Math.round(seconds * 10) / 10;
+
+mkdirSync(RESULTS, { recursive: true });
+const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) : {};
+const ran = [];
+for (const tier of tiers) {
+	ran.push(await runTier(tier));
+	process.stdout.write(`tests: ${tier.name} took ${ran.at(-1).wall} s (CPU ${ran.at(-1).cpu} s)\n`);
+}
+
+const reasons = (file) => {
+	const text = existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), "utf8") : "";
+	return /\/\/ @slow: (.+)/.exec(text)?.[1];
+};
+process.stdout.write(`\n${slowest(ran, reasons)}\n`);
+const warnings = compare(ran, figures[group], reasons, extra.length > 0);
+if (warnings.length > 0) process.stdout.write(`\n${warnings.join("\n")}\n`);
+
+const failed = ran.find((tier) => tier.code !== 0);
+if (!failed && extra.length === 0) {
+	const commit = execFileSync("git", ["describe", "--always", "--dirty"], { cwd: ROOT }).toString().trim();
+	figures[group] = {
+		commit,
+		date: new Date().toISOString().slice(0, 10),
+		tiers: Object.fromEntries(ran.map(({ name, wall, cpu, files }) => [name, { wall, cpu, files }])),
+	};
+	writeFileSync(FIGURES, `${JSON.stringify(figures, null, "\t")}\n`);
+	process.stdout.write(
+		`\ntests: these figures are now test/loop/figures.json's; commit it to make them the baseline\n`,
+	);
+}
+process.exitCode = failed ? failed.code : 0;
