@@ -1,3 +1,4 @@
+// @slow: another process holds the store's write lock for 10 s, and past a runner's lease, on purpose
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // @module-tag node22
+// @slow: ten confined runs, each task started under bwrap with its network gate
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";

@@ -1,3 +1,4 @@
+// @slow: ten runs in real git worktrees: merges, prune, kill -9 and setup hooks
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// @slow: 36 bad inputs, each given to a crew process of its own
 import { expect, test } from "vitest";
 import { crew, TestRepo } from "../../helpers.js";
 

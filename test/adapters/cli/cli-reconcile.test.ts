@@ -1,3 +1,4 @@
+// @slow: a run of 31 worktrees is made so that a fork can be killed -9 while it copies them
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

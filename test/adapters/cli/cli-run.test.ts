@@ -1,3 +1,4 @@
+// @slow: eleven runs through the CLI, each in processes of its own: cancel, Ctrl-C, kill -9 and resume, a reader polling throughout
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

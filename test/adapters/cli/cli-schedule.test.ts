@@ -1,3 +1,4 @@
+// @slow: schedulers wait for real slots, seconds apart, and one is killed -9 midway
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, test } from "vitest";
 import {

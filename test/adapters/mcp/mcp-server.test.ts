@@ -1,3 +1,4 @@
+// @slow: crew mcp starts run after run, detached, to show it keeps no descriptor open
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";

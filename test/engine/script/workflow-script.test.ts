@@ -1,3 +1,4 @@
+// @slow: eleven workflow scripts run end to end by crew processes, a kill -9 and resume and a cancel among them
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
