@@ -1,0 +1,61 @@
+import { expect, test } from "vitest";
+import { compare, slowest } from "./compare.mjs";
+
+const baseline = {
+	commit: "abc1234",
+	date: "2026-12-06",
+	tiers: {
+		suite: { wall: 100, cpu: 200, files: { "test/a.test.ts": 10, "test/b.test.ts": 20, "test/c.test.ts": 1 } },
+	},
+};
+const noReason = () => undefined;
+
+test("a tier within 20% of the committed figures, its files steady, is not warned of", () => {
+	const tier = {
+		name: "suite",
+		wall: 119,
+		cpu: 239,
+		files: { "test/a.test.ts": 11, "test/b.test.ts": 22, "test/c.test.ts": 1 },
+	};
+	expect(compare([tier], baseline, noReason)).toEqual([]);
+});
+
+test("a tier 20% slower is warned of loudly, naming the files that grew most and the new slow ones", () => {
+	const tier = {
+		name: "suite",
+		wall: 130,
+		cpu: 210,
+		files: { "test/a.test.ts": 25, "test/b.test.ts": 21, "test/c.test.ts": 3, "test/d.test.ts": 12 },
+	};
+	expect(compare([tier], baseline, noReason)).toEqual([
+		"!!! tests: suite is SLOWER than the last green run (abc1234, 2026-12-06): wall 130 s against 100 s (+30%), CPU 210 s against 200 s (+5%)",
+		"!!!     test/a.test.ts: 25 s against 10 s (+15 s)",
+		"!!!     test/d.test.ts: 12 s, new",
+	]);
+});
+
+test("one file that doubled by 10 s is named though its tier stayed within 20%, and in a partial run", () => {
+	const tier = { name: "suite", wall: 105, cpu: 200, files: { "test/c.test.ts": 15.2 } };
+	const jump = "!!! tests: test/c.test.ts took 15.2 s against 1 s in the last green run (abc1234)";
+	expect(compare([tier], baseline, noReason)).toEqual([jump]);
+	const partial = { name: "suite", wall: 16, cpu: 2, files: { "test/c.test.ts": 15.2 } };
+	expect(compare([partial], baseline, noReason, true)).toEqual([jump]);
+});
+
+test("a file over 30 s names its reason beside it, or is warned of; no baseline is said once", () => {
+	const tier = { name: "suite", wall: 90, cpu: 100, files: { "test/slow.test.ts": 45, "test/fine.test.ts": 2 } };
+	const reasonOf = (file: string) => (file === "test/slow.test.ts" ? "holds a lock for 10 s" : undefined);
+	expect(slowest([tier], reasonOf)).toBe(
+		[
+			"tests: the slowest files of suite (90 s, CPU 100 s):",
+			"      45 s  test/slow.test.ts  (holds a lock for 10 s)",
+			"       2 s  test/fine.test.ts",
+		].join("\n"),
+	);
+	expect(compare([tier], undefined, reasonOf)).toEqual([
+		"tests: no figures committed for this group yet (test/loop/figures.json)",
+	]);
+	expect(compare([tier], undefined, noReason)).toContain(
+		"!!! tests: test/slow.test.ts took 45 s and names no reason: add `// @slow: <why>` to it",
+	);
+});
