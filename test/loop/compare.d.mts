@@ -4,6 +4,8 @@ export interface TierFigures {
 	readonly name: string;
 	readonly wall: number;
 	readonly cpu: number;
+	/** How busy the machine's CPUs were during the tier, in percent. */
+	readonly busy?: number;
 	readonly files?: Readonly<Record<string, number>>;
 }
 export interface Baseline {

@@ -51,7 +51,10 @@ export function compare(tiers, baseline, reasonOf, partial = false) {
 			warnings.push(
 				`${LOUD}tests: ${tier.name} is SLOWER than the last green run (${baseline.commit}, ${baseline.date}): ` +
 					`wall ${tier.wall} s against ${before.wall} s (${percent(tier.wall, before.wall)}), ` +
-					`CPU ${tier.cpu} s against ${before.cpu} s (${percent(tier.cpu, before.cpu)})`,
+					`CPU ${tier.cpu} s against ${before.cpu} s (${percent(tier.cpu, before.cpu)})` +
+					(tier.busy !== undefined && before.busy !== undefined
+						? `, the machine's CPUs ${tier.busy}% busy against ${before.busy}%`
+						: ""),
 			);
 			for (const line of grown(tier, before)) warnings.push(`${LOUD}    ${line}`);
 		} else if (before) {

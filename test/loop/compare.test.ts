@@ -34,6 +34,15 @@ test("a tier 20% slower is warned of loudly, naming the files that grew most and
 	]);
 });
 
+test("a slower tier says how busy the machine was, then and in the last green run", () => {
+	const busyBaseline = { ...baseline, tiers: { suite: { ...baseline.tiers.suite, busy: 60 } } };
+	const tier = { name: "suite", wall: 150, cpu: 200, busy: 97, files: baseline.tiers.suite.files };
+	expect(compare([tier], busyBaseline, noReason)).toEqual([
+		"!!! tests: suite is SLOWER than the last green run (abc1234, 2026-12-06): wall 150 s against 100 s (+50%), CPU 200 s against 200 s (+0%), the machine's CPUs 97% busy against 60%",
+		"!!!     no file grew much on its own: the whole tier is slower (a busy machine?)",
+	]);
+});
+
 test("one file that doubled by 10 s is named though its tier stayed within 20%, and in a partial run", () => {
 	const tier = { name: "suite", wall: 105, cpu: 200, files: { "test/c.test.ts": 15.2 } };
 	const jump = "!!! tests: test/c.test.ts took 15.2 s against 1 s in the last green run (abc1234)";

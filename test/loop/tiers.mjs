@@ -7,7 +7,9 @@
  * before it did; the exit code is the first failure's.
  *
  * A tier's CPU time is what its process and the descendants it waited for spent (the `cutime` and
- * `cstime` of /proc/self/stat, before and after). Each vitest tier's files report their own times
+ * `cstime` of /proc/self/stat, before and after): a process that outlives its parent, as a detached
+ * runner does, is not counted. How busy the machine's CPUs were meanwhile is printed beside it, so
+ * a slow spell caused by something else shows as such. Each vitest tier's files report their own times
  * (test/loop/durations.ts). The figures are compared with test/loop/figures.json, those of the last
  * green run someone committed: a tier that took 20% more wall or CPU time is warned of loudly, with
  * the files that grew most; a file over 30 s that names no reason (`// @slow: <why>` in the file) is
@@ -51,11 +53,25 @@ function childrenCpu() {
 	return (Number(fields[13]) + Number(fields[14])) / ticks;
 }
 
-/** Runs one tier to its end: its exit code, wall and CPU seconds, and its files' seconds. */
+/** The machine's CPU time so far, busy and in all, in clock ticks (the first line of /proc/stat). */
+function machineCpu() {
+	const ticks = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+	const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
+	return {
+		busy: user + nice + system + irq + softirq + steal,
+		all: user + nice + system + idle + iowait + irq + softirq + steal,
+	};
+}
+
+/**
+ * Runs one tier to its end: its exit code, wall and CPU seconds, its files' seconds, and how busy
+ * the machine's CPUs were meanwhile (the tier's own work and anything else running), in percent.
+ */
 async function runTier(tier) {
 	const durations = join(RESULTS, `durations-${tier.name.replace(/\W+/g, "-")}.json`);
 	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
 	const cpuBefore = childrenCpu();
+	const machineBefore = machineCpu();
 	const started = performance.now();
 	const code = await new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, tier.args, { cwd: ROOT, env, stdio: "inherit" });
@@ -64,7 +80,9 @@ async function runTier(tier) {
 	});
 	const wall = (performance.now() - started) / 1000;
 	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
-	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), files };
+	const machine = machineCpu();
+	const busy = Math.round(((machine.busy - machineBefore.busy) / Math.max(1, machine.all - machineBefore.all)) * 100);
+	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), busy, files };
 }
 
 const round = (seconds) => Math.round(seconds * 10) / 10;
@@ -74,7 +92,8 @@ const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) 
 const ran = [];
 for (const tier of tiers) {
 	ran.push(await runTier(tier));
-	process.stdout.write(`tests: ${tier.name} took ${ran.at(-1).wall} s (CPU ${ran.at(-1).cpu} s)\n`);
+	const { wall, cpu, busy } = ran.at(-1);
+	process.stdout.write(`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy)\n`);
 }
 
 const reasons = (file) => {
@@ -91,7 +110,7 @@ if (!failed && extra.length === 0) {
 	figures[group] = {
 		commit,
 		date: new Date().toISOString().slice(0, 10),
-		tiers: Object.fromEntries(ran.map(({ name, wall, cpu, files }) => [name, { wall, cpu, files }])),
+		tiers: Object.fromEntries(ran.map(({ name, wall, cpu, busy, files }) => [name, { wall, cpu, busy, files }])),
 	};
 	writeFileSync(FIGURES, `${JSON.stringify(figures, null, "\t")}\n`);
 	process.stdout.write(
