@@ -53,14 +53,12 @@ function childrenCpu() {
 	return (Number(fields[13]) + Number(fields[14])) / ticks;
 }
 
-/** The machine's CPU time so far, busy and in all, in clock ticks (the first line of /proc/stat). */
+/** The machine's CPU time so far, busy, waiting on disks and in all, in clock ticks (the first line of /proc/stat). */
 function machineCpu() {
 	const ticks = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
 	const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
-	return {
-		busy: user + nice + system + irq + softirq + steal,
-		all: user + nice + system + idle + iowait + irq + softirq + steal,
-	};
+	const busy = user + nice + system + irq + softirq + steal;
+	return { busy, iowait, all: busy + idle + iowait };
 }
 
 /**
@@ -81,8 +79,10 @@ async function runTier(tier) {
 	const wall = (performance.now() - started) / 1000;
 	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
 	const machine = machineCpu();
-	const busy = Math.round(((machine.busy - machineBefore.busy) / Math.max(1, machine.all - machineBefore.all)) * 100);
-	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), busy, files };
+	const share = (key) =>
+		Math.round(((machine[key] - machineBefore[key]) / Math.max(1, machine.all - machineBefore.all)) * 100);
+	const [busy, iowait] = [share("busy"), share("iowait")];
+	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), busy, iowait, files };
 }
 
 const round = (seconds) => Math.round(seconds * 10) / 10;
@@ -92,8 +92,10 @@ const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) 
 const ran = [];
 for (const tier of tiers) {
 	ran.push(await runTier(tier));
-	const { wall, cpu, busy } = ran.at(-1);
-	process.stdout.write(`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy)\n`);
+	const { wall, cpu, busy, iowait } = ran.at(-1);
+	process.stdout.write(
+		`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy, ${iowait}% waiting on disks)\n`,
+	);
 }
 
 const reasons = (file) => {
@@ -110,7 +112,9 @@ if (!failed && extra.length === 0) {
 	figures[group] = {
 		commit,
 		date: new Date().toISOString().slice(0, 10),
-		tiers: Object.fromEntries(ran.map(({ name, wall, cpu, busy, files }) => [name, { wall, cpu, busy, files }])),
+		tiers: Object.fromEntries(
+			ran.map(({ name, wall, cpu, busy, iowait, files }) => [name, { wall, cpu, busy, iowait, files }]),
+		),
 	};
 	writeFileSync(FIGURES, `${JSON.stringify(figures, null, "\t")}\n`);
 	process.stdout.write(
