@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: estimates are checked against earlier runs made for real by pi agents
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: each attack is a real agent planting git metadata, then crew's and the user's git calls
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

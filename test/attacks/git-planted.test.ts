@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: each attack is a real agent planting a git folder, then the user's next git commands
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

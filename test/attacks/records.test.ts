@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: an imported bundle is replayed and forked with real agents, to show its hook never runs
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: two pi agents edit the same lines at once, with and without foresight
 import { execFileSync } from "node:child_process";
 import { afterAll, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";

@@ -1,3 +1,4 @@
+// @slow: nine runs are made for real, then replayed from their records
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";

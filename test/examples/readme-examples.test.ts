@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: runs every crew example of the README against the sample repository, real pi agents included
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// @slow: wrong-typed inputs are tried over HTTP and MCP against live servers
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

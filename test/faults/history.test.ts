@@ -1,3 +1,4 @@
+// @slow: 150 random runs, each with faults at random moments, replayed against their records
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
 import { prng } from "../../bench/prng.mjs";

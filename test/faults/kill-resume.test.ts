@@ -1,3 +1,4 @@
+// @slow: 50 runs, each killed -9 at random moments and resumed to completion
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
 import { prng } from "../../bench/prng.mjs";

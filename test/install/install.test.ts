@@ -1,4 +1,5 @@
 // @module-tag npm
+// @slow: npm installs crew four ways; installing the clone and packing it each build crew from its sources
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: what each real CLI is given (context files, skills, extensions) is read from its own requests
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: each CLI is run from a calling session to read which model and thinking level reach it
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { projectAt } from "../../src/config/project.js";

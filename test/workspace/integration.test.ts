@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: tasks' branches are merged by a real integrator agent in worktrees
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

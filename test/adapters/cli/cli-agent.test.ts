@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: eight crew agent runs of real pi agents on the scripted model, in CLI processes
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

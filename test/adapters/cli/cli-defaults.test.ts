@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: the default team's real pi agents run a whole workflow, once per way of choosing it
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

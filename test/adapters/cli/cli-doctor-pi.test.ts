@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: crew doctor starts pi itself: its version, its extensions in RPC mode and its models
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

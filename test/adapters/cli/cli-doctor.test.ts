@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: each crew doctor run starts pi, Claude Code and Codex several times, and --smoke makes real calls
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// @slow: each exit code is shown by a real run in a crew process: failure, SIGINT, incomplete integration
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

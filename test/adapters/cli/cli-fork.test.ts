@@ -1,5 +1,6 @@
 // @module-tag node22
 // @module-tag agent-cli
+// @slow: forks and replays real pi runs, each run in crew processes of its own
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: each goal runs pass after pass with a pi judge on the scripted model, a kill -9 and resume among them
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

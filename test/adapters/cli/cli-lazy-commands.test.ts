@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: every command runs once as a process to show what it loads, crew demo and crew doctor among them
 import { beforeAll, expect, test } from "vitest";
 import { type CliResult, crew, crewProcess, exitOf, gitRepo, type TestRepo } from "../../helpers.js";
 

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: records real pi runs, then replays them, live where they diverge
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// @slow: eleven API tests, each against a crew serve with runs made by crew processes
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";

@@ -1,5 +1,6 @@
 // @module-tag agent-cli
 // @module-tag browser
+// @slow: drives Chromium through the dashboard while pi runs start, ask and end
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

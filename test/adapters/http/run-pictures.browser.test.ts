@@ -1,5 +1,6 @@
 // @module-tag agent-cli
 // @module-tag browser
+// @slow: Chromium draws the pictures of runs made by real agents
 // The run page's pictures of a run: its timeline and where its cost went.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";

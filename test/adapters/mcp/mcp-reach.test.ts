@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: crew mcp starts, retries and merges runs of real agents in the background
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: pi sessions with crew's extension loaded start teams through its tools
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

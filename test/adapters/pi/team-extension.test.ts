@@ -1,5 +1,6 @@
 // @module-tag node22
 // @module-tag agent-cli
+// @slow: pi 0.73 and pi 1.x each start a team of pi workers from a pi session
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: runs export their traces to a collector, through kill -9 and resume and a retry
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: the agent CLI suite's 17 tests against real Claude Code on the scripted model
 import { agentCliSuite } from "./agent-cli-suite.js";
 
 agentCliSuite("claude");

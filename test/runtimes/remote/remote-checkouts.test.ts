@@ -1,4 +1,5 @@
 // @module-tag redis
+// @slow: a Redis queue and remote workers with checkouts of their own, a dead coordinator among them
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

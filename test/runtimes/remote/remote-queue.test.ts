@@ -1,4 +1,5 @@
 // @module-tag redis
+// @slow: a Redis queue and workers in processes of their own, killed and restarted
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
