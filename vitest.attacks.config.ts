@@ -7,7 +7,7 @@ export default defineConfig({
 		include: ["test/attacks/**/*.test.ts"],
 		pool: "forks",
 		isolate: false,
-		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 6),
+		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 4),
 		reporters: ["default", "./test/attacks/summary.ts", "./test/loop/durations.ts"],
 		globalSetup: ["test/setup/private-root.ts"],
 		setupFiles: ["test/setup/private-machine.ts"],

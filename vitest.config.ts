@@ -8,9 +8,8 @@ const ROOT = fileURLToPath(new URL(".", import.meta.url));
 /**
  * The suite, or one tier of it (`CREW_TEST_TIER`, see test/setup/tags.ts). Most tests wait on
  * child processes (agent CLIs, git, crew itself), so files run several at a time even on two
- * cores (`CREW_TEST_WORKERS`, default 6: with four, the suite's processes used two thirds of two
- * cores); each file gets a private machine of its own (see test/setup/private-machine.ts), so files
- * are safe side by side.
+ * cores (`CREW_TEST_WORKERS`, default 4); each file gets a private machine of its own (see
+ * test/setup/private-machine.ts), so files are safe side by side.
  */
 export default defineConfig({
 	test: {
@@ -20,7 +19,7 @@ export default defineConfig({
 		// Files share a worker process (no mocks, no module-level state): a process per file would
 		// cost a Node start and every import again, for each of the suite's files.
 		isolate: false,
-		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 6),
+		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 4),
 		sequence: { sequencer: SlowFirst },
 		// Each file's time, for test/loop/tiers.mjs.
 		reporters: ["default", "./test/loop/durations.ts"],
