@@ -27,6 +27,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIGURES = join(ROOT, "test", "loop", "figures.json");
 const RESULTS = join(ROOT, "test-results");
 const VITEST = join(ROOT, "node_modules", "vitest", "vitest.mjs");
+/** Clock ticks per second, the unit of /proc's CPU times. */
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
 
 const [group = "full", ...extra] = process.argv.slice(2);
 /** Each group's tiers, in order: a name, what runs, and whether it is vitest (and so reports its files). */
@@ -49,12 +51,11 @@ if (group === "full" && extra.length > 0)
 /** CPU seconds the descendants this process waited for have spent. */
 function childrenCpu() {
 	const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
-	const ticks = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
-	return (Number(fields[13]) + Number(fields[14])) / ticks;
+	return (Number(fields[13]) + Number(fields[14])) / TICKS;
 }
 
 /** The machine's CPU time so far, busy, waiting on disks and in all, in clock ticks (the first line of /proc/stat). */
-function machineCpu() {
+function machineTicks() {
 	const ticks = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
 	const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
 	const busy = user + nice + system + irq + softirq + steal;
@@ -69,7 +70,7 @@ async function runTier(tier) {
 	const durations = join(RESULTS, `durations-${tier.name.replace(/\W+/g, "-")}.json`);
 	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
 	const cpuBefore = childrenCpu();
-	const machineBefore = machineCpu();
+	const machineBefore = machineTicks();
 	const started = performance.now();
 	const code = await new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, tier.args, { cwd: ROOT, env, stdio: "inherit" });
@@ -78,11 +79,13 @@ async function runTier(tier) {
 	});
 	const wall = (performance.now() - started) / 1000;
 	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
-	const machine = machineCpu();
+	const machine = machineTicks();
 	const share = (key) =>
 		Math.round(((machine[key] - machineBefore[key]) / Math.max(1, machine.all - machineBefore.all)) * 100);
 	const [busy, iowait] = [share("busy"), share("iowait")];
-	return { name: tier.name, code, wall: round(wall), cpu: round(childrenCpu() - cpuBefore), busy, iowait, files };
+	const machineCpu = round((machine.busy - machineBefore.busy) / TICKS);
+	const cpu = round(childrenCpu() - cpuBefore);
+	return { name: tier.name, code, wall: round(wall), cpu, busy, machineCpu, iowait, files };
 }
 
 const round = (seconds) => Math.round(seconds * 10) / 10;
@@ -92,9 +95,10 @@ const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) 
 const ran = [];
 for (const tier of tiers) {
 	ran.push(await runTier(tier));
-	const { wall, cpu, busy, iowait } = ran.at(-1);
+	const { wall, cpu, busy, machineCpu, iowait } = ran.at(-1);
 	process.stdout.write(
-		`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy, ${iowait}% waiting on disks)\n`,
+		`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy, ${machineCpu} CPU-s, ` +
+			`${iowait}% waiting on disks)\n`,
 	);
 }
 
