@@ -30,6 +30,9 @@ export const PI_1: readonly string[] = [
 	join(ROOT, "tools", "pi1", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js"),
 ];
 export const FAKE_AGENT = join(ROOT, "test", "fixtures", "fake-agent.mjs");
+/** The same agent's plain behaviours in sh, which starts in a millisecond where Node takes a tenth of a second of CPU. */
+const SHELL_AGENT = join(ROOT, "test", "fixtures", "fake-agent.sh");
+const SHELL_AGENT_FLAGS = new Set(["--log", "--sleep", "--fail-first", "--exit", "--answer", "--say"]);
 
 /**
  * An agent CLI standing in for pi (give it as `CREW_PI`): it reports 1,500 tokens in and 18 out
@@ -99,7 +102,8 @@ export class TestRepo {
 	 * it logs to the repository's root, outside a worktree or a remote worker's checkout.
 	 */
 	agent(name: string, flags = "", extra = ""): this {
-		const command = `node ${FAKE_AGENT} --log ${this.log} ${flags}`.trim();
+		const plain = flags.split(/\s+/).every((word) => !word.startsWith("--") || SHELL_AGENT_FLAGS.has(word));
+		const command = `${plain ? `sh ${SHELL_AGENT}` : `node ${FAKE_AGENT}`} --log ${this.log} ${flags}`.trim();
 		const sandbox = extra.includes("sandbox:") ? "" : "sandbox: off\n";
 		writeFileSync(
 			join(this.dir, ".crew", "agents", `${name}.md`),

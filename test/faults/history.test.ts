@@ -2,7 +2,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "vitest";
 import { prng } from "../../bench/prng.mjs";
-import { crew, crewProcess, exitOf, lastJson, read, type StepDef, TestRepo, waitFor } from "../helpers.js";
+import { compareRuns } from "../../src/engine/history/diff.js";
+import { runWorkflow, testCrew } from "../engine/engine-helpers.js";
+import { crew, crewProcess, exitOf, read, type StepDef, TestRepo, waitFor } from "../helpers.js";
 import { tally } from "./tally.js";
 
 /**
@@ -61,14 +63,8 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 				mismatches.push(`${what}: recorded ${JSON.stringify(recorded)}, said ${JSON.stringify(said)}`);
 		};
 
-		const args = [
-			"run",
-			`history ${seed}`,
-			"--workflow",
-			"random",
-			"--concurrency",
-			String(1 + Math.floor(random() * 3)),
-		];
+		const concurrency = 1 + Math.floor(random() * 3);
+		const args = ["run", `history ${seed}`, "--workflow", "random", "--concurrency", String(concurrency)];
 		let runId: string;
 		if (seed % 3 === 0 || seed % 6 === 1) {
 			const runner = crewProcess(repo.dir, args);
@@ -82,34 +78,37 @@ test.concurrent.for(Array.from({ length: RUNS }, (_, i) => i + 1))(
 				await crew(repo.dir, ["cancel", runId]);
 				await exitOf(runner);
 			}
-		} else runId = lastJson((await crew(repo.dir, [...args, "--json"])).stdout).runId;
+		} else runId = (await runWorkflow(repo, { workflow: "random", concurrency })).runId;
 		const recorded = told(repo.dir, runId);
 		expect(recorded.status).not.toBe("running");
 
-		const replay = lastJson((await crew(repo.dir, ["replay", runId, "--json"])).stdout);
-		differ("replay", recorded, told(repo.dir, replay.runId));
+		// What history says is the engine's to say: asked in this process, as crew replay, diff and fork --dry ask it.
+		const engine = testCrew(repo);
+		try {
+			const replayId = await engine.replay(runId, false, {});
+			await engine.execute(replayId);
+			differ("replay", recorded, told(repo.dir, replayId));
 
-		const self = lastJson<{ tasks: { taskId: string; changed: string[] }[] }>(
-			(await crew(repo.dir, ["diff", runId, runId, "--json"])).stdout,
-		);
-		differ(
-			"the run diffed with itself",
-			[],
-			self.tasks.filter((t) => t.changed.length > 0),
-		);
+			const self = read(repo.dir, (reader) => compareRuns(reader, runId, runId));
+			differ(
+				"the run diffed with itself",
+				[],
+				self.tasks.filter((t) => t.changed.length > 0).map((t) => t.taskId),
+			);
 
-		const from = steps[Math.floor(random() * steps.length)]?.id as string;
-		const fork = lastJson<{ reused?: { taskId: string }[] }>(
-			(await crew(repo.dir, ["fork", runId, "--from", from, "--dry", "--json"])).stdout,
-		);
-		const again = downstream(steps, from);
-		const completed = new Set(recorded.tasks.filter((t) => t.includes(" completed ")).map((t) => t.split(" ")[0]));
-		const reusable = steps.map((s) => s.id).filter((id) => !again.has(id) && completed.has(id));
-		differ(
-			`fork --from ${from}`,
-			reusable,
-			fork.reused?.map((t) => t.taskId),
-		);
+			const from = steps[Math.floor(random() * steps.length)]?.id as string;
+			const fork = await engine.planFork({ runId, from: [from], now: {} });
+			const again = downstream(steps, from);
+			const completed = new Set(recorded.tasks.filter((t) => t.includes(" completed ")).map((t) => t.split(" ")[0]));
+			const reusable = steps.map((s) => s.id).filter((id) => !again.has(id) && completed.has(id));
+			differ(
+				`fork --from ${from}`,
+				reusable,
+				fork.decision.reused.map((t) => t.id),
+			);
+		} finally {
+			engine.close();
+		}
 
 		tally({ historyRuns: 1, historyMismatches: mismatches.length });
 		expect(mismatches, `seed ${seed}: ${repo.dir}`).toEqual([]);

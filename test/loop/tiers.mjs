@@ -18,7 +18,7 @@
  * with this run's figures; committing it makes them the next run's baseline.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compare, slowest } from "./compare.mjs";
@@ -68,6 +68,8 @@ function machineTicks() {
  */
 async function runTier(tier) {
 	const durations = join(RESULTS, `durations-${tier.name.replace(/\W+/g, "-")}.json`);
+	// A file left by an earlier run would pass for this one's if this tier wrote none.
+	rmSync(durations, { force: true });
 	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
 	const cpuBefore = childrenCpu();
 	const machineBefore = machineTicks();
@@ -116,9 +118,7 @@ if (!failed && extra.length === 0) {
 	figures[group] = {
 		commit,
 		date: new Date().toISOString().slice(0, 10),
-		tiers: Object.fromEntries(
-			ran.map(({ name, wall, cpu, busy, iowait, files }) => [name, { wall, cpu, busy, iowait, files }]),
-		),
+		tiers: Object.fromEntries(ran.map(({ name, code, ...measured }) => [name, measured])),
 	};
 	writeFileSync(FIGURES, `${JSON.stringify(figures, null, "\t")}\n`);
 	process.stdout.write(

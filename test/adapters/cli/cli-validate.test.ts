@@ -118,7 +118,7 @@ test("validate lists what a run would execute from an untrusted project's own fi
 	expect(validate.code).toBe(0);
 	expect(linesAbout(validate.stdout, "one.workflow.md")).toEqual([
 		expect.stringMatching(
-			/^warning: \.crew\/workflows\/one\.workflow\.md: crew run of workflow 'one' is refused until you trust this repository \(crew trust\): it would run agent 'worker' \(\.crew\/agents\/worker\.md\): node .*fake-agent\.mjs/,
+			/^warning: \.crew\/workflows\/one\.workflow\.md: crew run of workflow 'one' is refused until you trust this repository \(crew trust\): it would run agent 'worker' \(\.crew\/agents\/worker\.md\): sh .*fake-agent\.sh/,
 		),
 	]);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "one"]);
