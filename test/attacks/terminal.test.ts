@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: a real pi agent on the scripted model whose answers and errors carry control sequences, through crew agent and crew mcp
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";

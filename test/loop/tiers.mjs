@@ -2,14 +2,14 @@
 
 /**
  * `node test/loop/tiers.mjs` (what `npm test` runs after the build): the suite, the fault and attack
- * suites, the Node 22 tier and every bench at its smallest size; `node test/loop/tiers.mjs quick
- * [vitest arguments]` (`npm run test:quick`): the quick tier. Every tier runs, whatever the one
- * before it did; the exit code is the first failure's.
+ * suites, the Node 22 tier and every bench at its smallest size, the light ones beside each other;
+ * `node test/loop/tiers.mjs quick [vitest arguments]` (`npm run test:quick`): the quick tier. Every
+ * tier runs, whatever the one before it did; the exit code is the first failure's.
  *
- * A tier's CPU time is what its process and the descendants it waited for spent (the `cutime` and
- * `cstime` of /proc/self/stat, before and after): a process that outlives its parent, as a detached
- * runner does, is not counted. How busy the machine's CPUs were meanwhile is printed beside it, so
- * a slow spell caused by something else shows as such. Each vitest tier's files report their own times
+ * A tier's CPU time is what its process and the descendants it waited for spent
+ * (test/loop/counted.mjs): a process that outlives its parent, as a detached runner does, is not
+ * counted. How busy the machine's CPUs were meanwhile is printed beside it, so a slow spell caused
+ * by something else shows as such. Each vitest tier's files report their own times
  * (test/loop/durations.ts). The figures are compared with test/loop/figures.json, those of the last
  * green run someone committed: a tier that took 20% more wall or CPU time is warned of loudly, with
  * the files that grew most; a file over 30 s that names no reason (`// @slow: <why>` in the file) is
@@ -18,7 +18,7 @@
  * with this run's figures; committing it makes them the next run's baseline.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compare, slowest } from "./compare.mjs";
@@ -27,32 +27,37 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIGURES = join(ROOT, "test", "loop", "figures.json");
 const RESULTS = join(ROOT, "test-results");
 const VITEST = join(ROOT, "node_modules", "vitest", "vitest.mjs");
+const COUNTED = join(ROOT, "test", "loop", "counted.mjs");
 /** Clock ticks per second, the unit of /proc's CPU times. */
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
 
 const [group = "full", ...extra] = process.argv.slice(2);
-/** Each group's tiers, in order: a name, what runs, and whether it is vitest (and so reports its files). */
+const node = (name, script, vitest = false) => ({ name, args: [script], vitest });
+/**
+ * Each group's stages, in order; a stage's tiers run at once. A tier has a name, what runs, and
+ * whether it is vitest (and so reports its files).
+ */
 const GROUPS = {
 	full: [
-		{ name: "suite", args: [VITEST, "run"], vitest: true },
-		{ name: "faults", args: [VITEST, "run", "--config", "vitest.faults.config.ts"], vitest: true },
-		{ name: "attacks", args: [VITEST, "run", "--config", "vitest.attacks.config.ts"], vitest: true },
-		{ name: "node22", args: [join(ROOT, "test", "node22.mjs")], vitest: true },
-		{ name: "bench smoke", args: [join(ROOT, "bench", "smoke.mjs")], vitest: false },
+		[{ name: "suite", args: [VITEST, "run"], vitest: true }],
+		[{ name: "faults", args: [VITEST, "run", "--config", "vitest.faults.config.ts"], vitest: true }],
+		// Each of these keeps about half a core busy: beside each other they fill the two. The binding
+		// is built apart from node_modules' own, which the other two load meanwhile.
+		[
+			{ name: "attacks", args: [VITEST, "run", "--config", "vitest.attacks.config.ts"], vitest: true },
+			node("bench smoke", join(ROOT, "bench", "smoke.mjs")),
+			node("node22 binding", join(ROOT, "test", "setup", "node22-binding.mjs")),
+		],
+		// Alone: it puts the Node 22 binding in node_modules while it runs.
+		[node("node22", join(ROOT, "test", "node22.mjs"), true)],
 	],
-	quick: [{ name: "quick", args: [VITEST, "run", ...extra], vitest: true, env: { CREW_TEST_TIER: "quick" } }],
+	quick: [[{ name: "quick", args: [VITEST, "run", ...extra], vitest: true, env: { CREW_TEST_TIER: "quick" } }]],
 };
-const tiers = GROUPS[group];
-if (!tiers)
+const stages = GROUPS[group];
+if (!stages)
 	throw new Error(`test/loop/tiers.mjs: no group '${group}'; expected one of ${Object.keys(GROUPS).join(", ")}`);
 if (group === "full" && extra.length > 0)
 	throw new Error(`test/loop/tiers.mjs: the full group takes no arguments, not ${extra.join(" ")}`);
-
-/** CPU seconds the descendants this process waited for have spent. */
-function childrenCpu() {
-	const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
-	return (Number(fields[13]) + Number(fields[14])) / TICKS;
-}
 
 /** The machine's CPU time so far, busy, waiting on disks and in all, in clock ticks (the first line of /proc/stat). */
 function machineTicks() {
@@ -63,31 +68,50 @@ function machineTicks() {
 }
 
 /**
- * Runs one tier to its end: its exit code, wall and CPU seconds, its files' seconds, and how busy
- * the machine's CPUs were meanwhile (the tier's own work and anything else running), in percent.
+ * Runs one tier to its end: its exit code, wall and CPU seconds (test/loop/counted.mjs), and its
+ * files' seconds. `log`: the file its output goes to, when it runs beside others; else the terminal.
  */
-async function runTier(tier) {
-	const durations = join(RESULTS, `durations-${tier.name.replace(/\W+/g, "-")}.json`);
+async function runTier(tier, log) {
+	const file = join(RESULTS, tier.name.replace(/\W+/g, "-"));
+	const [durations, cpuFile] = [`${file}-durations.json`, `${file}-cpu`];
 	// A file left by an earlier run would pass for this one's if this tier wrote none.
-	rmSync(durations, { force: true });
+	for (const stale of [durations, cpuFile]) rmSync(stale, { force: true });
 	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
-	const cpuBefore = childrenCpu();
-	const machineBefore = machineTicks();
+	const output = log ? openSync(log, "w") : "inherit";
 	const started = performance.now();
 	const code = await new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, tier.args, { cwd: ROOT, env, stdio: "inherit" });
+		const args = [COUNTED, cpuFile, process.execPath, ...tier.args];
+		const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", output, output] });
 		child.once("error", reject);
 		child.once("exit", (status, signal) => resolve(status ?? (signal ? 1 : 0)));
 	});
-	const wall = (performance.now() - started) / 1000;
+	if (typeof output === "number") closeSync(output);
+	const wall = round((performance.now() - started) / 1000);
 	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
-	const machine = machineTicks();
-	const share = (key) =>
-		Math.round(((machine[key] - machineBefore[key]) / Math.max(1, machine.all - machineBefore.all)) * 100);
-	const [busy, iowait] = [share("busy"), share("iowait")];
-	const machineCpu = round((machine.busy - machineBefore.busy) / TICKS);
-	const cpu = round(childrenCpu() - cpuBefore);
-	return { name: tier.name, code, wall: round(wall), cpu, busy, machineCpu, iowait, files };
+	const cpu = existsSync(cpuFile) ? round(Number(readFileSync(cpuFile, "utf8"))) : 0;
+	return { name: tier.name, code, wall, cpu, files };
+}
+
+/**
+ * Runs a stage's tiers at once, each to its end, and adds to each how busy the machine's CPUs were
+ * meanwhile (its tiers' own work and anything else running), in percent and CPU seconds. Beside
+ * others, a tier's output is kept in test-results/ and printed whole when the stage ends.
+ */
+async function runStage(stage) {
+	const before = machineTicks();
+	const logs = stage.map((tier) =>
+		stage.length > 1 ? join(RESULTS, `${tier.name.replace(/\W+/g, "-")}.log`) : undefined,
+	);
+	const ran = await Promise.all(stage.map((tier, i) => runTier(tier, logs[i])));
+	for (const log of logs) if (log) process.stdout.write(readFileSync(log, "utf8"));
+	const after = machineTicks();
+	const share = (key) => Math.round(((after[key] - before[key]) / Math.max(1, after.all - before.all)) * 100);
+	const machine = {
+		busy: share("busy"),
+		machineCpu: round((after.busy - before.busy) / TICKS),
+		iowait: share("iowait"),
+	};
+	return ran.map((tier) => ({ ...tier, ...machine }));
 }
 
 const round = (seconds) => Math.round(seconds * 10) / 10;
@@ -95,13 +119,17 @@ const round = (seconds) => Math.round(seconds * 10) / 10;
 mkdirSync(RESULTS, { recursive: true });
 const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) : {};
 const ran = [];
-for (const tier of tiers) {
-	ran.push(await runTier(tier));
-	const { wall, cpu, busy, machineCpu, iowait } = ran.at(-1);
-	process.stdout.write(
-		`tests: ${tier.name} took ${wall} s (CPU ${cpu} s; the machine's CPUs ${busy}% busy, ${machineCpu} CPU-s, ` +
-			`${iowait}% waiting on disks)\n`,
-	);
+for (const stage of stages) {
+	const tiers = await runStage(stage);
+	ran.push(...tiers);
+	const beside = (name) => stage.filter((tier) => tier.name !== name).map((tier) => tier.name);
+	for (const { name, wall, cpu, busy, machineCpu, iowait } of tiers) {
+		const others = beside(name);
+		process.stdout.write(
+			`tests: ${name} took ${wall} s (CPU ${cpu} s${others.length > 0 ? `, beside ${others.join(" and ")}` : ""}; ` +
+				`the machine's CPUs ${busy}% busy, ${machineCpu} CPU-s, ${iowait}% waiting on disks)\n`,
+		);
+	}
 }
 
 const reasons = (file) => {

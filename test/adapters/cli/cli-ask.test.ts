@@ -1,5 +1,6 @@
 // @module-tag node22
 // @module-tag agent-cli
+// @slow: real pi agents that ask and wait for answers, one of them across a kill -9 of its runner and a resume
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // @module-tag node22
+// @slow: every crew command that reads or writes the store, each a crew process of its own, on a read-only mount
 import { execFile } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
