@@ -304,9 +304,12 @@ export function maxOverlap(entries: readonly LogEntry[]): number {
  * behind (a gated worker would otherwise wait for ever).
  */
 export async function cancelLiveRuns(dir: string): Promise<void> {
-	const listed = await crew(dir, ["runs", "--json"]);
-	if (listed.code !== 0) return;
-	const runs = JSON.parse(listed.stdout) as { id: string; status: string }[];
+	let runs: { id: string; status: string }[];
+	try {
+		runs = read(dir, (reader) => reader.repo.runs());
+	} catch {
+		return;
+	}
 	for (const run of runs.filter((r) => ["queued", "running", "waiting"].includes(r.status))) {
 		await crew(dir, ["cancel", run.id]);
 	}

@@ -3,7 +3,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { crew, crewProcess, isAlive, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { crew, crewProcess, isAlive, ROOT, read, TestRepo, waitFor } from "../../helpers.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -184,13 +184,8 @@ test("a reader process polling status during a run never errors or sees a half-w
 	runner.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
 	const runnerDone = new Promise((resolve) => runner.once("exit", resolve));
 	const runId = await waitFor("the second run", () => {
-		const runs = JSON.parse(
-			execFileSync(process.execPath, [join(ROOT, "bin", "crew.js"), "runs", "--json"], {
-				cwd: repo.dir,
-				encoding: "utf8",
-			}),
-		);
-		return runs.length === 2 ? (runs[0].id as string) : undefined;
+		const runs = read(repo.dir, (reader) => reader.repo.runs());
+		return runs.length === 2 ? runs[0]?.id : undefined;
 	});
 	const poller = spawn(process.execPath, [join(ROOT, "test", "fixtures", "status-poller.mjs"), repo.dir, runId, "4"]);
 	const report: Buffer[] = [];
