@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: the whole quick-start demo, whose sample team of real pi processes fixes the bug and verifies it
 import { execFile } from "node:child_process";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// @slow: runs in crew processes tell webhook targets served here, one runner killed -9 and another resuming
 import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";

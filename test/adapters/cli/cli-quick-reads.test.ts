@@ -1,4 +1,5 @@
 // @module-tag node22
+// @slow: each plain read command twice, through the fast path and the full CLI, every one a crew process of its own
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

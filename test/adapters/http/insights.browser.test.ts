@@ -1,4 +1,5 @@
 // @module-tag browser
+// @slow: runs of real pi agents and a fork fill the store, then Chromium draws the insights page from it
 // The insights page: what the repository's runs spent by day, and how each workflow, agent, model and step did.
 import { join } from "node:path";
 import Database from "better-sqlite3";
