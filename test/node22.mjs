@@ -5,10 +5,10 @@
  * Node's binding is put back afterwards, whatever the tests did.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, renameSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BINDING, keptBinding, NODE22, NODE22_HOME, node22Binding } from "./setup/node22-binding.mjs";
+import { BINDING, keptBinding, NODE22, NODE22_HOME, node22Binding, place } from "./setup/node22-binding.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const theirs = node22Binding();
@@ -26,9 +26,3 @@ try {
 	place(ours, BINDING);
 }
 process.exit(status);
-
-/** Puts a built binding in place whole: a process loading it meanwhile never sees half a file. */
-function place(from, to) {
-	copyFileSync(from, `${to}.next`);
-	renameSync(`${to}.next`, to);
-}

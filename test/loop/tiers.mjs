@@ -72,7 +72,7 @@ function machineTicks() {
  * files' seconds. `log`: the file its output goes to, when it runs beside others; else the terminal.
  */
 async function runTier(tier, log) {
-	const file = join(RESULTS, tier.name.replace(/\W+/g, "-"));
+	const file = resultsOf(tier);
 	const [durations, cpuFile] = [`${file}-durations.json`, `${file}-cpu`];
 	// A file left by an earlier run would pass for this one's if this tier wrote none.
 	for (const stale of [durations, cpuFile]) rmSync(stale, { force: true });
@@ -99,9 +99,7 @@ async function runTier(tier, log) {
  */
 async function runStage(stage) {
 	const before = machineTicks();
-	const logs = stage.map((tier) =>
-		stage.length > 1 ? join(RESULTS, `${tier.name.replace(/\W+/g, "-")}.log`) : undefined,
-	);
+	const logs = stage.map((tier) => (stage.length > 1 ? `${resultsOf(tier)}.log` : undefined));
 	const ran = await Promise.all(stage.map((tier, i) => runTier(tier, logs[i])));
 	for (const log of logs) if (log) process.stdout.write(readFileSync(log, "utf8"));
 	const after = machineTicks();
@@ -115,6 +113,8 @@ async function runStage(stage) {
 }
 
 const round = (seconds) => Math.round(seconds * 10) / 10;
+/** Where a tier's files in test-results/ begin: its name, one word. */
+const resultsOf = (tier) => join(RESULTS, tier.name.replace(/\W+/g, "-"));
 
 mkdirSync(RESULTS, { recursive: true });
 const figures = existsSync(FIGURES) ? JSON.parse(readFileSync(FIGURES, "utf8")) : {};

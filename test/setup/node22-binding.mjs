@@ -47,12 +47,17 @@ export function node22Binding() {
 		// The compiler's warnings are better-sqlite3's, not ours: shown only when the build fails.
 		if (built.status !== 0)
 			throw new Error(`building better-sqlite3 for Node 22 failed:\n${built.stdout}\n${built.stderr}`);
-		copyFileSync(join(copy, "build", "Release", "better_sqlite3.node"), `${kept}.next`);
-		renameSync(`${kept}.next`, kept);
+		place(join(copy, "build", "Release", "better_sqlite3.node"), kept);
 	} finally {
 		rmSync(copy, { recursive: true, force: true });
 	}
 	return kept;
+}
+
+/** Puts a built binding in place whole: a process loading it meanwhile never sees half a file. */
+export function place(from, to) {
+	copyFileSync(from, `${to}.next`);
+	renameSync(`${to}.next`, to);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) node22Binding();
