@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { REGISTRIES, registryHosts } from "../core/registries.js";
 import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
 import { type NotifyTarget, readNotifyTargets } from "./notify-targets.js";
@@ -208,7 +209,10 @@ function readDelegation(file: string, value: unknown): Delegation | undefined {
 	return value as Delegation;
 }
 
-/** `"sandbox"`: a level, or `{"level": …, "hosts": ["host:port", …]}`. */
+/**
+ * `"sandbox"`: a level, or `{"level": …, "hosts": ["host:port", …], "registries": ["npm", …]}`; the
+ * hosts of the registries named are among those it allows.
+ */
 function readSandbox(file: string, value: unknown): { level?: SandboxLevel; hosts?: string[] } {
 	const levels = SANDBOX_LEVELS.map((l) => `"${l}"`).join(", ");
 	if (value === undefined) return {};
@@ -216,15 +220,15 @@ function readSandbox(file: string, value: unknown): { level?: SandboxLevel; host
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`${file}: "sandbox" ${JSON.stringify(value)}: expected ${levels}, or {"level": …, "hosts": ["host:port", …]}`,
+			`${file}: "sandbox" ${JSON.stringify(value)}: expected ${levels}, or {"level": …, "hosts": ["host:port", …], "registries": ["npm", …]}`,
 		);
 	}
-	const { level, hosts, ...rest } = value as Record<string, unknown>;
+	const { level, hosts, registries, ...rest } = value as Record<string, unknown>;
 	const unknown = Object.keys(rest)[0];
 	if (unknown !== undefined)
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`${file}: "sandbox" has unknown key "${unknown}": expected level, hosts`,
+			`${file}: "sandbox" has unknown key "${unknown}": expected level, hosts, registries`,
 		);
 	if (level !== undefined && !isSandboxLevel(level))
 		throw new CrewError(
@@ -239,7 +243,20 @@ function readSandbox(file: string, value: unknown): { level?: SandboxLevel; host
 			ErrorCode.InvalidInput,
 			`${file}: "sandbox" host ${JSON.stringify(bad)}: expected "host:port", a port from 1 to 65535 (e.g. "api.example.com:443")`,
 		);
-	return { ...(level ? { level } : {}), ...(hosts ? { hosts: hosts as string[] } : {}) };
+	const allowed = [...((hosts as string[] | undefined) ?? []), ...registryHosts(readRegistries(file, registries))];
+	return { ...(level ? { level } : {}), ...(allowed.length > 0 ? { hosts: [...new Set(allowed)] } : {}) };
+}
+
+/** `"registries"` of `"sandbox"`: names of `REGISTRIES`. */
+function readRegistries(file: string, value: unknown): string[] {
+	if (value === undefined) return [];
+	const names = Object.keys(REGISTRIES);
+	const expected = `expected a list of ${names.map((name) => `"${name}"`).join(", ")}`;
+	if (!Array.isArray(value)) throw new CrewError(ErrorCode.InvalidInput, `${file}: "sandbox" registries: ${expected}`);
+	const bad = value.find((name) => typeof name !== "string" || !names.includes(name));
+	if (bad !== undefined)
+		throw new CrewError(ErrorCode.InvalidInput, `${file}: "sandbox" registry ${JSON.stringify(bad)}: ${expected}`);
+	return value as string[];
 }
 
 function read(file: string, isUser: boolean): FileSettings {

@@ -1,6 +1,7 @@
 // A task's events as the log lines people read, and its latest activity as one short line.
 
 import type { SetAsideRecord } from "./records.js";
+import { allowHint } from "./registries.js";
 import { sandboxText } from "./sandbox-level.js";
 import { originText } from "./session.js";
 import { setAsideText } from "./set-aside-text.js";
@@ -89,10 +90,11 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 		case "worker.error":
 			return { kind: LogKind.Error, text: str(data.message) };
 		case "sandbox.denied": {
+			const port = typeof data.port === "number" ? { port: data.port } : {};
 			const what =
 				data.path !== undefined
 					? `a write to ${str(data.path)}`
-					: `a connection to ${str(data.host)}${data.port !== undefined ? `:${String(data.port)}` : ""}`;
+					: `a connection to ${str(data.host)}${data.port !== undefined ? `:${String(data.port)}` : ""}: ${allowHint({ host: str(data.host), ...port })}`;
 			return { kind: LogKind.Error, text: `the sandbox refused ${what}` };
 		}
 		case "git.set-aside": {

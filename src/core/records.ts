@@ -1,6 +1,6 @@
 // What the store records of runs, their tasks, attempts, events and artifacts, as readers get them.
 
-import type { SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
+import type { CachesRecord, SandboxLevel, SandboxNetwork } from "./sandbox-level.js";
 import type { AgentSession, SessionOrigin } from "./session.js";
 import type { RunStatus, TaskStatus } from "./status.js";
 import type { IntegrationRecord, RunOptions } from "./types.js";
@@ -124,6 +124,8 @@ export interface AttemptSandboxRecord {
 	readonly readOnly: boolean;
 	/** Where its agent could connect, once its runtime said so; absent for one recorded before. */
 	readonly network?: SandboxNetwork;
+	/** The toolchain caches of crew's its processes wrote to, once its runtime said so. */
+	readonly caches?: CachesRecord;
 }
 
 export interface ProcessHandle {

@@ -52,6 +52,12 @@ export function hostPortText({ host, port }: HostPort): string {
 	return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
+/** The toolchain caches of crew's a confined attempt's processes wrote to: the folder, and the toolchains pointed into it. */
+export interface CachesRecord {
+	readonly folder: string;
+	readonly tools: readonly string[];
+}
+
 /** What an attempt's processes are confined to, decided where the run is planned; plain data. */
 export interface AttemptSandbox {
 	readonly level: SandboxLevel;

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { nestingDepth } from "../core/nesting.js";
-import { isConfined } from "../core/sandbox-level.js";
+import { type HostPort, hostPortText, isConfined, parseHostPort } from "../core/sandbox-level.js";
 import { ZERO_USAGE } from "../core/usage.js";
 import { tailLines } from "./agent/failure-lines.js";
 import { OutputEvents } from "./agent/output-events.js";
@@ -72,20 +72,30 @@ export class CommandRuntime implements WorkerRuntime {
 		const stdout = new BoundedBuffer(this.#maxResult);
 		const stdoutTail = new TailBuffer(2048);
 		const confined = isConfined(request.sandbox);
-		// A command runs what the user wrote: it keeps the network, unless the level is strict.
+		// A command runs what the user wrote: it keeps the network, unless the level is strict, where
+		// it reaches only the hosts the user allows (their registries among them), through crew's gate.
 		const offline = request.sandbox?.level === "strict";
-		const watch = new DenialWatch(onEvent, { reach: offline ? [] : "all", cwd: request.cwd });
+		const allowed = offline ? (request.sandbox?.hosts ?? []).flatMap((text) => parseHostPort(text) ?? []) : [];
+		const watch = new DenialWatch(onEvent, { reach: offline ? allowed : "all", cwd: request.cwd });
+		const unreachable = new Set<string>();
 		const events = confined ? watch.pass : onEvent;
 		const output = new OutputEvents(events);
 		const variables = crewVariables(request, this.#env);
 		const env = { ...this.#env, ...variables };
 		let launch: Launch;
 		try {
-			const network = offline ? "none" : "host";
+			const gate = {
+				allow: allowed,
+				denied: (host: HostPort) => watch.deny(host),
+				unreachable: (host: HostPort, why: string) => unreachable.add(`${hostPortText(host)} (${why})`),
+			};
+			const network = !offline ? "host" : allowed.length > 0 ? gate : "none";
 			launch = await this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
 		} catch (error) {
 			return failed(errorMessage(error), false, null, []);
 		}
+		if (launch.caches)
+			onEvent({ type: "confined", caches: launch.caches, ...(offline ? { network: allowed.map(hostPortText) } : {}) });
 		let closed: Closed = NOTHING_LEFT;
 		// Closed however the process ends, a cancel's rejection too: what it left is undone all the same.
 		const end = await runWorkerProcess({
@@ -123,9 +133,12 @@ export class CommandRuntime implements WorkerRuntime {
 		let text = stdout.text();
 		if (stdout.truncated) text += `\n[crew: output truncated after ${this.#maxResult} of ${stdout.total} bytes]\n`;
 		if (end.code === 0) return { ok: true, text, exitCode: 0, usage: ZERO_USAGE, artifacts };
-		// What the command said last: on stderr, else on stdout.
+		// The hosts the sandbox refused, the likely cause, first; then what the command said last: on
+		// stderr, else on stdout.
 		const said = tailLines(end.stderrTail) ?? tailLines(stdoutTail.text());
-		const detail = said ? `: ${said}` : "";
+		const gate = unreachable.size > 0 ? `crew's network gate could not connect to ${[...unreachable].join(", ")}` : "";
+		const causes = [watch.refusedHosts(), gate, said ?? ""].filter(Boolean).join("; ");
+		const detail = causes ? `: ${causes}` : "";
 		if (end.signal) return failed(`killed by ${end.signal}${detail}`, true, null, artifacts, text);
 		return failed(`exit code ${end.code}${detail}`, end.code === RETRYABLE_EXIT_CODE, end.code, artifacts, text);
 	}

@@ -2,7 +2,7 @@
 
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import type { ProcessHandle, SetAside } from "../core/records.js";
-import type { AttemptSandbox, SandboxNetwork } from "../core/sandbox-level.js";
+import type { AttemptSandbox, CachesRecord, SandboxNetwork } from "../core/sandbox-level.js";
 import type { AgentSession, Continuation, SessionOrigin } from "../core/session.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, RunOptions } from "../core/types.js";
@@ -70,8 +70,11 @@ export type WorkerEvent =
 	| { readonly type: "usage"; readonly usage: Usage }
 	/** The attempt's agent proposed `note` for the project's knowledge, in its answer. */
 	| { readonly type: "knowledge-proposed"; readonly note: string }
-	/** Where the attempt's agent may connect, as its runtime decided before starting it. */
-	| { readonly type: "confined"; readonly network: SandboxNetwork }
+	/**
+	 * How the attempt is confined, as its runtime decided before starting it: where its agent may
+	 * connect, and the toolchain caches of crew's its processes write to.
+	 */
+	| { readonly type: "confined"; readonly network?: SandboxNetwork; readonly caches?: CachesRecord }
 	/** The sandbox refused a write to `path`, or a connection to `host` (and `port`), as the worker said. */
 	| {
 			readonly type: "sandbox-denied";

@@ -1,9 +1,15 @@
 // The store's records of task attempts: started, their process and network, usage reported, how each ended.
 
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, AttemptRecord, ProcessHandle, SetAside, SetAsideRecord } from "../core/records.js";
+import type {
+	ArtifactRecord,
+	AttemptRecord,
+	AttemptSandboxRecord,
+	ProcessHandle,
+	SetAside,
+	SetAsideRecord,
+} from "../core/records.js";
 import { redact, redactOptional } from "../core/redact.js";
-import type { SandboxNetwork } from "../core/sandbox-level.js";
 import type { AgentSession, SessionOrigin } from "../core/session.js";
 import { checkTaskTransition, type TaskStatus } from "../core/status.js";
 import type { Usage } from "../core/usage.js";
@@ -105,13 +111,21 @@ export class RunAttempts {
 		});
 	}
 
-	/** Records where an attempt's agent may connect, on the attempt and, while it is the latest, on its task. */
-	network(lease: Lease, attemptId: number, taskId: string, network: SandboxNetwork): void {
+	/**
+	 * Records how an attempt is confined (where its agent may connect, the caches it writes to), on
+	 * the attempt and, while it is the latest, on its task.
+	 */
+	confined(
+		lease: Lease,
+		attemptId: number,
+		taskId: string,
+		told: Pick<AttemptSandboxRecord, "network" | "caches">,
+	): void {
 		this.#w.write(() => {
 			this.#w.fence(lease);
-			const json = JSON.stringify(network);
-			this.#s.attemptNetwork.run(json, attemptId);
-			this.#s.taskNetwork.run(json, lease.runId, taskId, attemptId);
+			const json = JSON.stringify(told);
+			this.#s.attemptConfined.run(json, attemptId);
+			this.#s.taskConfined.run(json, lease.runId, taskId, attemptId);
 		});
 	}
 

@@ -34,10 +34,10 @@ export interface RunStatements {
 	readonly taskExcerpt: Untyped;
 	readonly insertAttempt: Untyped;
 	readonly attemptProcess: Untyped;
-	readonly attemptNetwork: Untyped;
+	readonly attemptConfined: Untyped;
 	readonly attemptSession: Untyped;
 	readonly attemptLeft: Untyped;
-	readonly taskNetwork: Untyped;
+	readonly taskConfined: Untyped;
 	readonly taskSetAside: Untyped;
 	readonly finishAttempt: Untyped;
 	readonly loseAttempt: Untyped;
@@ -107,12 +107,13 @@ export function runStatements(db: Db): RunStatements {
 		attemptProcess: db.prepare("UPDATE attempts SET pid = ?, pgid = ?, proc_start = ? WHERE id = ?"),
 		attemptSession: db.prepare("UPDATE attempts SET session = ?, origin = coalesce(?, origin) WHERE id = ?"),
 		attemptLeft: db.prepare("UPDATE attempts SET workspace_left = ? WHERE id = ?"),
-		attemptNetwork: db.prepare(
-			"UPDATE attempts SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE id = ? AND sandbox IS NOT NULL",
+		// What is told of how an attempt is confined, merged into its recorded sandbox.
+		attemptConfined: db.prepare(
+			"UPDATE attempts SET sandbox = json_patch(sandbox, json(?)) WHERE id = ? AND sandbox IS NOT NULL",
 		),
 		// The task shows its latest attempt's.
-		taskNetwork: db.prepare(
-			"UPDATE tasks SET sandbox = json_set(sandbox, '$.network', json(?)) WHERE run_id = ? AND id = ? AND sandbox IS NOT NULL AND attempts = (SELECT number FROM attempts WHERE id = ?)",
+		taskConfined: db.prepare(
+			"UPDATE tasks SET sandbox = json_patch(sandbox, json(?)) WHERE run_id = ? AND id = ? AND sandbox IS NOT NULL AND attempts = (SELECT number FROM attempts WHERE id = ?)",
 		),
 		taskSetAside: db.prepare(
 			"UPDATE tasks SET set_aside = json_insert(coalesce(set_aside, '[]'), '$[#]', json(?)) WHERE run_id = ? AND id = ?",

@@ -53,6 +53,12 @@ async function project(command: string, agentExtra = "", stepExtra = "") {
 	return { base, dir, home, run };
 }
 
+/** The caches crew keeps for a repository of `home`'s user, as a task's sandbox records them. */
+function repositoryCaches(home: string) {
+	const tools = ["npm", "yarn", "pip", "uv", "cargo", "go", "maven", "gradle", "xdg"];
+	return { folder: expect.stringMatching(new RegExp(`^${home}/\\.cache/crew/toolchains/repo-[0-9a-f]{12}$`)), tools };
+}
+
 async function statusOf(run: (args: readonly string[]) => Promise<{ stdout: string }>) {
 	return JSON.parse((await run(["status", "--json"])).stdout) as {
 		tasks: { id: string; status: string; error: string | null; sandbox: unknown }[];
@@ -80,7 +86,7 @@ test("by default a task writes its workspace and nothing beside it, and sees no 
 	expect(said).not.toMatch(/crew\.db/);
 	expect(readFileSync(join(home, ".ssh", "id_test"), "utf8")).toBe("PLANTED-SECRET\n");
 	const status = await statusOf(run);
-	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: false });
+	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: false, caches: repositoryCaches(home) });
 	expect((await run(["status"])).stdout).toMatch(/work +worker +completed .*attempt 1 +sandbox workspace/);
 	const runId = runDir.split("/").pop() as string;
 	const denied = (await eventsOf(run, runId)).filter((e) => e.type === "sandbox.denied").map((e) => e.data);
@@ -174,14 +180,14 @@ test("a step with writes: src/ whose agent edits docs/x.md fails naming it, and 
 });
 
 test("a read-only agent's edit is refused and the file is unchanged", async () => {
-	const { dir, run } = await project("echo changed > notes.md", "permissions: read-only\n");
+	const { dir, home, run } = await project("echo changed > notes.md", "permissions: read-only\n");
 	await run(["trust"]);
 	const result = await run(["run", "-w", "one", "review"]);
 	expect(result.code).not.toBe(0);
 	expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe("original\n");
 	const status = await statusOf(run);
 	expect(status.tasks[0]?.error).toMatch(/notes\.md: Read-only file system/);
-	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: true });
+	expect(status.tasks[0]?.sandbox).toEqual({ level: "workspace", readOnly: true, caches: repositoryCaches(home) });
 });
 
 test("at strict a check has no network; at workspace the same check reaches the server", async () => {

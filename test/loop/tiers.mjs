@@ -41,10 +41,11 @@ const GROUPS = {
 	full: [
 		[{ name: "suite", args: [VITEST, "run"], vitest: true }],
 		[{ name: "faults", args: [VITEST, "run", "--config", "vitest.faults.config.ts"], vitest: true }],
-		// Each of these keeps about half a core busy: beside each other they fill the two. The binding
+		// Each of these keeps half a core busy or less: beside each other they fill the two. The binding
 		// is built apart from node_modules' own, which the other two load meanwhile.
 		[
 			{ name: "attacks", args: [VITEST, "run", "--config", "vitest.attacks.config.ts"], vitest: true },
+			{ name: "honest work", args: [VITEST, "run", "--config", "vitest.honest.config.ts"], vitest: true },
 			node("bench smoke", join(ROOT, "bench", "smoke.mjs")),
 			node("node22 binding", join(ROOT, "test", "setup", "node22-binding.mjs")),
 		],

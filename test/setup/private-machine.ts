@@ -19,6 +19,8 @@ for (const [name, folder] of Object.entries(folders)) {
 	process.env[name] = dir;
 }
 process.env.PI_CODING_AGENT_DIR = join(own, "config", "pi-agent");
+// The machine's own cache and data folders, if it names any, are the real user's: under the private home instead.
+for (const name of ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]) delete process.env[name];
 // The queue's key, as a user shares it between a coordinator and its workers (see job-seal.ts).
 process.env.CREW_QUEUE_KEY = `key-of-${own}`;
 // Inside a tmux session, tmux would talk to that session's server whatever TMUX_TMPDIR says.

@@ -37,8 +37,10 @@ export function recordWorkerEvent(
 	else if (event.type === "workspace-left") store.attempts.left(lease, live.attemptId, event.fingerprint);
 	else if (event.type === "git-set-aside")
 		store.attempts.setAside(lease, taskId, live.request.attempt, event.folders, event.shared);
-	else if (event.type === "confined") store.attempts.network(lease, live.attemptId, taskId, event.network);
-	else if (event.type === "usage") {
+	else if (event.type === "confined") {
+		const { type, ...told } = event;
+		store.attempts.confined(lease, live.attemptId, taskId, told);
+	} else if (event.type === "usage") {
 		// On record with its event at once: a runner killed next loses none of it.
 		store.attempts.usage(lease, live.attemptId, taskId, event.usage);
 		onUsage(event.usage);

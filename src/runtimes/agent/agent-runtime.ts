@@ -161,7 +161,12 @@ export class AgentRuntime implements WorkerRuntime {
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
-		if (confined) onEvent({ type: "confined", network: allowed.map(hostPortText) });
+		if (confined)
+			onEvent({
+				type: "confined",
+				network: allowed.map(hostPortText),
+				...(launch.caches ? { caches: launch.caches } : {}),
+			});
 		// On record before the CLI runs: a runner killed next leaves it for the attempt after.
 		if (kept.session)
 			onEvent({ type: "session", session: kept.session, ...(kept.origin ? { origin: kept.origin } : {}) });
@@ -258,7 +263,8 @@ export class AgentRuntime implements WorkerRuntime {
 		const { logged, ...reported } = failure;
 		const gate =
 			unreachable.size > 0 ? `; crew's network gate could not connect to ${[...unreachable].join(", ")}` : "";
-		const message = `${reported.message}${logged ? ` (log: ${logFile})` : ""}${gate}`;
+		const hosts = watch.refusedHosts();
+		const message = `${reported.message}${logged ? ` (log: ${logFile})` : ""}${gate}${hosts ? `; ${hosts}` : ""}`;
 		const error = { ...reported, message };
 		return { ...result, ok: false, exitCode: end.code, error };
 	}

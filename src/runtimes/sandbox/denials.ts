@@ -1,7 +1,8 @@
 // What a confined attempt's processes were refused, read from their output as `sandbox-denied` events.
 
 import { resolve } from "node:path";
-import type { HostPort } from "../../core/sandbox-level.js";
+import { allowHint } from "../../core/registries.js";
+import { type HostPort, hostPortText } from "../../core/sandbox-level.js";
 import { CUT } from "../agent/tool-output.js";
 import type { WorkerEvent } from "../worker-runtime.js";
 
@@ -31,6 +32,7 @@ const CONNECT_REFUSED: readonly { readonly pattern: RegExp; readonly port: boole
  */
 export class DenialWatch {
 	readonly #seen = new Set<string>();
+	readonly #hosts: { readonly host: string; readonly port?: number }[] = [];
 	readonly #onEvent: (event: WorkerEvent) => void;
 	readonly #reach: "all" | readonly HostPort[];
 	readonly #cwd: string;
@@ -99,6 +101,20 @@ export class DenialWatch {
 		const key = JSON.stringify(what);
 		if (this.#seen.has(key)) return;
 		this.#seen.add(key);
+		if ("host" in what) this.#hosts.push(what);
 		this.#onEvent({ type: "sandbox-denied", ...what });
+	}
+
+	/**
+	 * The hosts refused so far, as a failure's message tells of them: each, with the setting that
+	 * would allow it; empty when none was.
+	 */
+	refusedHosts(): string {
+		return this.#hosts
+			.map((host) => {
+				const named = host.port === undefined ? host.host : hostPortText(host as HostPort);
+				return `the sandbox refused a connection to ${named} (${allowHint(host)})`;
+			})
+			.join("; ");
 	}
 }

@@ -8,10 +8,11 @@ import { userConfigDir } from "../../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { SetAside } from "../../core/records.js";
 import { CREW_STATE } from "../../core/sandbox.js";
-import { type AttemptSandbox, type HostPort, isConfined } from "../../core/sandbox-level.js";
+import { type AttemptSandbox, type CachesRecord, type HostPort, isConfined } from "../../core/sandbox-level.js";
 import { timed } from "../../core/timings.js";
 import { gitMetadata, undoCreated } from "../../workspace/git-surfaces/git-metadata.js";
 import { GitWatch, type Stay } from "../../workspace/git-surfaces/git-watch.js";
+import { cachesRoot, toolchainCaches } from "../toolchains/caches.js";
 import type { TaskRequest, WorkerEvent } from "../worker-runtime.js";
 import { type Command, confine, findBwrap, findSocat, NO_SANDBOX, secretPaths } from "./confine.js";
 import { type GateWatch, NetworkGate } from "./network-gate.js";
@@ -20,6 +21,8 @@ import { PrivateRefs } from "./private-refs.js";
 /** A command to spawn, the variables to set on top of its environment, and what to release when it has ended. */
 export interface Launch extends Command {
 	readonly env: Readonly<Record<string, string>>;
+	/** The toolchain caches of crew's a confined launch was given (see `toolchainCaches`). */
+	readonly caches?: CachesRecord;
 	/**
 	 * Releases what the launch holds once its processes have ended, and undoes what they left that
 	 * git would run or follow later, outside the sandbox (see `Closed`).
@@ -148,10 +151,16 @@ export class Sandbox {
 			const planted = [...(git ? undoCreated(git, request.cwd) : []), ...(refs?.settle() ?? [])];
 			return { ...(await leave()), planted };
 		};
+		const repository = asked.resources === undefined ? undefined : dirname(asked.resources);
+		const { env: cacheEnv, ...caches } = toolchainCaches(
+			repository,
+			join(request.artifactDir, `attempt-${request.attempt}.caches`),
+			needs.env,
+		);
 		const spec = {
 			workspace: request.cwd,
 			readOnlyWorkspace: asked.readOnly,
-			writable: [...(needs.writable ?? []), ...(git?.writable ?? [])],
+			writable: [...(needs.writable ?? []), ...(git?.writable ?? []), caches.folder],
 			substitutes: refs?.substitutes ?? [],
 			readOnly: git?.readOnly ?? [],
 			readable: [
@@ -168,16 +177,19 @@ export class Sandbox {
 				...hostSockets(this.#env, needs.env),
 				userConfigDir(this.#env),
 				userConfigDir(needs.env),
+				// Other repositories' caches: what one's attempts leave there is not another's to use.
+				cachesRoot(needs.env),
 				...asked.hide,
 			],
 		};
-		// The host's TMPDIR may be a folder the process cannot write; its own /tmp it can.
-		const tmp = { TMPDIR: "/tmp" };
+		// The host's TMPDIR may be a folder the process cannot write; its own /tmp it can. Its
+		// toolchains write their caches to crew's, never the user's.
+		const tmp = { TMPDIR: "/tmp", ...cacheEnv };
 		const { network } = needs;
 		let gate: NetworkGate | undefined;
 		try {
 			if (typeof network === "string") {
-				return { ...confine(bwrap, { ...spec, network }, command), env: tmp, close: undo };
+				return { ...confine(bwrap, { ...spec, network }, command), env: tmp, caches, close: undo };
 			}
 			if (socat === null)
 				throw new CrewError(ErrorCode.InvalidInput, `this task asks for a sandbox, and ${NO_SANDBOX}`);
@@ -188,7 +200,7 @@ export class Sandbox {
 				await opened.close();
 				return undo();
 			};
-			return { ...confined, env: { ...tmp, ...opened.env() }, close };
+			return { ...confined, env: { ...tmp, ...opened.env() }, caches, close };
 		} catch (error) {
 			await gate?.close();
 			await undo();

@@ -78,16 +78,27 @@ test("limits come from the user's config.json, the project's on top, and flags o
 	expect(flag.stderr).toMatch(/invalid timeout "-1": expected 0 \(no limit\) or a duration/);
 });
 
-test('"sandbox" in the user\'s config.json takes a level or {level, hosts}; the hosts reach the run, a bad one is named and nothing runs', async () => {
+test('"sandbox" in the user\'s config.json takes a level or {level, hosts, registries}; the hosts reach the run, a bad one is named and nothing runs', async () => {
 	const repo = new TestRepo().agent("worker");
 	repo.workflow("one", [{ id: "a" }]);
-	const env = userConfig('{"sandbox": {"level": "off", "hosts": ["api.example.com:443", "[::1]:8080"]}}');
+	const env = userConfig(
+		'{"sandbox": {"level": "off", "hosts": ["api.example.com:443", "[::1]:8080"], "registries": ["npm", "pypi"]}}',
+	);
 	expect((await crew(repo.dir, ["trust"], 60_000, env)).code).toBe(0);
 	const run = await crew(repo.dir, ["run", "g", "--workflow", "one", "--json"], 60_000, env);
 	expect(run.code).toBe(0);
 	const { runId } = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}");
 	const reader = new Crew({ project: projectAt(repo.dir) });
-	expect(reader.run(runId).options.sandbox).toEqual({ level: "off", hosts: ["api.example.com:443", "[::1]:8080"] });
+	expect(reader.run(runId).options.sandbox).toEqual({
+		level: "off",
+		hosts: [
+			"api.example.com:443",
+			"[::1]:8080",
+			"registry.npmjs.org:443",
+			"pypi.org:443",
+			"files.pythonhosted.org:443",
+		],
+	});
 	reader.close();
 	const bad: readonly [string, RegExp][] = [
 		['{"sandbox": {"hosts": ["api.example.com"]}}', /"sandbox" host "api\.example\.com": expected "host:port"/],
@@ -96,11 +107,16 @@ test('"sandbox" in the user\'s config.json takes a level or {level, hosts}; the 
 			/"sandbox" host "a\.com:70000": expected "host:port", a port from 1 to 65535/,
 		],
 		['{"sandbox": {"level": "tight"}}', /"sandbox" level "tight": expected "off", "workspace", "strict"/],
-		['{"sandbox": {"hostz": []}}', /"sandbox" has unknown key "hostz": expected level, hosts/],
+		['{"sandbox": {"hostz": []}}', /"sandbox" has unknown key "hostz": expected level, hosts, registries/],
 		[
 			'{"sandbox": 3}',
-			/"sandbox" 3: expected "off", "workspace", "strict", or \{"level": …, "hosts": \["host:port", …\]\}/,
+			/"sandbox" 3: expected "off", "workspace", "strict", or \{"level": …, "hosts": \["host:port", …\], "registries": \["npm", …\]\}/,
 		],
+		[
+			'{"sandbox": {"registries": ["npmjs"]}}',
+			/"sandbox" registry "npmjs": expected a list of "npm", "yarn", "pypi", "crates", "go", "maven", "gradle"/,
+		],
+		['{"sandbox": {"registries": "npm"}}', /"sandbox" registries: expected a list of "npm"/],
 	];
 	for (const [json, message] of bad) {
 		const refused = await crew(repo.dir, ["run", "g", "--workflow", "one"], 60_000, userConfig(json));
