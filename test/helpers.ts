@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { expect } from "vitest";
 import { type AppOptions, createApp } from "../src/adapters/http/app.js";
 import { projectAt } from "../src/config/project.js";
 import { TrustStore } from "../src/config/trust.js";
@@ -424,4 +425,16 @@ export async function mcpClient(
 	const client = new Client({ name: "crew-test", version: "1.0.0" });
 	await client.connect(transport);
 	return { client, pid: transport.pid as number };
+}
+
+/**
+ * The toolchain caches crew keeps for a repository, as a confined attempt's sandbox records them:
+ * under `home`'s cache folder when given, else any home's.
+ */
+export function repositoryCaches(home?: string): { folder: unknown; tools: string[] } {
+	const under = home === undefined ? ".*" : home.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	return {
+		folder: expect.stringMatching(new RegExp(`^${under}/\\.cache/crew/toolchains/[\\w.-]+-[0-9a-f]{12}$`)),
+		tools: ["npm", "yarn", "pip", "uv", "cargo", "go", "maven", "gradle", "xdg"],
+	};
 }

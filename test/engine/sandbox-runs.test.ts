@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { crew, waitFor } from "../helpers.js";
+import { crew, repositoryCaches, waitFor } from "../helpers.js";
 
 /**
  * Runs confined by crew's sandbox, through the CLI, with real bubblewrap. Repositories and homes
@@ -51,12 +51,6 @@ async function project(command: string, agentExtra = "", stepExtra = "") {
 	const run = (args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}) =>
 		crew(dir, args, 60_000, { ...env, ...extraEnv });
 	return { base, dir, home, run };
-}
-
-/** The caches crew keeps for a repository of `home`'s user, as a task's sandbox records them. */
-function repositoryCaches(home: string) {
-	const tools = ["npm", "yarn", "pip", "uv", "cargo", "go", "maven", "gradle", "xdg"];
-	return { folder: expect.stringMatching(new RegExp(`^${home}/\\.cache/crew/toolchains/repo-[0-9a-f]{12}$`)), tools };
 }
 
 async function statusOf(run: (args: readonly string[]) => Promise<{ stdout: string }>) {

@@ -12,7 +12,7 @@ import { RuntimeRegistry } from "../../../src/runtimes/runtime-registry.js";
 import { type ScriptedCliName, scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-server.js";
 import { actThenReport, type Script } from "../../../src/scripted-model/turns.js";
-import { cliHome, portNoneListensOn, ROOT, TestRepo, waitFor } from "../../helpers.js";
+import { cliHome, portNoneListensOn, ROOT, repositoryCaches, TestRepo, waitFor } from "../../helpers.js";
 import { AGENT_CLIS } from "./clis.js";
 
 /** The distinctive part of each CLI's fallback model name, as requests carry it. */
@@ -126,6 +126,7 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 				level: "workspace",
 				readOnly: false,
 				network: [`${model.hostname}:${model.port}`],
+				caches: repositoryCaches(home),
 			});
 			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
 			expect(denied.map((e) => e.data)).toContainEqual({ path: join(home, "x") });
@@ -193,6 +194,7 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 				level: "workspace",
 				readOnly: false,
 				network: [`${model.hostname}:${model.port}`, userHost],
+				caches: repositoryCaches(),
 			});
 			const denied = crew.events(runId).filter((e) => e.type === "sandbox.denied");
 			expect(denied.map((e) => e.data)).toEqual(
@@ -226,6 +228,7 @@ function suite(cli: (typeof AGENT_CLIS)[number], servers: ScriptedModelServer[])
 				level: "workspace",
 				readOnly: true,
 				network: [`${model.hostname}:${model.port}`],
+				caches: repositoryCaches(),
 			});
 			// Claude Code refuses the edit itself, asking permission in print mode; the others run it, and crew's sandbox refuses it.
 			if (cli.name !== "claude") {
