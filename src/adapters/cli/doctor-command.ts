@@ -25,6 +25,7 @@ import { piExtensionsCheck } from "../../runtimes/pi/extensions-check.js";
 import { onPath } from "../../runtimes/process/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { findBwrap, findSocat, NO_SANDBOX } from "../../runtimes/sandbox/confine.js";
+import { cachesRoot } from "../../runtimes/toolchains/caches.js";
 import { configuredRuntimes } from "../shared/configured-runtimes.js";
 import { NOTIFY_FAILURES_KEPT_MS } from "../shared/inbox.js";
 import { smokeCheck } from "./doctor-smoke.js";
@@ -162,7 +163,7 @@ function sandboxCheck(configured: SandboxLevel | undefined, hosts: readonly stri
 		return {
 			name: "sandbox",
 			ok: true,
-			detail: `bubblewrap ${bwrap}, socat ${socat}; runs are confined at ${level} (${by}); agents reach their model's hosts${hosts.length > 0 ? ` and ${hosts.join(", ")}` : ""}`,
+			detail: `bubblewrap ${bwrap}, socat ${socat}; runs are confined at ${level} (${by}); agents reach their model's hosts${hosts.length > 0 ? ` and ${hosts.join(", ")}` : `, and no package registry ("sandbox": {"registries": ["npm", …]} in your config.json allows them)`}; package managers' caches are crew's own, under ${cachesRoot(env)}`,
 		};
 	if (configured === "off")
 		return { name: "sandbox", ok: true, detail: "off in your config.json: tasks run unconfined" };

@@ -1,4 +1,4 @@
-// crew's own caches for the toolchains a confined attempt runs: kept per repository, never the user's.
+// Caches of crew's own for the toolchains a confined attempt runs: kept per repository, never the user's.
 
 import { createHash } from "node:crypto";
 import { mkdirSync, realpathSync } from "node:fs";

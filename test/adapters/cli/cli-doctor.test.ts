@@ -79,6 +79,10 @@ test("doctor reports pi's version, credential names without values, and the stor
 	expect(byName.get("credentials for codex")?.detail).toBe("OPENAI_API_KEY");
 	expect(JSON.stringify(checks)).not.toMatch(/secret/);
 	expect(byName.get("store")).toMatchObject({ ok: true, detail: expect.stringMatching(/crew\.db: not created yet$/) });
+	// No registry allowed, and where package managers' caches go instead of the user's.
+	expect(byName.get("sandbox")?.detail).toContain(
+		`, and no package registry ("sandbox": {"registries": ["npm", …]} in your config.json allows them); package managers' caches are crew's own, under ${repo.dir}/.cache/crew/toolchains`,
+	);
 });
 
 test("doctor counts as credentials only variables that hold one, not a provider's settings or the machine's", async () => {
