@@ -1,3 +1,4 @@
+// @slow: a virtual environment made and a wheel installed by pip, a TypeScript build and a Python test run, each a confined crew run
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: npm installs from a local registry six times, by command agents and a real pi agent, each confined by bubblewrap
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
