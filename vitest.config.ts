@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL(".", import.meta.url));
  */
 export default defineConfig({
 	test: {
-		// The fault and attack suites run on their own: npm run test:faults, npm run test:attacks.
+		// The fault, attack and honest-work suites run on their own: npm run test:faults, test:attacks, test:honest.
 		include: tierFiles(ROOT, process.env.CREW_TEST_TIER),
 		pool: "forks",
 		// Files share a worker process (no mocks, no module-level state): a process per file would

@@ -31,10 +31,13 @@ export function tagsOf(path: string): string[] {
 	return [...text.matchAll(/(?:\/\/|\*)\s*@module-tag\s+([\w\-/]+)\b/g)].map((match) => match[1] as string);
 }
 
+/** The folders of the suites that run on their own (`npm run test:faults`, `test:attacks`, `test:honest`). */
+const SUITES_APART: readonly string[] = ["faults/", "attacks/", "honest/"];
+
 /** The test files of `tier` under `root`/test, relative to `root`; every file for no tier. */
 export function tierFiles(root: string, tier: string | undefined): string[] {
 	const files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
-		.filter((path) => path.endsWith(".test.ts") && !path.startsWith("faults/") && !path.startsWith("attacks/"))
+		.filter((path) => path.endsWith(".test.ts") && !SUITES_APART.some((folder) => path.startsWith(folder)))
 		.map((path) => join("test", path))
 		.sort();
 	if (tier === undefined || tier === "") return files;
