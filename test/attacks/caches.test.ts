@@ -1,4 +1,5 @@
 // @module-tag agent-cli
+// @slow: a real pi agent writes into every cache it can name, and the user installs with npm before and after
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
