@@ -1,6 +1,6 @@
 // The package registries a user may let confined tasks reach by name, and the setting that allows a host.
 
-import { type HostPort, hostPortText } from "./sandbox-level.js";
+import { hostPortText } from "./sandbox-level.js";
 
 /**
  * Each ecosystem's public registries, as `host:port`: what its tools fetch packages from by
@@ -24,7 +24,7 @@ export function registryHosts(names: readonly string[]): string[] {
 
 /** How a user lets confined tasks reach `host`: the registry that lists it, else the host itself. */
 export function allowHint(host: { readonly host: string; readonly port?: number }): string {
-	const named = host.port === undefined ? undefined : hostPortText(host as HostPort);
+	const named = host.port === undefined ? undefined : hostPortText({ host: host.host, port: host.port });
 	const registry = Object.entries(REGISTRIES).find(([, hosts]) =>
 		hosts.some((h) => h === named || (named === undefined && h.startsWith(`${host.host}:`))),
 	)?.[0];

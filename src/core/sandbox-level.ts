@@ -48,6 +48,12 @@ export function parseHostPort(text: string): HostPort | undefined {
 	return { host: (match[1] as string).replace(/^\[|\]$/g, "").toLowerCase(), port };
 }
 
+/** The hosts a process reaches at its own (`own`, an agent CLI's model) and those the user allows (`host:port`), each once. */
+export function reachable(own: readonly HostPort[], user: readonly string[]): HostPort[] {
+	const all = [...own, ...user.flatMap((text) => parseHostPort(text) ?? [])];
+	return all.filter((a, i) => all.findIndex((b) => b.host === a.host && b.port === a.port) === i);
+}
+
 export function hostPortText({ host, port }: HostPort): string {
 	return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { nestingDepth } from "../core/nesting.js";
-import { type HostPort, hostPortText, isConfined, parseHostPort } from "../core/sandbox-level.js";
+import { hostPortText, isConfined, reachable } from "../core/sandbox-level.js";
 import { ZERO_USAGE } from "../core/usage.js";
 import { tailLines } from "./agent/failure-lines.js";
 import { OutputEvents } from "./agent/output-events.js";
@@ -75,21 +75,15 @@ export class CommandRuntime implements WorkerRuntime {
 		// A command runs what the user wrote: it keeps the network, unless the level is strict, where
 		// it reaches only the hosts the user allows (their registries among them), through crew's gate.
 		const offline = request.sandbox?.level === "strict";
-		const allowed = offline ? (request.sandbox?.hosts ?? []).flatMap((text) => parseHostPort(text) ?? []) : [];
+		const allowed = offline ? reachable([], request.sandbox?.hosts ?? []) : [];
 		const watch = new DenialWatch(onEvent, { reach: offline ? allowed : "all", cwd: request.cwd });
-		const unreachable = new Set<string>();
 		const events = confined ? watch.pass : onEvent;
 		const output = new OutputEvents(events);
 		const variables = crewVariables(request, this.#env);
 		const env = { ...this.#env, ...variables };
 		let launch: Launch;
 		try {
-			const gate = {
-				allow: allowed,
-				denied: (host: HostPort) => watch.deny(host),
-				unreachable: (host: HostPort, why: string) => unreachable.add(`${hostPortText(host)} (${why})`),
-			};
-			const network = !offline ? "host" : allowed.length > 0 ? gate : "none";
+			const network = !offline ? "host" : allowed.length > 0 ? watch.gate(allowed) : "none";
 			launch = await this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
 		} catch (error) {
 			return failed(errorMessage(error), false, null, []);
@@ -136,8 +130,7 @@ export class CommandRuntime implements WorkerRuntime {
 		// The hosts the sandbox refused, the likely cause, first; then what the command said last: on
 		// stderr, else on stdout.
 		const said = tailLines(end.stderrTail) ?? tailLines(stdoutTail.text());
-		const gate = unreachable.size > 0 ? `crew's network gate could not connect to ${[...unreachable].join(", ")}` : "";
-		const causes = [watch.refusedHosts(), gate, said ?? ""].filter(Boolean).join("; ");
+		const causes = [...watch.networkCauses(), ...(said ? [said] : [])].join("; ");
 		const detail = causes ? `: ${causes}` : "";
 		if (end.signal) return failed(`killed by ${end.signal}${detail}`, true, null, artifacts, text);
 		return failed(`exit code ${end.code}${detail}`, end.code === RETRYABLE_EXIT_CODE, end.code, artifacts, text);

@@ -39,17 +39,17 @@ test("a tool's output crew cut short names no shorter port, and what came before
 	expect(denied()).toEqual([{ host: "127.0.0.1", port: 40583 }]);
 });
 
-test("a refused host is told with the setting that would allow it: its registry by name, else the host itself", () => {
+test("a refused host is told with the setting that would allow it (its registry by name, else the host itself), then an allowed host the gate could not reach", () => {
 	const { watch } = watching();
-	expect(watch.refusedHosts()).toBe("");
+	expect(watch.networkCauses()).toEqual([]);
 	watch.deny({ host: "registry.npmjs.org", port: 443 });
 	watch.deny({ host: "10.0.0.2", port: 8080 });
 	watch.deny({ host: "pypi.org" });
-	expect(watch.refusedHosts()).toBe(
-		[
-			'the sandbox refused a connection to registry.npmjs.org:443 (to allow it, add "sandbox": {"registries": ["npm"]} to your user config.json)',
-			'the sandbox refused a connection to 10.0.0.2:8080 (to allow it, add "sandbox": {"hosts": ["10.0.0.2:8080"]} to your user config.json)',
-			'the sandbox refused a connection to pypi.org (to allow it, add "sandbox": {"registries": ["pypi"]} to your user config.json)',
-		].join("; "),
-	);
+	watch.gate([{ host: "127.0.0.1", port: 4873 }]).unreachable({ host: "127.0.0.1", port: 4873 }, "ECONNREFUSED");
+	expect(watch.networkCauses()).toEqual([
+		'the sandbox refused a connection to registry.npmjs.org:443 (to allow it, add "sandbox": {"registries": ["npm"]} to your user config.json)',
+		'the sandbox refused a connection to 10.0.0.2:8080 (to allow it, add "sandbox": {"hosts": ["10.0.0.2:8080"]} to your user config.json)',
+		'the sandbox refused a connection to pypi.org (to allow it, add "sandbox": {"registries": ["pypi"]} to your user config.json)',
+		"crew's network gate could not connect to 127.0.0.1:4873 (ECONNREFUSED)",
+	]);
 });

@@ -10,7 +10,7 @@ import type { AgentSetup, SetupKey } from "../../core/agent-setup.js";
 import { ASK_WAIT_MS } from "../../core/asked.js";
 import { errorMessage } from "../../core/errors.js";
 import { redact, redactDeep } from "../../core/redact.js";
-import { type HostPort, hostPortText, isConfined, parseHostPort } from "../../core/sandbox-level.js";
+import { type HostPort, hostPortText, isConfined, reachable } from "../../core/sandbox-level.js";
 import type { ThinkingLevel } from "../../core/thinking.js";
 import { phaseSince, timed } from "../../core/timings.js";
 import { ZERO_USAGE } from "../../core/usage.js";
@@ -100,8 +100,6 @@ export class AgentRuntime implements WorkerRuntime {
 		const allowed = confined ? reachable(this.#cli.hosts(request, source), request.sandbox?.hosts ?? []) : [];
 		const watch = new DenialWatch(control.onEvent, { reach: allowed, cwd: request.cwd });
 		const onEvent = confined ? watch.pass : control.onEvent;
-		// Allowed hosts the gate could not connect to: the CLI sees a dropped connection, the user the cause.
-		const unreachable = new Set<string>();
 		const [file, ...lead] = this.#options.command ?? this.#cli.defaultCommand(source);
 		mkdirSync(request.artifactDir, { recursive: true });
 		const base = `attempt-${request.attempt}`;
@@ -150,11 +148,7 @@ export class AgentRuntime implements WorkerRuntime {
 				env,
 				ask?.served,
 				kept.folder,
-				{
-					allow: allowed,
-					denied: (host) => watch.deny(host),
-					unreachable: (host, why) => unreachable.add(`${hostPortText(host)} (${why})`),
-				},
+				watch.gate(allowed),
 			);
 		} catch (error) {
 			await ask?.served?.socket.close();
@@ -261,10 +255,8 @@ export class AgentRuntime implements WorkerRuntime {
 		if (!failure) return { ...result, ok: true, exitCode: 0 };
 		// Where the CLI's own account is: its stderr, redacted, whatever the failure says.
 		const { logged, ...reported } = failure;
-		const gate =
-			unreachable.size > 0 ? `; crew's network gate could not connect to ${[...unreachable].join(", ")}` : "";
-		const hosts = watch.refusedHosts();
-		const message = `${reported.message}${logged ? ` (log: ${logFile})` : ""}${gate}${hosts ? `; ${hosts}` : ""}`;
+		const network = watch.networkCauses().map((cause) => `; ${cause}`);
+		const message = `${reported.message}${logged ? ` (log: ${logFile})` : ""}${network.join("")}`;
 		const error = { ...reported, message };
 		return { ...result, ok: false, exitCode: end.code, error };
 	}
@@ -387,10 +379,4 @@ export class AgentRuntime implements WorkerRuntime {
 			return { message: `${name} ended without an answer${said}`, retryable: false, missing: true, logged: true };
 		return undefined;
 	}
-}
-
-/** The hosts a CLI reaches its model at, and those the user allows (`host:port`), each once. */
-function reachable(model: readonly HostPort[], user: readonly string[]): HostPort[] {
-	const all = [...model, ...user.flatMap((text) => parseHostPort(text) ?? [])];
-	return all.filter((a, i) => all.findIndex((b) => b.host === a.host && b.port === a.port) === i);
 }

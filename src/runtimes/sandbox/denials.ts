@@ -5,6 +5,7 @@ import { allowHint } from "../../core/registries.js";
 import { type HostPort, hostPortText } from "../../core/sandbox-level.js";
 import { CUT } from "../agent/tool-output.js";
 import type { WorkerEvent } from "../worker-runtime.js";
+import type { GateWatch } from "./network-gate.js";
 
 /** How a refused write reads in a tool's output: a shell's, Node's, Python's, git's. */
 const WRITE_REFUSED: readonly RegExp[] = [
@@ -33,6 +34,7 @@ const CONNECT_REFUSED: readonly { readonly pattern: RegExp; readonly port: boole
 export class DenialWatch {
 	readonly #seen = new Set<string>();
 	readonly #hosts: { readonly host: string; readonly port?: number }[] = [];
+	readonly #unreachable = new Set<string>();
 	readonly #onEvent: (event: WorkerEvent) => void;
 	readonly #reach: "all" | readonly HostPort[];
 	readonly #cwd: string;
@@ -106,15 +108,30 @@ export class DenialWatch {
 	}
 
 	/**
-	 * The hosts refused so far, as a failure's message tells of them: each, with the setting that
-	 * would allow it; empty when none was.
+	 * What a network gate to `allow` tells this watch: a host it refused, as a denial; an allowed
+	 * one it could not connect to, which the process sees only as a dropped connection.
 	 */
-	refusedHosts(): string {
-		return this.#hosts
-			.map((host) => {
-				const named = host.port === undefined ? host.host : hostPortText(host as HostPort);
-				return `the sandbox refused a connection to ${named} (${allowHint(host)})`;
-			})
-			.join("; ");
+	gate(allow: readonly HostPort[]): GateWatch & { readonly allow: readonly HostPort[] } {
+		return {
+			allow,
+			denied: (host) => this.deny(host),
+			unreachable: (host, why) => this.#unreachable.add(`${hostPortText(host)} (${why})`),
+		};
+	}
+
+	/**
+	 * What a failure's message tells of the network, the likely cause first: each host refused,
+	 * with the setting that would allow it, then the allowed hosts the gate could not connect to.
+	 */
+	networkCauses(): string[] {
+		const refused = this.#hosts.map((host) => {
+			const named = host.port === undefined ? host.host : hostPortText({ host: host.host, port: host.port });
+			return `the sandbox refused a connection to ${named} (${allowHint(host)})`;
+		});
+		const lost =
+			this.#unreachable.size > 0
+				? [`crew's network gate could not connect to ${[...this.#unreachable].join(", ")}`]
+				: [];
+		return [...refused, ...lost];
 	}
 }
