@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { type NestingSettings, readNesting } from "../core/nesting.js";
 import { REGISTRIES, registryHosts } from "../core/registries.js";
 import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
 import { CREDENTIAL_ENV } from "../core/url-credentials.js";
@@ -27,11 +28,8 @@ export interface Settings {
 	readonly maxConcurrency: number;
 	/** The Redis URL runs hand their attempts to `crew worker`s through (user config only). */
 	readonly queue?: string;
-	/**
-	 * How deep runs may nest: a crew worker's MCP server may start a run while its depth is below
-	 * this (user config only; default 1, so no run starts inside a worker).
-	 */
-	readonly nesting?: { readonly maxDepth: number };
+	/** How deep runs may nest, how many run below one run at once, and whether deep ones write (user config only). */
+	readonly nesting?: NestingSettings;
 	/** Whether a pi session is told when delegating to crew pays off (user config only; default off). */
 	readonly delegation?: Delegation;
 	/** The sandbox level of runs that ask for none (user config only). */
@@ -107,7 +105,7 @@ interface FileSettings {
 	readonly passEnv?: string[];
 	readonly maxConcurrency?: number;
 	readonly queue?: string;
-	readonly nesting?: { maxDepth: number };
+	readonly nesting?: NestingSettings;
 	readonly delegation?: Delegation;
 	readonly sandbox?: SandboxLevel;
 	readonly sandboxHosts?: readonly string[];
@@ -180,22 +178,6 @@ function readQueue(file: string, value: unknown): string | undefined {
 		throw new CrewError(ErrorCode.InvalidInput, `${file}: "queue" must be {"url": "redis://host:port"}`);
 	}
 	return url;
-}
-
-/** Deeper than this, runs nest past any use: a limit that high is a mistake. */
-const MOST_NESTING = 8;
-
-function readNesting(file: string, value: unknown): { maxDepth: number } | undefined {
-	if (value === undefined) return undefined;
-	const depth = (value as { maxDepth?: unknown } | null)?.maxDepth;
-	const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
-	if (!Number.isInteger(depth) || (depth as number) < 1 || (depth as number) > MOST_NESTING || keys.length !== 1) {
-		throw new CrewError(
-			ErrorCode.InvalidInput,
-			`${file}: "nesting" ${JSON.stringify(value)}: expected {"maxDepth": N} with N from 1 to ${MOST_NESTING}`,
-		);
-	}
-	return { maxDepth: depth as number };
 }
 
 function readDelegation(file: string, value: unknown): Delegation | undefined {

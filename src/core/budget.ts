@@ -1,6 +1,6 @@
 // A run's spending caps and reservations, and the budget that decides whether a task fits under them.
 
-import { addUsage, tokensOf, type Usage, ZERO_USAGE } from "./usage.js";
+import { addUsage, isZeroUsage, tokensOf, type Usage, ZERO_USAGE } from "./usage.js";
 
 /** A run's spending caps, and what a task is expected to spend when its agent does not say. */
 export interface BudgetLimits {
@@ -58,11 +58,16 @@ export class RunBudget {
 	#spent: Usage;
 	readonly #running = new Map<number, { reserved: Reservation; live: Usage }>();
 	#warned = false;
+	readonly #onSpend: ((usage: Usage) => void) | undefined;
 
-	/** `spent`: what the store holds for the run, running and lost attempts' reported usage included. */
-	constructor(limits: BudgetLimits | undefined, spent: Usage) {
+	/**
+	 * `spent`: what the store holds for the run, running and lost attempts' reported usage included,
+	 * and what the runs below it spent; `onSpend` hears each amount counted after.
+	 */
+	constructor(limits: BudgetLimits | undefined, spent: Usage, onSpend?: (usage: Usage) => void) {
 		this.#limits = limits ?? {};
 		this.#spent = spent;
+		this.#onSpend = onSpend;
 	}
 
 	get limited(): boolean {
@@ -89,6 +94,7 @@ export class RunBudget {
 		this.#spent = addUsage(this.#spent, usage);
 		const entry = this.#running.get(i);
 		if (entry) entry.live = addUsage(entry.live, usage);
+		this.#onSpend?.(usage);
 	}
 
 	/**
@@ -98,6 +104,7 @@ export class RunBudget {
 	settle(i: number, added: Usage): void {
 		this.#running.delete(i);
 		this.#spent = addUsage(this.#spent, added);
+		if (!isZeroUsage(added)) this.#onSpend?.(added);
 	}
 
 	/** Whether what is spent reaches a cap. */

@@ -37,8 +37,17 @@ export interface RunRecord {
 	readonly importedAt: string | null;
 	/** The run this one was forked from (`crew fork`); null for any other run. */
 	readonly forkedFrom: string | null;
+	/** The attempt of another run's task whose agent delegated this run; null for any other run. */
+	readonly parent: ParentLink | null;
 	/** Collisions between its tasks' changes foreseen while they worked, oldest first (see `RunForesight`). */
 	readonly foreseen: readonly ForeseenCollision[];
+}
+
+/** The attempt of a task whose agent delegated a run. */
+export interface ParentLink {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly attempt: number;
 }
 
 /**

@@ -44,7 +44,7 @@ export const CREW_STATE: readonly string[] = [
 export function taskSandbox(task: TaskSpec, options: RunOptions, crewDir: string): AttemptSandbox {
 	const level = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
 	const hosts = options.sandbox?.hosts ?? [];
-	const readOnly = readOnlyAgent(task.agent);
+	const readOnly = readOnlyAgent(task.agent) || options.nested?.readOnly === true;
 	return { level, readOnly, hide: [crewDir], resources: crewDir, show: [options.cwd], hosts };
 }
 

@@ -281,6 +281,11 @@ export interface RunOptions {
 	/** How the run's processes are confined; absent on a run recorded by an older crew: off. */
 	readonly sandbox?: RunSandbox;
 	/**
+	 * Present on a run an agent inside another run delegated: its depth in crew runs (its workers
+	 * are one deeper), and `readOnly` when its tasks may change nothing in their workspace.
+	 */
+	readonly nested?: { readonly depth: number; readonly readOnly?: true };
+	/**
 	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
 	 * prompt differs from the recorded one fails, or with `live` runs for real. One that `failures`
 	 * names (by task id, how run `of` ended it) is answered with a failure. A task run `of` took from

@@ -31,12 +31,13 @@ import { type Cleaned, cleanupRun, forgetRun, pruneRuns, runsBeyond } from "./co
 import { type ReconcileReport, reconcile } from "./control/reconcile.js";
 import { retryChanges } from "./control/retry.js";
 import { createScheduled, type ScheduledRunDeps, skipSlot, slotMarks } from "./control/scheduled-runs.js";
+import { runDelegation } from "./delegation/delegate-run.js";
 import type { RunBundle } from "./history/bundle.js";
 import { createFork, type ForkInput, type PlannedFork, planFork } from "./history/fork.js";
 import { planReplay, replayedRun } from "./history/replay-plan.js";
 import { type AnswerGiven, answerTask } from "./messages/answer.js";
 import { type Steered, steerTask } from "./messages/steer.js";
-import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions } from "./options.js";
+import { type CrewOptions, DEFAULT_ENGINE_OPTIONS, type EngineOptions, type ExecuteOptions } from "./options.js";
 import { newRunId, newRunRecord } from "./planning/new-run.js";
 import type { Plan, PlanInput } from "./planning/plan-input.js";
 import { planRun } from "./planning/planner.js";
@@ -44,7 +45,7 @@ import { checkRunTrusted, checkScriptTrusted, runReach } from "./planning/reach.
 import { sharedCheckoutWarning } from "./planning/shared-checkout.js";
 import { RunCredentials } from "./run/credentials.js";
 import { remoteRuntimes } from "./run/remote-runtimes.js";
-import { type ExecuteOptions, resumedTasks, runUnderLease } from "./runner.js";
+import { resumedTasks, runUnderLease } from "./runner.js";
 import { liveScheduledRuns } from "./views/run-view.js";
 
 /**
@@ -256,16 +257,12 @@ export class Crew {
 	 * cancelled, and runs them. Its own dependencies must have completed.
 	 */
 	async retry(runId: string, ref: string, options: ExecuteOptions = {}): Promise<RunStatus> {
-		const { run, changes } = this.#retryChanges(runId, ref);
+		const { run, changes } = this.checkRetry(runId, ref);
 		return this.#runUnderLease(run, "retry", options, () => changes);
 	}
 
-	/** Throws, saying why, unless task `ref` of the run can be retried now. */
-	checkRetry(runId: string, ref: string): void {
-		this.#retryChanges(runId, ref);
-	}
-
-	#retryChanges(runId: string, ref: string): { run: RunRecord; changes: TaskChange[] } {
+	/** Throws, saying why, unless task `ref` of the run can be retried now; else the run and what a retry queues. */
+	checkRetry(runId: string, ref: string): { run: RunRecord; changes: TaskChange[] } {
 		this.checkRunnable(runId);
 		const run = this.#queries.getRun(checkId("run", runId));
 		const live = run.lease !== null && isLeaseHolderAlive(run.lease, this.#options.now(), this.#options.staleAfterMs);
@@ -290,6 +287,13 @@ export class Crew {
 			integration: this.integration,
 			trusted: this.#trusted(this.project.root),
 			workflow: (name: string) => this.resources().workflow(name).item,
+			delegation: runDelegation(this.project, {
+				store: this.#store,
+				files: this.files,
+				plan: (input) => this.plan(input),
+				create: (plan) => this.create(plan),
+				execute: (id, options) => this.execute(id, options),
+			}),
 		};
 		return runUnderLease(deps, run, cause, options, requeue);
 	}
@@ -319,14 +323,8 @@ export class Crew {
 	/** Checks that runs, leases, workers, worktrees and branches agree; see `reconcile`. */
 	reconcile(fix: boolean): Promise<ReconcileReport> {
 		const { now, staleAfterMs } = this.#options;
-		const deps = {
-			store: this.#store,
-			queries: this.#queries,
-			runtimes: this.runtimes,
-			worktrees: this.worktrees,
-			runsDir: this.files.root,
-		};
-		return reconcile({ ...deps, now, staleAfterMs }, fix);
+		const deps = { store: this.#store, queries: this.#queries, runtimes: this.runtimes, worktrees: this.worktrees };
+		return reconcile({ ...deps, runsDir: this.files.root, now, staleAfterMs }, fix);
 	}
 
 	/** Approves every task of the run waiting at its gate; see `approveRun`. */

@@ -3,6 +3,7 @@
 import type { Project } from "../config/project.js";
 import type { EventRecord } from "../core/records.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../core/retry-policy.js";
+import type { Usage } from "../core/usage.js";
 import type { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { DEFAULT_STALE_AFTER_MS } from "../store/lease.js";
 
@@ -51,6 +52,22 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 	defaultStallTimeoutMs: 10 * 60_000,
 	traced: false,
 };
+
+/** How `Crew.execute` runs a run here. */
+export interface ExecuteOptions {
+	/** Aborting cancels the run: workers are ended and unfinished tasks cancelled. */
+	readonly signal?: AbortSignal;
+	/** Start the run only if it never started (e.g. it was cancelled meanwhile). Default false. */
+	readonly onlyIfQueued?: boolean;
+	/**
+	 * Once only a person can let the run go on (its ready tasks wait for approval, nothing else
+	 * runs), return `waiting` and leave the run waiting without a runner; `approve` then reports no
+	 * live runner, so its caller starts one. Default false: the runner waits for the approval.
+	 */
+	readonly releaseWhenWaiting?: boolean;
+	/** Hears each token the run (and any run below it) spends, as it is recorded: a delegated run's parent counts them. */
+	readonly onSpend?: (usage: Usage) => void;
+}
 
 /** How a `Crew` is made: its project and, where the defaults do not do, its runtimes, resources, trust and credentials. */
 export interface CrewOptions extends Partial<EngineOptions> {

@@ -14,23 +14,11 @@ import type { RunStore } from "../store/run-store.js";
 import { workspaceFingerprint } from "../workspace/fingerprint.js";
 import type { IntegrationBranch } from "../workspace/integration-branch.js";
 import type { Worktrees } from "../workspace/worktrees.js";
-import type { EngineOptions } from "./options.js";
+import type { RunDelegation } from "./delegation/delegate-run.js";
+import type { EngineOptions, ExecuteOptions } from "./options.js";
 import type { RunCredentials } from "./run/credentials.js";
 import { RunLoop } from "./run/loop.js";
 import { type RemoteRuntimes, remoteRuntimes } from "./run/remote-runtimes.js";
-
-export interface ExecuteOptions {
-	/** Aborting cancels the run: workers are ended and unfinished tasks cancelled. */
-	readonly signal?: AbortSignal;
-	/** Start the run only if it never started (e.g. it was cancelled meanwhile). Default false. */
-	readonly onlyIfQueued?: boolean;
-	/**
-	 * Once only a person can let the run go on (its ready tasks wait for approval, nothing else
-	 * runs), return `waiting` and leave the run waiting without a runner; `approve` then reports no
-	 * live runner, so its caller starts one. Default false: the runner waits for the approval.
-	 */
-	readonly releaseWhenWaiting?: boolean;
-}
 
 /** What a runner of one run works with: the store, files, runtimes, git, and the project's trust as it stands. */
 export interface RunnerDeps {
@@ -46,6 +34,8 @@ export interface RunnerDeps {
 	readonly trusted: boolean;
 	/** A workflow script's `workflow()` reads a workflow file by its name. */
 	readonly workflow: (name: string) => WorkflowResource;
+	/** How the run's agents delegate runs of their own; absent, they may not. */
+	readonly delegation?: RunDelegation;
 }
 
 /**
@@ -136,6 +126,8 @@ export async function runUnderLease(
 			worktrees: deps.worktrees,
 			integration: deps.integration,
 			trusted: deps.trusted,
+			...(deps.delegation ? { delegation: deps.delegation } : {}),
+			...(options.onSpend ? { onSpend: options.onSpend } : {}),
 		},
 		lease,
 		options.signal,

@@ -8,6 +8,7 @@ import { hostPortText, isConfined, reachable } from "../core/sandbox-level.js";
 import { ZERO_USAGE } from "../core/usage.js";
 import { tailLines } from "./agent/failure-lines.js";
 import { OutputEvents } from "./agent/output-events.js";
+import { type DelegationSocket, delegationSocket } from "./delegation/delegation-socket.js";
 import { AttemptSeal } from "./process/attempt-seal.js";
 import { BoundedBuffer, TailBuffer } from "./process/bounded-buffer.js";
 import { LiveGroups, runWorkerProcess } from "./process/worker-process.js";
@@ -60,7 +61,21 @@ export class CommandRuntime implements WorkerRuntime {
 		this.#sandbox = options.sandbox ?? new Sandbox(this.#env);
 	}
 
-	async run(request: TaskRequest, { signal, onEvent }: RunControl): Promise<WorkerResult> {
+	async run(request: TaskRequest, control: RunControl): Promise<WorkerResult> {
+		control.signal.throwIfAborted();
+		const delegation = await delegationSocket(control);
+		try {
+			return await this.#run(request, control, delegation);
+		} finally {
+			await delegation?.close();
+		}
+	}
+
+	async #run(
+		request: TaskRequest,
+		{ signal, onEvent }: RunControl,
+		delegation: DelegationSocket | undefined,
+	): Promise<WorkerResult> {
 		signal.throwIfAborted();
 		const command = request.agent.command?.trim();
 		if (!command) {
@@ -80,11 +95,16 @@ export class CommandRuntime implements WorkerRuntime {
 		const events = confined ? watch.pass : onEvent;
 		const output = new OutputEvents(events);
 		const variables = crewVariables(request, this.#env);
-		const env = { ...this.#env, ...variables };
+		const env = { ...this.#env, ...variables, ...delegation?.env };
 		let launch: Launch;
 		try {
 			const network = !offline ? "host" : allowed.length > 0 ? watch.gate(allowed) : "none";
-			launch = await this.#sandbox.wrap(request, { file: "/bin/sh", args: ["-c", command] }, { network, env });
+			const writable = delegation ? [delegation.folder] : [];
+			launch = await this.#sandbox.wrap(
+				request,
+				{ file: "/bin/sh", args: ["-c", command] },
+				{ network, env, writable },
+			);
 		} catch (error) {
 			return failed(errorMessage(error), false, null, []);
 		}
@@ -139,11 +159,11 @@ export class CommandRuntime implements WorkerRuntime {
 
 /**
  * What every worker learns about its task from its environment; `env` is the runner's, whose
- * nesting depth the worker's is one more than.
+ * nesting depth the worker's is one more than, unless its run was delegated and says its own.
  */
 export function crewVariables(request: TaskRequest, env: NodeJS.ProcessEnv): Record<string, string> {
 	return {
-		CREW_DEPTH: String(nestingDepth(env) + 1),
+		CREW_DEPTH: String(request.depth ?? nestingDepth(env) + 1),
 		CREW_RUN_ID: request.runId,
 		CREW_TASK_ID: request.taskId,
 		CREW_STEP_ID: request.stepId,

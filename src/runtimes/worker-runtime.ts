@@ -1,6 +1,7 @@
 // The worker runtime interface: one attempt's request, the events a runtime reports and its result.
 
 import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
+import type { DelegationAnswer, DelegationAsk } from "../core/delegation.js";
 import type { ProcessHandle, SetAside } from "../core/records.js";
 import type { AttemptSandbox, CachesRecord, SandboxNetwork } from "../core/sandbox-level.js";
 import type { AgentSession, Continuation, SessionOrigin } from "../core/session.js";
@@ -35,6 +36,8 @@ export interface TaskRequest {
 	readonly projectTrusted?: boolean;
 	/** How its processes are confined; absent: not at all. */
 	readonly sandbox?: AttemptSandbox;
+	/** How deep in crew runs its processes are, when its run was delegated (see `nestingDepth`); else its runner's depth plus one. */
+	readonly depth?: number;
 	/** The attempt's span, W3C `traceparent`, when the run is traced: its processes' parent. */
 	readonly traceparent?: string;
 	/**
@@ -141,7 +144,21 @@ export interface RunControl {
 	 * the agent may not ask (`ask: false`), and then it is given no `ask` tool.
 	 */
 	readonly asking?: (question: string) => Promise<string>;
+	/**
+	 * Carries out work the agent delegates, as a run of the attempt's own run's: resolves with its
+	 * answer once it ends. Absent when the agent may not delegate, and then it is given no socket.
+	 */
+	readonly delegating?: Delegating;
 }
+
+/**
+ * Carries out one delegation: `started` hears the delegated run's id once it is recorded; aborting
+ * `signal` (its agent went away) stops it.
+ */
+export type Delegating = (
+	ask: DelegationAsk,
+	control: { readonly signal: AbortSignal; readonly started: (runId: string) => void },
+) => Promise<DelegationAnswer>;
 
 /** How a message for a running agent went: taken by its agent, or refused and why. */
 export type Delivery = { readonly delivered: true } | { readonly delivered: false; readonly reason: string };

@@ -339,4 +339,16 @@ CREATE TABLE schedule_slots (
 		// set_aside: JSON array of {attempt, path, kind, movedTo?, shared}, in the order found; null while none.
 		sql: "ALTER TABLE tasks ADD COLUMN set_aside TEXT;",
 	},
+	{
+		version: 21,
+		name: "runs an agent inside another run delegated, and the attempt that delegated each",
+		// parent_*: the delegating task's run, task and attempt; delegation_key: what makes a later
+		// attempt's delegation the same work (see delegationKey), so a completed one is not run again.
+		sql: `
+ALTER TABLE runs ADD COLUMN parent_run TEXT;
+ALTER TABLE runs ADD COLUMN parent_task TEXT;
+ALTER TABLE runs ADD COLUMN parent_attempt INTEGER;
+ALTER TABLE runs ADD COLUMN delegation_key TEXT;
+CREATE INDEX runs_by_parent ON runs (parent_run, parent_task) WHERE parent_run IS NOT NULL;`,
+	},
 ];

@@ -37,6 +37,9 @@ export interface RunRow {
 	imported_at: string | null;
 	forked_from: string | null;
 	foreseen: string | null;
+	parent_run: string | null;
+	parent_task: string | null;
+	parent_attempt: number | null;
 }
 
 export interface TaskRow {
@@ -120,6 +123,10 @@ export function toRun(row: RunRow): RunRecord {
 		integration: row.integration ? (JSON.parse(row.integration) as IntegrationRecord) : null,
 		importedAt: row.imported_at ?? null,
 		forkedFrom: row.forked_from ?? null,
+		parent:
+			row.parent_run && row.parent_task
+				? { runId: row.parent_run, taskId: row.parent_task, attempt: row.parent_attempt ?? 0 }
+				: null,
 		foreseen: row.foreseen ? (JSON.parse(row.foreseen) as ForeseenCollision[]) : [],
 	};
 }

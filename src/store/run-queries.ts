@@ -23,6 +23,7 @@ import {
 	toRun,
 	toTask,
 } from "./rows.js";
+import { RunDelegations } from "./run-delegations.js";
 import { type TasksJsonParams, tasksJsonSql } from "./tasks-json-sql.js";
 
 export interface RunSnapshot {
@@ -76,8 +77,12 @@ export class RunQueries {
 	readonly #usageByRole: () => Statement<[string], UsageRow & { key: string }>;
 	readonly #usageByModel: () => Statement<[string], UsageRow & { key: string }>;
 
+	/** Runs delegated by the tasks of a run, and what they spent. */
+	readonly delegations: RunDelegations;
+
 	constructor(db: Db) {
 		this.#db = db;
+		this.delegations = new RunDelegations(db);
 		this.#run = once(() => db.prepare("SELECT * FROM runs WHERE id = ?"));
 		this.#latest = once(() => db.prepare("SELECT id FROM runs ORDER BY rowid DESC LIMIT 1"));
 		this.#lastSeq = once(

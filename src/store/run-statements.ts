@@ -16,6 +16,8 @@ export interface RunStatements {
 	readonly nextIdx: Statement<[string], { next: number }>;
 	readonly taskEvidence: Untyped;
 	readonly setDependsOn: Untyped;
+	/** Records a new run as delegated: parent run, task, attempt and delegation key, then its id. */
+	readonly delegated: Statement<[string, string, number, string, string]>;
 	readonly runStatus: Statement<[string], { status: string }>;
 	readonly moveRun: Untyped;
 	readonly takeLease: Untyped;
@@ -69,6 +71,9 @@ export function runStatements(db: Db): RunStatements {
 		setDependsOn: db.prepare(
 			"UPDATE task_data SET spec = json_set(spec, '$.dependsOn', json(?)) WHERE run_id = ? AND task_id = ?",
 		),
+		delegated: db.prepare(
+			"UPDATE runs SET parent_run = ?, parent_task = ?, parent_attempt = ?, delegation_key = ? WHERE id = ?",
+		) as Statement<[string, string, number, string, string]>,
 		runStatus: db.prepare("SELECT status FROM runs WHERE id = ?") as Statement<[string], { status: string }>,
 		moveRun: db.prepare("UPDATE runs SET status = ?, updated_at = ?, finished_at = ?, error = ? WHERE id = ?"),
 		takeLease: db.prepare(

@@ -2,7 +2,7 @@
 
 import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import type { ArtifactRecord, EventRecord } from "../core/records.js";
+import type { ArtifactRecord, EventRecord, ParentLink } from "../core/records.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
 import {
 	type Cause,
@@ -92,6 +92,18 @@ export class RunStore {
 
 	#iso(): string {
 		return new Date(this.#now()).toISOString();
+	}
+
+	/**
+	 * Run `runId`, just created and not started, was delegated by `parent`'s agent, asking what `key`
+	 * names: recorded on both runs, as `run.delegated` on it and `task.delegated` on its parent.
+	 */
+	recordDelegation(runId: string, parent: ParentLink, key: string): void {
+		this.#tx.write(() => {
+			this.#s.delegated.run(parent.runId, parent.taskId, parent.attempt, key, runId);
+			this.#event(runId, "run.delegated", null, { ...parent });
+			this.#event(parent.runId, "task.delegated", parent.taskId, { runId, attempt: parent.attempt });
+		});
 	}
 
 	/** Groups changes into one commit, each still whole or not at all: a busy run's per-task cost stays low. */

@@ -8,8 +8,10 @@ import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-wo
 import { RunReader } from "../../engine/views/reader.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
 import { startBackgroundRunner } from "../shared/background-runner.js";
+import { delegationRoute } from "../shared/delegation-client.js";
 import { RunEnding } from "../shared/run-ending.js";
 import { runInput } from "../shared/run-input.js";
+import { delegatedCommand, ignoredOptions } from "./delegated-command.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { print, printError } from "./print.js";
@@ -50,6 +52,12 @@ export interface AgentFlags {
 export async function agentCommand(argument: string, flags: AgentFlags): Promise<number> {
 	const task = readGoal(argument, undefined);
 	const agent = flags.agent ?? DEFAULT_AGENT;
+	const socket = delegationRoute(process.env, "crew agent");
+	if (socket) {
+		const { model, budgetTokens, json, ...rest } = flags;
+		const ask = { task, agent, ...(model ? { model } : {}), ...(budgetTokens ? { budgetTokens } : {}) };
+		return await delegatedCommand(socket, ask, json === true, ignoredOptions(rest, ["agent"]));
+	}
 	const { crew, view, quiet, settings } = open({ json: true, detach: flags.background === true });
 	try {
 		const input = runInput({ ...flags, goal: task, workflow: agentWorkflowName(agent) }, settings);

@@ -9,6 +9,7 @@ import { setAsideText } from "../../core/set-aside-text.js";
 import { statusCounts } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
+import type { ChildRun } from "../../store/run-delegations.js";
 import { foreseenLines, integrationLines } from "../shared/integration-text.js";
 
 /** A task status's column: as wide as the longest status, `needs_attention`, and a space. */
@@ -95,6 +96,7 @@ export function statusText(
 	{ run, tasks }: { readonly run: RunRecord; readonly tasks: readonly ListedTask[] },
 	now: number,
 	usageBy?: { readonly role: Readonly<Record<string, Usage>>; readonly model: Readonly<Record<string, Usage>> },
+	children: readonly ChildRun[] = [],
 ): string {
 	const summary = statusCounts(tasks);
 	const lines = [
@@ -102,12 +104,22 @@ export function statusText(
 		`  goal: ${excerpt(run.goal, SHOWN_CHARS.goal, wholeIn(run.id))}`,
 		`  workflow: ${run.workflow}${run.team ? `  team: ${run.team}` : ""}  tasks: ${summary}`,
 	];
+	if (run.parent) {
+		const { runId, taskId, attempt } = run.parent;
+		lines.push(`  delegated by: run ${runId}, task ${taskId}, attempt ${attempt}`);
+	}
 	if (run.error && run.status !== "completed")
 		lines.push(`  error: ${excerpt(run.error, SHOWN_CHARS.runError, wholeIn(run.id))}`);
 	lines.push(...foreseenLines(run.foreseen).map((line) => `  ${line}`));
 	if (run.integration) lines.push(...integrationLines(run.id, run.integration).map((line) => `  ${line}`));
-	const used = usageText(tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE));
-	if (used) lines.push(`  usage: ${used}`);
+	const own = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
+	const nested = children.reduce((sum, c) => addUsage(sum, c.usage), ZERO_USAGE);
+	const used = usageText(addUsage(own, nested));
+	const apart =
+		children.length > 0
+			? ` (its own ${usageText(own) || "none"}; its delegated runs ${usageText(nested) || "none"})`
+			: "";
+	if (used) lines.push(`  usage: ${used}${apart}`);
 	const inherited = usageText(tasks.reduce((sum, t) => addUsage(sum, t.inherited?.usage ?? ZERO_USAGE), ZERO_USAGE));
 	if (inherited) lines.push(`  inherited: ${inherited}, spent by the run it was forked from`);
 	if (used && usageBy) {
@@ -122,8 +134,15 @@ export function statusText(
 		if (t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
 		phase = t.phase;
 		lines.push(taskLine(t, now, widths, run.id), ...setAsideLines(t));
+		for (const c of children.filter((child) => child.taskId === t.id)) lines.push(childLine(c));
 	}
 	return `${lines.join("\n")}\n`;
+}
+
+/** A run a task delegated, under the task: its id, how it stands, its workflow and what it spent. */
+function childLine(child: ChildRun): string {
+	const spent = usageText(child.usage);
+	return `      ↳ delegated run ${child.runId}  ${child.status}  ${child.workflow}  attempt ${child.attempt}${spent ? `  ${spent}` : ""}`;
 }
 
 export function runsText(runs: readonly RunRecord[]): string {

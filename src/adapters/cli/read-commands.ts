@@ -51,7 +51,7 @@ export async function statusCommand(runId: string | undefined, options: StatusOp
 	const text = withReader((reader) =>
 		json
 			? `${reader.statusJson(runId, { ...(tasks ? { tasks } : {}), ...(fields ? { fields } : {}) })}\n`
-			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId)),
+			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId), reader.children(runId)),
 	);
 	print(text);
 	return 0;

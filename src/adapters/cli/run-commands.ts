@@ -15,9 +15,11 @@ import type { RunListing } from "../../engine/views/run-view.js";
 import { diagnosticText } from "../../resources/frontmatter.js";
 import { type BackgroundRunner, retryInBackground, startBackgroundRunner } from "../shared/background-runner.js";
 import { configuredRuntimes } from "../shared/configured-runtimes.js";
+import { delegationRoute } from "../shared/delegation-client.js";
 import { Notifier } from "../shared/notifier.js";
 import { type RunStanding, runStanding } from "../shared/run-ending.js";
 import { type RunAsk, runInput } from "../shared/run-input.js";
+import { delegatedCommand, ignoredOptions } from "./delegated-command.js";
 import { Exit, exitOfRun } from "./exit-codes.js";
 import { readGoal } from "./goal-input.js";
 import { openCrew } from "./open-crew.js";
@@ -92,6 +94,19 @@ export async function init(flags: { bare?: boolean }): Promise<number> {
 
 export async function runCommand(argument: string | undefined, flags: RunFlags): Promise<number> {
 	const goal = readGoal(argument, flags.goalFile);
+	const socket = delegationRoute(process.env, "crew run");
+	if (socket) {
+		const { team, workflow, model, budgetTokens, concurrency, json, goalFile: _, ...rest } = flags;
+		const ask = {
+			task: goal,
+			...(team ? { team } : {}),
+			...(workflow ? { workflow } : {}),
+			...(model ? { model } : {}),
+			...(budgetTokens ? { budgetTokens } : {}),
+			...(concurrency ? { concurrency } : {}),
+		};
+		return await delegatedCommand(socket, ask, json === true, ignoredOptions(rest, []));
+	}
 	const { crew, view, quiet, settings } = open(flags);
 	try {
 		const plan = await timed("plan the run", () => crew.plan(runInput({ ...flags, goal }, settings)));

@@ -5,9 +5,11 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodRawShape } from "zod";
 import { loadSettings } from "../../config/settings.js";
+import { DELEGATE_SOCKET_VARIABLE, delegationAsk, fencedAnswer } from "../../core/delegation.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { nestingDepth, nestingRefusal } from "../../core/nesting.js";
 import { inert } from "../../core/terminal-text.js";
+import { delegate } from "../shared/delegation-client.js";
 import type { WaitOptions } from "../shared/run-waiting.js";
 import { scheduleTool } from "../shared/schedule-tool.js";
 import type { TeamActions } from "../shared/team-actions.js";
@@ -33,11 +35,30 @@ function reply(result: object): CallToolResult {
 
 /**
  * Throws unless `tool` may start a run here: inside a crew worker only as deep as the user's own
- * config allows (`nesting.maxDepth`), so a worker cannot make its run grow without bound.
+ * config allows (`nesting.maxDepth`), and then only through the worker's runner (see
+ * `delegated`), so a worker cannot make its run grow without bound or spend beyond it.
  */
 function checkNesting(actions: TeamActions, env: NodeJS.ProcessEnv, tool: string): void {
 	const refusal = nestingRefusal(tool, nestingDepth(env), loadSettings(actions.project, env).nesting?.maxDepth);
 	if (refusal) throw new CrewError(ErrorCode.Conflict, refusal);
+	if (env.CREW_RUN_ID !== undefined) {
+		throw new CrewError(
+			ErrorCode.Conflict,
+			`${tool} starts no run inside a crew worker: there, crew_run and crew_agent hand their run to the worker's runner`,
+		);
+	}
+}
+
+/**
+ * Inside a crew worker whose runner takes delegations, `ask` handed to it: the answer, once the
+ * delegated run ended, with its result fenced as another agent's words; undefined elsewhere.
+ */
+async function delegated(env: NodeJS.ProcessEnv, ask: Record<string, unknown>, signal: AbortSignal) {
+	const socket = env[DELEGATE_SOCKET_VARIABLE];
+	if (env.CREW_RUN_ID === undefined || !socket) return undefined;
+	const given = Object.fromEntries(Object.entries(ask).filter(([, value]) => value !== undefined));
+	const answer = await delegate(socket, delegationAsk(given), { signal });
+	return reply({ ...answer, ended: true, result: fencedAnswer(answer) });
 }
 
 /** Time between progress notifications while a call waits for runs, in ms. */
@@ -94,7 +115,11 @@ export function createMcpServer(
 	};
 	tool("crew_list", ({ kind }) => reply({ resources: actions.list(kind) }));
 	tool("crew_plan", (args) => reply(actions.plan(args)));
-	tool("crew_run", async (args) => {
+	tool("crew_run", async (args, extra) => {
+		const { goal, team, workflow, model, budgetTokens, concurrency } = args;
+		const ask = { task: goal, team, workflow, model, budgetTokens, concurrency };
+		const handed = await delegated(env, ask, extra.signal);
+		if (handed) return handed;
 		checkNesting(actions, env, "crew_run");
 		return reply(await actions.run(args));
 	});
@@ -103,6 +128,9 @@ export function createMcpServer(
 		return reply(await actions.run({ ...args, untilJudged: true }));
 	});
 	tool("crew_agent", async ({ background, waitSeconds, ...request }, extra) => {
+		const { task, agent, model, budgetTokens } = request;
+		const handed = await delegated(env, { task, agent, model, budgetTokens }, extra.signal);
+		if (handed) return handed;
 		checkNesting(actions, env, "crew_agent");
 		const wait = { wait: background !== true, ...(waitSeconds !== undefined ? { waitMs: waitSeconds * 1000 } : {}) };
 		return reply(await actions.agent({ ...request, ...wait }, waitOptions(extra)));

@@ -2,6 +2,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { fenced } from "../../core/fenced.js";
 import { redact } from "../../core/redact.js";
 import { writeAttemptFile } from "../../runtimes/attempt-files.js";
 import { runCheck } from "../../runtimes/verified-runtime.js";
@@ -39,11 +40,16 @@ export function judgingGoal(
 					return { ...ran.check, ok: false, artifacts, error: { message, retryable: false, unmet: true } };
 				}
 				sections.push(
-					fenced(`The check \`${check.command}\` passed; its output`, "check-output", ran.check.text, CHECK_CHARS),
+					fencedUnder(`The check \`${check.command}\` passed; its output`, "check-output", ran.check.text, CHECK_CHARS),
 				);
 			}
 			sections.push(
-				fenced("The change in the repository so far", "change", await changeOf(request.cwd, check.base), DIFF_CHARS),
+				fencedUnder(
+					"The change in the repository so far",
+					"change",
+					await changeOf(request.cwd, check.base),
+					DIFF_CHARS,
+				),
 			);
 			const name = `judge/attempt-${request.attempt}.context.md`;
 			mkdirSync(join(request.artifactDir, "judge"), { recursive: true });
@@ -57,16 +63,11 @@ export function judgingGoal(
 }
 
 /** `text` under a heading, fenced as data in `<tag>`, its first `limit` characters. */
-function fenced(heading: string, tag: string, text: string, limit: number): string {
+function fencedUnder(heading: string, tag: string, text: string, limit: number): string {
 	const shown = text.length > limit ? text.slice(0, limit) : text;
-	return [
-		`## ${heading}`,
-		"",
-		`<${tag} chars="${text.length}"${shown.length < text.length ? ' truncated="true"' : ""}>`,
-		shown.trimEnd().replaceAll(`</${tag}`, `<\\/${tag}`),
-		`</${tag}>`,
-		"",
-	].join("\n");
+	const attributes: Record<string, number | boolean> = { chars: text.length };
+	if (shown.length < text.length) attributes.truncated = true;
+	return [`## ${heading}`, "", fenced(tag, shown, attributes), ""].join("\n");
 }
 
 /** The workspace's change since `base` (else HEAD) and its new files, as git shows them; why not, outside git. */

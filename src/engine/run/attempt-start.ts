@@ -169,6 +169,7 @@ function start(
 			artifactPrefix: prefix,
 			projectTrusted: a.trusted,
 			sandbox: a.sandbox,
+			...(run.options.nested ? { depth: run.options.nested.depth + 1 } : {}),
 			...(a.traced ? { traceparent: attemptTraceparent(run.id, a.spec.id, a.attempt.number) } : {}),
 			...(a.session ? { session: a.session } : {}),
 		},

@@ -14,6 +14,8 @@ export interface BudgetStopDeps {
 	readonly stop: RunStop;
 	/** The run's failure policy: `abort` cancels running tasks when the budget is spent; any other lets them finish. */
 	readonly failure: FailurePolicy;
+	/** Hears that the budget stopped the run, and why: what its agents delegated stops too. */
+	readonly onSpent?: (why: string) => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export class RunBudgetStop {
 		this.#stopped = true;
 		const message = `not started: the budget is spent (${budget.describe()})`;
 		store.appendEvent(lease, "budget.exhausted", null, { spent: budget.describe() });
+		this.#deps.onSpent?.(`the budget of run ${lease.runId} is spent (${budget.describe()})`);
 		if (this.#deps.failure === FailurePolicy.Abort) stop.all("abort", message);
 		else stop.drain(message);
 	}

@@ -5,7 +5,14 @@ import { proposedKnowledge } from "../../core/knowledge.js";
 import { DEFAULT_PROMPT_LIMITS } from "../../core/prompt.js";
 import type { ArtifactRecord } from "../../core/records.js";
 import type { Cause, TaskStatus } from "../../core/status.js";
-import type { Delivery, TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../../runtimes/worker-runtime.js";
+import type {
+	Delegating,
+	Delivery,
+	TaskRequest,
+	WorkerEvent,
+	WorkerResult,
+	WorkerRuntime,
+} from "../../runtimes/worker-runtime.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Settlement } from "../../store/run-changes.js";
 import { AttemptMailbox } from "./mailbox.js";
@@ -34,6 +41,8 @@ export interface LiveAttemptOptions {
 	 * ask. While it waits, the attempt's timers stand still, and `askTimeoutMs` runs instead.
 	 */
 	readonly onAsk?: (attempt: LiveAttempt, question: string) => Promise<string>;
+	/** Carries out what its agent delegates; absent when it may not. While a delegation runs, the stall limit rests. */
+	readonly delegating?: Delegating;
 	/** How long a question may wait for its answer, in ms; then the attempt fails. */
 	readonly askTimeoutMs?: number;
 	/** Called with each worker event; may run before `start` returns. */
@@ -96,6 +105,8 @@ export class LiveAttempt {
 	#asking = 0;
 	#askingSince = 0;
 	readonly #askTimers = new Set<NodeJS.Timeout>();
+	/** Runs its agent delegated that it waits for now. */
+	#delegations = 0;
 
 	constructor(options: LiveAttemptOptions) {
 		this.attemptId = options.attemptId;
@@ -134,8 +145,9 @@ export class LiveAttempt {
 		};
 		const steering = this.#mailbox ? { steering: this.#mailbox } : {};
 		const asking = this.#options.onAsk ? { asking: (question: string) => this.#ask(question) } : {};
+		const delegating = this.#options.delegating ? { delegating: this.#delegate } : {};
 		this.#done = runtime
-			.run(request, { signal: this.#controller.signal, onEvent, ...steering, ...asking })
+			.run(request, { signal: this.#controller.signal, onEvent, ...steering, ...asking, ...delegating })
 			.then(
 				(result) => {
 					// Proposed, not written: a person adds a note with `crew knowledge add`.
@@ -217,6 +229,21 @@ export class LiveAttempt {
 			}
 		}
 	}
+
+	/** Its agent waits for a run it delegated: no output comes meanwhile, and that is no stall. */
+	readonly #delegate: Delegating = async (ask, control) => {
+		const { delegating, stallTimeoutMs } = this.#options;
+		if (!delegating) throw new Error("this attempt's agent may not delegate");
+		if (this.#delegations++ === 0) clearTimeout(this.#stallTimer);
+		try {
+			return await delegating(ask, control);
+		} finally {
+			if (--this.#delegations === 0 && !this.#controller.signal.aborted && stallTimeoutMs !== undefined) {
+				this.#lastActivity = this.#now();
+				this.#armStall(stallTimeoutMs, stallTimeoutMs);
+			}
+		}
+	};
 
 	#armStall(limitMs: number, delayMs: number): void {
 		this.#stallTimer = setTimeout(() => {

@@ -5,8 +5,10 @@ import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/erro
 import type { AttemptRecord, RunRecord } from "../../core/records.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
 import { RunStatus, TaskStatus } from "../../core/status.js";
+import { addUsage } from "../../core/usage.js";
 import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { Lease } from "../../store/lease.js";
+import { RunChildren } from "../delegation/run-children.js";
 import { RunAdmission } from "./admission.js";
 import { RunBackoffs } from "./backoffs.js";
 import { RunBudgetStop } from "./budget-stop.js";
@@ -65,6 +67,8 @@ export class RunLoop {
 	/** Looks for collisions between tasks' changes while they work; absent outside worktree mode. */
 	readonly #foresight: RunForesight | undefined;
 	readonly #questions: RunQuestions;
+	/** The runs its agents delegated that run now; absent when they may not delegate. */
+	readonly #children: RunChildren | undefined;
 	/** In a replay, the recorded run's order, which it keeps. */
 	readonly #pace: ReplayPace | undefined;
 
@@ -92,12 +96,24 @@ export class RunLoop {
 			onError: (error) => this.#writeFailed(error),
 		});
 		this.#tasks = new RunTasks(lease.runId, queries.taskSpecs(lease.runId), queries.listTasks(lease.runId));
-		this.#budget = new RunBudget(this.#run.options.budget, queries.usage(lease.runId));
+		const spent = addUsage(queries.usage(lease.runId), queries.delegations.nested(lease.runId));
+		this.#budget = new RunBudget(this.#run.options.budget, spent, deps.onSpend);
+		const { delegation } = deps;
+		this.#children = delegation
+			? new RunChildren({
+					...delegation,
+					depth: this.#run.options.nested?.depth ?? delegation.depth,
+					run: this.#run,
+					budget: () => this.#budget.view(),
+					spend: (taskId, usage) => this.#budgetStop.report(this.#tasks.dag.indexOf.get(taskId) ?? -1, usage),
+				})
+			: undefined;
 		this.#admission = new RunAdmission(deps.store, lease, this.#tasks, this.#budget);
 		this.#workers = new RunWorkers(deps, this.#run, {
 			onEvent: (live, event) => this.#onWorkerEvent(live, event),
 			onSettled: () => this.#wake(),
 			onAsk: (live, question) => this.#questions.ask(live, question),
+			delegating: (request) => this.#children?.for(request),
 		});
 		this.#slots = this.#slotQueue();
 		const replay = this.#run.options.replay;
@@ -151,7 +167,14 @@ export class RunLoop {
 		const wake = () => this.#wake();
 		this.#stop = new RunStop({ workers: this.#workers, backoffs: this.#backoffs, driver, now, cleanupMs, wake });
 		const { failure } = this.#run.options;
-		this.#budgetStop = new RunBudgetStop({ store: deps.store, lease, budget: this.#budget, stop: this.#stop, failure });
+		this.#budgetStop = new RunBudgetStop({
+			store: deps.store,
+			lease,
+			budget: this.#budget,
+			stop: this.#stop,
+			failure,
+			onSpent: (why) => this.#children?.stopAll(why),
+		});
 		this.#starts = new RunStarts({
 			...deps,
 			lease,

@@ -5,7 +5,7 @@ import { attemptLimits } from "../../core/limits.js";
 import type { RunRecord } from "../../core/records.js";
 import { phaseSince, timed } from "../../core/timings.js";
 import type { TaskSpec } from "../../core/types.js";
-import type { WorkerEvent } from "../../runtimes/worker-runtime.js";
+import type { Delegating, TaskRequest, WorkerEvent } from "../../runtimes/worker-runtime.js";
 import type { RunLoopDeps } from "./deps.js";
 import { LiveAttempt, type Prepared, type Settled, type Start, storeAttemptFiles } from "./live-attempt.js";
 import type { StopReason } from "./stop-reason.js";
@@ -21,6 +21,8 @@ export interface RunWorkerHooks {
 	readonly onSettled: () => void;
 	/** Asks a person an agent's question; resolves with the answer. */
 	readonly onAsk: (live: LiveAttempt, question: string) => Promise<string>;
+	/** How an attempt's agent delegates runs of its own; undefined when it may not. */
+	readonly delegating: (request: TaskRequest) => Delegating | undefined;
 }
 
 /** The attempts of a run whose workers run now, by task index, and those ended and not yet recorded. */
@@ -61,6 +63,7 @@ export class RunWorkers {
 		const { timeoutMs, stallTimeoutMs } = attemptLimits(spec, options, options.runtime ?? spec.agent.runtime, defaults);
 		const why = unsteerable(spec, start.runtime, this.#deps);
 		const askTimeoutMs = spec.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+		const delegating = this.#hooks.delegating(start.request);
 		const live = new LiveAttempt({
 			runtime: taskRuntime(spec, start.runtime, this.#deps, options),
 			...(why !== undefined ? { unsteerable: why } : {}),
@@ -72,6 +75,7 @@ export class RunWorkers {
 			now: this.#deps.options.now,
 			onEvent: this.#hooks.onEvent,
 			...(spec.ask === false ? {} : { onAsk: this.#hooks.onAsk }),
+			...(delegating ? { delegating } : {}),
 			...(askTimeoutMs > 0 ? { askTimeoutMs } : {}),
 		});
 		this.#running.set(start.index, live);

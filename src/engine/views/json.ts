@@ -1,10 +1,11 @@
 // JSON shapes of runs, events and usage for `crew status --json`, other `--json` output and the HTTP API.
 
-import type { EventRecord, RunRecord, TaskRecord } from "../../core/records.js";
+import type { EventRecord, ParentLink, RunRecord, TaskRecord } from "../../core/records.js";
 import type { RunStatus } from "../../core/status.js";
 import type { IntegrationRecord } from "../../core/types.js";
-import type { Usage } from "../../core/usage.js";
+import { addUsage, type Usage } from "../../core/usage.js";
 import type { PagedRun } from "../../store/run-pages.js";
+import type { RunQueries } from "../../store/run-queries.js";
 
 /** Usage as `crew status --json` gives it. */
 export interface UsageJson {
@@ -35,11 +36,30 @@ export interface StatusJson {
 		readonly error: string | null;
 		/** How a worktree run's branches came together; null for a run without worktrees, or before its end. */
 		readonly integration: IntegrationRecord | null;
+		/** The attempt whose agent delegated the run; absent for any other run. */
+		readonly parent?: ParentLink;
+		/** For a run whose agents delegated: what it spent itself, what its delegated runs spent, and those runs. */
+		readonly usageOwn?: UsageJson;
+		readonly usageNested?: UsageJson;
+		readonly children?: readonly ChildJson[];
 	};
 	readonly tasks: readonly (Pick<
 		TaskRecord,
 		"id" | "stepId" | "role" | "status" | "attempts" | "startedAt" | "finishedAt" | "error"
 	> & { readonly usage: UsageJson })[];
+}
+
+/** A run a task delegated, as its parent's `crew status --json` lists it. */
+export interface ChildJson {
+	readonly runId: string;
+	readonly taskId: string;
+	readonly attempt: number;
+	readonly status: RunStatus;
+	readonly workflow: string;
+	readonly goal: string;
+	readonly goalLength: number;
+	readonly error: string | null;
+	readonly usage: UsageJson;
 }
 
 /** An event as `crew events --json` and the HTTP API give it. */
@@ -57,6 +77,7 @@ export function eventJson(event: EventRecord): object {
 export function runSummary(run: RunRecord): object {
 	const { id, status, goal, team, workflow, createdAt, updatedAt, finishedAt, error, integration, forkedFrom } = run;
 	const forked = forkedFrom ? { forkedFrom } : {};
+	const parent = run.parent ? { parent: run.parent } : {};
 	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
 	const foreseen = run.foreseen.length > 0 ? { foreseen: run.foreseen } : {};
 	return {
@@ -71,6 +92,7 @@ export function runSummary(run: RunRecord): object {
 		error,
 		integration,
 		...forked,
+		...parent,
 		...scheduled,
 		...foreseen,
 	};
@@ -99,6 +121,50 @@ export function listedRun({ run, tasks, usage }: PagedRun): object {
 
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
 	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+}
+
+/**
+ * What a run spent, as `crew status --json` gives it: `usage` and its sums by role and by model
+ * count the runs its agents delegated too; a run that delegated has `usageOwn` and
+ * `usageNested` apart, and its `children`, each under the task that delegated it.
+ */
+export function spentJson(q: RunQueries, runId: string): object {
+	const own = q.usage(runId);
+	const children = q.delegations.children(runId);
+	const nested = q.delegations.nested(runId);
+	const by = usageWithNested(q, runId);
+	return {
+		usage: usageJson(addUsage(own, nested)),
+		usageByRole: usageByJson(by.role),
+		usageByModel: usageByJson(by.model),
+		...(children.length > 0
+			? {
+					usageOwn: usageJson(own),
+					usageNested: usageJson(nested),
+					children: children.map(({ usage, goal, ...child }) => ({
+						...child,
+						...listedGoal(goal),
+						usage: usageJson(usage),
+					})),
+				}
+			: {}),
+	};
+}
+
+/** A run's usage by role and by model, the runs below it counted too. */
+export function usageWithNested(
+	q: RunQueries,
+	runId: string,
+): { role: Record<string, Usage>; model: Record<string, Usage> } {
+	const by = q.usageBy(runId);
+	const below = q.delegations.nestedBy(runId);
+	return { role: sumBy(by.role, below.role), model: sumBy(by.model, below.model) };
+}
+
+function sumBy(a: Record<string, Usage>, b: Record<string, Usage>): Record<string, Usage> {
+	const sum = { ...a };
+	for (const [key, usage] of Object.entries(b)) sum[key] = sum[key] ? addUsage(sum[key], usage) : usage;
+	return sum;
 }
 
 /** Usage as `crew status --json` shows it, for a task or a whole run. */

@@ -19,9 +19,10 @@ import { taskOrder } from "../../core/task-order.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { Usage } from "../../core/usage.js";
 import { ArtifactFiles } from "../../store/artifact-files.js";
+import type { ChildRun } from "../../store/run-delegations.js";
 import type { RunQueries } from "../../store/run-queries.js";
 import { type TaskLinks, ViewQueries } from "../../store/view-queries.js";
-import { runSummary, usageByJson, usageJson } from "./json.js";
+import { runSummary, spentJson, usageWithNested } from "./json.js";
 import { ReadConnection } from "./read-connection.js";
 import { RepoReader } from "./repo-reader.js";
 import { presentRun, type RunChanges, type RunListing, type RunView } from "./run-view.js";
@@ -217,11 +218,8 @@ export class RunReader {
 			// A run whose tasks joined in the order views list them (most runs) is listed as it joined, which SQLite does fastest.
 			const order = (this.#views as ViewQueries).reordered(id) ? this.#order(id) : undefined;
 			const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
-			const usage = usageJson(q.usage(id));
-			const by = q.usageBy(id);
-			const usageByRole = usageByJson(by.role);
-			const usageByModel = usageByJson(by.model);
-			return `{"run":${JSON.stringify({ ...runSummary(run), usage, usageByRole, usageByModel })},"tasks":${tasks}}`;
+			const spent = spentJson(q, id);
+			return `{"run":${JSON.stringify({ ...runSummary(run), ...spent })},"tasks":${tasks}}`;
 		});
 	}
 
@@ -232,9 +230,14 @@ export class RunReader {
 		return ordered.every((t, i) => t === joined[i]) ? undefined : ordered.map((t) => t.id);
 	}
 
-	/** A run's usage summed per role and per model. */
+	/** A run's usage summed per role and per model, the runs its agents delegated counted too. */
 	usageBy(runId?: string): { role: Record<string, Usage>; model: Record<string, Usage> } {
-		return this.#q().usageBy(this.#runId(runId));
+		return usageWithNested(this.#q(), this.#runId(runId));
+	}
+
+	/** The runs the run's tasks delegated, oldest first, each with what it and the runs below it spent. */
+	children(runId?: string): ChildRun[] {
+		return this.#q().delegations.children(this.#runId(runId));
 	}
 
 	events(runId: string, afterSeq = 0, limit?: number): EventRecord[] {

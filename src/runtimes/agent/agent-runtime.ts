@@ -16,6 +16,7 @@ import { phaseSince, timed } from "../../core/timings.js";
 import { ZERO_USAGE } from "../../core/usage.js";
 import { attemptFileStream, writeAttemptFile } from "../attempt-files.js";
 import { crewVariables } from "../command-runtime.js";
+import { delegationSocket } from "../delegation/delegation-socket.js";
 import { AttemptSeal } from "../process/attempt-seal.js";
 import { JsonLines } from "../process/json-lines.js";
 import { onPath } from "../process/program-path.js";
@@ -120,14 +121,16 @@ export class AgentRuntime implements WorkerRuntime {
 		const thinking = level === undefined ? undefined : this.#cli.thinking(level);
 		const tool = this.#cli.askTool;
 		const askEnv = control.asking && tool?.via === "mcp" ? tool.env?.(ASK_WAIT_MS) : undefined;
+		const delegation = await delegationSocket(control);
 		const env = agentEnvironment(
 			source,
-			{ ...variables, ...thinking?.env, ...askEnv },
+			{ ...variables, ...thinking?.env, ...askEnv, ...delegation?.env },
 			this.#cli.credentials(request, source),
 		);
 		const version = () => this.#programVersion(file as string, lead, env);
 		const admission = (await this.#cli.admit?.(request, version)) ?? { args: [] };
 		if ("refused" in admission) {
+			await delegation?.close();
 			const error = { message: admission.refused, retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error };
 		}
@@ -146,12 +149,14 @@ export class AgentRuntime implements WorkerRuntime {
 				{ file: file as string, args },
 				source,
 				env,
-				ask?.served,
+				[...(ask?.served ? [ask.served.socket.folder] : []), ...(delegation ? [delegation.folder] : [])],
+				ask?.served?.bridge,
 				kept.folder,
 				watch.gate(allowed),
 			);
 		} catch (error) {
 			await ask?.served?.socket.close();
+			await delegation?.close();
 			const failure = { message: errorMessage(error), retryable: false };
 			return { ok: false, text: "", exitCode: null, usage: ZERO_USAGE, artifacts: [], error: failure };
 		}
@@ -234,6 +239,7 @@ export class AgentRuntime implements WorkerRuntime {
 		} finally {
 			conversation?.end("its agent has ended");
 			await ask?.served?.socket.close();
+			await delegation?.close();
 			closed = await launch.close();
 			tellSetAside(closed, onEvent);
 			kept.close(session);
@@ -301,7 +307,7 @@ export class AgentRuntime implements WorkerRuntime {
 	/**
 	 * The CLI as started for `request`: confined as it asks, with the CLI's own state writable and
 	 * a network of the hosts it reaches its model at and those the user allows, nothing else. An
-	 * attempt whose agent may ask can reach its `ask` socket, and run the bridge to it; its session
+	 * attempt reaches the folders of its `sockets` (asking, delegating) and runs the `bridge` to ask; its session
 	 * folder it may write; the project's skills its agent names it can read.
 	 */
 	async #launch(
@@ -310,19 +316,20 @@ export class AgentRuntime implements WorkerRuntime {
 		command: Command,
 		source: NodeJS.ProcessEnv,
 		env: NodeJS.ProcessEnv,
-		ask: AskServed | undefined,
+		sockets: readonly string[],
+		bridge: string | undefined,
 		sessionFolder: string | undefined,
 		gate: GateWatch & { readonly allow: readonly HostPort[] },
 	): Promise<Launch> {
 		if (!isConfined(request.sandbox)) return this.#sandbox.wrap(request, command, { network: "host", env });
 		const found = isAbsolute(command.file) ? command.file : onPath(command.file, env.PATH ?? "");
 		const program = found ? [dirname(found)] : [];
-		const asker = ask ? [dirname(ask.bridge)] : [];
+		const asker = bridge ? [dirname(bridge)] : [];
 		const skills = projectSkills(request.agent.setup ?? {}, request.cwd, source);
 		const folder = join(request.artifactDir, `${base}.home`);
 		const home = timed("agent: make the CLI's home", () => attemptHome(this.#cli.home(source), folder, source));
 		const launch = await this.#sandbox.wrap(request, command, {
-			writable: [folder, ...(ask ? [ask.socket.folder] : []), ...(sessionFolder ? [sessionFolder] : [])],
+			writable: [folder, ...sockets, ...(sessionFolder ? [sessionFolder] : [])],
 			readable: [...program, ...asker, ...skills, ...home.shows],
 			network: gate,
 			env,

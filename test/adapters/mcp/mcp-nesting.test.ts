@@ -73,20 +73,29 @@ test("crew mcp inside a crew worker refuses to start runs, saying why and how to
 	expect((await call(client, "crew_list", { kind: "workflows" })).isError).toBe(false);
 });
 
-test("with nesting allowed in the user config a worker's crew mcp starts a run one level deeper, and refuses at the limit", async () => {
+test("with nesting allowed in the user config a worker's run goes through its runner, one level deeper, and crew mcp refuses at the limit", async () => {
 	const { repo, env } = depthRepo({ nesting: { maxDepth: 2 } });
-	const worker = await connect(repo.dir, env, { CREW_RUN_ID: "20260101-000000-abcdef", CREW_DEPTH: "1" });
-	const run = await call(worker, "crew_run", { goal: "g", workflow: "one" });
-	expect(run.isError, run.text).toBe(false);
-	const runId = run.data.runId as string;
+	repo.writeFile(".crew/agents/boss.md", `---\nruntime: command\ncommand: node ${CLI} run g --workflow one\n---\n`);
+	repo.workflow("lead", [{ id: "lead", role: "boss" }]);
+	const outside = await connect(repo.dir, env, {});
+	const started = await call(outside, "crew_run", { goal: "g", workflow: "lead" });
+	expect(started.isError, started.text).toBe(false);
+	const runId = started.data.runId as string;
+	let children: { runId: string; taskId: string; status: string }[] = [];
 	for (let tries = 0; tries < 300; tries++) {
-		const status = await call(worker, "crew_status", { runId });
-		if ((status.data.run as { status: string }).status === "completed") break;
+		const status = await call(outside, "crew_status", { runId });
+		const run = status.data.run as { status: string; children?: typeof children };
+		children = run.children ?? [];
+		if (run.status === "completed" || run.status === "failed") break;
 		await sleep(100);
 	}
-	expect((await call(worker, "crew_result", { runId, task: "a" })).data).toMatchObject({ result: "depth=2\n" });
+	expect(children).toMatchObject([{ taskId: "lead", status: "completed" }]);
+	const child = children[0]?.runId as string;
+	expect((await call(outside, "crew_result", { runId: child, task: "a" })).data).toMatchObject({ result: "depth=2\n" });
+	const lead = (await call(outside, "crew_result", { runId, task: "lead" })).data.result as string;
+	expect(lead).toContain(`<delegated-result run="${child}" status="completed">\ndepth=2\n</delegated-result>`);
 
-	const deepest = await connect(repo.dir, env, { CREW_RUN_ID: runId, CREW_DEPTH: "2" });
+	const deepest = await connect(repo.dir, env, { CREW_RUN_ID: child, CREW_DEPTH: "2" });
 	const refused = await call(deepest, "crew_run", { goal: "g", workflow: "one" });
 	expect(refused.isError).toBe(true);
 	expect(refused.text).toContain(
