@@ -1,6 +1,6 @@
 // Which sandbox a task's attempts get: the asks of its step, agent and team, with crew's state hidden.
 
-import type { AttemptSandbox, SandboxAsk } from "./sandbox-level.js";
+import { type AttemptSandbox, looser, type SandboxAsk } from "./sandbox-level.js";
 import { allTools } from "./tools.js";
 import type { AgentSpec, RunOptions, TaskSpec } from "./types.js";
 
@@ -42,7 +42,10 @@ export const CREW_STATE: readonly string[] = [
  * which show read-only; a run recorded without one runs unconfined, as it did then.
  */
 export function taskSandbox(task: TaskSpec, options: RunOptions, crewDir: string): AttemptSandbox {
-	const level = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
+	const asked = sandboxAsks(task, options)[0]?.level ?? options.sandbox?.level ?? "off";
+	// A delegated run's tasks are confined at least as its delegating attempt was.
+	const least = options.nested?.sandbox;
+	const level = least !== undefined && looser(asked, least) ? least : asked;
 	const hosts = options.sandbox?.hosts ?? [];
 	const readOnly = readOnlyAgent(task.agent) || options.nested?.readOnly === true;
 	return { level, readOnly, hide: [crewDir], resources: crewDir, show: [options.cwd], hosts };

@@ -14,6 +14,12 @@ export const AGENT_TOOLS: readonly string[] = ["read", "bash", "edit", "write", 
  */
 export const CREW_TOOLS: readonly string[] = [ASK_TOOL];
 
+/**
+ * The tools a pi agent delegates with, inside a run whose runner takes delegations: an agent whose
+ * `tools:` is a list gets those it names.
+ */
+export const DELEGATION_TOOLS: readonly string[] = ["agent", "team"];
+
 /** Whether an agent's tool list means "every tool the CLI has". */
 export function allTools(tools: readonly string[] | undefined): boolean {
 	return tools === undefined || tools.some((t) => t === "*" || t === "all");
@@ -32,6 +38,7 @@ export function isKnownTool(name: string): boolean {
 	return (
 		AGENT_TOOLS.includes(name) ||
 		CREW_TOOLS.includes(name) ||
+		DELEGATION_TOOLS.includes(name) ||
 		/^[A-Z][A-Za-z]*$/.test(name) ||
 		name === "*" ||
 		name === "all"

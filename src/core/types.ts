@@ -282,9 +282,10 @@ export interface RunOptions {
 	readonly sandbox?: RunSandbox;
 	/**
 	 * Present on a run an agent inside another run delegated: its depth in crew runs (its workers
-	 * are one deeper), and `readOnly` when its tasks may change nothing in their workspace.
+	 * are one deeper), `readOnly` when its tasks may change nothing in their workspace, and `sandbox`,
+	 * the delegating attempt's level, which no task of it is confined less than.
 	 */
-	readonly nested?: { readonly depth: number; readonly readOnly?: true };
+	readonly nested?: { readonly depth: number; readonly readOnly?: true; readonly sandbox?: SandboxLevel };
 	/**
 	 * A replay (`crew replay`): each task is answered from run `of`, no agent started; a task whose
 	 * prompt differs from the recorded one fails, or with `live` runs for real. One that `failures`

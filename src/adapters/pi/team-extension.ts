@@ -1,7 +1,6 @@
 // The pi extension of crew: the `team` and `agent` tools and the `/crew` command.
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { DELEGATE_SOCKET_VARIABLE } from "../../core/delegation.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { inert } from "../../core/terminal-text.js";
 import { TOOL_SPECS } from "../mcp/tool-specs.js";
@@ -10,7 +9,6 @@ import { answerText } from "./answer-text.js";
 import { crewCommand } from "./crew-command.js";
 import { CrewSession } from "./crew-session.js";
 import { delegationPolicy } from "./delegation-policy.js";
-import { delegationTools } from "./delegation-tools.js";
 import { actionOf, actionParameters } from "./tool-parameters.js";
 
 /** The actions that start or restart a run: the session follows them and reports their end. */
@@ -26,16 +24,11 @@ const AGENT_TOOLS = new Set(["crew_agent", "crew_wait"]);
  * and a `/crew` command for the person. A run the tool starts is followed, and its report comes
  * into the session when it ends — also when the session was closed meanwhile and is reopened.
  *
- * Inside crew's own pi workers (their environment names a crew run) `agent` and `team` hand work
- * to the worker's runner, which runs it inside the worker's run, its budget and its limits; when
- * the runner takes no delegation (the user's nesting limit), nothing is offered.
+ * Inside crew's own pi workers (their environment names a crew run) it offers nothing: crew
+ * loads its delegation extension there itself, when the user's nesting limit allows it.
  */
 export default function teamExtension(pi: ExtensionAPI): void {
-	if (process.env.CREW_RUN_ID !== undefined) {
-		const socket = process.env[DELEGATE_SOCKET_VARIABLE];
-		if (socket) for (const tool of delegationTools(socket)) pi.registerTool(tool);
-		return;
-	}
+	if (process.env.CREW_RUN_ID !== undefined) return;
 	const session = new CrewSession(pi);
 	const specs = Object.fromEntries(Object.entries(TOOL_SPECS).filter(([tool]) => !AGENT_TOOLS.has(tool)));
 	const tools: Record<string, string> = Object.fromEntries(Object.keys(specs).map((tool) => [actionOf(tool), tool]));

@@ -6,6 +6,7 @@ import type { BudgetLimits } from "../../core/budget.js";
 import { type DelegationAnswer, type DelegationAsk, delegationKey } from "../../core/delegation.js";
 import { type NestingSettings, nestingDepth } from "../../core/nesting.js";
 import type { ParentLink, RunRecord } from "../../core/records.js";
+import type { SandboxLevel } from "../../core/sandbox-level.js";
 import { isTerminalRun, RunStatus } from "../../core/status.js";
 import { addUsage, type Usage } from "../../core/usage.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
@@ -27,6 +28,8 @@ export interface ChildAsk {
 	readonly depth: number;
 	/** The child's tasks change nothing in their workspace (a run nested beyond depth 1). */
 	readonly readOnly: boolean;
+	/** The delegating attempt's sandbox level: no task of the child's is confined less. */
+	readonly sandbox: SandboxLevel;
 	/** Aborted when the delegating agent, its attempt or its run stops: the child is cancelled. */
 	readonly signal: AbortSignal;
 	/** Hears the child's id once it is recorded. */
@@ -84,7 +87,11 @@ export async function delegateRun(deps: DelegateDeps, child: ChildAsk): Promise<
 	if (found && !isTerminalRun(found.status)) runId = found.id;
 	else {
 		const plan = await deps.plan(childInput(child));
-		const nested = { depth: child.depth, ...(child.readOnly ? { readOnly: true as const } : {}) };
+		const nested = {
+			depth: child.depth,
+			...(child.readOnly ? { readOnly: true as const } : {}),
+			sandbox: child.sandbox,
+		};
 		const options = { ...plan.options, cwd: child.cwd, nested };
 		runId = deps.create({ ...plan, options });
 		deps.store.recordDelegation(runId, parent, key);

@@ -69,6 +69,7 @@ export class RunChildren {
 					cwd: request.cwd,
 					depth,
 					readOnly: depth > 1 && this.#deps.nesting?.deepWrites !== true,
+					sandbox: request.sandbox?.level ?? "off",
 					signal: AbortSignal.any([signal, stop.signal]),
 					started,
 					onSpend: (usage) => this.#deps.spend(request.taskId, usage),

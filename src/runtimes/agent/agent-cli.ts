@@ -36,7 +36,8 @@ export interface AgentCli {
 	defaultCommand(env: NodeJS.ProcessEnv): readonly string[];
 	/**
 	 * The arguments after those: for `request`, its agent's system prompt in `systemFile` when it
-	 * has one, crew's `ask` tool when `asks` (`askTool`); `env` is where skills are looked for.
+	 * has one, crew's `ask` tool when `asks` (`askTool`), crew's delegation tools when `delegates`;
+	 * `env` is where skills are looked for.
 	 */
 	args(request: TaskRequest, attempt: AttemptArgs): string[];
 	/** The keys of an agent's setup the CLI has no equivalent of, among those `setup` sets. */
@@ -117,6 +118,8 @@ export interface SessionKeeping {
 export interface AttemptArgs {
 	readonly systemFile: string | undefined;
 	readonly asks: boolean;
+	/** Whether the attempt's runner takes delegations (`CREW_DELEGATE_SOCKET`): a CLI that can offers its tools. */
+	readonly delegates: boolean;
 	readonly env: NodeJS.ProcessEnv;
 }
 

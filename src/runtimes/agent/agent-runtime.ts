@@ -137,7 +137,12 @@ export class AgentRuntime implements WorkerRuntime {
 		// Questions come once the CLI runs, by when its transcript is open.
 		let note: (line: Record<string, unknown>) => void = () => {};
 		const ask = await this.#askTool(request, control, base, (line) => note(line), source.PATH);
-		const own = this.#cli.args(request, { systemFile, asks: ask !== undefined, env: source });
+		const own = this.#cli.args(request, {
+			systemFile,
+			asks: ask !== undefined,
+			delegates: delegation !== undefined,
+			env: source,
+		});
 		const kept = timed("agent: open its session", () => openSession(this.#cli, request, base, source));
 		const args = [...lead, ...admission.args, ...(thinking?.args ?? []), ...(ask?.args ?? []), ...own, ...kept.args];
 		phaseSince("agent: prepare the attempt", preparing);

@@ -24,6 +24,7 @@ export class DelegationSocket {
 	readonly path: string;
 	readonly #server: Server;
 	readonly #open = new Map<Socket, AbortController>();
+	readonly #serving = new Set<Promise<void>>();
 
 	private constructor(delegating: Delegating) {
 		this.folder = mkdtempSync(join(tmpdir(), "crew-delegate-"));
@@ -50,7 +51,9 @@ export class DelegationSocket {
 					return;
 				}
 				socket.off("data", onData);
-				void serve(socket, line.slice(0, end), delegating, stop.signal);
+				const served = serve(socket, line.slice(0, end), delegating, stop.signal);
+				this.#serving.add(served);
+				void served.finally(() => this.#serving.delete(served));
 			};
 			socket.on("data", onData);
 		});
@@ -76,13 +79,17 @@ export class DelegationSocket {
 		return { [DELEGATE_SOCKET_VARIABLE]: this.path };
 	}
 
-	/** Stops listening, stops the delegations still open, and removes the folder. */
+	/**
+	 * Stops listening, stops the delegations still open and waits for their runs to end (an attempt
+	 * settles only once its children have), and removes the folder.
+	 */
 	async close(): Promise<void> {
 		for (const [socket, stop] of this.#open) {
 			stop.abort(new Error("the attempt has ended"));
 			socket.destroy();
 		}
-		await new Promise<void>((done) => this.#server.close(() => done()));
+		const closed = new Promise<void>((done) => this.#server.close(() => done()));
+		await Promise.all([closed, ...this.#serving]);
 		rmSync(this.folder, { recursive: true, force: true });
 	}
 }

@@ -4,10 +4,11 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { crewPackagePath } from "../../config/crew-package.js";
 import { replacesSystemPrompt } from "../../core/agent-setup.js";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../../core/asked.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
-import { AGENT_TOOLS, allTools, isExtensionTool } from "../../core/tools.js";
+import { AGENT_TOOLS, allTools, DELEGATION_TOOLS, isExtensionTool } from "../../core/tools.js";
 import type { AgentCli } from "../agent/agent-cli.js";
 import type { Conversation } from "../agent/conversation.js";
 import { piAgentDir, piCredentials } from "../agent/credentials.js";
@@ -118,7 +119,7 @@ export const piCli: AgentCli = {
 		through: ["auth.json"],
 		links: { except: ["sessions"] },
 	}),
-	args(request, { systemFile, asks, env }) {
+	args(request, { systemFile, asks, delegates, env }) {
 		const args = ["--mode", "rpc", "--offline"];
 		const { agent } = request;
 		const setup = agent.setup ?? {};
@@ -128,7 +129,10 @@ export const piCli: AgentCli = {
 			// too: other names are kept for an agent that names its extensions, else left out (pi-crew's
 			// `delegate`, …).
 			const extended = (setup.extensions?.length ?? 0) > 0;
-			const named = (agent.tools ?? []).filter((t) => AGENT_TOOLS.includes(t) || (extended && isExtensionTool(t)));
+			const named = (agent.tools ?? []).filter(
+				(t) =>
+					AGENT_TOOLS.includes(t) || (delegates && DELEGATION_TOOLS.includes(t)) || (extended && isExtensionTool(t)),
+			);
 			const tools = [...named, ...(asks ? [ASK_TOOL] : [])];
 			if (tools.length > 0) args.push("--tools", tools.join(","));
 			else args.push("--no-tools");
@@ -146,6 +150,8 @@ export const piCli: AgentCli = {
 			args.push("--no-extensions");
 			for (const path of agentExtensions(setup, request.cwd)) args.push("--extension", path);
 		}
+		// Its runner takes delegations: crew's `agent` and `team`, for an agent whose tools allow them.
+		if (delegates) args.push("--extension", crewPackagePath("dist", "adapters", "pi", "delegation-extension.js"));
 		return args;
 	},
 	// maxTurns: crew counts pi's turns and holds it to them (see TurnLimit).

@@ -1,0 +1,209 @@
+// @module-tag agent-cli
+// @slow: runs inside runs, each a crew CLI process with real pi agents on the scripted model
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { TrustStore } from "../../src/config/trust.js";
+import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
+import type { Script } from "../../src/scripted-model/turns.js";
+import {
+	CLI,
+	cancelLiveRuns,
+	crew,
+	crewProcess,
+	exitOf,
+	isAlive,
+	read,
+	spenderProgram,
+	TestRepo,
+	waitFor,
+} from "../helpers.js";
+import { serverStarter } from "../scripted-model/servers.js";
+
+const startServer = serverStarter();
+const repos: TestRepo[] = [];
+afterEach(async () => {
+	for (const repo of repos.splice(0)) await cancelLiveRuns(repo.dir);
+});
+
+interface Spent {
+	inputTokens: number;
+	outputTokens: number;
+}
+interface Child {
+	runId: string;
+	taskId: string;
+	attempt: number;
+	status: string;
+	usage: Spent;
+}
+interface StatusJson {
+	run: {
+		id: string;
+		status: string;
+		error: string | null;
+		parent?: { runId: string; taskId: string; attempt: number };
+		children?: Child[];
+		usage: Spent;
+		usageOwn?: Spent;
+		usageNested?: Spent;
+	};
+	tasks: { id: string; status: string; attempts: number; error: string | null }[];
+}
+
+/** A repository whose user config allows runs nested `maxDepth` deep, with that config's environment. */
+function nestingRepo(extraEnv: NodeJS.ProcessEnv = {}): { repo: TestRepo; env: NodeJS.ProcessEnv } {
+	const home = mkdtempSync(join(tmpdir(), "crew-config-"));
+	mkdirSync(join(home, "crew"));
+	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ nesting: { maxDepth: 2 } }));
+	const repo = new TestRepo();
+	repos.push(repo);
+	const env = { ...process.env, XDG_CONFIG_HOME: home, ...extraEnv };
+	new TrustStore(env).trust(repo.dir);
+	return { repo, env };
+}
+
+function tokens(spent: Spent | undefined): number {
+	return spent ? spent.inputTokens + spent.outputTokens : 0;
+}
+
+async function statusOf(repo: TestRepo, runId: string, env: NodeJS.ProcessEnv): Promise<StatusJson> {
+	const shown = await crew(repo.dir, ["status", runId, "--json"], 60_000, env);
+	expect(shown.code, shown.stderr).toBe(0);
+	return JSON.parse(shown.stdout) as StatusJson;
+}
+
+async function runIds(repo: TestRepo, env: NodeJS.ProcessEnv): Promise<string[]> {
+	const listed = await crew(repo.dir, ["runs", "--json"], 60_000, env);
+	return (JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id);
+}
+
+/** A command agent at the default sandbox: no `sandbox:` key, so the run's level holds. */
+function confinedCommand(repo: TestRepo, name: string, command: string): void {
+	repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
+}
+
+/** The parent pi agent calls `agent` when offered it, and relays what came back; the child answers. */
+const delegating: Script = (request) => {
+	if (request.afterToolResult) {
+		const result = request.messages.at(-1)?.text ?? "";
+		return { kind: "text", text: `relayed: ${result.includes("<delegated-result") ? "fenced" : "bare"}` };
+	}
+	if (request.tools.includes("agent"))
+		return { kind: "call", tool: "agent", args: { task: "count to three", agent: "helper" } };
+	return { kind: "text", text: "one two three" };
+};
+
+test("a pi agent delegates through its agent tool at the default sandbox: the child is recorded under its task and its tokens are the parent's", async () => {
+	const server = await startServer(delegating);
+	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
+	const { repo, env } = nestingRepo(pi.env);
+	for (const name of ["lead", "helper"]) {
+		repo.writeFile(
+			`.crew/agents/${name}.md`,
+			`---\nname: ${name}\nruntime: pi\nmodel: ${pi.model}\n---\nYou are ${name}.\n`,
+		);
+	}
+	const done = await crew(repo.dir, ["agent", "hand the counting on", "--agent", "lead"], 180_000, env);
+	expect(done.code, done.stderr).toBe(0);
+	expect(done.stdout).toBe("relayed: fenced\n");
+
+	const ids = await runIds(repo, env);
+	expect(ids).toHaveLength(2);
+	const statuses = await Promise.all(ids.map((id) => statusOf(repo, id, env)));
+	const parent = statuses.find((s) => !s.run.parent) as StatusJson;
+	const child = statuses.find((s) => s.run.parent) as StatusJson;
+	expect(child.run.parent).toEqual({ runId: parent.run.id, taskId: "lead", attempt: 1 });
+	expect(parent.run.children).toEqual([
+		expect.objectContaining({ runId: child.run.id, taskId: "lead", attempt: 1, status: "completed" }),
+	]);
+	// The child's model turn is the parent's spend: own and nested apart, summed in the total.
+	const childTokens = tokens(child.run.usage);
+	expect(childTokens).toBeGreaterThan(0);
+	expect(tokens(parent.run.usageNested)).toBe(childTokens);
+	expect(tokens(parent.run.usageOwn)).toBeGreaterThan(0);
+	expect(tokens(parent.run.usage)).toBe(tokens(parent.run.usageOwn) + childTokens);
+	// The child answered its task; the parent's agent saw that answer fenced as its tool's result.
+	const toolResult = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+	expect(toolResult).toContain(`<delegated-result run="${child.run.id}" status="completed">`);
+	expect(toolResult).toContain("one two three");
+	// The child's pi was offered no `agent`: its depth is the user's limit.
+	expect(server.requests.filter((r) => r.tools.includes("agent"))).toHaveLength(2);
+	const text = await crew(repo.dir, ["status", parent.run.id], 60_000, env);
+	expect(text.stdout).toContain(`↳ delegated run ${child.run.id}`);
+});
+
+test("a confined command agent's crew agent spends from its parent's budget: the parent's budget stops both, and is named", async () => {
+	// The child's pi reports 600 tokens, then works on: only a budget ends it.
+	const { repo, env } = nestingRepo({ CREW_PI: spenderProgram("pi", 600, 1) });
+	repo.writeFile(".crew/agents/spender.md", "---\nname: spender\nruntime: pi\n---\n");
+	confinedCommand(repo, "boss", `node ${CLI} agent spend --agent spender`);
+	const spent = await crew(repo.dir, ["agent", "delegate", "--agent", "boss", "--budget-tokens", "500"], 120_000, env);
+	expect(spent.code, spent.stderr).toBe(4);
+	expect(spent.stderr).toMatch(/budget/);
+
+	const ids = await runIds(repo, env);
+	expect(ids).toHaveLength(2);
+	const statuses = await Promise.all(ids.map((id) => statusOf(repo, id, env)));
+	const parent = statuses.find((s) => !s.run.parent) as StatusJson;
+	const child = statuses.find((s) => s.run.parent) as StatusJson;
+	expect(parent.run.status).toBe("failed");
+	expect(`${parent.run.error} ${parent.tasks[0]?.error}`).toMatch(/500 tokens/);
+	expect(tokens(parent.run.usageNested)).toBe(600);
+	expect(tokens(parent.run.usage)).toBe(600);
+	expect(["failed", "cancelled"]).toContain(child.run.status);
+	expect(parent.run.children).toEqual([expect.objectContaining({ runId: child.run.id, taskId: "boss" })]);
+});
+
+test("cancelling the parent stops its running child, whose worker is gone", async () => {
+	const { repo, env } = nestingRepo();
+	repo.agent("sleeper", "--sleep 600000");
+	confinedCommand(repo, "boss", `node ${CLI} agent nap --agent sleeper`);
+	const runner = crewProcess(repo.dir, ["agent", "delegate", "--agent", "boss"], env);
+	await waitFor("the child's agent started", () => repo.starts("sleeper")[0]);
+	const parentId = read(repo.dir, (r) => r.repo.runs().find((run) => run.goal === "delegate")?.id) as string;
+	const childId = (await statusOf(repo, parentId, env)).run.children?.[0]?.runId as string;
+	expect(childId).toBeDefined();
+	// The pid the child's sandbox was started as: its agent's own is another pid namespace's.
+	const worker = read(repo.dir, (r) => r.attempts(childId)[0]?.process?.pid) as number;
+	expect(isAlive(worker)).toBe(true);
+	// Its agent asks for no sandbox, but a child is never confined less than the attempt that asked for it.
+	expect(read(repo.dir, (r) => r.attempts(childId)[0]?.sandbox?.level)).toBe("workspace");
+	const cancelled = await crew(repo.dir, ["cancel", parentId], 60_000, env);
+	expect(cancelled.code, cancelled.stderr).toBe(0);
+	await exitOf(runner);
+	const parent = await statusOf(repo, parentId, env);
+	expect(parent.run.status, JSON.stringify(parent)).toBe("cancelled");
+	expect((await statusOf(repo, childId, env)).run.status).toBe("cancelled");
+	await waitFor("the child's worker gone", () => !isAlive(worker), 10_000);
+});
+
+test("a parent runner killed with SIGKILL after its child completed, resumed, does not run the child again", async () => {
+	const { repo, env } = nestingRepo();
+	repo.agent("quick", "--answer");
+	// The first attempt delegates, then waits to be killed; the one after delegates the same and ends.
+	confinedCommand(
+		repo,
+		"boss",
+		`sh -c 'node ${CLI} agent tally --agent quick; test -e again || { touch again; sleep 600; }'`,
+	);
+	const runner = crewProcess(repo.dir, ["run", "g", "--workflow", "agent:boss"], env);
+	await waitFor(
+		"the child completed and the parent waiting",
+		() => repo.exists("again") && repo.ends("quick").length === 1,
+	);
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+	const parentId = read(repo.dir, (r) => r.repo.runs().find((run) => run.goal === "g")?.id) as string;
+	const resumed = await crew(repo.dir, ["resume", parentId], 120_000, env);
+	expect(resumed.code, resumed.stderr).toBe(0);
+	const parent = await statusOf(repo, parentId, env);
+	expect(parent.run.status).toBe("completed");
+	expect(parent.tasks[0]?.attempts).toBe(2);
+	expect(repo.starts("quick")).toHaveLength(1);
+	expect(await runIds(repo, env)).toHaveLength(2);
+	expect(parent.run.children).toEqual([expect.objectContaining({ status: "completed", attempt: 1 })]);
+	const result = await crew(repo.dir, ["result", parentId], 60_000, env);
+	expect(result.stdout).toContain("answer: tally");
+});
