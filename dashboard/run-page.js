@@ -4,6 +4,7 @@
 // the server goes in through textContent, never as HTML.
 
 import { showCost } from "./cost.js";
+import { delegatedSection } from "./delegated.js";
 import { api, count, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
 import { runGraph } from "./run-graph.js";
 import { taskPanel } from "./task-panel.js";
@@ -116,13 +117,16 @@ export async function runPage(runId) {
 	/** The timeline at most every 1 s; between reads, its open bars grow with the clock. */
 	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
 	const panel = taskPanel(runId);
+	const delegated = delegatedSection((taskId) => select(taskId));
 	main.replaceChildren(
 		head,
+		delegated.parent,
 		goal,
 		runError,
 		integration,
 		el("p", {}, [actions, message]),
 		el("div", { class: "layout" }, [graph.element, panel.element]),
+		delegated.section,
 		timeline.section,
 		cost,
 	);
@@ -184,6 +188,7 @@ export async function runPage(runId) {
 			goal.dataset.shown = run.id;
 		}
 		runError.textContent = run.error && run.status !== "completed" ? run.error : "";
+		delegated.show(run);
 		integration.textContent = integrationText(run);
 		integration.className = ["conflict", "failed"].includes(run.integration?.status) ? "error" : "muted";
 		const waiting = run.status === "waiting" || tasks.some((t) => t.status === "waiting");

@@ -1,10 +1,9 @@
 // @module-tag agent-cli
 // @slow: runs inside runs, each a crew CLI process with real pi agents on the scripted model
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { TrustStore } from "../../src/config/trust.js";
 import { scriptedCliSetup } from "../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../src/scripted-model/turns.js";
 import {
@@ -16,10 +15,11 @@ import {
 	isAlive,
 	read,
 	spenderProgram,
-	TestRepo,
+	type TestRepo,
 	waitFor,
 } from "../helpers.js";
 import { serverStarter } from "../scripted-model/servers.js";
+import { confinedCommand, nestingRepo } from "./nesting-repo.js";
 
 const startServer = serverStarter();
 const repos: TestRepo[] = [];
@@ -52,16 +52,11 @@ interface StatusJson {
 	tasks: { id: string; status: string; attempts: number; error: string | null }[];
 }
 
-/** A repository whose user config allows runs nested `maxDepth` deep, with that config's environment. */
-function nestingRepo(extraEnv: NodeJS.ProcessEnv = {}): { repo: TestRepo; env: NodeJS.ProcessEnv } {
-	const home = mkdtempSync(join(tmpdir(), "crew-config-"));
-	mkdirSync(join(home, "crew"));
-	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ nesting: { maxDepth: 2 } }));
-	const repo = new TestRepo();
-	repos.push(repo);
-	const env = { ...process.env, XDG_CONFIG_HOME: home, ...extraEnv };
-	new TrustStore(env).trust(repo.dir);
-	return { repo, env };
+/** A repository that allows delegation, its live runs cancelled after the test. */
+function keptRepo(extraEnv: NodeJS.ProcessEnv = {}): ReturnType<typeof nestingRepo> {
+	const made = nestingRepo(extraEnv);
+	repos.push(made.repo);
+	return made;
 }
 
 function tokens(spent: Spent | undefined): number {
@@ -79,11 +74,6 @@ async function runIds(repo: TestRepo, env: NodeJS.ProcessEnv): Promise<string[]>
 	return (JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id);
 }
 
-/** A command agent at the default sandbox: no `sandbox:` key, so the run's level holds. */
-function confinedCommand(repo: TestRepo, name: string, command: string): void {
-	repo.writeFile(`.crew/agents/${name}.md`, `---\nname: ${name}\nruntime: command\ncommand: ${command}\n---\n`);
-}
-
 /** The parent pi agent calls `agent` when offered it, and relays what came back; the child answers. */
 const delegating: Script = (request) => {
 	if (request.afterToolResult) {
@@ -98,7 +88,7 @@ const delegating: Script = (request) => {
 test("a pi agent delegates through its agent tool at the default sandbox: the child is recorded under its task and its tokens are the parent's", async () => {
 	const server = await startServer(delegating);
 	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
-	const { repo, env } = nestingRepo(pi.env);
+	const { repo, env } = keptRepo(pi.env);
 	for (const name of ["lead", "helper"]) {
 		repo.writeFile(
 			`.crew/agents/${name}.md`,
@@ -136,7 +126,7 @@ test("a pi agent delegates through its agent tool at the default sandbox: the ch
 
 test("a confined command agent's crew agent spends from its parent's budget: the parent's budget stops both, and is named", async () => {
 	// The child's pi reports 600 tokens, then works on: only a budget ends it.
-	const { repo, env } = nestingRepo({ CREW_PI: spenderProgram("pi", 600, 1) });
+	const { repo, env } = keptRepo({ CREW_PI: spenderProgram("pi", 600, 1) });
 	repo.writeFile(".crew/agents/spender.md", "---\nname: spender\nruntime: pi\n---\n");
 	confinedCommand(repo, "boss", `node ${CLI} agent spend --agent spender`);
 	const spent = await crew(repo.dir, ["agent", "delegate", "--agent", "boss", "--budget-tokens", "500"], 120_000, env);
@@ -157,7 +147,7 @@ test("a confined command agent's crew agent spends from its parent's budget: the
 });
 
 test("cancelling the parent stops its running child, whose worker is gone", async () => {
-	const { repo, env } = nestingRepo();
+	const { repo, env } = keptRepo();
 	repo.agent("sleeper", "--sleep 600000");
 	confinedCommand(repo, "boss", `node ${CLI} agent nap --agent sleeper`);
 	const runner = crewProcess(repo.dir, ["agent", "delegate", "--agent", "boss"], env);
@@ -180,7 +170,7 @@ test("cancelling the parent stops its running child, whose worker is gone", asyn
 });
 
 test("a parent runner killed with SIGKILL after its child completed, resumed, does not run the child again", async () => {
-	const { repo, env } = nestingRepo();
+	const { repo, env } = keptRepo();
 	repo.agent("quick", "--answer");
 	// The first attempt delegates, then waits to be killed; the one after delegates the same and ends.
 	confinedCommand(
@@ -206,4 +196,8 @@ test("a parent runner killed with SIGKILL after its child completed, resumed, do
 	expect(parent.run.children).toEqual([expect.objectContaining({ status: "completed", attempt: 1 })]);
 	const result = await crew(repo.dir, ["result", parentId], 60_000, env);
 	expect(result.stdout).toContain("answer: tally");
+	// crew watch tells of the child under its task.
+	const childId = parent.run.children?.[0]?.runId as string;
+	const watched = await crew(repo.dir, ["watch", parentId], 60_000, env);
+	expect(watched.stdout).toMatch(new RegExp(`boss ↳ delegated run ${childId}  completed  agent:quick  attempt 1\n`));
 });

@@ -134,15 +134,15 @@ export function statusText(
 		if (t.phase !== null && t.phase !== phase) lines.push(`  ${t.phase}:`);
 		phase = t.phase;
 		lines.push(taskLine(t, now, widths, run.id), ...setAsideLines(t));
-		for (const c of children.filter((child) => child.taskId === t.id)) lines.push(childLine(c));
+		for (const c of children.filter((child) => child.taskId === t.id)) lines.push(`      ↳ ${delegatedRunText(c)}`);
 	}
 	return `${lines.join("\n")}\n`;
 }
 
-/** A run a task delegated, under the task: its id, how it stands, its workflow and what it spent. */
-function childLine(child: ChildRun): string {
+/** A run a task delegated, as said under the task: its id, how it stands, its workflow, the attempt and what it spent. */
+export function delegatedRunText(child: ChildRun): string {
 	const spent = usageText(child.usage);
-	return `      ↳ delegated run ${child.runId}  ${child.status}  ${child.workflow}  attempt ${child.attempt}${spent ? `  ${spent}` : ""}`;
+	return `delegated run ${child.runId}  ${child.status}  ${child.workflow}  attempt ${child.attempt}${spent ? `  ${spent}` : ""}`;
 }
 
 export function runsText(runs: readonly RunRecord[]): string {

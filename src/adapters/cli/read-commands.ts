@@ -73,7 +73,7 @@ export async function watchCommand(runId: string | undefined, options: WatchOpti
 			const now = Date.now();
 			state = state ? mergeView(state, reader.changes(state.run.id, state.seq)) : reader.view(runId);
 			const id = state.run.id;
-			view.show(state, now);
+			view.show(state, now, reader.children(id));
 			if (isTerminalRun(state.run.status)) {
 				const { run, tasks } = reader.status(id);
 				const budgetSpent = reader.budgetStopped(id);

@@ -6,8 +6,9 @@ import { isTerminalRun, statusCounts } from "../../core/status.js";
 import { excerpt, inert, logPathApart } from "../../core/terminal-text.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import type { RunView } from "../../engine/views/run-view.js";
+import type { ChildRun } from "../../store/run-delegations.js";
 import { foreseenLines, integrationLines } from "../shared/integration-text.js";
-import { elapsed, SHOWN_CHARS, STATUS_WIDTH, tokensText, usageText, wholeIn } from "./format.js";
+import { delegatedRunText, elapsed, SHOWN_CHARS, STATUS_WIDTH, tokensText, usageText, wholeIn } from "./format.js";
 
 type Out = Writable & { isTTY?: boolean; rows?: number; columns?: number };
 
@@ -83,18 +84,21 @@ function activityOf(t: TaskView): { text: string; log?: string } {
 }
 
 /**
- * The lines of one frame: the run, its totals, and a line per task in DAG order, with the path of
- * a failed task's log whole on a line of its own under it when there is room for it. Only those
- * paths are wider than `size.columns`: never cut, they wrap.
+ * The lines of one frame: the run, its totals (with what its delegated runs spent), and a line per
+ * task in DAG order, with the runs it delegated under it and the path of a failed task's log whole
+ * on a line of its own when there is room for it. Only those paths are wider than
+ * `size.columns`: never cut, they wrap.
  */
 export function watchLines(
 	{ run, tasks }: RunView,
 	now: number,
 	size: { readonly rows?: number; readonly columns?: number } = {},
+	children: readonly ChildRun[] = [],
 ): string[] {
 	const room = size.rows ?? Number.POSITIVE_INFINITY;
 	const width = size.columns ?? Number.POSITIVE_INFINITY;
-	const total = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
+	const own = tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
+	const total = children.reduce((sum, c) => addUsage(sum, c.usage), own);
 	const head = [
 		`run ${run.id}  ${run.status}  ${elapsed(run.createdAt, run.finishedAt, now)}  ${run.workflow}${run.options.script ? " (script)" : ""}${run.team ? ` / ${run.team}` : ""}`,
 		`  ${fitted(run.goal, 100, width - 2, wholeIn(run.id))}`,
@@ -112,7 +116,7 @@ export function watchLines(
 	// A script's phases head their tasks, and failed tasks' logs follow them, when everything fits.
 	const phases = new Set(tasks.map((t) => t.phase).filter((p) => p !== null)).size;
 	const logs = tasks.filter((t) => activityOf(t).log !== undefined).length;
-	const space = room - lines.length - phases;
+	const space = room - lines.length - phases - children.length;
 	const logged = tasks.length + logs <= space;
 	if (tasks.length > space) {
 		// On a small screen, what is happening now comes first.
@@ -126,6 +130,9 @@ export function watchLines(
 		const { text, log } = activityOf(t);
 		const activity = excerpt(text, Math.max(1, width - before - 1));
 		lines.push(`  ${columns.map((c) => cell(c.value(t), c.width)).join("")}${activity}`);
+		for (const c of children.filter((child) => child.taskId === t.id)) {
+			lines.push(excerpt(`    ↳ ${delegatedRunText(c)}`, Math.max(1, width)));
+		}
 		if (log && logged) lines.push(`    ${log}`);
 	}
 	if (shown.length < tasks.length) lines.push(`  … ${tasks.length - shown.length} more tasks`);
@@ -149,23 +156,24 @@ export class WatchView {
 		this.#tty = options.tty ?? out.isTTY === true;
 	}
 
-	show(view: RunView, now: number): void {
-		if (this.#tty) this.#frame(view, now);
-		else this.#changes(view, now);
+	/** Shows `view` as of `now`, with the runs its tasks delegated. */
+	show(view: RunView, now: number, children: readonly ChildRun[] = []): void {
+		if (this.#tty) this.#frame(view, now, children);
+		else this.#changes(view, now, children);
 	}
 
-	#frame(view: RunView, now: number): void {
+	#frame(view: RunView, now: number, children: readonly ChildRun[]): void {
 		const columns = Math.max(41, this.#out.columns || 120);
 		// A line as wide as the terminal would wrap on some terminals: one column stays free.
 		const size = { rows: Math.max(6, (this.#out.rows || 40) - 1), columns: columns - 1 };
-		const lines = watchLines(view, now, size).map(inert);
+		const lines = watchLines(view, now, size, children).map(inert);
 		const up = this.#drawn > 0 ? `\x1b[${this.#drawn}F` : "";
 		this.#out.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join("\n")}\n\x1b[J`);
 		// The next frame starts where this one did: a log's path wider than the terminal took more rows.
 		this.#drawn = lines.reduce((rows, l) => rows + Math.max(1, Math.ceil(l.length / columns)), 0);
 	}
 
-	#changes({ run, tasks }: RunView, now: number): void {
+	#changes({ run, tasks }: RunView, now: number, children: readonly ChildRun[]): void {
 		const out: string[] = [];
 		const stamp = new Date(now).toISOString().slice(11, 19);
 		const runLine =
@@ -180,6 +188,11 @@ export class WatchView {
 			const error = t.error && t.status !== "completed" ? excerpt(t.error, SHOWN_CHARS.taskError, wholeIn(run.id)) : "";
 			const detail = error ? `  ${error}` : "";
 			out.push(`${stamp}   ${t.id} ${t.status}  ${t.role} (${runtimeOf(t)})${detail}`);
+		}
+		for (const c of children) {
+			if (this.#seen.get(`run ${c.runId}`) === c.status) continue;
+			this.#seen.set(`run ${c.runId}`, c.status);
+			out.push(`${stamp}   ${c.taskId} ↳ ${delegatedRunText(c)}`);
 		}
 		// Each collision foreseen is a change of its own, told once.
 		const foreseen = foreseenLines(run.foreseen);

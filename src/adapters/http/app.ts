@@ -6,8 +6,9 @@ import { z } from "zod";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
-import { eventJson, usageJson } from "../../engine/views/json.js";
+import { eventJson } from "../../engine/views/json.js";
 import { RunReader } from "../../engine/views/reader.js";
 import { INSIGHT_DAYS, insightWindow, MOST_INSIGHT_DAYS, noInsights } from "../../store/insight-queries.js";
 import { listSchedules } from "../shared/schedule-actions.js";
@@ -115,13 +116,17 @@ export function createApp(options: AppOptions): CrewApp {
 	});
 	app.get("/api/runs/:runId", (c) => {
 		const { since } = parse(Since, c.req.query(), "query parameter");
+		const read = needReader();
+		const id = runId(c);
 		if (since !== undefined) {
-			const changes = needReader().changes(runId(c), since);
-			const run = { ...runJson(changes.run), usage: usageJson(changes.usage) };
+			const changes = read.changes(id, since);
+			const run = runJson(changes.run, changes.usage, read.children(id));
 			return c.json({ run, tasks: changes.tasks.map(taskJson), seq: changes.seq });
 		}
-		const view = needReader().view(runId(c));
-		return c.json({ run: runJson(view.run, view.tasks), tasks: view.tasks.map(taskJson), seq: view.seq });
+		const view = read.view(id);
+		const own = view.tasks.reduce((sum, t) => addUsage(sum, t.usage), ZERO_USAGE);
+		const run = runJson(view.run, own, read.children(id));
+		return c.json({ run, tasks: view.tasks.map(taskJson), seq: view.seq });
 	});
 	app.get("/api/runs/:runId/compare/:other", (c) => {
 		const other = checkId("run", c.req.param("other") ?? "");

@@ -11,6 +11,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"app.js": "text/javascript; charset=utf-8",
 	"compare.js": "text/javascript; charset=utf-8",
 	"cost.js": "text/javascript; charset=utf-8",
+	"delegated.js": "text/javascript; charset=utf-8",
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
 	"insights.js": "text/javascript; charset=utf-8",
