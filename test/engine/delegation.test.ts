@@ -201,3 +201,59 @@ test("a parent runner killed with SIGKILL after its child completed, resumed, do
 	const watched = await crew(repo.dir, ["watch", parentId], 60_000, env);
 	expect(watched.stdout).toMatch(new RegExp(`boss ↳ delegated run ${childId}  completed  agent:quick  attempt 1\n`));
 });
+
+/** Starts `args` as a runner, and kills it with SIGKILL once the child's first attempt runs. */
+async function killWhileChildRuns(repo: TestRepo, env: NodeJS.ProcessEnv, args: readonly string[]) {
+	const runner = crewProcess(repo.dir, args, env);
+	await waitFor("the child's agent started", () => repo.exists("child-started"));
+	runner.kill("SIGKILL");
+	await exitOf(runner);
+	const runs = read(repo.dir, (r) => r.repo.runs());
+	const parentId = runs.find((run) => run.goal === "g")?.id as string;
+	const childId = runs.find((run) => run.goal === "nested")?.id as string;
+	return { parentId, childId, worker: read(repo.dir, (r) => r.attempts(childId)[0]?.process?.pid) as number };
+}
+
+/** A parent that delegates `nested` to a child which, on its first attempt, works until stopped. */
+function stallingChild(repo: TestRepo): void {
+	confinedCommand(
+		repo,
+		"child",
+		`sh -c 'test -e child-started || { touch child-started; sleep 600; }; echo child done'`,
+	);
+	confinedCommand(repo, "boss", `node ${CLI} agent nested --agent child`);
+}
+
+test("a parent whose runner was killed while its child ran: reconcile names the child's parent, and cancelling the parent cancels the child", async () => {
+	const { repo, env } = keptRepo();
+	stallingChild(repo);
+	const { parentId, childId, worker } = await killWhileChildRuns(repo, env, ["run", "g", "--workflow", "agent:boss"]);
+	const report = await crew(repo.dir, ["reconcile"], 60_000, env);
+	expect(report.stdout).toContain(`orphaned run ${childId}: recorded running, its runner (pid`);
+	expect(report.stdout).toContain(
+		`(delegated by run ${parentId}, task boss: crew resume ${parentId} goes on with it, crew cancel ${parentId} ends it)`,
+	);
+	const cancelled = await crew(repo.dir, ["cancel", parentId], 60_000, env);
+	expect(cancelled.code, cancelled.stderr).toBe(0);
+	const child = await statusOf(repo, childId, env);
+	expect(child.run.status).toBe("cancelled");
+	expect(child.run.error).toContain(`its parent run ${parentId} was cancelled`);
+	expect((await statusOf(repo, parentId, env)).run.status).toBe("cancelled");
+	await waitFor("the child's worker gone", () => !isAlive(worker), 10_000);
+});
+
+test("a parent whose runner was killed while its child ran, resumed, resumes that child rather than starting another", async () => {
+	const { repo, env } = keptRepo();
+	stallingChild(repo);
+	const { parentId, childId } = await killWhileChildRuns(repo, env, ["run", "g", "--workflow", "agent:boss"]);
+	const resumed = await crew(repo.dir, ["resume", parentId], 120_000, env);
+	expect(resumed.code, resumed.stderr).toBe(0);
+	const parent = await statusOf(repo, parentId, env);
+	expect(parent.run.status).toBe("completed");
+	expect(parent.run.children).toEqual([expect.objectContaining({ runId: childId, status: "completed", attempt: 1 })]);
+	expect(await runIds(repo, env)).toHaveLength(2);
+	const child = await statusOf(repo, childId, env);
+	expect(child.tasks[0]?.attempts).toBe(2);
+	const result = await crew(repo.dir, ["result", parentId], 60_000, env);
+	expect(result.stdout).toContain("child done");
+});

@@ -10,7 +10,12 @@ function reportText(r: ReconcileReport, fix: boolean): string {
 	const lines: string[] = [];
 	const done = (fixed: boolean) => (fixed ? "  → fixed" : fix ? "  → left (a runner took it meanwhile)" : "");
 	for (const o of r.orphanedRuns) {
-		lines.push(`orphaned run ${o.runId}: recorded ${o.status}, its runner (${o.runner}) is gone${done(o.fixed)}`);
+		const delegated = o.parent
+			? ` (delegated by run ${o.parent.runId}, task ${o.parent.taskId}: crew resume ${o.parent.runId} goes on with it, crew cancel ${o.parent.runId} ends it)`
+			: "";
+		lines.push(
+			`orphaned run ${o.runId}: recorded ${o.status}, its runner (${o.runner}) is gone${delegated}${done(o.fixed)}`,
+		);
 	}
 	for (const p of r.orphanedProcesses) {
 		const left = "  → left: only its run id marks it, which does not prove crew started it; end it yourself";

@@ -27,7 +27,8 @@ const OPEN: readonly TaskStatus[] = [TaskStatus.Queued, TaskStatus.Running, Task
 
 /**
  * Cancels a run. A live runner is asked through the store and waited for up to `waitMs`; a run
- * without one has its leftover workers ended and its unfinished tasks cancelled here.
+ * without one has its leftover workers ended, its unfinished delegated runs cancelled (their
+ * runner was its own), and its unfinished tasks cancelled here.
  */
 export async function cancelRun(deps: CancelDeps, runId: string, why: string, waitMs: number): Promise<RunStatus> {
 	const { store, now, staleAfterMs } = deps;
@@ -50,6 +51,10 @@ export async function cancelRun(deps: CancelDeps, runId: string, why: string, wa
 	}
 	const live = queries.liveAttempts(runId);
 	for (const attempt of live) if (attempt.process) await deps.runtimes.reap(attempt.process);
+	for (const child of queries.delegations.children(runId)) {
+		if (!isTerminalRun(child.status as RunStatus) || child.status === RunStatus.Interrupted)
+			await cancelRun(deps, child.runId, `its parent run ${runId} was cancelled: ${why}`, waitMs);
+	}
 	if (run.options.queue) reason += await cancelRemote(deps, run, live, reason);
 	else await deps.runtimes.reapRun(runId, deps.files.runDir(runId));
 	const changes: TaskChange[] = queries

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, isCrewError } from "../../core/errors.js";
-import type { RunRecord } from "../../core/records.js";
+import type { ParentLink, RunRecord } from "../../core/records.js";
 import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
 import { crewRunGroups } from "../../runtimes/process/process-group.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
@@ -14,8 +14,11 @@ import type { Worktrees } from "../../workspace/worktrees.js";
 import { UNFINISHED_FORK } from "../history/fork.js";
 
 export interface ReconcileReport {
-	/** Runs recorded as running (or waiting) whose runner is gone. */
-	readonly orphanedRuns: readonly { runId: string; status: string; runner: string; fixed: boolean }[];
+	/**
+	 * Runs recorded as running (or waiting) whose runner is gone; a delegated one names its
+	 * `parent`, with which it resumes.
+	 */
+	readonly orphanedRuns: readonly OrphanedRun[];
 	/**
 	 * Process groups working for a run of this store that has no live runner. `proven`: crew
 	 * started them (an attempt token, see `AttemptSeal`), and `--fix` ends them; the others only
@@ -41,6 +44,14 @@ export interface ReconcileReport {
 	readonly strayFolders: readonly { runId: string; path: string }[];
 	/** What could not be checked, and why. */
 	readonly notes: readonly string[];
+}
+
+export interface OrphanedRun {
+	readonly runId: string;
+	readonly status: string;
+	readonly runner: string;
+	readonly fixed: boolean;
+	readonly parent?: ParentLink;
 }
 
 export interface ReconcileDeps {
@@ -73,7 +84,7 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 	const { store, queries, runtimes, worktrees } = deps;
 	const runs = new Map(queries.listRuns(Number.MAX_SAFE_INTEGER).map((run) => [run.id, run]));
 	const now = deps.now();
-	const orphanedRuns: { runId: string; status: string; runner: string; fixed: boolean }[] = [];
+	const orphanedRuns: OrphanedRun[] = [];
 	for (const run of runs.values()) {
 		if (!orphaned(run, now, deps.staleAfterMs)) continue;
 		const runner = run.lease ? `pid ${run.lease.pid} on ${run.lease.host}` : "none";
@@ -105,7 +116,13 @@ export async function reconcile(deps: ReconcileDeps, fix: boolean): Promise<Reco
 				if (!isCrewError(error, ErrorCode.Conflict)) throw error;
 			}
 		}
-		orphanedRuns.push({ runId: run.id, status: run.status, runner, fixed });
+		orphanedRuns.push({
+			runId: run.id,
+			status: run.status,
+			runner,
+			fixed,
+			...(run.parent ? { parent: run.parent } : {}),
+		});
 	}
 
 	const orphanedProcesses: { runId: string; pgid: number; runStatus: string; fixed: boolean; proven: boolean }[] = [];
