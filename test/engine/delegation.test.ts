@@ -13,6 +13,7 @@ import {
 	crewProcess,
 	exitOf,
 	isAlive,
+	lastJson,
 	read,
 	spenderProgram,
 	type TestRepo,
@@ -85,7 +86,8 @@ const delegating: Script = (request) => {
 	return { kind: "text", text: "one two three" };
 };
 
-test("a pi agent delegates through its agent tool at the default sandbox: the child is recorded under its task and its tokens are the parent's", async () => {
+/** A repository whose pi agent `lead` delegates to the pi agent `helper`, both on a scripted model. */
+async function piDelegation() {
 	const server = await startServer(delegating);
 	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
 	const { repo, env } = keptRepo(pi.env);
@@ -95,6 +97,11 @@ test("a pi agent delegates through its agent tool at the default sandbox: the ch
 			`---\nname: ${name}\nruntime: pi\nmodel: ${pi.model}\n---\nYou are ${name}.\n`,
 		);
 	}
+	return { server, repo, env };
+}
+
+test("a pi agent delegates through its agent tool at the default sandbox: the child is recorded under its task and its tokens are the parent's", async () => {
+	const { server, repo, env } = await piDelegation();
 	const done = await crew(repo.dir, ["agent", "hand the counting on", "--agent", "lead"], 180_000, env);
 	expect(done.code, done.stderr).toBe(0);
 	expect(done.stdout).toBe("relayed: fenced\n");
@@ -256,4 +263,41 @@ test("a parent whose runner was killed while its child ran, resumed, resumes tha
 	expect(child.tasks[0]?.attempts).toBe(2);
 	const result = await crew(repo.dir, ["result", parentId], 60_000, env);
 	expect(result.stdout).toContain("child done");
+});
+
+test("fork and replay of a parent take its delegated run as history: nothing is delegated again, and what it spent stays counted", async () => {
+	const { server, repo, env } = await piDelegation();
+	repo.commandAgent("tail", "echo tail");
+	repo.workflow("relay", [
+		{ id: "lead", role: "lead" },
+		{ id: "tail", role: "tail", dependsOn: ["lead"] },
+	]);
+	const done = await crew(repo.dir, ["run", "g", "--workflow", "relay", "--json"], 180_000, env);
+	expect(done.code, done.stderr).toBe(0);
+	const parent = await statusOf(repo, lastJson(done.stdout).runId, env);
+	const spentByLead = tokens(parent.run.usage);
+	expect(tokens(parent.run.usageNested)).toBeGreaterThan(0);
+	const requests = server.requests.length;
+
+	const forked = await crew(repo.dir, ["fork", parent.run.id, "--from", "tail", "--json"], 120_000, env);
+	expect(forked.code, forked.stderr).toBe(0);
+	const fork = await statusOf(repo, lastJson(forked.stdout).runId, env);
+	expect(fork.run.status).toBe("completed");
+	// The lead task is inherited with what it and its delegated run spent.
+	const lead = fork.tasks.find((t) => t.id === "lead") as StatusJson["tasks"][number] & {
+		inherited: { runId: string; usage: Spent } | null;
+	};
+	expect(lead.inherited?.runId).toBe(parent.run.id);
+	expect(tokens(lead.inherited?.usage)).toBe(spentByLead);
+
+	const replayed = await crew(repo.dir, ["replay", parent.run.id, "--json"], 120_000, env);
+	expect(replayed.code, replayed.stderr).toBe(0);
+	const replay = await statusOf(repo, lastJson(replayed.stdout).runId, env);
+	expect(replay.run.status).toBe("completed");
+	expect(replay.run.children ?? []).toEqual([]);
+	// Neither started an agent, nor a run below it: the parent's child is the one run delegated.
+	expect(server.requests.length).toBe(requests);
+	expect(await runIds(repo, env)).toHaveLength(4);
+	const result = await crew(repo.dir, ["result", replay.run.id, "lead"], 60_000, env);
+	expect(result.stdout).toContain("relayed: fenced");
 });

@@ -6,6 +6,7 @@ import { buildDag } from "../../core/dag.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { ArtifactRecord, RunRecord, TaskRecord } from "../../core/records.js";
 import { redactTask } from "../../core/redact.js";
+import { addUsage } from "../../core/usage.js";
 import { TaskStatus } from "../../core/status.js";
 import type { TaskSpec } from "../../core/types.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
@@ -351,10 +352,13 @@ function inheritance(
 	task: TaskRecord,
 	artifacts: readonly ArtifactRecord[],
 ): Inheritance {
+	// What the task spent counts what the runs it delegated spent: they are part of its outcome.
+	const delegated = store.queries.delegations.children(source.id).filter((child) => child.taskId === task.id);
+	const usage = delegated.reduce((sum, child) => addUsage(sum, child.usage), task.usage);
 	return {
 		taskId: task.id,
 		// A task a fork of a fork reuses was spent in the first run.
-		outcome: task.inherited ?? { runId: source.id, taskId: task.id, usage: task.usage },
+		outcome: task.inherited ?? { runId: source.id, taskId: task.id, usage },
 		resultChars: task.resultChars,
 		startedAt: task.startedAt,
 		finishedAt: task.finishedAt,
