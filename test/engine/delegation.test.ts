@@ -131,6 +131,31 @@ test("a pi agent delegates through its agent tool at the default sandbox: the ch
 	expect(text.stdout).toContain(`↳ delegated run ${child.run.id}`);
 });
 
+test("a pi agent's delegation spends from its parent's budget: a child spending more than is left stops both, and the budget is named", async () => {
+	// The child is a Claude Code stand-in that reports 100,000 tokens, then works on: only a budget ends it.
+	const { repo, env } = await piDelegation();
+	env.CREW_CLAUDE = spenderProgram("claude", 100_000, 1);
+	repo.writeFile(".crew/agents/helper.md", "---\nname: helper\nruntime: claude\n---\n");
+	const spent = await crew(
+		repo.dir,
+		["agent", "hand it on", "--agent", "lead", "--budget-tokens", "50000"],
+		180_000,
+		env,
+	);
+	expect(spent.code, spent.stderr).toBe(4);
+	const ids = await runIds(repo, env);
+	const statuses = await Promise.all(ids.map((id) => statusOf(repo, id, env)));
+	const parent = statuses.find((s) => !s.run.parent) as StatusJson;
+	const child = statuses.find((s) => s.run.parent) as StatusJson;
+	expect(parent.run.status).toBe("failed");
+	expect(`${parent.run.error} ${parent.tasks[0]?.error}`).toMatch(/50000 tokens/);
+	// Claude counts some of the tokens as cache reads: those that count, counted in the parent's.
+	expect(tokens(child.run.usage)).toBeGreaterThan(50_000);
+	expect(tokens(parent.run.usageNested)).toBe(tokens(child.run.usage));
+	expect(tokens(parent.run.usage)).toBe(tokens(parent.run.usageOwn) + tokens(child.run.usage));
+	expect(["failed", "cancelled"]).toContain(child.run.status);
+});
+
 test("a confined command agent's crew agent spends from its parent's budget: the parent's budget stops both, and is named", async () => {
 	// The child's pi reports 600 tokens, then works on: only a budget ends it.
 	const { repo, env } = keptRepo({ CREW_PI: spenderProgram("pi", 600, 1) });
