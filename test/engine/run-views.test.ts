@@ -1,5 +1,7 @@
 import { expect, test } from "vitest";
+import { Cause, RunStatus } from "../../src/core/status.js";
 import { RunReader } from "../../src/engine/views/reader.js";
+import { currentProcess } from "../../src/store/process-identity.js";
 import { closeLater, storeWithRun, taskSpec } from "../store/view-fixture.js";
 
 test("a run's changes since a view hold the run and only the tasks that changed after it, with the new seq", () => {
@@ -43,4 +45,32 @@ test("a task's view reads that task alone, as the run's view shows it", () => {
 	const { task } = reader.taskView("run-1", "b");
 	expect(task).toEqual(reader.view("run-1").tasks.find((t) => t.id === "b"));
 	expect(task.activity).toBe("on it");
+});
+
+test("a run that ends while it is read reads as ended, not as left by a gone runner", () => {
+	// The runner's identity names a start time this pid never had: to readers, that runner is gone.
+	const gone = { ...currentProcess(), startTime: "0" };
+	const reads: ((reader: RunReader, id: string) => string)[] = [
+		(reader, id) => reader.status(id).run.status,
+		(reader, id) => reader.run(id).status,
+		(reader, id) => reader.view(id).run.status,
+		(reader, id) => JSON.parse(reader.statusJson(id)).run.status,
+	];
+	for (const [n, read] of reads.entries()) {
+		const { project, store, lease } = storeWithRun([taskSpec("a")], `run-${n}`, gone);
+		let ended = false;
+		// The runner records the run's end, and exits, just as the reader has read the run going on.
+		const now = () => {
+			if (!ended) store.finishRun(lease, RunStatus.Completed, Cause.Settle);
+			ended = true;
+			return Date.now();
+		};
+		expect(read(closeLater(new RunReader(project, { now })), `run-${n}`), `read ${n}`).toBe("completed");
+	}
+	// A run whose runner is gone without an end reads as interrupted.
+	const left = storeWithRun([taskSpec("a")], "run-left", gone);
+	expect(closeLater(new RunReader(left.project)).status("run-left").run).toMatchObject({
+		status: "interrupted",
+		error: `runner pid ${process.pid} is gone`,
+	});
 });

@@ -6,7 +6,7 @@ import { type Project, projectAt } from "../../src/config/project.js";
 import type { TaskSpec } from "../../src/core/types.js";
 import { openWriter } from "../../src/store/database.js";
 import type { Lease } from "../../src/store/lease.js";
-import { currentProcess } from "../../src/store/process-identity.js";
+import { currentProcess, type ProcessIdentity } from "../../src/store/process-identity.js";
 import { RunStore } from "../../src/store/run-store.js";
 
 const closers: (() => void)[] = [];
@@ -29,10 +29,11 @@ export const taskSpec = (id: string, ...dependsOn: string[]): TaskSpec => ({
 	dependsOn,
 });
 
-/** A project whose store holds run `runId` with `tasks`, its lease held by this process. */
+/** A project whose store holds run `runId` with `tasks`, its lease held by `holder` (this process). */
 export function storeWithRun(
 	tasks: readonly TaskSpec[],
 	runId = "run-1",
+	holder: ProcessIdentity = currentProcess(),
 ): { project: Project; store: RunStore; lease: Lease } {
 	const project = projectAt(mkdtempSync(join(tmpdir(), "crew-views-")));
 	mkdirSync(project.crewDir, { recursive: true });
@@ -46,6 +47,6 @@ export function storeWithRun(
 		options: { concurrency: 2, failure: "drain", roleLimits: {}, retries: 0, cwd: "/tmp" },
 		tasks,
 	});
-	const lease = store.acquireLease(runId, { holder: currentProcess(), cause: "dispatch", staleAfterMs: 30_000 });
+	const lease = store.acquireLease(runId, { holder, cause: "dispatch", staleAfterMs: 30_000 });
 	return { project, store, lease };
 }

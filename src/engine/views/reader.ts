@@ -58,6 +58,16 @@ export class RunReader {
 		this.#connection.close();
 	}
 
+	/**
+	 * What `read` gives, read again when it found the run's runner gone: a runner records its run's
+	 * end before it exits, so a read that saw the run going on, then its runner gone, may have come
+	 * just before that end, which a second read sees.
+	 */
+	#settled<T>(read: () => { readonly value: T; readonly gone: boolean }): T {
+		const first = read();
+		return first.gone ? read().value : first.value;
+	}
+
 	#q(): RunQueries {
 		return this.#connection.runQueries();
 	}
@@ -81,11 +91,15 @@ export class RunReader {
 	status(runId?: string): RunListing {
 		const id = this.#runId(runId);
 		const q = this.#q();
-		return q.consistent(() => {
-			const { run, tasks } = presentRun(q.snapshot(id), this.#now());
-			const links = (this.#views as ViewQueries).links(id);
-			return { run, tasks: taskOrder(tasks.map((t): ListedTask => ({ ...t, ...(links.get(t.id) ?? NO_LINKS) }))) };
-		});
+		return this.#settled(() =>
+			q.consistent(() => {
+				const snapshot = q.snapshot(id);
+				const { run, tasks } = presentRun(snapshot, this.#now());
+				const links = (this.#views as ViewQueries).links(id);
+				const listed = taskOrder(tasks.map((t): ListedTask => ({ ...t, ...(links.get(t.id) ?? NO_LINKS) })));
+				return { value: { run, tasks: listed }, gone: run.status !== snapshot.run.status };
+			}),
+		);
 	}
 
 	/**
@@ -114,11 +128,16 @@ export class RunReader {
 	#changed(id: string, since: number): RunChanges {
 		const q = this.#q();
 		const views = this.#v();
-		return q.consistent(() => {
-			const stored = q.getRun(id);
-			const { run, tasks } = presentRun({ run: stored, tasks: views.changedTasks(id, since) }, this.#now());
-			return { run, tasks, seq: views.lastSeq(id), usage: q.usage(id) };
-		});
+		return this.#settled(() =>
+			q.consistent(() => {
+				const stored = q.getRun(id);
+				const { run, tasks } = presentRun({ run: stored, tasks: views.changedTasks(id, since) }, this.#now());
+				return {
+					value: { run, tasks, seq: views.lastSeq(id), usage: q.usage(id) },
+					gone: run.status !== stored.status,
+				};
+			}),
+		);
 	}
 
 	/** One task (by task id, or a step id naming one task) as the run's view shows it, with its run. */
@@ -126,12 +145,14 @@ export class RunReader {
 		checkId("run", runId);
 		const q = this.#q();
 		const views = this.#v();
-		return q.consistent(() => {
-			const stored = q.getRun(runId);
-			const found = views.task(runId, q.findTask(runId, ref).id) as TaskView;
-			const { run, tasks } = presentRun({ run: stored, tasks: [found] }, this.#now());
-			return { run, task: tasks[0] as TaskView };
-		});
+		return this.#settled(() =>
+			q.consistent(() => {
+				const stored = q.getRun(runId);
+				const found = views.task(runId, q.findTask(runId, ref).id) as TaskView;
+				const { run, tasks } = presentRun({ run: stored, tasks: [found] }, this.#now());
+				return { value: { run, task: tasks[0] as TaskView }, gone: run.status !== stored.status };
+			}),
+		);
 	}
 
 	/** A task's events after `afterSeq`, with the task as it is now. */
@@ -196,7 +217,11 @@ export class RunReader {
 	/** A run without its tasks, as people see it. */
 	run(runId: string): RunRecord {
 		const id = this.#runId(runId);
-		return presentRun({ run: this.#q().getRun(id), tasks: [] }, this.#now()).run;
+		return this.#settled(() => {
+			const stored = this.#q().getRun(id);
+			const { run } = presentRun({ run: stored, tasks: [] }, this.#now());
+			return { value: run, gone: run.status !== stored.status };
+		});
 	}
 
 	/**
@@ -212,15 +237,18 @@ export class RunReader {
 	statusJson(runId?: string, select: StatusSelection = {}): string {
 		const id = this.#runId(runId);
 		const q = this.#q();
-		return q.consistent(() => {
-			const stored = q.getRun(id);
-			const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
-			// A run whose tasks joined in the order views list them (most runs) is listed as it joined, which SQLite does fastest.
-			const order = (this.#views as ViewQueries).reordered(id) ? this.#order(id) : undefined;
-			const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
-			const spent = spentJson(q, id);
-			return `{"run":${JSON.stringify({ ...runSummary(run), ...spent })},"tasks":${tasks}}`;
-		});
+		return this.#settled(() =>
+			q.consistent(() => {
+				const stored = q.getRun(id);
+				const run = presentRun({ run: stored, tasks: [] }, this.#now()).run;
+				// A run whose tasks joined in the order views list them (most runs) is listed as it joined, which SQLite does fastest.
+				const order = (this.#views as ViewQueries).reordered(id) ? this.#order(id) : undefined;
+				const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
+				const spent = spentJson(q, id);
+				const value = `{"run":${JSON.stringify({ ...runSummary(run), ...spent })},"tasks":${tasks}}`;
+				return { value, gone: run.status !== stored.status };
+			}),
+		);
 	}
 
 	/** The ids of the run's tasks in the order views list them, or undefined when that is the order they joined in. */

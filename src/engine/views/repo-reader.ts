@@ -37,7 +37,8 @@ export class RepoReader {
 	runs(): RunRecord[] {
 		const q = this.#connection.queries;
 		if (!q) return [];
-		return q.listRuns().map((run) => presentRun({ run, tasks: [] }, this.#now()).run);
+		const now = this.#now();
+		return q.listRuns().map((run) => this.#present(run, now));
 	}
 
 	/** A page of the runs as the runs page lists them (see `RunPages`), each run as people see it. */
@@ -46,7 +47,18 @@ export class RepoReader {
 		if (!db) return { runs: [], total: 0 };
 		const page = new RunPages(db).page(filter);
 		const now = this.#now();
-		return { ...page, runs: page.runs.map((p) => ({ ...p, run: presentRun({ run: p.run, tasks: [] }, now).run })) };
+		return { ...page, runs: page.runs.map((p) => ({ ...p, run: this.#present(p.run, now) })) };
+	}
+
+	/**
+	 * `run` as people see it; one whose runner is found gone is read again first, since a runner
+	 * records its run's end before it exits, and that end may have come since `run` was read.
+	 */
+	#present(run: RunRecord, now: number): RunRecord {
+		const shown = presentRun({ run, tasks: [] }, now).run;
+		if (shown.status === run.status) return shown;
+		const again = this.#connection.queries?.findRun(run.id) ?? run;
+		return presentRun({ run: again, tasks: [] }, now).run;
 	}
 
 	/** The workflows and teams the runs name. */
