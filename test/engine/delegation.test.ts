@@ -54,8 +54,8 @@ interface StatusJson {
 }
 
 /** A repository that allows delegation, its live runs cancelled after the test. */
-function keptRepo(extraEnv: NodeJS.ProcessEnv = {}): ReturnType<typeof nestingRepo> {
-	const made = nestingRepo(extraEnv);
+function keptRepo(extraEnv: NodeJS.ProcessEnv = {}, nesting?: object): ReturnType<typeof nestingRepo> {
+	const made = nestingRepo(extraEnv, nesting);
 	repos.push(made.repo);
 	return made;
 }
@@ -325,4 +325,49 @@ test("fork and replay of a parent take its delegated run as history: nothing is 
 	expect(await runIds(repo, env)).toHaveLength(4);
 	const result = await crew(repo.dir, ["result", replay.run.id, "lead"], 60_000, env);
 	expect(result.stdout).toContain("relayed: fenced");
+});
+
+test("delegated runs running at once are capped per parent run: one more is refused at once, naming the setting", async () => {
+	const { repo, env } = keptRepo({}, { maxDepth: 2, maxRunning: 1 });
+	// The first child runs until the parent lets it go, after its second delegation was answered.
+	confinedCommand(repo, "napper", `sh -c 'touch napping; until [ -e release ]; do sleep 0.1; done; echo napped'`);
+	confinedCommand(repo, "quick", "echo quick");
+	confinedCommand(
+		repo,
+		"boss",
+		`sh -c 'node ${CLI} agent nap --agent napper >/dev/null & until [ -e napping ]; do sleep 0.1; done; node ${CLI} agent more --agent quick 2>&1; echo second=$?; touch release; wait'`,
+	);
+	const done = await crew(repo.dir, ["agent", "two at once", "--agent", "boss"], 120_000, env);
+	expect(done.code, done.stderr).toBe(0);
+	expect(done.stdout).toMatch(
+		/has 1 delegated runs running, its most at once \(nesting\.maxRunning in your user config\.json/,
+	);
+	expect(done.stdout).toContain("second=1");
+	expect(await runIds(repo, env)).toHaveLength(2);
+});
+
+/** Three runs deep: `boss` delegates to `middle`, which delegates to `scribbler`, which writes a file. */
+async function threeDeep(nesting: object): Promise<{ repo: TestRepo; env: NodeJS.ProcessEnv; stdout: string }> {
+	const { repo, env } = keptRepo({}, nesting);
+	confinedCommand(repo, "scribbler", `sh -c 'touch deep-file && echo wrote || echo refused'`);
+	confinedCommand(repo, "middle", `node ${CLI} agent write --agent scribbler`);
+	confinedCommand(repo, "boss", `node ${CLI} agent pass --agent middle`);
+	const done = await crew(repo.dir, ["agent", "go deep", "--agent", "boss"], 120_000, env);
+	expect(done.code, done.stderr).toBe(0);
+	return { repo, env, stdout: done.stdout };
+}
+
+test("a run nested deeper than 1 is read-only unless the user's config says otherwise", async () => {
+	const { repo, stdout } = await threeDeep({ maxDepth: 3 });
+	expect(stdout).toContain("refused");
+	expect(repo.exists("deep-file")).toBe(false);
+	const deepest = read(repo.dir, (r) => r.repo.runs().find((run) => run.goal === "write")?.id) as string;
+	expect(read(repo.dir, (r) => r.attempts(deepest)[0]?.sandbox)).toMatchObject({ level: "workspace", readOnly: true });
+	// The first level below the user's run writes as its parent does.
+	const middle = read(repo.dir, (r) => r.repo.runs().find((run) => run.goal === "pass")?.id) as string;
+	expect(read(repo.dir, (r) => r.attempts(middle)[0]?.sandbox)).toMatchObject({ readOnly: false });
+
+	const allowed = await threeDeep({ maxDepth: 3, deepWrites: true });
+	expect(allowed.stdout).toContain("wrote");
+	expect(allowed.repo.exists("deep-file")).toBe(true);
 });

@@ -7,13 +7,16 @@ import { TrustStore } from "../../src/config/trust.js";
 import { TestRepo } from "../helpers.js";
 
 /**
- * A trusted repository whose user config (a folder of its own) allows runs nested 2 deep, with
- * the environment that names that config, `extraEnv` added.
+ * A trusted repository whose user config (a folder of its own) has `nesting` (default: runs nested
+ * 2 deep), with the environment that names that config, `extraEnv` added.
  */
-export function nestingRepo(extraEnv: NodeJS.ProcessEnv = {}): { repo: TestRepo; env: NodeJS.ProcessEnv } {
+export function nestingRepo(
+	extraEnv: NodeJS.ProcessEnv = {},
+	nesting: object = { maxDepth: 2 },
+): { repo: TestRepo; env: NodeJS.ProcessEnv } {
 	const home = mkdtempSync(join(tmpdir(), "crew-config-"));
 	mkdirSync(join(home, "crew"));
-	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ nesting: { maxDepth: 2 } }));
+	writeFileSync(join(home, "crew", "config.json"), JSON.stringify({ nesting }));
 	const repo = new TestRepo();
 	const env = { ...process.env, XDG_CONFIG_HOME: home, ...extraEnv };
 	new TrustStore(env).trust(repo.dir);
