@@ -86,9 +86,12 @@ const delegating: Script = (request) => {
 	return { kind: "text", text: "one two three" };
 };
 
-/** A repository whose pi agent `lead` delegates to the pi agent `helper`, both on a scripted model. */
-async function piDelegation() {
-	const server = await startServer(delegating);
+/**
+ * A repository whose pi agent `lead` delegates to the pi agent `helper`, both on a scripted model
+ * playing `script`.
+ */
+async function piDelegation(script: Script = delegating) {
+	const server = await startServer(script);
 	const pi = scriptedCliSetup("pi", server.url, mkdtempSync(join(tmpdir(), "crew-pi-")));
 	const { repo, env } = keptRepo(pi.env);
 	for (const name of ["lead", "helper"]) {
@@ -129,6 +132,40 @@ test("a pi agent delegates through its agent tool at the default sandbox: the ch
 	expect(server.requests.filter((r) => r.tools.includes("agent"))).toHaveLength(2);
 	const text = await crew(repo.dir, ["status", parent.run.id], 60_000, env);
 	expect(text.stdout).toContain(`↳ delegated run ${child.run.id}`);
+});
+
+test("a pi agent's team tool hands a goal to a workflow, whose run is the task's child; an agent whose tools are listed gets only those it names", async () => {
+	const teamwork: Script = (request) => {
+		if (request.afterToolResult) return { kind: "text", text: "the team answered" };
+		if (request.tools.includes("team"))
+			return { kind: "call", tool: "team", args: { goal: "count", workflow: "solo" } };
+		return { kind: "text", text: "one two three" };
+	};
+	const { server, repo, env } = await piDelegation(teamwork);
+	repo.workflow("solo", [{ id: "count", role: "helper" }]);
+	const done = await crew(repo.dir, ["agent", "ask the team", "--agent", "lead"], 180_000, env);
+	expect(done.code, done.stderr).toBe(0);
+	expect(done.stdout).toBe("the team answered\n");
+	const child = read(repo.dir, (r) => r.repo.runs().find((run) => run.goal === "count")) as {
+		id: string;
+		workflow: string;
+	};
+	expect(child.workflow).toBe("solo");
+	const toolResult = server.requests.find((r) => r.afterToolResult)?.messages.at(-1)?.text ?? "";
+	expect(toolResult).toContain(`<delegated-result run="${child.id}" status="completed">`);
+	expect(server.requests[0]?.tools).toEqual(expect.arrayContaining(["agent", "team"]));
+
+	// A lead whose tools are listed is offered `team` only when it names it.
+	repo.writeFile(
+		".crew/agents/lead.md",
+		`---\nname: lead\nruntime: pi\nmodel: ${server.requests[0]?.model}\ntools: read, team\n---\n`,
+	);
+	const before = server.requests.length;
+	const listed = await crew(repo.dir, ["agent", "ask the team again", "--agent", "lead"], 180_000, env);
+	expect(listed.code, listed.stderr).toBe(0);
+	const offered = server.requests[before]?.tools ?? [];
+	expect(offered).toContain("team");
+	expect(offered).not.toContain("agent");
 });
 
 test("a pi agent's delegation spends from its parent's budget: a child spending more than is left stops both, and the budget is named", async () => {
