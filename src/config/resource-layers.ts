@@ -23,8 +23,12 @@ export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
  * (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`), where pi-crew users keep theirs.
  */
 export function userResourceDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-	const pi = env.PI_CODING_AGENT_DIR?.trim() || join(env.HOME || homedir(), ".pi", "agent");
-	return [userConfigDir(env), pi];
+	return [userConfigDir(env), piAgentFolder(env)];
+}
+
+/** pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function piAgentFolder(env: NodeJS.ProcessEnv = process.env): string {
+	return env.PI_CODING_AGENT_DIR?.trim() || join(env.HOME || homedir(), ".pi", "agent");
 }
 
 /**

@@ -17,6 +17,7 @@ import type { OutputFlags, ResumeFlags, RunFlags } from "./run-commands.js";
 import { sandboxOption, withRunOptions } from "./run-options.js";
 import { scheduleCommands } from "./schedule-program.js";
 import { servingCommands } from "./serving-program.js";
+import { specCommands } from "./spec-program.js";
 import type { AnswerFlags, SteerFlags } from "./steer-command.js";
 import { upkeepCommands } from "./upkeep-program.js";
 import { version } from "./version.js";
@@ -284,6 +285,7 @@ function program(setExit: (code: number) => void): Command {
 
 	knowledgeCommands(cli, exit);
 	forkCommands(cli, exit);
+	specCommands(cli, exit);
 
 	cli
 		.command("trust")
