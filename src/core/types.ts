@@ -4,6 +4,7 @@ import type { AgentSetup } from "./agent-setup.js";
 import type { BudgetLimits } from "./budget.js";
 import type { ResourceSource } from "./resource-source.js";
 import type { RunSandbox, SandboxLevel } from "./sandbox-level.js";
+import type { TaskSpecs } from "./spec-contract.js";
 import type { ThinkingLevel } from "./thinking.js";
 import type { VerifySpec } from "./verdict.js";
 
@@ -74,6 +75,8 @@ export interface TaskSpec {
 	/** Extra attempts after a retryable failure. */
 	readonly retries?: number;
 	/** How the task's work is checked before it may complete. */
+	/** The specs its agent is held to, frozen when its run was planned. */
+	readonly specs?: TaskSpecs;
 	readonly verify?: VerifySpec;
 	/** The task waits for a person's approval before it starts. */
 	readonly approval?: boolean;

@@ -4,6 +4,7 @@ import { parseLimit } from "../core/duration.js";
 import { errorMessage } from "../core/errors.js";
 import { typoOf } from "../core/near-names.js";
 import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
+import { SPEC_ID } from "../core/spec-contract.js";
 import { type Diagnostic, type Field, list } from "./frontmatter.js";
 
 /**
@@ -58,6 +59,28 @@ export class FieldReader {
 		if (value === "true" || value === "false") return value === "true";
 		this.error(key, `${key} '${value}': expected true or false`);
 		return undefined;
+	}
+
+	/** `specStrict:`, as pi-crew reads it: true, yes or 1; false, no or 0. */
+	specStrict(): { specStrict?: boolean } {
+		const value = this.text("specStrict")?.toLowerCase();
+		if (value === undefined || value === "") return {};
+		if (["true", "yes", "1"].includes(value)) return { specStrict: true };
+		if (["false", "no", "0"].includes(value)) return { specStrict: false };
+		this.error("specStrict", `specStrict '${value}': expected true or false`);
+		return {};
+	}
+
+	/** `specRefs:`, the ids of the specs a step is held to; a value that is no spec id is an error. */
+	specRefs(): { specRefs?: readonly string[] } {
+		const refs = this.list("specRefs");
+		if (refs === undefined || refs.length === 0) return {};
+		const bad = refs.find((ref) => !SPEC_ID.test(ref));
+		if (bad !== undefined) {
+			this.error("specRefs", `specRefs '${bad}': expected spec ids (crew spec list), separated by commas`);
+			return {};
+		}
+		return { specRefs: refs };
 	}
 
 	/** `sandbox:`, one of the levels; anything else is an error naming it. */

@@ -46,6 +46,10 @@ export interface WorkflowStep {
 	readonly skills?: readonly string[];
 	/** `attention`: an attempt without a usable answer leaves the task for a person instead of failing it. */
 	readonly onMissing?: "attention";
+	/** The specs the step's task is held to, by id (pi-crew's `specRefs`). */
+	readonly specRefs?: readonly string[];
+	/** Whether its specs' must checks are run again after it; absent: as the workflow says. */
+	readonly specStrict?: boolean;
 }
 
 export interface WorkflowResource {
@@ -58,6 +62,8 @@ export interface WorkflowResource {
 	readonly file: string;
 	/** A TypeScript workflow script: its tasks come from running it, so it has no steps. */
 	readonly script?: true;
+	/** Whether its steps' specs are strict, unless a step says otherwise (pi-crew's `specStrict`). */
+	readonly specStrict?: boolean;
 }
 
 const STEP_KEYS: ReadonlySet<string> = new Set([
@@ -85,6 +91,8 @@ const STEP_KEYS: ReadonlySet<string> = new Set([
 	"writes",
 	"sandbox",
 	"onMissing",
+	"specRefs",
+	"specStrict",
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -96,6 +104,7 @@ const KNOWN: ReadonlySet<string> = new Set([
 	"triggers",
 	"useWhen",
 	"avoidWhen",
+	"specStrict",
 ]);
 
 /**
@@ -130,6 +139,7 @@ export function parseWorkflow(text: string, file: string): { workflow: WorkflowR
 			description: read.text("description") ?? "",
 			...(max !== undefined ? { maxConcurrency: max } : {}),
 			...(failure !== undefined && policies.includes(failure) ? { failure: failure as FailurePolicy } : {}),
+			...read.specStrict(),
 			steps,
 			file,
 		},
@@ -197,6 +207,8 @@ function parseStep(section: readonly string[], line: number, file: string, diagn
 		...read.sandbox(),
 		...(onMissing === "attention" ? { onMissing } : {}),
 		...(skills !== undefined ? { skills } : {}),
+		...read.specRefs(),
+		...read.specStrict(),
 	};
 }
 

@@ -3,9 +3,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { CrewError, ErrorCode } from "../core/errors.js";
-
-/** A spec's id, as pi-crew allows it: it is also its file's name. */
-export const SPEC_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+import { SPEC_ID, type SpecSnapshot } from "../core/spec-contract.js";
 
 const Requirement = z.looseObject({
 	id: z.string().min(1),
@@ -115,4 +113,33 @@ function canonicalJson(value: unknown): string {
 		return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
 	}
 	return JSON.stringify(value);
+}
+
+/**
+ * `record` as a task is given it: each requirement in order with its acceptance checks, a check
+ * naming no requirement left out, and whether the user's import still vouches for it.
+ */
+export function specSnapshot(record: SpecRecord, trusted: boolean): SpecSnapshot {
+	const items = record.requirements.flatMap((requirement) =>
+		record.acceptance
+			.filter((a) => a.requirementId === requirement.id)
+			.map((a) => ({
+				requirement: { id: requirement.id, text: requirement.text, priority: requirement.priority },
+				acceptance: {
+					id: a.id,
+					check: a.check,
+					...(a.command !== undefined ? { command: a.command } : {}),
+					...(a.expectedExitCode !== undefined ? { expectedExitCode: a.expectedExitCode } : {}),
+					...(a.expectedDigest !== undefined ? { expectedDigest: a.expectedDigest } : {}),
+					...(a.idempotent !== undefined ? { idempotent: a.idempotent } : {}),
+				},
+			})),
+	);
+	return {
+		specId: record.id,
+		version: record.version,
+		...(record.title !== undefined ? { title: record.title } : {}),
+		trusted,
+		items,
+	};
 }

@@ -14,7 +14,8 @@ import {
 import { join, resolve } from "node:path";
 import { piAgentFolder } from "../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
-import { SPEC_ID, type SpecRecord, specDigest, specRecord } from "./spec-record.js";
+import { SPEC_ID } from "../core/spec-contract.js";
+import { type SpecRecord, specDigest, specRecord } from "./spec-record.js";
 
 /** A spec as a store holds it: from which store, whether the user minted it, and its file. */
 export interface StoredSpec {

@@ -8,6 +8,7 @@ import { MAX_DURATION_MS } from "../../core/duration.js";
 import { CrewError, ErrorCode, errorMessage, isCrewError } from "../../core/errors.js";
 import { fillGoal } from "../../core/prompt.js";
 import type { RunSandbox } from "../../core/sandbox-level.js";
+import { specPrompt } from "../../core/spec-contract.js";
 import { thinkingProblem } from "../../core/thinking.js";
 import { type AgentSpec, IntegrationMode, type RunOptions, type TaskSpec } from "../../core/types.js";
 import { withoutCredentials } from "../../core/url-credentials.js";
@@ -25,6 +26,7 @@ import type { Plan, PlanInput } from "./plan-input.js";
 import { runSandbox } from "./sandbox.js";
 import { planScript } from "./script-plan.js";
 import { setupWarnings } from "./setup-check.js";
+import { stepSpecs } from "./step-specs.js";
 import { thinkingWarnings } from "./thinking-check.js";
 import { chooseWorkflow } from "./workflow-choice.js";
 
@@ -193,6 +195,7 @@ function planChosen(
 		});
 	}
 
+	const specs = stepSpecs(workflow.item, context.cwd, diagnostics, problems);
 	const mode = input.workspace ?? team?.item.workspaceMode;
 	// A worker elsewhere can only bring a task's changes back as its branch.
 	const remoteRepository = input.queue !== undefined && hasCommit(context.cwd);
@@ -202,8 +205,9 @@ function planChosen(
 			stepId: step.id,
 			role: step.role,
 			agent: resolveAgent(step, resolver),
-			text: fillGoal(step.text, input.goal),
+			text: `${fillGoal(step.text, input.goal)}${specPrompt(specs.get(step.id))}`,
 			dependsOn: step.dependsOn,
+			...(specs.has(step.id) ? { specs: specs.get(step.id) } : {}),
 			...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
 			...(step.stallTimeoutMs !== undefined ? { stallTimeoutMs: step.stallTimeoutMs } : {}),
 			...(step.askTimeoutMs !== undefined ? { askTimeoutMs: step.askTimeoutMs } : {}),

@@ -6,6 +6,7 @@ import { errorMessage } from "../../core/errors.js";
 import type { ArtifactRecord, RunRecord } from "../../core/records.js";
 import { retryNote } from "../../core/retry-policy.js";
 import type { SlotQueue } from "../../core/slot-queue.js";
+import { specGate } from "../../core/spec-contract.js";
 import { isTerminalTask, TaskStatus } from "../../core/status.js";
 import { timed } from "../../core/timings.js";
 import type { TaskSpec } from "../../core/types.js";
@@ -117,7 +118,10 @@ export class RunCommits {
 				this.#deps.slots().complete(i, (d) => this.#deps.tasks.status[d] === TaskStatus.Queued);
 				return;
 			case "completed":
-				this.#complete(i, live, judged.result, artifacts, verdict.events);
+				this.#complete(i, live, judged.result, artifacts, [
+					...(verdict.events ?? []),
+					...specGateEvents(spec, judged.result),
+				]);
 		}
 	}
 
@@ -253,4 +257,10 @@ export class RunCommits {
 		);
 		this.#deps.growth.add(planner.id, planned.tasks, "plan.expanded", dependents);
 	}
+}
+
+/** What a completed task's answer covers of its specs, pi-crew's `task.spec_gate`; none for a task without specs. */
+function specGateEvents(spec: TaskSpec, result: WorkerResult): { type: string; data: Record<string, unknown> }[] {
+	if (!spec.specs) return [];
+	return [{ type: "task.spec_gate", data: { ...specGate(spec.specs, result.text) } }];
 }

@@ -1,0 +1,84 @@
+// The specs a workflow's steps name, frozen for their tasks, and the strict workflows that cannot start.
+
+import { projectAt } from "../../config/project.js";
+import { ErrorCode, errorMessage } from "../../core/errors.js";
+import type { SpecSnapshot, TaskSpecs } from "../../core/spec-contract.js";
+import type { Diagnostic } from "../../resources/frontmatter.js";
+import type { WorkflowResource } from "../../resources/workflow-file.js";
+import { specSnapshot } from "../../specs/spec-record.js";
+import { SpecStore } from "../../specs/spec-store.js";
+import type { PlanProblem } from "./agent-resolver.js";
+
+/** The role of the step a strict workflow must have, as pi-crew requires. */
+const VERIFIER_ROLE = "verifier";
+
+/**
+ * The specs of each step that names some (`specRefs`), each read once from the stores of the
+ * repository at `cwd` (see `SpecStore`) and frozen, by
+ * step id. A strict workflow (its own `specStrict` or a step's) without a verifier step, and a
+ * strict step naming a spec the repository does not have, are problems: the run does not start. A
+ * step that is not strict starts without the spec it cannot find, with a warning.
+ */
+export function stepSpecs(
+	workflow: WorkflowResource,
+	cwd: string,
+	diagnostics: Diagnostic[],
+	problems: PlanProblem[],
+): Map<string, TaskSpecs> {
+	const file = workflow.file;
+	const strictOf = (step: WorkflowResource["steps"][number]) => step.specStrict ?? workflow.specStrict ?? false;
+	const strict = workflow.specStrict === true || workflow.steps.some(strictOf);
+	if (strict && !workflow.steps.some((s) => s.role === VERIFIER_ROLE)) {
+		problems.push({
+			code: ErrorCode.InvalidWorkflow,
+			diagnostic: {
+				level: "error",
+				file,
+				message: `workflow ${workflow.name} holds its steps to their specs strictly (specStrict) but has no step whose role is ${VERIFIER_ROLE}: add one`,
+			},
+		});
+	}
+	const specs = new Map<string, TaskSpecs>();
+	if (!workflow.steps.some((s) => s.specRefs)) return specs;
+	const project = projectAt(cwd);
+	const store = new SpecStore(project.root, project.crewDir);
+	const frozen = new Map<string, SpecSnapshot | string>();
+	const freeze = (id: string): SpecSnapshot | string => {
+		let found = frozen.get(id);
+		if (found === undefined) {
+			try {
+				const stored = store.find(id);
+				found = stored
+					? specSnapshot(stored.record, stored.minted)
+					: "it is not among this repository's specs (crew spec list)";
+			} catch (error) {
+				found = errorMessage(error);
+			}
+			frozen.set(id, found);
+		}
+		return found;
+	};
+	for (const step of workflow.steps) {
+		if (!step.specRefs) continue;
+		const snapshots: SpecSnapshot[] = [];
+		const unresolved: string[] = [];
+		for (const id of step.specRefs) {
+			const found = freeze(id);
+			if (typeof found !== "string") {
+				snapshots.push(found);
+				continue;
+			}
+			unresolved.push(id);
+			const diagnostic: Diagnostic = {
+				level: strictOf(step) ? "error" : "warning",
+				file,
+				...(step.line !== undefined ? { line: step.line } : {}),
+				message: `step '${step.id}' names spec '${id}': ${found}${strictOf(step) ? "" : "; the step runs without it, unverified"}`,
+			};
+			if (strictOf(step)) problems.push({ code: ErrorCode.InvalidWorkflow, diagnostic });
+			else diagnostics.push(diagnostic);
+		}
+		specs.set(step.id, { snapshots, strict: strictOf(step), unresolved });
+	}
+	return specs;
+}
