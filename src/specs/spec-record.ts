@@ -1,4 +1,4 @@
-// pi-crew's SpecRecord: requirements a task is held to, each with acceptance checks, and its digest.
+// The SpecRecord of pi-crew: requirements a task is held to, each with acceptance checks, and its digest.
 
 import { createHash } from "node:crypto";
 import { z } from "zod";

@@ -17,6 +17,8 @@ import { checkedRuntime, overridesAgents, runtimeProblem } from "./runtime-check
 export interface PlanProblem {
 	readonly code: ErrorCode;
 	readonly diagnostic: Diagnostic;
+	/** The repository lacks a spec a strict step names: its workflow is sound, the repository not ready to run it. */
+	readonly missingSpec?: true;
 }
 
 /** What resolving a step's agent needs, and where it records what it finds wrong. */

@@ -75,7 +75,7 @@ export function stepSpecs(
 				...(step.line !== undefined ? { line: step.line } : {}),
 				message: `step '${step.id}' names spec '${id}': ${found}${strictOf(step) ? "" : "; the step runs without it, unverified"}`,
 			};
-			if (strictOf(step)) problems.push({ code: ErrorCode.InvalidWorkflow, diagnostic });
+			if (strictOf(step)) problems.push({ code: ErrorCode.InvalidWorkflow, diagnostic, missingSpec: true });
 			else diagnostics.push(diagnostic);
 		}
 		specs.set(step.id, { snapshots, strict: strictOf(step), unresolved });

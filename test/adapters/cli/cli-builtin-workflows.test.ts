@@ -5,7 +5,7 @@ import { crew, gitRepo } from "../../helpers.js";
 
 test.each([
 	{ workflow: "chain", tasks: 5, reader: "plan", reads: "understanding.md" },
-	{ workflow: "strict-fast-fix", tasks: 4, reader: "fix", reads: "repro.md" },
+	{ workflow: "proven-fix", tasks: 4, reader: "fix", reads: "repro.md" },
 	{ workflow: "distill", tasks: 9, reader: "merge", reads: "research-history.md" },
 ])(
 	"the builtin $workflow runs end to end with the implementation team, in its worktrees, its steps handing their outputs on",
