@@ -119,19 +119,17 @@ function planned(
 	}
 	const found: Diagnostic[] = draft.problems
 		.filter((p) => !broken.has(p.diagnostic.file))
-		.map(({ code, diagnostic, missingSpec }) => {
-			if (missingSpec) {
-				const message = `${diagnostic.message}: a run of it starts once the spec is imported (crew spec import)`;
-				return { ...diagnostic, level: "warning" as const, message };
-			}
-			return team === undefined && code === ErrorCode.NotFound
+		// A spec the repository has not imported yet makes its runs wait, not its workflow wrong.
+		.filter((p) => !p.missingSpec)
+		.map(({ code, diagnostic }) =>
+			team === undefined && code === ErrorCode.NotFound
 				? {
 						...diagnostic,
-						level: "warning" as const,
+						level: "warning",
 						message: `${diagnostic.message}; without such an agent, the workflow runs only with a team that has the role`,
 					}
-				: diagnostic;
-		});
+				: diagnostic,
+		);
 	const errors = found.filter((d) => d.level === "error").length;
 	if (errors > 0 || context.trusted) return found;
 	const needing = runReach(draft.plan.tasks, draft.plan.options).filter((r) => r.origin === "project");
