@@ -96,6 +96,7 @@ const CASES: Record<string, Case> = {
 	demo: { args: () => ["demo", "--here"], code: 0, says: /the model answered 6 requests from pi/ },
 	schedule: { args: () => ["schedule", "list"], code: 0, says: /no schedules/ },
 	scheduler: { args: () => ["scheduler", "--once"], code: 0, says: /^$/ },
+	spec: { args: () => ["spec", "list"], code: 0, says: /no specs: crew spec import <file> adds one/ },
 };
 
 test("every command crew --help lists has a case here", async () => {
