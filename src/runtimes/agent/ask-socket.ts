@@ -8,6 +8,7 @@ import { crewVersion } from "../../config/crew-package.js";
 import { ASK_DESCRIPTION, ASK_TOOL } from "../../core/asked.js";
 import { errorMessage } from "../../core/errors.js";
 import { MAX_STEER_CHARS } from "../../core/steer-limits.js";
+import { listenInFolder } from "../process/socket-folder.js";
 
 /** The longest message a connection may send, in bytes: room for the longest question crew records. */
 const MAX_LINE_BYTES = 4 * MAX_STEER_CHARS;
@@ -78,15 +79,7 @@ export class AskSocket {
 		// A socket closed before a client came leaves the loading unawaited.
 		sdk.catch(() => {});
 		const socket = new AskSocket(asking, sdk);
-		try {
-			await new Promise<void>((done, fail) => {
-				socket.#server.once("error", fail);
-				socket.#server.listen(socket.path, () => done());
-			});
-		} catch (error) {
-			rmSync(socket.folder, { recursive: true, force: true });
-			throw error;
-		}
+		await listenInFolder(socket.#server, socket.path, socket.folder);
 		return socket;
 	}
 

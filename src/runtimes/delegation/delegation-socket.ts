@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DELEGATE_SOCKET_VARIABLE, type DelegationReply, delegationAsk } from "../../core/delegation.js";
 import { errorMessage } from "../../core/errors.js";
+import { listenInFolder } from "../process/socket-folder.js";
 import type { Delegating } from "../worker-runtime.js";
 
 /** The longest message a client may send, in bytes: a delegation's task with room for its JSON. */
@@ -62,15 +63,7 @@ export class DelegationSocket {
 	/** Listens for the agent's delegations, each carried out by `delegating`. */
 	static async open(delegating: Delegating): Promise<DelegationSocket> {
 		const socket = new DelegationSocket(delegating);
-		try {
-			await new Promise<void>((done, fail) => {
-				socket.#server.once("error", fail);
-				socket.#server.listen(socket.path, () => done());
-			});
-		} catch (error) {
-			rmSync(socket.folder, { recursive: true, force: true });
-			throw error;
-		}
+		await listenInFolder(socket.#server, socket.path, socket.folder);
 		return socket;
 	}
 
