@@ -59,7 +59,7 @@ module.exports = {
 		layer("resources", ["core"]),
 		layer("config", ["core", "resources"]),
 		layer("runtimes", ["core", "config", "store", "workspace"]),
-		layer("specs", ["core", "config"]),
+		layer("specs", ["core", "config", "runtimes"]),
 		layer("engine", ["core", "store", "workspace", "resources", "config", "runtimes", "specs", "script.ts"]),
 		layer("scripted-model", []),
 		room("goals", []),

@@ -122,3 +122,19 @@ export function specGate(specs: TaskSpecs, result: string): SpecGate {
 		cited: Object.fromEntries(cited ?? []),
 	};
 }
+
+/**
+ * What became of one must's check after a strict step: `met`, `failed`, or `not-run` with the
+ * reason (an untrusted spec, no command, not idempotent). Its standard output is kept only as a
+ * digest, which cannot leak what it printed.
+ */
+export interface SpecCheck {
+	readonly specId: string;
+	readonly acceptanceId: string;
+	readonly requirementId: string;
+	readonly outcome: "met" | "failed" | "not-run";
+	readonly exitCode?: number | null;
+	/** The sha-256 of its standard output, lowercase hex. */
+	readonly digest?: string;
+	readonly reason?: string;
+}

@@ -4,6 +4,7 @@ import type { AgentSetup, SetupKey } from "../core/agent-setup.js";
 import type { DelegationAnswer, DelegationAsk } from "../core/delegation.js";
 import type { ProcessHandle, SetAside } from "../core/records.js";
 import type { AttemptSandbox, CachesRecord, SandboxNetwork } from "../core/sandbox-level.js";
+import type { SpecCheck } from "../core/spec-contract.js";
 import type { AgentSession, Continuation, SessionOrigin } from "../core/session.js";
 import type { ThinkingLevel } from "../core/thinking.js";
 import type { AgentSpec, RunOptions } from "../core/types.js";
@@ -131,6 +132,8 @@ export interface WorkerResult {
 	readonly usage: Usage;
 	/** Files the runtime wrote under the request's artifact folder, by artifact name. */
 	readonly artifacts: readonly { readonly name: string; readonly kind: string }[];
+	/** What became of the checks of a strict step's specs, run after its agent (see `withSpecChecks`). */
+	readonly specChecks?: readonly SpecCheck[];
 }
 
 export interface RunControl {

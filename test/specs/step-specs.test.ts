@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { crew, lastJson, read, TestRepo } from "../helpers.js";
+import { crew, lastJson, read, type TestRepo } from "../helpers.js";
+import { heldWorkflow, repoWithSpec } from "./held-spec.js";
 
 const SPEC = {
 	id: "login-spec",
@@ -19,46 +19,12 @@ const SPEC = {
 	source: { kind: "manual" },
 };
 
-/** A repository with the spec imported (in a pi agent folder of its own), and that folder's environment. */
-async function repoWithSpec(): Promise<{ repo: TestRepo; env: NodeJS.ProcessEnv }> {
-	const repo = new TestRepo();
-	const env = { ...process.env, PI_CODING_AGENT_DIR: mkdtempSync(join(tmpdir(), "crew-pi-agent-")) };
-	writeFileSync(join(repo.dir, "spec.json"), JSON.stringify(SPEC));
-	const imported = await crew(repo.dir, ["spec", "import", "spec.json"], 60_000, env);
-	expect(imported.code, imported.stderr).toBe(0);
-	return { repo, env };
-}
-
-/**
- * A workflow `held` whose `work` step names `refs` and whose agent answers `answer`, with `extra`
- * keys, and a step of role verifier unless asked not to; run with the team `held`, whose verifier
- * is a command of the repository's (the builtin verifier is a pi agent).
- */
-function heldWorkflow(
-	repo: TestRepo,
-	refs: string,
-	answer: string,
-	extra: Record<string, string> = {},
-	verifier = true,
-): void {
-	repo.commandAgent("answerer", `printf '${answer}'`);
-	repo.commandAgent("checker", "echo checked");
-	repo.writeFile(
-		".crew/teams/held.team.md",
-		"---\nname: held\n---\n- worker: agent=answerer\n- verifier: agent=checker\n",
-	);
-	repo.workflow("held", [
-		{ id: "work", role: "worker", extra: { specRefs: refs, ...extra } },
-		...(verifier ? [{ id: "check", role: "verifier", dependsOn: ["work"] }] : []),
-	]);
-}
-
 function gateOf(repo: TestRepo, runId: string): Record<string, unknown> | undefined {
 	return read(repo.dir, (r) => r.events(runId).find((e) => e.type === "task.spec_gate")?.data);
 }
 
 test("a step that names a spec gets it frozen in its prompt, and its answer's evidence footer is weighed against it", async () => {
-	const { repo, env } = await repoWithSpec();
+	const { repo, env } = await repoWithSpec(SPEC);
 	heldWorkflow(repo, "login-spec", "logged in\\n\\nSPEC-EVIDENCE:\\nA1: the login test passed, 3 of 3\\n");
 	const plan = await crew(repo.dir, ["plan", "g", "--team", "held", "--workflow", "held", "--json"], 60_000, env);
 	expect(plan.code, plan.stderr).toBe(0);
@@ -92,7 +58,7 @@ test("a step that names a spec gets it frozen in its prompt, and its answer's ev
 });
 
 test("an answer that does not cite a must's check, or cites what the spec lacks, is marked unverified; a could is never needed", async () => {
-	const { repo, env } = await repoWithSpec();
+	const { repo, env } = await repoWithSpec(SPEC);
 	heldWorkflow(repo, "login-spec", "done\\nSPEC-EVIDENCE:\\nA2: errors name the field\\nA9: made up\\n");
 	const run = await crew(repo.dir, ["run", "g", "--team", "held", "--workflow", "held", "--json"], 60_000, env);
 	expect(run.code, run.stderr).toBe(0);
@@ -108,7 +74,7 @@ test("an answer that does not cite a must's check, or cites what the spec lacks,
 });
 
 test("a strict workflow starts only with a verifier step and every spec it names; a step that is not strict starts with a warning", async () => {
-	const { repo, env } = await repoWithSpec();
+	const { repo, env } = await repoWithSpec(SPEC);
 	heldWorkflow(repo, "login-spec", "x", { specStrict: "true" }, false);
 	const noVerifier = await crew(repo.dir, ["run", "g", "--team", "held", "--workflow", "held"], 60_000, env);
 	expect(noVerifier.code).toBe(2);

@@ -63,6 +63,12 @@ test("pi-crew's strict-fast-fix, with its spec imported, is planned and run by p
 		taskId: "explore",
 		data: { mode: "strict", badge: null, cited: { "probe-1": "login.ts:3 throws on an empty name" } },
 	});
+	// Its must's check was run again, confined, and met.
+	const checked = read(repo.dir, (r) => r.events(runId).find((e) => e.type === "spec.checked"));
+	expect(checked).toMatchObject({
+		taskId: "explore",
+		data: { checks: [{ specId: "b5-t4-strict-probe", acceptanceId: "probe-1", outcome: "met", exitCode: 0 }] },
+	});
 	expect(read(repo.dir, (r) => r.status(runId).tasks.map((t) => `${t.id}:${t.status}`))).toEqual([
 		"explore:completed",
 		"execute:completed",

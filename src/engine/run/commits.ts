@@ -86,7 +86,8 @@ export class RunCommits {
 			problems: (answer) => this.#deps.driver?.check(spec.id, answer) ?? [],
 		});
 		const result = "result" in judged && judged.result ? { result: judged.result } : {};
-		const verdict = "verdict" in judged && judged.verdict ? { events: [verdictEvent(spec, judged.verdict)] } : {};
+		const verdict = "verdict" in judged && judged.verdict ? [verdictEvent(spec, judged.verdict)] : [];
+		const checked = specCheckEvents(result.result);
 		switch (judged.kind) {
 			case "cancelled":
 				this.settle(i, live, {
@@ -102,7 +103,7 @@ export class RunCommits {
 					attemptStatus: judged.attemptStatus,
 					failure: this.#deps.questions.answeredLate(live, outcome) ?? judged.failure,
 					...result,
-					...verdict,
+					events: [...verdict, ...checked],
 					artifacts,
 				});
 				return;
@@ -110,7 +111,7 @@ export class RunCommits {
 				this.#expand(i, live, judged.result, artifacts);
 				return;
 			case "not-met":
-				this.settle(i, live, { ...SUPERSEDED, error: judged.error, ...result, ...verdict, artifacts });
+				this.settle(i, live, { ...SUPERSEDED, error: judged.error, ...result, events: verdict, artifacts });
 				this.#deps.growth.nextPass(spec, judged.evidence);
 				return;
 			case "attention":
@@ -119,8 +120,9 @@ export class RunCommits {
 				return;
 			case "completed":
 				this.#complete(i, live, judged.result, artifacts, [
-					...(verdict.events ?? []),
+					...verdict,
 					...specGateEvents(spec, judged.result),
+					...checked,
 				]);
 		}
 	}
@@ -263,4 +265,17 @@ export class RunCommits {
 function specGateEvents(spec: TaskSpec, result: WorkerResult): { type: string; data: Record<string, unknown> }[] {
 	if (!spec.specs) return [];
 	return [{ type: "task.spec_gate", data: { ...specGate(spec.specs, result.text) } }];
+}
+
+/**
+ * What became of a strict step's spec checks: `spec.checked` with every must's outcome, and
+ * pi-crew's `spec.check_failed` for each that failed; exit codes and digests, never output.
+ */
+function specCheckEvents(result: WorkerResult | undefined): { type: string; data: Record<string, unknown> }[] {
+	const checks = result?.specChecks ?? [];
+	if (checks.length === 0) return [];
+	const failed = checks
+		.filter((c) => c.outcome === "failed")
+		.map((c) => ({ type: "spec.check_failed", data: { ...c } }));
+	return [{ type: "spec.checked", data: { checks } }, ...failed];
 }

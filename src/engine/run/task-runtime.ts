@@ -6,6 +6,7 @@ import { replaying } from "../../runtimes/replay-runtime.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { withVerification } from "../../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../../runtimes/worker-runtime.js";
+import { withSpecChecks } from "../../specs/spec-checks.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { IntegrationBranch } from "../../workspace/integration-branch.js";
 import type { Worktrees } from "../../workspace/worktrees.js";
@@ -24,9 +25,9 @@ interface Deps {
 }
 
 /**
- * A task's runtime, wrapped: checked by its verify, and in its own worktree in worktree mode. A
- * runtime that runs attempts elsewhere carries the check and the setup hook to where its agent
- * runs. A dry run starts no agent, so there is nothing to check and no work to keep.
+ * A task's runtime, wrapped: checked by its verify and its strict specs, and in its own worktree in
+ * worktree mode. A runtime that runs attempts elsewhere carries the check and the setup hook to
+ * where its agent runs. A dry run starts no agent, so there is nothing to check and no work to keep.
  */
 export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: RunOptions): WorkerRuntime {
 	const { runtimes, worktrees } = deps;
@@ -48,6 +49,8 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	});
 	if (carried) runtime = carried;
 	else if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
+	// A strict step's checks run where its workspace is: here, unless the attempt ran on another machine.
+	if (spec.specs?.strict) runtime = withSpecChecks(runtime, carried ? undefined : runtimes.get("command"), spec.specs);
 	if (spec.until?.judge) {
 		const check = { ...(spec.until.command !== undefined ? { command: spec.until.command } : {}), base: worktree };
 		runtime = judgingGoal(runtime, runtimes.get("command"), check);

@@ -87,3 +87,8 @@ function repositoryKey(repository: string): string {
 	const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_") || "repository";
 	return `${name}-${digest}`;
 }
+
+/** The names of the variables that point the toolchains at crew's caches. */
+export function cacheVariableNames(): string[] {
+	return TOOLCHAINS.flatMap((tool) => Object.keys(tool.variables(() => "", {})));
+}
