@@ -66,6 +66,15 @@ export function stepSpecs(
 			const found = freeze(id);
 			if (typeof found !== "string") {
 				snapshots.push(found);
+				if (strictOf(step) && !found.trusted) {
+					const message = `step '${step.id}' names spec '${id}', which is not one you imported (crew spec import), or which changed since: its checks are not run, its evidence only weighed`;
+					diagnostics.push({
+						level: "warning",
+						file,
+						...(step.line !== undefined ? { line: step.line } : {}),
+						message,
+					});
+				}
 				continue;
 			}
 			unresolved.push(id);
