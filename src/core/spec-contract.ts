@@ -37,6 +37,23 @@ export interface TaskSpecs {
 	readonly unresolved: readonly string[];
 }
 
+/**
+ * pi-crew's `spec.frozen`, one per spec a task was given when its run was planned, and
+ * `spec.freeze_failed` per ref that named no spec; none for a task without specs.
+ */
+export function frozenEvents(specs: TaskSpecs | undefined): { type: string; data: Record<string, unknown> }[] {
+	if (!specs) return [];
+	const frozen = specs.snapshots.map(({ items, ...spec }) => ({
+		type: "spec.frozen",
+		data: { ...spec, strict: specs.strict, acceptance: items.map((i) => i.acceptance.id) },
+	}));
+	const failed = specs.unresolved.map((specId) => ({
+		type: "spec.freeze_failed",
+		data: { specId, reason: "it is not among the repository's specs" },
+	}));
+	return [...frozen, ...failed];
+}
+
 /** The line that opens the evidence footer of a result. */
 export const EVIDENCE_MARKER = "SPEC-EVIDENCE:";
 

@@ -4,6 +4,7 @@ import type { BudgetLimits } from "../core/budget.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import type { ArtifactRecord, EventRecord, ParentLink } from "../core/records.js";
 import { redact, redactDeep, redactOptional, redactTask } from "../core/redact.js";
+import { frozenEvents } from "../core/spec-contract.js";
 import {
 	type Cause,
 	checkRunTransition,
@@ -162,9 +163,9 @@ export class RunStore {
 	}
 
 	/**
-	 * Records a new run. Its goal and its tasks' texts are stored with secrets redacted, so prompts
-	 * never carry them, and its options as `storedOptions` keeps them (no URL credentials); command
-	 * lines stay as the resource files wrote them, since they must run.
+	 * Records a new run, and the specs frozen into its tasks. Its goal and tasks' texts are stored
+	 * redacted, so prompts never carry secrets, its options as `storedOptions` keeps them (no URL
+	 * credentials); command lines stay as the resource files wrote them, since they must run.
 	 */
 	createRun(given: NewRun): void {
 		const run = {
@@ -180,6 +181,7 @@ export class RunStore {
 				this.#s.insertTask.run(run.id, idx, task.id, task.stepId, task.role);
 				this.#usage.role(run.id, task.role);
 				this.#s.insertTaskData.run(run.id, task.id, JSON.stringify(task));
+				for (const e of frozenEvents(task.specs)) this.#event(run.id, e.type, task.id, e.data);
 			}
 			const created = { goal: run.goal, team: run.team, workflow: run.workflow, tasks: run.tasks.length };
 			this.#rows.created(run.id, this.#event(run.id, "run.created", null, created));
@@ -247,8 +249,7 @@ export class RunStore {
 	 * Adds a planner's tasks to its running run, after the tasks already there, and makes the
 	 * planner's dependents wait for them too: all in the caller's transaction with the planner's
 	 * completion, so a plan is either wholly in the run or not at all. A workflow script's new tasks
-	 * come the same way, without a planner. A task the run already has is left as it is: adding it
-	 * again is a no-op.
+	 * come the same way, without a planner. A task the run already has is left as it is.
 	 */
 	expandRun(
 		lease: Lease,

@@ -51,6 +51,23 @@ test("a step that names a spec gets it frozen in its prompt, and its answer's ev
 		cited: { A1: "the login test passed, 3 of 3" },
 	});
 
+	expect(
+		read(repo.dir, (r) => r.events(runId).filter((e) => e.type === "spec.frozen" || e.type === "spec.freeze_failed")),
+	).toEqual([
+		expect.objectContaining({
+			type: "spec.frozen",
+			taskId: "work",
+			data: {
+				specId: "login-spec",
+				version: 2,
+				title: "Login works",
+				trusted: true,
+				strict: false,
+				acceptance: ["A1", "A2"],
+			},
+		}),
+	]);
+
 	// A spec changed after its run was planned does not change that run's tasks.
 	writeFileSync(join(repo.dir, "spec.json"), JSON.stringify({ ...SPEC, version: 3 }));
 	await crew(repo.dir, ["spec", "import", "spec.json"], 60_000, env);
@@ -93,6 +110,11 @@ test("a strict workflow starts only with a verifier step and every spec it names
 	const loose = await crew(repo.dir, ["run", "g", "--team", "held", "--workflow", "held", "--json"], 60_000, env);
 	expect(loose.code, loose.stderr).toBe(0);
 	expect(loose.stderr).toContain("the step runs without it, unverified");
+	const looseId = lastJson(loose.stdout).runId;
+	expect(read(repo.dir, (r) => r.events(looseId).find((e) => e.type === "spec.freeze_failed"))).toMatchObject({
+		taskId: "work",
+		data: { specId: "no-such-spec", reason: "it is not among the repository's specs" },
+	});
 	expect(gateOf(repo, lastJson(loose.stdout).runId)).toMatchObject({ badge: "unverified" });
 
 	heldWorkflow(repo, "../etc", "x");
