@@ -1,11 +1,12 @@
 // @ts-check
 // A run's page at `/runs/<id>`: its head, goal, integration and actions, its live DAG beside the
-// task panel, its timeline and its cost, kept current by the run's event stream. Every text from
-// the server goes in through textContent, never as HTML.
+// task panel, the requirements of its specs, its timeline and its cost, kept current by the run's
+// event stream. Every text from the server goes in through textContent, never as HTML.
 
 import { showCost } from "./cost.js";
 import { delegatedSection } from "./delegated.js";
 import { api, count, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
+import { requirementsSection } from "./requirements.js";
 import { runGraph } from "./run-graph.js";
 import { taskPanel } from "./task-panel.js";
 import { timelineSection } from "./timeline.js";
@@ -118,6 +119,9 @@ export async function runPage(runId) {
 	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
 	const panel = taskPanel(runId);
 	const delegated = delegatedSection((taskId) => select(taskId));
+	const requirements = requirementsSection(runId, (taskId) => select(taskId));
+	/** The requirements at most every 2 s while the run changes. */
+	const requirementsSoon = throttle(() => requirements.update().catch((e) => setConnection(e.message)), 2000);
 	main.replaceChildren(
 		head,
 		delegated.parent,
@@ -126,6 +130,7 @@ export async function runPage(runId) {
 		integration,
 		el("p", {}, [actions, message]),
 		el("div", { class: "layout" }, [graph.element, panel.element]),
+		requirements.section,
 		delegated.section,
 		timeline.section,
 		cost,
@@ -216,13 +221,20 @@ export async function runPage(runId) {
 				showRun();
 				costSoon();
 				timelineSoon();
+				requirementsSoon();
 				paintTasks();
 				return;
 			}
 		}
 		// The first read, and one after tasks joined the run: every task, in the order views list them,
 		// read with the graph, the timeline and the cost at once.
-		const [view] = await Promise.all([api(path), graph.draw(), showCost(cost, runId), timeline.update()]);
+		const [view] = await Promise.all([
+			api(path),
+			graph.draw(),
+			showCost(cost, runId),
+			timeline.update(),
+			requirements.update(),
+		]);
 		run = view.run;
 		tasks = view.tasks;
 		seq = view.seq;

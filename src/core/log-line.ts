@@ -20,6 +20,8 @@ export const LogKind = {
 	Message: "message",
 	/** A judge's verdict on the run's goal. */
 	Verdict: "verdict",
+	/** What the answer cited of its specs, and how their checks went. */
+	Spec: "spec",
 } as const;
 export type LogKind = (typeof LogKind)[keyof typeof LogKind];
 
@@ -118,6 +120,20 @@ export function logEntry({ type, data }: LoggedEvent): LogEntry | undefined {
 				kind: LogKind.Verdict,
 				text: `the judge: ${said} after ${pass}${data.reason ? `: ${str(data.reason)}` : ""}`,
 			};
+		}
+		case "task.spec_gate": {
+			const cited = Object.keys((data.cited ?? {}) as Record<string, unknown>);
+			const missing = (data.missingMustIds ?? []) as string[];
+			const said = data.footerPresent ? `cited ${cited.join(", ") || "no check"}` : "no SPEC-EVIDENCE footer";
+			const short = missing.length > 0 ? `; musts not cited: ${missing.join(", ")}` : "";
+			return { kind: LogKind.Spec, text: `${said}${short}${data.badge ? " (unverified)" : ""}` };
+		}
+		case "spec.checked": {
+			const checks = (data.checks ?? []) as { acceptanceId: string; outcome: string; reason?: string }[];
+			const lines = checks.map(
+				(c) => `check ${c.acceptanceId} ${c.outcome.replace("-", " ")}${c.reason ? `: ${c.reason}` : ""}`,
+			);
+			return { kind: LogKind.Spec, text: lines.join("\n") };
 		}
 		case "worker.commit":
 			return { kind: LogKind.Commit, text: `committed ${str(data.commit).slice(0, 12)} on ${str(data.branch)}` };

@@ -38,14 +38,22 @@ export interface TaskSpecs {
 }
 
 /**
- * pi-crew's `spec.frozen`, one per spec a task was given when its run was planned, and
- * `spec.freeze_failed` per ref that named no spec; none for a task without specs.
+ * pi-crew's `spec.frozen`, one per spec a task was given when its run was planned (each check by
+ * id and words, under its requirement), and `spec.freeze_failed` per ref that named no spec; none
+ * for a task without specs.
  */
 export function frozenEvents(specs: TaskSpecs | undefined): { type: string; data: Record<string, unknown> }[] {
 	if (!specs) return [];
 	const frozen = specs.snapshots.map(({ items, ...spec }) => ({
 		type: "spec.frozen",
-		data: { ...spec, strict: specs.strict, acceptance: items.map((i) => i.acceptance.id) },
+		data: {
+			...spec,
+			strict: specs.strict,
+			items: items.map(({ requirement, acceptance }) => ({
+				requirement,
+				acceptance: { id: acceptance.id, check: acceptance.check },
+			})),
+		},
 	}));
 	const failed = specs.unresolved.map((specId) => ({
 		type: "spec.freeze_failed",

@@ -130,7 +130,8 @@ function confined(acceptance: FrozenAcceptance): string {
 function notRun(message = "no reason was given"): string {
 	const killed = /^killed by (\S+?):?(?:\s|$)/.exec(message);
 	if (killed) return `it was killed by ${killed[1]}`;
-	if (message.includes(NO_SANDBOX)) return `it cannot be confined, and a spec's check never runs unconfined: ${NO_SANDBOX}`;
+	if (message.includes(NO_SANDBOX))
+		return `it cannot be confined, and a spec's check never runs unconfined: ${NO_SANDBOX}`;
 	return `it did not run: ${message}`;
 }
 

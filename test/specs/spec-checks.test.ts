@@ -94,6 +94,42 @@ test("a strict step's agent that does the work completes, its checks run confine
 			},
 		]);
 		expect(server.hits()).toBe(0);
+		// Seen where people look: crew status, its JSON, and the task's log.
+		const status = await crew(repo.dir, ["status", honestId], 60_000, env);
+		expect(status.stdout).toContain(
+			[
+				"  requirements:",
+				"    spec fix-spec v1, strict, task work:",
+				"      A1 met: R1 (must) the fix is written; evidence: fixed.txt says fixed",
+				"      A2 met: R1 (must) the fix is written; evidence: offline",
+				"      A3 not run (its command is not marked idempotent: coverage only): R1 (must) the fix is written; evidence: deployed",
+				"      S1 unverified: R2 (should) it reads well",
+			].join("\n"),
+		);
+		const json = JSON.parse((await crew(repo.dir, ["status", honestId, "--json"], 60_000, env)).stdout);
+		expect(
+			json.requirements.map((r: { acceptanceId: string; outcome: string }) => `${r.acceptanceId}:${r.outcome}`),
+		).toEqual(["A1:met", "A2:met", "A3:not-run", "S1:unverified"]);
+		expect(json.requirements[0]).toEqual({
+			taskId: "work",
+			specId: "fix-spec",
+			version: 1,
+			strict: true,
+			trusted: true,
+			requirementId: "R1",
+			text: "the fix is written",
+			priority: "must",
+			acceptanceId: "A1",
+			check: "fixed.txt says fixed",
+			cited: "fixed.txt says fixed",
+			outcome: "met",
+			exitCode: 0,
+			digest: sha256("fixed\n"),
+		});
+		const logs = await crew(repo.dir, ["logs", honestId, "work"], 60_000, env);
+		expect(logs.stdout).toContain("spec: cited A1, A2, A3");
+		expect(logs.stdout).toContain("spec: check A1 met");
+		expect(logs.stdout).toContain("check A3 not run: its command is not marked idempotent: coverage only");
 
 		// The honest run's file is gone: the next agent only cites the check.
 		rmSync(join(repo.dir, "fixed.txt"));
@@ -103,6 +139,10 @@ test("a strict step's agent that does the work completes, its checks run confine
 		const cheatId = lastJson(cheat.stdout).runId;
 		const work = read(repo.dir, (r) => r.status(cheatId).tasks.find((t) => t.id === "work"));
 		expect(work?.status).toBe("failed");
+		const failedStatus = await crew(repo.dir, ["status", cheatId], 60_000, env);
+		expect(failedStatus.stdout).toContain(
+			"      A1 failed (it exited 1, not 0): R1 (must) the fix is written; evidence: fixed.txt says fixed",
+		);
 		expect(work?.error).toBe("the spec check failed: A1 of spec fix-spec: it exited 1, not 0");
 		const failed = read(repo.dir, (r) => r.events(cheatId).filter((e) => e.type === "spec.check_failed"));
 		expect(failed.map((e) => e.data)).toEqual([

@@ -63,7 +63,16 @@ test("a step that names a spec gets it frozen in its prompt, and its answer's ev
 				title: "Login works",
 				trusted: true,
 				strict: false,
-				acceptance: ["A1", "A2"],
+				items: [
+					{
+						requirement: { id: "R1", text: "a user can log in", priority: "must" },
+						acceptance: { id: "A1", check: "the login test passes" },
+					},
+					{
+						requirement: { id: "R2", text: "errors read well", priority: "could" },
+						acceptance: { id: "A2", check: "errors name the field" },
+					},
+				],
 			},
 		}),
 	]);

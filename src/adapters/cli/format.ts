@@ -6,6 +6,7 @@ import type { EventRecord, ListedTask, RunRecord, TaskRecord } from "../../core/
 import { sandboxText } from "../../core/sandbox-level.js";
 import { originText } from "../../core/session.js";
 import { setAsideText } from "../../core/set-aside-text.js";
+import { type RequirementRow, requirementText } from "../../core/spec-coverage.js";
 import { statusCounts } from "../../core/status.js";
 import { excerpt } from "../../core/terminal-text.js";
 import { addUsage, isZeroUsage, type Usage, ZERO_USAGE } from "../../core/usage.js";
@@ -90,13 +91,14 @@ function usageByText(by: Readonly<Record<string, Usage>>): string {
 
 /**
  * `crew status` as text: the run, its usage, and a line per task in the order given, with a
- * script's phase heading its tasks.
+ * script's phase heading its tasks; then the requirements of its specs.
  */
 export function statusText(
 	{ run, tasks }: { readonly run: RunRecord; readonly tasks: readonly ListedTask[] },
 	now: number,
 	usageBy?: { readonly role: Readonly<Record<string, Usage>>; readonly model: Readonly<Record<string, Usage>> },
 	children: readonly ChildRun[] = [],
+	requirements: readonly RequirementRow[] = [],
 ): string {
 	const summary = statusCounts(tasks);
 	const lines = [
@@ -136,7 +138,22 @@ export function statusText(
 		lines.push(taskLine(t, now, widths, run.id), ...setAsideLines(t));
 		for (const c of children.filter((child) => child.taskId === t.id)) lines.push(`      ↳ ${delegatedRunText(c)}`);
 	}
+	lines.push(...requirementLines(requirements));
 	return `${lines.join("\n")}\n`;
+}
+
+/** The requirements of a run's specs, under each task and spec: a line per check, as it stands. */
+function requirementLines(rows: readonly RequirementRow[]): string[] {
+	if (rows.length === 0) return [];
+	const lines = ["  requirements:"];
+	let heading = "";
+	for (const row of rows) {
+		const now = `    spec ${row.specId} v${row.version}${row.strict ? ", strict" : ""}${row.trusted ? "" : ", not imported by you"}, task ${row.taskId}:`;
+		if (now !== heading) lines.push(now);
+		heading = now;
+		lines.push(`      ${requirementText(row)}`);
+	}
+	return lines;
 }
 
 /** A run a task delegated, as said under the task: its id, how it stands, its workflow, the attempt and what it spent. */
@@ -173,6 +190,7 @@ const LOG_MARKS: Readonly<Record<LogKind, string>> = {
 	status: "task",
 	message: "person:",
 	verdict: "goal:",
+	spec: "spec:",
 };
 
 /** A log entry as text: its time, a mark of its kind, and its text with later lines indented. */

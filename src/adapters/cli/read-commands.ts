@@ -51,7 +51,13 @@ export async function statusCommand(runId: string | undefined, options: StatusOp
 	const text = withReader((reader) =>
 		json
 			? `${reader.statusJson(runId, { ...(tasks ? { tasks } : {}), ...(fields ? { fields } : {}) })}\n`
-			: statusText(reader.status(runId), Date.now(), reader.usageBy(runId), reader.children(runId)),
+			: statusText(
+					reader.status(runId),
+					Date.now(),
+					reader.usageBy(runId),
+					reader.children(runId),
+					reader.requirements(runId),
+				),
 	);
 	print(text);
 	return 0;

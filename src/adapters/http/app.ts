@@ -133,6 +133,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.json(comparisonJson(compareRuns(needReader(), runId(c), other)));
 	});
 	app.get("/api/runs/:runId/cost", (c) => c.json(runCost(needReader(), runId(c))));
+	app.get("/api/runs/:runId/requirements", (c) => c.json({ requirements: needReader().requirements(runId(c)) }));
 	app.get("/api/runs/:runId/timeline", (c) => c.json(timelineJson(needReader().timeline(runId(c)))));
 	app.get("/api/runs/:runId/graph", (c) => {
 		const { tasks } = needReader().view(runId(c));

@@ -12,6 +12,7 @@ const FILES: Readonly<Record<string, string>> = {
 	"compare.js": "text/javascript; charset=utf-8",
 	"cost.js": "text/javascript; charset=utf-8",
 	"delegated.js": "text/javascript; charset=utf-8",
+	"requirements.js": "text/javascript; charset=utf-8",
 	"dom.js": "text/javascript; charset=utf-8",
 	"inbox.js": "text/javascript; charset=utf-8",
 	"insights.js": "text/javascript; charset=utf-8",

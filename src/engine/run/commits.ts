@@ -87,7 +87,10 @@ export class RunCommits {
 		});
 		const result = "result" in judged && judged.result ? { result: judged.result } : {};
 		const verdict = "verdict" in judged && judged.verdict ? [verdictEvent(spec, judged.verdict)] : [];
-		const checked = specCheckEvents(result.result);
+		// An answer whose spec checks ran is weighed too, whether they passed or not.
+		const checked = result.result?.specChecks
+			? [...specGateEvents(spec, result.result), ...specCheckEvents(result.result)]
+			: [];
 		switch (judged.kind) {
 			case "cancelled":
 				this.settle(i, live, {
@@ -121,8 +124,7 @@ export class RunCommits {
 			case "completed":
 				this.#complete(i, live, judged.result, artifacts, [
 					...verdict,
-					...specGateEvents(spec, judged.result),
-					...checked,
+					...(checked.length > 0 ? checked : specGateEvents(spec, judged.result)),
 				]);
 		}
 	}

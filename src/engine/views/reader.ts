@@ -13,7 +13,8 @@ import type {
 	TaskRecord,
 	TaskView,
 } from "../../core/records.js";
-import type { RunStatus } from "../../core/status.js";
+import { type RequirementRow, requirementRows, SPEC_EVENTS } from "../../core/spec-coverage.js";
+import { isTerminalTask, type RunStatus } from "../../core/status.js";
 import type { StatusSelection } from "../../core/status-selection.js";
 import { taskOrder } from "../../core/task-order.js";
 import type { TaskSpec } from "../../core/types.js";
@@ -191,6 +192,24 @@ export class RunReader {
 		});
 	}
 
+	/**
+	 * The requirements of a run's specs as they stand (see `requirementRows`); none for a run
+	 * without specs, known from its first event: the specs frozen into a run's tasks come first.
+	 */
+	requirements(runId?: string): RequirementRow[] {
+		const id = this.#runId(runId);
+		const q = this.#q();
+		return q.consistent(() => {
+			if (!q.eventsAfter(id, 0, 1)[0]?.type.startsWith("spec.")) return [];
+			const status = new Map(q.listTasks(id).map((t) => [t.id, t.status]));
+			const ended = (taskId: string) => {
+				const now = status.get(taskId);
+				return now !== undefined && isTerminalTask(now);
+			};
+			return requirementRows(q.eventsOfTypes(id, SPEC_EVENTS), ended);
+		});
+	}
+
 	/** Run `runId`'s tasks as planned: each with its agent as resolved then. */
 	taskSpecs(runId: string): TaskSpec[] {
 		return this.#q().taskSpecs(this.#runId(runId));
@@ -231,8 +250,9 @@ export class RunReader {
 	 * {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, partial?} (by role and
 	 * by model: an object of those by name; `partial: true` when a lower bound), counting every
 	 * attempt however it ended, as of one committed state; tasks in the order every view lists them
-	 * (see `taskOrder`). Scripts and the MCP server rely on it. `select` narrows the tasks listed,
-	 * and the fields each has; the run part stays whole.
+	 * (see `taskOrder`); and, for a run whose tasks were held to specs, `"requirements"`: a row per
+	 * check (see `RequirementRow`). Scripts and the MCP server rely on it. `select` narrows the
+	 * tasks listed, and the fields each has; the run part stays whole.
 	 */
 	statusJson(runId?: string, select: StatusSelection = {}): string {
 		const id = this.#runId(runId);
@@ -245,7 +265,9 @@ export class RunReader {
 				const order = (this.#views as ViewQueries).reordered(id) ? this.#order(id) : undefined;
 				const tasks = q.tasksJson(id, run.status !== stored.status, order, select);
 				const spent = spentJson(q, id);
-				const value = `{"run":${JSON.stringify({ ...runSummary(run), ...spent })},"tasks":${tasks}}`;
+				const required = this.requirements(id);
+				const listed = required.length > 0 ? `,"requirements":${JSON.stringify(required)}` : "";
+				const value = `{"run":${JSON.stringify({ ...runSummary(run), ...spent })},"tasks":${tasks}${listed}}`;
 				return { value, gone: run.status !== stored.status };
 			}),
 		);
