@@ -102,3 +102,25 @@ export function requirementText(row: RequirementRow): string {
 	const evidence = row.cited !== null ? `; evidence: ${row.cited}` : "";
 	return `${row.acceptanceId} ${outcome}${why}: ${row.requirementId} (${row.priority}) ${row.text}${evidence}`;
 }
+
+/** The role of the steps that check a run's work: they, and a goal's judge, are shown its requirements. */
+export const VERIFIER_ROLE = "verifier";
+
+/**
+ * The part of a verifier's or a goal judge's prompt that shows the requirements of the work it
+ * checks, each as it stands; empty when there are none.
+ */
+export function requirementsPrompt(rows: readonly RequirementRow[]): string {
+	if (rows.length === 0) return "";
+	const lines = [
+		"",
+		"## Requirements of the work you check",
+		"",
+		"The tasks before you were held to these specs. Each check as it stands: `met` and `failed` were run again by crew after their task, `not run` could not be, `cited` and `unverified` were never run, `pending` waits for its task.",
+		"",
+		...rows.map((row) => `- task ${row.taskId}, spec ${row.specId}@v${row.version}: ${requirementText(row)}`),
+		"",
+		"A must whose check failed, or that nothing shows is met, is not met: say so.",
+	];
+	return `${lines.join("\n")}\n`;
+}

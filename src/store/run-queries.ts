@@ -4,7 +4,8 @@ import type { Statement } from "better-sqlite3";
 import { CrewError, ErrorCode } from "../core/errors.js";
 import { once } from "../core/once.js";
 import type { ArtifactRecord, AttemptRecord, EventRecord, RunRecord, TaskRecord } from "../core/records.js";
-import type { RunStatus, TaskStatus } from "../core/status.js";
+import { type RequirementRow, requirementRows, SPEC_EVENTS } from "../core/spec-coverage.js";
+import { isTerminalTask, type RunStatus, type TaskStatus } from "../core/status.js";
 import { type StatusSelection, TASK_JSON_FIELDS } from "../core/status-selection.js";
 import type { TaskSpec } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
@@ -204,6 +205,23 @@ export class RunQueries {
 
 	listTasks(runId: string): TaskRecord[] {
 		return this.#tasks().all(runId).map(taskFromArray);
+	}
+
+	/**
+	 * The requirements of a run's specs as they stand (see `requirementRows`), as of one committed
+	 * state; none for a run without specs, known from its first event: the specs frozen into a
+	 * run's tasks are recorded before the run itself (see `RunStore.createRun`).
+	 */
+	requirements(runId: string): RequirementRow[] {
+		return this.consistent(() => {
+			if (!this.eventsAfter(runId, 0, 1)[0]?.type.startsWith("spec.")) return [];
+			const status = new Map(this.listTasks(runId).map((t) => [t.id, t.status]));
+			const ended = (taskId: string) => {
+				const now = status.get(taskId);
+				return now !== undefined && isTerminalTask(now);
+			};
+			return requirementRows(this.eventsOfTypes(runId, SPEC_EVENTS), ended);
+		});
 	}
 
 	/** A run and all its tasks as of one committed state. */

@@ -126,6 +126,12 @@ test("a strict step's agent that does the work completes, its checks run confine
 			exitCode: 0,
 			digest: sha256("fixed\n"),
 		});
+		// The verifier after it was shown them, as they stood.
+		const verifierPrompt = readFileSync(join(repo.dir, ".crew/runs", honestId, "tasks/check/prompt.md"), "utf8");
+		expect(verifierPrompt).toContain("## Requirements of the work you check");
+		expect(verifierPrompt).toContain(
+			"- task work, spec fix-spec@v1: A1 met: R1 (must) the fix is written; evidence: fixed.txt says fixed",
+		);
 		const logs = await crew(repo.dir, ["logs", honestId, "work"], 60_000, env);
 		expect(logs.stdout).toContain("spec: cited A1, A2, A3");
 		expect(logs.stdout).toContain("spec: check A1 met");
@@ -165,6 +171,25 @@ test("a strict step's agent that does the work completes, its checks run confine
 	} finally {
 		server.close();
 	}
+});
+
+test("a goal's judge is shown the requirements of the pass it judges, as they stand", async () => {
+	const { repo, env } = await repoWithSpec(fixSpec(9));
+	heldCommand(
+		repo,
+		"fix-spec",
+		`printf 'fixed\\n' > fixed.txt && printf 'done\\n\\nSPEC-EVIDENCE:\\nA1: it says fixed\\n'`,
+	);
+	repo.commandAgent("judger", `printf '{"verdict": "ACHIEVED", "reason": "met"}'`);
+	const run = await crew(repo.dir, [...RUN, "--until-judged", "--judge", "judger"], 90_000, env);
+	expect(run.code, run.stderr).toBe(0);
+	const runId = lastJson(run.stdout).runId;
+	const prompt = readFileSync(join(repo.dir, ".crew/runs", runId, "tasks/until.1/prompt.md"), "utf8");
+	expect(prompt).toContain("## Requirements of the work you check");
+	expect(prompt).toContain(
+		"- task work, spec fix-spec@v1: A1 cited: R1 (must) the fix is written; evidence: it says fixed",
+	);
+	expect(prompt).toContain("- task work, spec fix-spec@v1: A2 unverified: R1 (must) the fix is written");
 });
 
 test("a strict check that cannot be confined is not run: its task fails for good, saying why", async () => {

@@ -3,14 +3,12 @@
 import { projectAt } from "../../config/project.js";
 import { ErrorCode, errorMessage } from "../../core/errors.js";
 import type { SpecSnapshot, TaskSpecs } from "../../core/spec-contract.js";
+import { VERIFIER_ROLE } from "../../core/spec-coverage.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { WorkflowResource } from "../../resources/workflow-file.js";
 import { specSnapshot } from "../../specs/spec-record.js";
 import { SpecStore } from "../../specs/spec-store.js";
 import type { PlanProblem } from "./agent-resolver.js";
-
-/** The role of the step a strict workflow must have, as pi-crew requires. */
-const VERIFIER_ROLE = "verifier";
 
 /**
  * The specs of each step that names some (`specRefs`), each read once from the stores of the

@@ -9,6 +9,7 @@ import type { ArtifactRecord, AttemptRecord, RunRecord } from "../../core/record
 import { redact } from "../../core/redact.js";
 import { taskSandbox } from "../../core/sandbox.js";
 import type { AttemptSandbox } from "../../core/sandbox-level.js";
+import { requirementsPrompt, VERIFIER_ROLE } from "../../core/spec-coverage.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { withCheckEvidence } from "../../core/verdict.js";
 import type { TaskRequest } from "../../runtimes/worker-runtime.js";
@@ -55,9 +56,11 @@ export function recordStart(
 	);
 	const evidence = store.queries.evidenceOf(runId, spec.id);
 	const checked = evidence === undefined ? rendered : withCheckEvidence(rendered, evidence);
+	const judges = spec.role === VERIFIER_ROLE || spec.until?.judge === true;
+	const required = judges ? store.queries.requirements(runId).filter((r) => r.taskId !== spec.id) : [];
 	const answered = store.questions.answers(runId, spec.id);
 	const prompt = withAnswers(
-		checked,
+		checked + requirementsPrompt(required),
 		answered.map((q) => ({ question: q.question, answer: q.answer ?? "" })),
 	);
 	const known = run.options.knowledge === false ? undefined : readKnowledge(crewDir);

@@ -13,8 +13,8 @@ import type {
 	TaskRecord,
 	TaskView,
 } from "../../core/records.js";
-import { type RequirementRow, requirementRows, SPEC_EVENTS } from "../../core/spec-coverage.js";
-import { isTerminalTask, type RunStatus } from "../../core/status.js";
+import type { RequirementRow } from "../../core/spec-coverage.js";
+import type { RunStatus } from "../../core/status.js";
 import type { StatusSelection } from "../../core/status-selection.js";
 import { taskOrder } from "../../core/task-order.js";
 import type { TaskSpec } from "../../core/types.js";
@@ -192,22 +192,9 @@ export class RunReader {
 		});
 	}
 
-	/**
-	 * The requirements of a run's specs as they stand (see `requirementRows`); none for a run
-	 * without specs, known from its first event: the specs frozen into a run's tasks come first.
-	 */
+	/** The requirements of a run's specs as they stand (see `RunQueries.requirements`). */
 	requirements(runId?: string): RequirementRow[] {
-		const id = this.#runId(runId);
-		const q = this.#q();
-		return q.consistent(() => {
-			if (!q.eventsAfter(id, 0, 1)[0]?.type.startsWith("spec.")) return [];
-			const status = new Map(q.listTasks(id).map((t) => [t.id, t.status]));
-			const ended = (taskId: string) => {
-				const now = status.get(taskId);
-				return now !== undefined && isTerminalTask(now);
-			};
-			return requirementRows(q.eventsOfTypes(id, SPEC_EVENTS), ended);
-		});
+		return this.#q().requirements(this.#runId(runId));
 	}
 
 	/** Run `runId`'s tasks as planned: each with its agent as resolved then. */
