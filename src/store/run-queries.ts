@@ -209,12 +209,13 @@ export class RunQueries {
 
 	/**
 	 * The requirements of a run's specs as they stand (see `requirementRows`), as of one committed
-	 * state; none for a run without specs, known from its first event: the specs frozen into a
-	 * run's tasks are recorded before the run itself (see `RunStore.createRun`).
+	 * state. A run's events are read only when it may have specs: the specs frozen into a planned
+	 * run's tasks are its first events (see `RunStore.createRun`); a script's calls name theirs later.
 	 */
 	requirements(runId: string): RequirementRow[] {
 		return this.consistent(() => {
-			if (!this.eventsAfter(runId, 0, 1)[0]?.type.startsWith("spec.")) return [];
+			const planned = this.eventsAfter(runId, 0, 1)[0]?.type.startsWith("spec.");
+			if (!planned && this.getRun(runId).options.script === undefined) return [];
 			const status = new Map(this.listTasks(runId).map((t) => [t.id, t.status]));
 			const ended = (taskId: string) => {
 				const now = status.get(taskId);

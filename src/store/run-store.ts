@@ -163,9 +163,9 @@ export class RunStore {
 	}
 
 	/**
-	 * Records a new run, and the specs frozen into its tasks. Its goal and tasks' texts are stored
-	 * redacted, so prompts never carry secrets, its options as `storedOptions` keeps them (no URL
-	 * credentials); command lines stay as the resource files wrote them, since they must run.
+	 * Records a new run, the specs frozen into its tasks first (see `RunQueries.requirements`). Goal
+	 * and task texts are stored redacted, so prompts never carry secrets; options as `storedOptions`
+	 * keeps them; command lines as the resource files wrote them, since they must run.
 	 */
 	createRun(given: NewRun): void {
 		const run = {
@@ -249,7 +249,8 @@ export class RunStore {
 	 * Adds a planner's tasks to its running run, after the tasks already there, and makes the
 	 * planner's dependents wait for them too: all in the caller's transaction with the planner's
 	 * completion, so a plan is either wholly in the run or not at all. A workflow script's new tasks
-	 * come the same way, without a planner. A task the run already has is left as it is.
+	 * (with the specs frozen into them) come the same way, without a planner. A task the run already
+	 * has is left as it is.
 	 */
 	expandRun(
 		lease: Lease,
@@ -267,6 +268,7 @@ export class RunStore {
 				this.#s.insertTask.run(lease.runId, idx++, task.id, task.stepId, task.role);
 				this.#usage.role(lease.runId, task.role);
 				this.#s.insertTaskData.run(lease.runId, task.id, JSON.stringify(redactTask(task)));
+				for (const e of frozenEvents(task.specs)) this.#event(lease.runId, e.type, task.id, e.data);
 				added.push(task.id);
 			}
 			for (const d of dependents) this.#s.setDependsOn.run(JSON.stringify(d.dependsOn), lease.runId, d.taskId);
@@ -349,9 +351,8 @@ export class RunStore {
 		error: string,
 	): void {
 		this.#tx.write(() => {
-			if (this.#s.epoch.get(runId)?.epoch !== epoch) {
+			if (this.#s.epoch.get(runId)?.epoch !== epoch)
 				throw new CrewError(ErrorCode.Conflict, `run ${runId} was just taken by a runner`);
-			}
 			for (const change of changes) this.#moveTask(runId, change);
 			this.#s.loseAllAttempts.run(this.#iso(), redactOptional(error), runId);
 			this.#moveRun(runId, to, cause, error);
@@ -371,9 +372,8 @@ export class RunStore {
 			this.#fence(lease);
 			this.#s.loseAllAttempts.run(this.#iso(), redactOptional(error), lease.runId);
 			for (const task of this.queries.listTasks(lease.runId)) {
-				if (task.status === "queued" || task.status === "running" || task.status === "waiting") {
+				if (task.status === "queued" || task.status === "running" || task.status === "waiting")
 					this.#moveTask(lease.runId, { taskId: task.id, to: "cancelled", cause: "cancel", error });
-				}
 			}
 			this.#moveRun(lease.runId, RunStatus.Failed, "settle", error);
 			this.#s.releaseLease.run(lease.runId);

@@ -192,6 +192,33 @@ test("a goal's judge is shown the requirements of the pass it judges, as they st
 	expect(prompt).toContain("- task work, spec fix-spec@v1: A2 unverified: R1 (must) the fix is written");
 });
 
+test("a workflow script's call names its specs as a step does: held to them strictly, its checks run; a spec it cannot find fails the call", async () => {
+	const { repo, env } = await repoWithSpec(fixSpec(9));
+	heldCommand(repo, "fix-spec", `printf 'fixed\\n' > fixed.txt && printf 'done\\n\\n${FOOTER}'`);
+	const script = (refs: string) =>
+		`import type { WorkflowContext } from "crew/script";
+export default async (ctx: WorkflowContext) => {
+	await ctx.agent({ role: "answerer", prompt: "Fix it", specRefs: ${refs}, specStrict: true });
+};
+`;
+	repo.writeFile(".crew/workflows/scripted.workflow.ts", script(`["fix-spec"]`));
+	const run = await crew(repo.dir, ["run", "g", "--workflow", "scripted", "--json"], 90_000, env);
+	expect(run.code, run.stderr).toBe(0);
+	const runId = lastJson(run.stdout).runId;
+	const rows = JSON.parse((await crew(repo.dir, ["status", runId, "--json"], 60_000, env)).stdout).requirements;
+	expect(
+		rows.map((r: { taskId: string; acceptanceId: string; outcome: string }) => `${r.acceptanceId}:${r.outcome}`),
+	).toEqual(["A1:met", "A2:met", "A3:not-run", "S1:unverified"]);
+	expect(rows[0].taskId).toMatch(/^answerer-/);
+
+	repo.writeFile(".crew/workflows/scripted.workflow.ts", script(`["no-such-spec"]`));
+	const missing = await crew(repo.dir, ["run", "g", "--workflow", "scripted", "--json"], 90_000, env);
+	expect(missing.code).toBe(1);
+	expect(read(repo.dir, (r) => r.run(lastJson(missing.stdout).runId).error)).toContain(
+		"ctx.agent call 1 names spec 'no-such-spec': it is not among this repository's specs (crew spec list)",
+	);
+});
+
 test("a strict check that cannot be confined is not run: its task fails for good, saying why", async () => {
 	const { repo, env } = await repoWithSpec(fixSpec(9));
 	const fake = mkdtempSync(join(tmpdir(), "crew-no-bwrap-"));

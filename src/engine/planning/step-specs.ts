@@ -1,21 +1,19 @@
 // The specs a workflow's steps name, frozen for their tasks, and the strict workflows that cannot start.
 
-import { projectAt } from "../../config/project.js";
-import { ErrorCode, errorMessage } from "../../core/errors.js";
+import { ErrorCode } from "../../core/errors.js";
 import type { SpecSnapshot, TaskSpecs } from "../../core/spec-contract.js";
 import { VERIFIER_ROLE } from "../../core/spec-coverage.js";
 import type { Diagnostic } from "../../resources/frontmatter.js";
 import type { WorkflowResource } from "../../resources/workflow-file.js";
-import { specSnapshot } from "../../specs/spec-record.js";
-import { SpecStore } from "../../specs/spec-store.js";
+import { SpecFreezer } from "../../specs/spec-freeze.js";
 import type { PlanProblem } from "./agent-resolver.js";
 
 /**
- * The specs of each step that names some (`specRefs`), each read once from the stores of the
- * repository at `cwd` (see `SpecStore`) and frozen, by
- * step id. A strict workflow (its own `specStrict` or a step's) without a verifier step, and a
- * strict step naming a spec the repository does not have, are problems: the run does not start. A
- * step that is not strict starts without the spec it cannot find, with a warning.
+ * The specs of each step that names some (`specRefs`), frozen from the stores of the repository
+ * at `cwd` (see `SpecFreezer`), by step id. A strict workflow (its own `specStrict` or a step's)
+ * without a verifier step, and a strict step naming a spec the repository does not have, are
+ * problems: the run does not start. A step that is not strict starts without the spec it cannot
+ * find, with a warning.
  */
 export function stepSpecs(
 	workflow: WorkflowResource,
@@ -38,30 +36,13 @@ export function stepSpecs(
 	}
 	const specs = new Map<string, TaskSpecs>();
 	if (!workflow.steps.some((s) => s.specRefs)) return specs;
-	const project = projectAt(cwd);
-	const store = new SpecStore(project.root, project.crewDir);
-	const frozen = new Map<string, SpecSnapshot | string>();
-	const freeze = (id: string): SpecSnapshot | string => {
-		let found = frozen.get(id);
-		if (found === undefined) {
-			try {
-				const stored = store.find(id);
-				found = stored
-					? specSnapshot(stored.record, stored.minted)
-					: "it is not among this repository's specs (crew spec list)";
-			} catch (error) {
-				found = errorMessage(error);
-			}
-			frozen.set(id, found);
-		}
-		return found;
-	};
+	const freezer = new SpecFreezer(cwd);
 	for (const step of workflow.steps) {
 		if (!step.specRefs) continue;
 		const snapshots: SpecSnapshot[] = [];
 		const unresolved: string[] = [];
 		for (const id of step.specRefs) {
-			const found = freeze(id);
+			const found = freezer.freeze(id);
 			if (typeof found !== "string") {
 				snapshots.push(found);
 				if (strictOf(step) && !found.trusted) {

@@ -5,8 +5,10 @@ import { z } from "zod";
 import { withSkills } from "../../core/agent-setup.js";
 import { parseLimit } from "../../core/duration.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { SPEC_ID, type SpecSnapshot, specPrompt, type TaskSpecs } from "../../core/spec-contract.js";
 import type { AgentSpec, TaskSpec } from "../../core/types.js";
 import { parseVerify } from "../../core/verdict.js";
+import type { SpecFreezer } from "../../specs/spec-freeze.js";
 import { type CallInput, withInputs } from "./call-inputs.js";
 import { answerFormat, type ValueSchema } from "./result-schema.js";
 
@@ -30,6 +32,13 @@ const AgentCallInput = z.strictObject({
 	maxTurns: z.int().min(1).max(10_000).optional(),
 	/** Skills beside the agent's own; `false`: none at all. */
 	skills: z.union([z.array(z.string().trim().min(1)).max(50), z.literal(false)]).optional(),
+	/** The specs the call's task is held to (see `crew spec list`), and whether strictly. */
+	specRefs: z
+		.array(z.string().regex(SPEC_ID, "expected a spec id: a letter or digit, then up to 127 of [A-Za-z0-9._-]"))
+		.min(1)
+		.max(20)
+		.optional(),
+	specStrict: z.boolean().optional(),
 });
 
 export type ParsedCall = z.infer<typeof AgentCallInput>;
@@ -57,6 +66,8 @@ export function callTask(
 	runModel: string | undefined,
 	/** The call's `inputs`, as read when it is made. */
 	inputs: readonly CallInput[] = [],
+	/** The specs its `specRefs` name, frozen when it is made. */
+	specs?: TaskSpecs,
 ): TaskSpec {
 	const base = call.name ?? call.role;
 	const id = `${base.slice(0, Math.max(1, 63 - key.length))}-${key}`;
@@ -80,6 +91,7 @@ export function callTask(
 		// Later keys only when given, so that the calls of runs recorded before them still match.
 		...(call.maxTurns !== undefined ? { maxTurns: call.maxTurns } : {}),
 		...(call.skills !== undefined ? { skills: call.skills } : {}),
+		...(call.specRefs !== undefined ? { specRefs: call.specRefs, specStrict: call.specStrict ?? false } : {}),
 	};
 	const fingerprint = createHash("sha256").update(JSON.stringify(asked)).digest("hex").slice(0, 16);
 	return {
@@ -87,12 +99,16 @@ export function callTask(
 		stepId: id,
 		role: call.role,
 		agent: callAgent(call, agent, runModel),
-		text: withInputs(call.prompt.replaceAll("{goal}", goal), inputs) + (schema ? answerFormat(schema.jsonSchema) : ""),
+		text:
+			withInputs(call.prompt.replaceAll("{goal}", goal), inputs) +
+			(schema ? answerFormat(schema.jsonSchema) : "") +
+			specPrompt(specs),
 		dependsOn: [],
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(call.retries !== undefined ? { retries: call.retries } : {}),
 		...(verify ? { verify } : {}),
 		...(call.worktree ? { worktree: true } : {}),
+		...(specs ? { specs } : {}),
 		call: {
 			key,
 			fingerprint,
@@ -101,6 +117,24 @@ export function callTask(
 			...(place.after.length > 0 ? { after: place.after } : {}),
 		},
 	};
+}
+
+/**
+ * The specs a call names (`specRefs`), frozen by `freezer` as it is made; a strict call that names
+ * a spec the repository does not have fails, one that is not strict is held to the others.
+ */
+export function callSpecs(call: ParsedCall, key: string, freezer: SpecFreezer): TaskSpecs | undefined {
+	if (!call.specRefs) return undefined;
+	const snapshots: SpecSnapshot[] = [];
+	const unresolved: string[] = [];
+	for (const id of call.specRefs) {
+		const found = freezer.freeze(id);
+		if (typeof found !== "string") snapshots.push(found);
+		else if (call.specStrict)
+			throw new CrewError(ErrorCode.InvalidInput, `ctx.agent call ${key} names spec '${id}': ${found}`);
+		else unresolved.push(id);
+	}
+	return { snapshots, strict: call.specStrict === true, unresolved };
 }
 
 /** The role's agent with what the call changes of it: its model (unless the run has its own), turns and skills. */

@@ -41,6 +41,10 @@ export interface AgentCall {
 	 * earlier call's result file). Read when the call is first made; a replay keeps that text.
 	 */
 	readonly inputs?: readonly string[];
+	/** The specs the task is held to (`crew spec list`), frozen when the call is first made. */
+	readonly specRefs?: readonly string[];
+	/** Held strictly: its checks run after it, and a spec not found fails the call. */
+	readonly specStrict?: boolean;
 }
 
 /** What a workflow script's function is given. Every call is recorded, so a resumed run replays it. */

@@ -10,12 +10,13 @@ import { TaskStatus } from "../../core/status.js";
 import type { ScriptSpec, TaskSpec } from "../../core/types.js";
 import type { WorkflowResource } from "../../resources/workflow-file.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
+import { SpecFreezer } from "../../specs/spec-freeze.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { Lease } from "../../store/lease.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { DriverControl, DriverOutcome, DriverRequests, RunDriver } from "../run/driver.js";
 import { readInputs } from "./call-inputs.js";
-import { callTask, describeCall, divergence, parseCall } from "./call-spec.js";
+import { callSpecs, callTask, describeCall, divergence, parseCall } from "./call-spec.js";
 import type { WorkflowContext } from "./context.js";
 import { type MailReply, REPLIES_EVENT, ScriptMailbox } from "./mailbox.js";
 import { loadScript, scriptArgs } from "./module.js";
@@ -59,6 +60,8 @@ export class ScriptDriver implements RunDriver {
 	readonly #root = new ScriptScope("", undefined);
 	/** The run's tasks from earlier starts, by place. */
 	readonly #recorded = new Map<string, TaskSpec>();
+	/** The repository's specs, frozen as calls name them. */
+	#specs: SpecFreezer | undefined;
 	/** Status and error of every task this driver knows, by id. */
 	readonly #known = new Map<string, { status: TaskStatus; error: string | null }>();
 	readonly #values = new Map<string, { kind: string; value: number }>();
@@ -289,7 +292,10 @@ export class ScriptDriver implements RunDriver {
 		const schema =
 			call.schema === undefined ? undefined : valueSchema(call.schema, `the schema of ctx.agent call ${key}`);
 		const inputs = this.#recorded.has(key) ? [] : readInputs(call.inputs ?? [], run.options.cwd);
-		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model, inputs);
+		// A recorded call keeps the specs it was given when first made.
+		this.#specs ??= new SpecFreezer(run.options.cwd);
+		const specs = this.#recorded.has(key) ? undefined : callSpecs(call, key, this.#specs);
+		const spec = callTask(key, scope, call, agent, schema, run.goal, run.options.script?.model, inputs, specs);
 		const recorded = this.#recorded.get(key);
 		if (recorded && recorded.call?.fingerprint !== spec.call?.fingerprint) {
 			// A pi-crew call recorded before crew honoured its maxTurns and skill was made without them.
