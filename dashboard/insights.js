@@ -47,6 +47,9 @@ function figures(o) {
 	];
 }
 
+/** The workflows' and agents' last column: attempts that failed their strict step's spec checks. */
+const SPEC_FAILURES = "Attempts failing spec checks";
+
 const FIGURE_HEADERS = [
 	"Success",
 	"Median time (completed)",
@@ -199,22 +202,23 @@ async function show(body, days) {
 		el("p", { id: "insight-window", class: "muted" }, [
 			`${window.from} to ${window.to}, UTC days: the runs made in this repository (neither imported nor replays) and their own tasks (not a fork's inherited ones). `,
 			"A task has ended once it ran and is completed, failed, cancelled or needs attention, a run once it is completed, failed or cancelled; success is completed. ",
-			"Tokens and cost count every task however it ended; per completed, they are divided by the completed ones.",
+			"Tokens and cost count every task however it ended; per completed, they are divided by the completed ones. ",
+			"Attempts failing spec checks are those a strict step's spec checks failed, retried or not.",
 		]),
 		dailySection(insights),
 		tableSection(
 			"insight-workflows",
 			"Workflows",
-			["Workflow", "Runs ended", ...FIGURE_HEADERS],
-			insights.workflows.map((/** @type {any} */ w) => [w.workflow, ...figures(w)]),
+			["Workflow", "Runs ended", ...FIGURE_HEADERS, SPEC_FAILURES],
+			insights.workflows.map((/** @type {any} */ w) => [w.workflow, ...figures(w), count(w.specCheckFailures)]),
 			0,
 			"No runs in these days.",
 		),
 		tableSection(
 			"insight-agents",
 			"Agents",
-			["Agent", "Tasks ended", ...FIGURE_HEADERS],
-			insights.agents.map((/** @type {any} */ a) => [a.agent, ...figures(a)]),
+			["Agent", "Tasks ended", ...FIGURE_HEADERS, SPEC_FAILURES],
+			insights.agents.map((/** @type {any} */ a) => [a.agent, ...figures(a), count(a.specCheckFailures)]),
 			0,
 			"No tasks in these days.",
 		),

@@ -23,6 +23,8 @@ export interface TaskSample {
 	readonly durationMs: number;
 	/** When it ended, in ms since the epoch. */
 	readonly finishedAt: number;
+	/** Its attempts that failed their spec checks before it completed. */
+	readonly specCheckFailures?: number;
 }
 
 /** A task of the plan to estimate. */

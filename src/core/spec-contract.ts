@@ -62,6 +62,9 @@ export function frozenEvents(specs: TaskSpecs | undefined): { type: string; data
 	return [...frozen, ...failed];
 }
 
+/** How the error of an attempt that failed its spec checks begins: insights count those attempts by it. */
+export const SPEC_CHECK_FAILURE = "the spec check";
+
 /** The line that opens the evidence footer of a result. */
 export const EVIDENCE_MARKER = "SPEC-EVIDENCE:";
 

@@ -2,7 +2,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { FrozenAcceptance, SpecCheck, TaskSpecs } from "../core/spec-contract.js";
+import { type FrozenAcceptance, SPEC_CHECK_FAILURE, type SpecCheck, type TaskSpecs } from "../core/spec-contract.js";
 import { NO_SANDBOX } from "../runtimes/sandbox/confine.js";
 import { cacheVariableNames } from "../runtimes/toolchains/caches.js";
 import type { RunControl, TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime } from "../runtimes/worker-runtime.js";
@@ -53,7 +53,7 @@ export function withSpecChecks(
 			const failed = checks.filter((c) => c.outcome === "failed");
 			if (failed.length === 0) return { ...result, specChecks: checks };
 			const named = failed.map((c) => `${c.acceptanceId} of spec ${c.specId}: ${c.reason}`);
-			const message = `the spec check${failed.length > 1 ? "s" : ""} failed: ${named.join("; ")}`;
+			const message = `${SPEC_CHECK_FAILURE}${failed.length > 1 ? "s" : ""} failed: ${named.join("; ")}`;
 			const evidence = failedEvidence(failed, specs);
 			const retryable = failed.every((c) => c.exitCode !== null);
 			return { ...result, ok: false, specChecks: checks, error: { message, retryable, evidence } };

@@ -2,6 +2,7 @@
 
 import type { Statement } from "better-sqlite3";
 import type { TaskSample } from "../core/run-estimate.js";
+import { SPEC_CHECK_FAILURE } from "../core/spec-contract.js";
 import type { Db } from "./database.js";
 
 /** Past runs an estimate reads at most: the latest, so a changed team or model soon shows. */
@@ -40,7 +41,9 @@ export class HistoryQueries {
 				(SELECT a.runtime FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id ORDER BY a.number DESC LIMIT 1) AS runtime,
 				d.spec ->> '$.plannedBy' AS plannedBy,
 				t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens, t.cost AS costUsd,
-				(julianday(t.finished_at) - julianday(t.started_at)) * 86400000 AS durationMs, t.finished_at AS finishedAt
+				(julianday(t.finished_at) - julianday(t.started_at)) * 86400000 AS durationMs, t.finished_at AS finishedAt,
+				(SELECT count(*) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id
+					AND a.error LIKE '${SPEC_CHECK_FAILURE}%') AS specCheckFailures
 			FROM recent r
 			CROSS JOIN tasks t ON t.run_id = r.id
 			CROSS JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id

@@ -1,6 +1,7 @@
 // What the repository's runs spent by day, and how each workflow, agent, model and step did, summed in SQL.
 
 import type { Statement } from "better-sqlite3";
+import { SPEC_CHECK_FAILURE } from "../core/spec-contract.js";
 import type { Db } from "./database.js";
 import { historyScope } from "./history-queries.js";
 
@@ -42,6 +43,8 @@ export interface Outcomes {
 	/** `tokens` and `costUsd` per completed one: what a success costs, the failed tries counted; null when none completed. */
 	readonly tokensPerCompleted: number | null;
 	readonly costPerCompleted: number | null;
+	/** The attempts of the group's tasks that failed their strict step's spec checks. */
+	readonly specCheckFailures: number;
 }
 
 export interface Insights {
@@ -90,14 +93,16 @@ const OWN_TASKS = `own AS MATERIALIZED (
 	SELECT s.workflow, t.step_id AS step, d.agent, d.model,
 		${ENDED_TASK} AS ended, t.attempts > 0 AND t.status = 'completed' AS completed,
 		${msBetween("t.started_at", "t.finished_at")} AS ms,
-		t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens, t.cost
+		t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens, t.cost,
+		(SELECT count(*) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id
+			AND a.error LIKE '${SPEC_CHECK_FAILURE}%') AS specFailed
 	FROM scope s
 	CROSS JOIN tasks t ON t.run_id = s.id
 	CROSS JOIN task_details d ON d.run_id = t.run_id AND d.task_id = t.id
 	WHERE ${historyScope.tasks("t")})`;
 
 const FIGURES =
-	"sum(ended) AS ended, sum(completed) AS completed, median(ms) FILTER (WHERE completed) AS medianMs, sum(tokens) AS tokens, sum(cost) AS cost";
+	"sum(ended) AS ended, sum(completed) AS completed, median(ms) FILTER (WHERE completed) AS medianMs, sum(tokens) AS tokens, sum(cost) AS cost, sum(specFailed) AS specFailed";
 
 type Params = { from: string; until: string };
 type GroupRow = {
@@ -109,6 +114,7 @@ type GroupRow = {
 	medianMs: number | null;
 	tokens: number;
 	cost: number;
+	specFailed: number;
 };
 type DayRow = { day: string; runs: number; tokens: number; cost: number };
 
@@ -129,9 +135,11 @@ export class InsightQueries {
 				SELECT s.workflow, sum(${ENDED_RUN}) AS ended, sum(s.status = 'completed') AS completed,
 					median(CASE WHEN s.status = 'completed' THEN ${msBetween("s.created_at", "s.finished_at")} END) AS medianMs
 				FROM scope s GROUP BY s.workflow),
-			spent_of AS (SELECT workflow, sum(tokens) AS tokens, sum(cost) AS cost FROM own GROUP BY workflow)
+			spent_of AS (
+				SELECT workflow, sum(tokens) AS tokens, sum(cost) AS cost, sum(specFailed) AS specFailed
+				FROM own GROUP BY workflow)
 			SELECT 'workflow' AS by, r.workflow AS a, NULL AS b, r.ended, r.completed, r.medianMs,
-				coalesce(p.tokens, 0) AS tokens, coalesce(p.cost, 0) AS cost
+				coalesce(p.tokens, 0) AS tokens, coalesce(p.cost, 0) AS cost, coalesce(p.specFailed, 0) AS specFailed
 			FROM runs_of r LEFT JOIN spent_of p ON p.workflow = r.workflow
 			UNION ALL SELECT 'agent', agent, NULL, ${FIGURES} FROM own GROUP BY agent
 			UNION ALL SELECT 'model', model, NULL, ${FIGURES} FROM own GROUP BY model
@@ -216,6 +224,7 @@ function outcomes(g: GroupRow): Outcomes {
 		costUsd: g.cost,
 		tokensPerCompleted: g.completed === 0 ? null : g.tokens / g.completed,
 		costPerCompleted: g.completed === 0 ? null : g.cost / g.completed,
+		specCheckFailures: g.specFailed,
 	};
 }
 

@@ -173,6 +173,22 @@ test("a strict step's agent that does the work completes, its checks run confine
 	}
 });
 
+test("a check that fails once and then holds: the retry completes, and later plans' estimates count the failed attempt", async () => {
+	const { repo, env } = await repoWithSpec(fixSpec(9));
+	const honest = `printf 'fixed\\n' > fixed.txt && printf 'done\\n\\n${FOOTER}'`;
+	heldCommand(repo, "fix-spec", `if [ "$CREW_ATTEMPT" = 1 ]; then printf 'done\\n\\n${FOOTER}'; else ${honest}; fi`, {
+		specStrict: "true",
+	});
+	const run = await crew(repo.dir, RUN, 90_000, env);
+	expect(run.code, run.stderr).toBe(0);
+	const work = read(repo.dir, (r) => r.status(lastJson(run.stdout).runId).tasks.find((t) => t.id === "work"));
+	expect(work).toMatchObject({ status: "completed", attempts: 2 });
+	const plan = await crew(repo.dir, ["plan", "g", "--team", "held", "--workflow", "held", "--json"], 60_000, env);
+	expect(JSON.parse(plan.stdout).estimate).toMatchObject({ specCheckFailures: 1 });
+	const text = await crew(repo.dir, ["plan", "g", "--team", "held", "--workflow", "held"], 60_000, env);
+	expect(text.stdout).toContain("; 1 past attempt of its steps failed spec checks first");
+});
+
 test("a goal's judge is shown the requirements of the pass it judges, as they stand", async () => {
 	const { repo, env } = await repoWithSpec(fixSpec(9));
 	heldCommand(

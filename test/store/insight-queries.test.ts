@@ -35,6 +35,8 @@ interface Try {
 	readonly tokens: number;
 	readonly cost: number;
 	readonly ends: TaskStatus | "retry" | "still-running" | "lost";
+	/** What its attempt's failure said. */
+	readonly error?: string;
 }
 
 /**
@@ -99,6 +101,7 @@ class PastRuns {
 					taskStatus: t.ends === "retry" ? "queued" : t.ends,
 					cause: t.ends === "retry" ? "backoff" : "settle",
 					usage,
+					...(t.error ? { error: t.error } : {}),
 				});
 			}
 		}
@@ -252,6 +255,7 @@ const figures = (ended: number, completed: number, medianMs: number | null, toke
 	costUsd,
 	tokensPerCompleted: completed === 0 ? null : tokens / completed,
 	costPerCompleted: completed === 0 ? null : costUsd / completed,
+	specCheckFailures: 0,
 });
 
 test("insights count the runs made here in the window by UTC day, each attempt's tokens and cost on the day it started", () => {
@@ -358,6 +362,40 @@ test("a longer window takes in older runs, and only ten steps are ranked", () =>
 		"s07",
 		"s08",
 		"s09",
+	]);
+});
+
+test("each workflow's and each agent's attempts that failed their spec checks are counted, retried or not", () => {
+	const past = new PastRuns();
+	const failedCheck = (ends: Try["ends"]): Try => ({
+		ms: 100,
+		tokens: 1,
+		cost: 0,
+		ends,
+		error: "the spec check failed: A1 of spec fix-spec: it exited 1, not 0",
+	});
+	past.run(
+		"s1",
+		"held",
+		"2025-03-10T09:00:00.000Z",
+		[
+			{ id: "work", agent: "writer", tries: [failedCheck("retry"), failedCheck("failed")] },
+			{ id: "other", agent: "checker", tries: [{ ms: 100, tokens: 1, cost: 0, ends: "failed", error: "exit code 1" }] },
+		],
+		"failed",
+	);
+	past.run(
+		"s2",
+		"held",
+		"2025-03-10T10:00:00.000Z",
+		[{ id: "work", agent: "writer", tries: [failedCheck("retry"), ok(100, 1, 0)] }],
+		"completed",
+	);
+	const insights = past.insights(30);
+	expect(insights.workflows.map((w) => [w.workflow, w.specCheckFailures])).toEqual([["held", 3]]);
+	expect(insights.agents.map((a) => [a.agent, a.specCheckFailures]).sort()).toEqual([
+		["checker", 0],
+		["writer", 3],
 	]);
 });
 

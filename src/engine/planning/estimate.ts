@@ -6,8 +6,11 @@ import { estimateRun, estimateScriptRun, type RunEstimate, type TaskSample } fro
 import { RunReader } from "../views/reader.js";
 import type { Plan } from "./plan-input.js";
 
-/** A run's estimate as every surface gives it: the figures, and the line people read. */
-export type PlanEstimate = RunEstimate & { readonly line: string };
+/**
+ * A run's estimate as every surface gives it: the figures, the attempts of its workflow's steps
+ * in past runs that failed their spec checks before completing, and the line people read.
+ */
+export type PlanEstimate = RunEstimate & { readonly specCheckFailures: number; readonly line: string };
 
 /** What a run of `plan` should cost and take, from `history` (see `RepoReader.taskHistory`). */
 export function estimatePlan(plan: Plan, history: readonly TaskSample[]): PlanEstimate {
@@ -30,7 +33,15 @@ export function estimatePlan(plan: Plan, history: readonly TaskSample[]): PlanEs
 				},
 				history,
 			);
-	return { ...estimate, line: estimateLine(estimate) };
+	const steps = new Set(plan.tasks.map((t) => t.stepId));
+	const specCheckFailures = history
+		.filter((s) => s.workflow === plan.workflow && (plan.options.script || steps.has(s.stepId)))
+		.reduce((n, s) => n + (s.specCheckFailures ?? 0), 0);
+	const failing =
+		specCheckFailures === 0
+			? ""
+			: `; ${specCheckFailures} past attempt${specCheckFailures === 1 ? "" : "s"} of its steps failed spec checks first`;
+	return { ...estimate, specCheckFailures, line: `${estimateLine(estimate)}${failing}` };
 }
 
 /** `estimatePlan` from the history of `project`'s store. */

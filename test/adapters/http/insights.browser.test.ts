@@ -40,6 +40,8 @@ interface Group {
 	readonly tokens: number;
 	readonly cost: number;
 	readonly times: number[];
+	/** Attempts whose failure was their spec checks'. */
+	readonly specFailed: number;
 }
 
 /** A row of a table as the page writes it: name, ended, success, median time, tokens, cost, and both per completed. */
@@ -71,16 +73,24 @@ function stored(dir: string) {
 		const TASKS = `SELECT r.workflow, t.*, json_extract(d.spec, '$.agent.name') AS agent, json_extract(d.spec, '$.agent.model') AS model,
 				t.tokens_in + t.tokens_out + t.cache_read + t.cache_write AS tokens,
 				t.attempts > 0 AND t.status IN ('completed', 'failed', 'cancelled', 'needs_attention') AS ended,
-				t.attempts > 0 AND t.status = 'completed' AS done
+				t.attempts > 0 AND t.status = 'completed' AS done,
+				(SELECT count(*) FROM attempts a WHERE a.run_id = t.run_id AND a.task_id = t.id AND a.error LIKE 'the spec check%') AS specFailed
 			FROM (${RUNS}) r JOIN tasks t ON t.run_id = r.id JOIN task_data d ON d.run_id = t.run_id AND d.task_id = t.id
 			WHERE t.inherited IS NULL`;
 		const ms = (from: string, to: string) => Date.parse(to) - Date.parse(from);
 		const taskGroups = (key: string, name: (k: string | null) => string): Group[] => {
 			const sums = db
 				.prepare(
-					`SELECT ${key} AS k, sum(ended) AS ended, sum(done) AS completed, sum(tokens) AS tokens, sum(cost) AS cost FROM (${TASKS}) GROUP BY ${key}`,
+					`SELECT ${key} AS k, sum(ended) AS ended, sum(done) AS completed, sum(tokens) AS tokens, sum(cost) AS cost, sum(specFailed) AS specFailed FROM (${TASKS}) GROUP BY ${key}`,
 				)
-				.all() as { k: string | null; ended: number; completed: number; tokens: number; cost: number }[];
+				.all() as {
+				k: string | null;
+				ended: number;
+				completed: number;
+				tokens: number;
+				cost: number;
+				specFailed: number;
+			}[];
 			const finished = db.prepare(`SELECT ${key} AS k, started_at, finished_at FROM (${TASKS}) WHERE done`).all() as {
 				k: string | null;
 				started_at: string;
@@ -96,7 +106,8 @@ function stored(dir: string) {
 			.prepare(
 				`SELECT r.workflow AS name, sum(r.status IN ('completed', 'failed', 'cancelled')) AS ended, sum(r.status = 'completed') AS completed,
 					(SELECT coalesce(sum(t.tokens), 0) FROM (${TASKS}) t WHERE t.workflow = r.workflow) AS tokens,
-					(SELECT coalesce(sum(t.cost), 0) FROM (${TASKS}) t WHERE t.workflow = r.workflow) AS cost
+					(SELECT coalesce(sum(t.cost), 0) FROM (${TASKS}) t WHERE t.workflow = r.workflow) AS cost,
+					(SELECT coalesce(sum(t.specFailed), 0) FROM (${TASKS}) t WHERE t.workflow = r.workflow) AS specFailed
 				FROM (${RUNS}) r GROUP BY r.workflow`,
 			)
 			.all() as Omit<Group, "times">[];
@@ -240,8 +251,10 @@ test("the insights page shows tokens, cost and runs by day and each workflow's, 
 		]);
 	}
 
-	expect(await cells(page, "#insight-workflows")).toEqual(byCost(truth.workflows).map(rowText));
-	expect(await cells(page, "#insight-agents")).toEqual(byCost(truth.agents).map(rowText));
+	// Workflows and agents end with their attempts that failed spec checks.
+	const withSpecs = (g: Group) => [...rowText(g), count(g.specFailed)];
+	expect(await cells(page, "#insight-workflows")).toEqual(byCost(truth.workflows).map(withSpecs));
+	expect(await cells(page, "#insight-agents")).toEqual(byCost(truth.agents).map(withSpecs));
 	expect(await cells(page, "#insight-models")).toEqual(byCost(truth.models).map(rowText));
 	expect((await cells(page, "#insight-models")).map((r) => r[0]).sort()).toEqual([
 		"(agent's default)",
