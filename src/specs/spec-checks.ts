@@ -24,9 +24,10 @@ const PLAIN_OUTPUT = ["TZ=UTC", "TERM=dumb", "NO_COLOR=1", "FORCE_COLOR=0", "CI=
  * in crew's sandbox at its strict level whatever the run's (no network, secrets and crew's state
  * hidden), with an environment of `KEPT_VARIABLES` only, a CPU and a wall-time limit, and its
  * standard error discarded. Only its exit code and the digest of its standard output are kept. A
- * failed check fails the attempt, naming the acceptance, worth another attempt that is told
- * which; one that cannot be confined fails it for good. `checker` undefined: the attempt ran
- * where its workspace is out of reach, so every check that would run fails.
+ * check that exits otherwise than expected fails the attempt, naming the acceptance, worth another
+ * attempt that is told which; one that does not run to an exit (it cannot be confined, is killed,
+ * runs past its time) fails it for good. `checker` undefined: the attempt ran where its workspace
+ * is out of reach, so every check that would run fails.
  */
 export function withSpecChecks(
 	agent: WorkerRuntime,
