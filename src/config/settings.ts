@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BUDGET_KEYS, type BudgetLimits, budgetProblem } from "../core/budget.js";
 import { parseDuration, parseLimit } from "../core/duration.js";
 import { CrewError, ErrorCode, errorMessage } from "../core/errors.js";
+import { parseJsonText } from "../core/json-text.js";
 import { type NestingSettings, readNesting } from "../core/nesting.js";
 import { REGISTRIES, registryHosts } from "../core/registries.js";
 import { isSandboxLevel, parseHostPort, SANDBOX_LEVELS, type SandboxLevel } from "../core/sandbox-level.js";
@@ -249,12 +250,7 @@ function read(file: string, isUser: boolean): FileSettings {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { warnings: [] };
 		throw new CrewError(ErrorCode.InvalidInput, `cannot read ${file}: ${errorMessage(error)}`);
 	}
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch (error) {
-		throw new CrewError(ErrorCode.InvalidInput, `${file} is not valid JSON: ${errorMessage(error)}`);
-	}
+	const value = parseJsonText(text, file);
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		throw new CrewError(ErrorCode.InvalidInput, `${file} must hold a JSON object`);
 	}

@@ -29,6 +29,8 @@ export interface Document {
 
 /** A key line starts at column 0; its value may go on over indented lines or `- ` items. */
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)$/;
+/** A value that opens a YAML flow list or mapping, or a quoted string, which YAML found unclosed. */
+const UNCLOSED = /^["'[{]/;
 /** `|`, `>-`, `|2+`…: the value is the indented lines that follow, blank ones included. */
 const BLOCK_SCALAR = /^\s*[|>][-+0-9]*\s*(#.*)?$/;
 
@@ -123,7 +125,8 @@ function entryValue(entry: Entry, file: string, diagnostics: Diagnostic[]): Fiel
 	});
 	const single = meaningful.length <= 1;
 	if (doc.errors.length > 0) {
-		if (single) return flat;
+		// A flat value is pi-crew's, but one that opens a list, a mapping or a quote and never closes it is a mistake.
+		if (single && !UNCLOSED.test(flat)) return flat;
 		const error = doc.errors[0];
 		const last = entry.lines.findLastIndex((l) => l.trim() !== "");
 		const line = entry.line + Math.min((error?.linePos?.[0].line ?? 1) - 1, Math.max(last, 0));

@@ -22,6 +22,10 @@ export interface RegistryOptions {
 	readonly seal?: AttemptSeal;
 	/** Confines attempts that ask for it. Default: this machine's. */
 	readonly sandbox?: Sandbox;
+	/** The worker groups to end if the runner exits abruptly. Default: a set of the registry's own. */
+	readonly live?: LiveGroups;
+	/** The environment the runtimes' processes inherit. Default: this process's. */
+	readonly env?: NodeJS.ProcessEnv;
 }
 
 export interface StandardOptions extends CommandRuntimeOptions {
@@ -37,12 +41,33 @@ export class RuntimeRegistry {
 	readonly seal: AttemptSeal;
 	/** This machine's sandbox, as the standard runtimes confine with it: what a run's default level depends on. */
 	readonly sandbox: Sandbox;
+	readonly #live: LiveGroups;
+	readonly #env: NodeJS.ProcessEnv;
 
 	constructor(runtimes: readonly WorkerRuntime[], options: RegistryOptions = {}) {
 		for (const runtime of runtimes) this.#runtimes.set(runtime.name, runtime);
 		this.#graceMs = options.graceMs ?? 3000;
 		this.seal = options.seal ?? new AttemptSeal();
 		this.sandbox = options.sandbox ?? new Sandbox();
+		this.#live = options.live ?? new LiveGroups();
+		this.#env = options.env ?? process.env;
+	}
+
+	/**
+	 * A command runtime whose processes, the sandbox's own among them, inherit only the variables
+	 * `kept` names of the registry's environment: for commands no credential may reach.
+	 */
+	commandsKeeping(kept: readonly string[]): WorkerRuntime {
+		const env = Object.fromEntries(
+			kept.flatMap((name) => (this.#env[name] === undefined ? [] : [[name, this.#env[name]]])),
+		);
+		return new CommandRuntime({
+			graceMs: this.#graceMs,
+			env,
+			live: this.#live,
+			seal: this.seal,
+			sandbox: this.sandbox,
+		});
 	}
 
 	/**
@@ -75,7 +100,7 @@ export class RuntimeRegistry {
 				agent(claudeCli, options.claude),
 				agent(codexCli, options.codex),
 			],
-			{ ...options, seal, sandbox },
+			{ ...options, seal, sandbox, live, env },
 		);
 	}
 

@@ -11,8 +11,16 @@ import type { RunControl, TaskRequest, WorkerEvent, WorkerResult, WorkerRuntime 
 export const SPEC_CHECK_WALL_MS = 60_000;
 export const SPEC_CHECK_CPU_SECONDS = 30;
 
-/** The variables a check keeps of its sandbox's environment: none that could hold a credential. */
-const KEPT_VARIABLES = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TMPDIR", ...cacheVariableNames()];
+/**
+ * The variables of the runner's environment a check's processes inherit, its sandbox's own among
+ * them (see `RuntimeRegistry.commandsKeeping`): none that could hold a credential. Inside, the
+ * check keeps these of the sandbox's environment, crew's toolchain caches among them.
+ */
+export const SPEC_CHECK_VARIABLES: readonly string[] = ["PATH", "HOME", "USER", "LOGNAME", "LANG"];
+const KEPT_VARIABLES = [...SPEC_CHECK_VARIABLES, "TMPDIR", ...cacheVariableNames()];
+
+/** How the reason of a check that could not run here begins: no retry makes it run. */
+const CANNOT = "it cannot";
 
 /** The variables a check is given, so that its output is the same from run to run. */
 const PLAIN_OUTPUT = ["TZ=UTC", "TERM=dumb", "NO_COLOR=1", "FORCE_COLOR=0", "CI=1"];
@@ -22,11 +30,12 @@ const PLAIN_OUTPUT = ["TZ=UTC", "TERM=dumb", "NO_COLOR=1", "FORCE_COLOR=0", "CI=
  * each must's command, when its spec is trusted (the user imported it, unchanged since) and the
  * command is idempotent, run again with `checker` (the command runtime) at the task's workspace,
  * in crew's sandbox at its strict level whatever the run's (no network, secrets and crew's state
- * hidden), with an environment of `KEPT_VARIABLES` only, a CPU and a wall-time limit, and its
+ * hidden, the workspace read-only), with an environment of `KEPT_VARIABLES` only (`checker` must
+ * keep no more: see `SPEC_CHECK_VARIABLES`), a CPU and a wall-time limit, and its
  * standard error discarded. Only its exit code and the digest of its standard output are kept. A
  * check that exits otherwise than expected fails the attempt, naming the acceptance, worth another
- * attempt that is told which; one that does not run to an exit (it cannot be confined, is killed,
- * runs past its time) fails it for good. `checker` undefined: the attempt ran where its workspace
+ * attempt that is told which, as is one killed or past its time; one that cannot run here (it
+ * cannot be confined) fails it for good. `checker` undefined: the attempt ran where its workspace
  * is out of reach, so every check that would run fails.
  */
 export function withSpecChecks(
@@ -56,7 +65,8 @@ export function withSpecChecks(
 			const named = failed.map((c) => `${c.acceptanceId} of spec ${c.specId}: ${c.reason}`);
 			const message = `${SPEC_CHECK_FAILURE}${failed.length > 1 ? "s" : ""} failed: ${named.join("; ")}`;
 			const evidence = failedEvidence(failed, specs);
-			const retryable = failed.every((c) => c.exitCode !== null);
+			// A check that cannot run here never will; one the agent's code hung or failed may pass next time.
+			const retryable = !failed.some((c) => c.reason?.startsWith(CANNOT));
 			return { ...result, ok: false, specChecks: checks, error: { message, retryable, evidence } };
 		},
 	};
@@ -77,9 +87,9 @@ async function check(
 	control: RunControl,
 ): Promise<Omit<SpecCheck, "specId" | "acceptanceId" | "requirementId">> {
 	if (!checker)
-		return { outcome: "failed", exitCode: null, reason: "it cannot run: the attempt ran on a remote worker" };
+		return { outcome: "failed", exitCode: null, reason: `${CANNOT} run: the attempt ran on a remote worker` };
 	if (!request.sandbox)
-		return { outcome: "failed", exitCode: null, reason: "it cannot be confined: the run records no sandbox" };
+		return { outcome: "failed", exitCode: null, reason: `${CANNOT} be confined: the run records no sandbox` };
 	const timeout = AbortSignal.timeout(SPEC_CHECK_WALL_MS);
 	const signal = AbortSignal.any([control.signal, timeout]);
 	const folder = `spec-check/${acceptance.id}`;
@@ -97,7 +107,8 @@ async function check(
 				prompt: "",
 				artifactDir: join(request.artifactDir, folder),
 				artifactPrefix: `${request.artifactPrefix}/${folder}`,
-				sandbox: { ...request.sandbox, level: "strict", hosts: [] },
+				// A check looks at the work; what it would leave is not the task's to keep.
+				sandbox: { ...request.sandbox, level: "strict", readOnly: true, hosts: [] },
 			},
 			{ signal, onEvent: (event) => (keptEvent(event) ? control.onEvent(event) : undefined) },
 		);
@@ -132,7 +143,7 @@ function notRun(message = "no reason was given"): string {
 	const killed = /^killed by (\S+?):?(?:\s|$)/.exec(message);
 	if (killed) return `it was killed by ${killed[1]}`;
 	if (message.includes(NO_SANDBOX))
-		return `it cannot be confined, and a spec's check never runs unconfined: ${NO_SANDBOX}`;
+		return `${CANNOT} be confined, and a spec's check never runs unconfined: ${NO_SANDBOX}`;
 	return `it did not run: ${message}`;
 }
 

@@ -12,7 +12,8 @@ const Requirement = z.looseObject({
 });
 
 const Acceptance = z.looseObject({
-	id: z.string().min(1),
+	/** Names the check in evidence footers, and its folder of the attempt's files. */
+	id: z.string().regex(SPEC_ID, "expected an acceptance id: a letter or digit, then up to 127 of [A-Za-z0-9._-]"),
 	requirementId: z.string(),
 	/** What the check is, in words. */
 	check: z.string(),

@@ -14,6 +14,7 @@ import {
 import { join, resolve } from "node:path";
 import { piAgentFolder } from "../config/resource-layers.js";
 import { CrewError, ErrorCode } from "../core/errors.js";
+import { parseJsonText } from "../core/json-text.js";
 import { SPEC_ID } from "../core/spec-contract.js";
 import { type SpecRecord, specDigest, specRecord } from "./spec-record.js";
 
@@ -92,13 +93,7 @@ export class SpecStore {
 		const dir = store === "user" ? this.userDir : this.workspaceDir;
 		const file = join(dir, `${id}.json`);
 		if (!existsSync(file)) return undefined;
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(readFileSync(file, "utf8"));
-		} catch (error) {
-			throw new CrewError(ErrorCode.InvalidInput, `${file} is not JSON: ${(error as Error).message}`);
-		}
-		const record = specRecord(parsed, file);
+		const record = specRecord(parseJsonText(readFileSync(file, "utf8"), file), file);
 		if (record.id !== id) throw new CrewError(ErrorCode.InvalidInput, `${file} holds spec '${record.id}', not '${id}'`);
 		// Only the user's store mints: a marker a task wrote in the repository counts for nothing.
 		const minted = store === "user" && markerOf(join(dir, `${id}.trusted`)) === specDigest(record);

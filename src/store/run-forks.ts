@@ -32,6 +32,7 @@ export class RunForks {
 	readonly #task: Statement<[number, string | null, string | null, string, string, string]>;
 	readonly #data: Statement<[string | null, string | null, string, string]>;
 	readonly #artifact: Statement<[string, string, string | null, string, number, string, string]>;
+	readonly #weighed: Statement<[string, string], { type: string; data: string }>;
 
 	constructor(db: Db, writes: ForkWrites) {
 		this.#w = writes;
@@ -43,11 +44,15 @@ export class RunForks {
 		this.#artifact = db.prepare(
 			"INSERT OR REPLACE INTO artifacts (run_id, path, task_id, kind, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		);
+		this.#weighed = db.prepare(
+			"SELECT type, data FROM events WHERE run_id = ? AND task_id = ? AND type IN ('task.spec_gate', 'spec.checked') ORDER BY seq",
+		);
 	}
 
 	/**
 	 * Run `runId`, just created and not started, is a fork of `source`: its tasks of `taken` are
-	 * completed with their outcomes there, each with a `task.completed` event of cause `inherit`.
+	 * completed with their outcomes there, each with a `task.completed` event of cause `inherit`,
+	 * and what their answers cited of their specs and how their checks went, as they were there.
 	 */
 	record(runId: string, source: string, taken: readonly Inheritance[]): void {
 		this.#w.write(() => {
@@ -58,6 +63,7 @@ export class RunForks {
 				this.#task.run(t.resultChars, t.startedAt, t.finishedAt, outcome, runId, t.taskId);
 				this.#data.run(t.excerpt, t.evidence, runId, t.taskId);
 				for (const a of t.artifacts) this.#artifact.run(runId, a.path, a.taskId, a.kind, a.size, a.sha256, a.createdAt);
+				for (const e of this.#weighed.all(source, t.taskId)) this.#w.event(runId, e.type, t.taskId, JSON.parse(e.data));
 			}
 			const inherited = taken.map((t) => t.taskId);
 			this.#w.event(runId, "run.forked", null, { from: source, inherited });

@@ -135,6 +135,20 @@ test("a key given twice and a value YAML cannot read are errors on their lines",
 	]);
 });
 
+test("a one-line value that opens a list, a mapping or a quote YAML finds unclosed is an error, not taken as written", () => {
+	const { agent, diagnostics } = parseAgent(
+		'---\nname: a\nmodel: [unclosed\ndescription: "half\nthinking: {low\ntools: *\n---\n',
+		"a.md",
+	);
+	expect(messages(diagnostics)).toEqual([
+		"error 3: 'model' does not read as YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
+		"error 4: 'description' does not read as YAML: Missing closing \"quote",
+		"error 5: 'thinking' does not read as YAML: Flow map in block collection must be sufficiently indented and end with a }",
+	]);
+	expect(agent.model).toBeUndefined();
+	expect(agent.tools).toEqual(["*"]);
+});
+
 test("a thinking level is one of pi's in an agent, on a role line and in a step; `false` inherits the caller's", () => {
 	const good = parseAgent("---\nname: a\nthinking: high\n---\n", "a.md");
 	expect([good.agent.thinking, messages(good.diagnostics)]).toEqual(["high", []]);

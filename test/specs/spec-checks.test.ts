@@ -37,7 +37,8 @@ function fixSpec(port: number) {
 				id: "A2",
 				requirementId: "R1",
 				check: "the check runs with no credentials and no network",
-				command: `test -z "$CREW_SECRET" && test -z "$CREW_RUN_ID" && curl -s -m 5 -o /dev/null http://127.0.0.1:${port}/`,
+				// Not in its environment, nor in any process's it can read (the sandbox's own among them).
+				command: `test -z "$CREW_SECRET" && test -z "$CREW_RUN_ID" && ! cat /proc/[0-9]*/environ 2>/dev/null | grep -qa hunter2 && curl -s -m 5 -o /dev/null http://127.0.0.1:${port}/`,
 				expectedExitCode: 7,
 				idempotent: true,
 			},
@@ -126,6 +127,18 @@ test("a strict step's agent that does the work completes, its checks run confine
 			exitCode: 0,
 			digest: sha256("fixed\n"),
 		});
+		// A fork that takes the task as it was takes what its checks came to.
+		const fork = await crew(repo.dir, ["fork", honestId, "--from", "check", "--json"], 60_000, env);
+		expect(fork.code, fork.stderr).toBe(0);
+		const forked = JSON.parse(
+			(await crew(repo.dir, ["status", lastJson(fork.stdout).runId, "--json"], 60_000, env)).stdout,
+		);
+		expect(forked.requirements.map((r: { outcome: string }) => r.outcome)).toEqual([
+			"met",
+			"met",
+			"not-run",
+			"unverified",
+		]);
 		// The verifier after it was shown them, as they stood.
 		const verifierPrompt = readFileSync(join(repo.dir, ".crew/runs", honestId, "tasks/check/prompt.md"), "utf8");
 		expect(verifierPrompt).toContain("## Requirements of the work you check");

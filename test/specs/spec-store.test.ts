@@ -100,6 +100,10 @@ test("a record that is not a SpecRecord is refused, naming the field, what it ho
 			],
 		}),
 	).toThrow(/requirement 'R1' is given twice/);
+	// An acceptance id names a folder of the attempt's files: it is a plain name, never a path.
+	expect(bad({ acceptance: [{ id: "../../x", requirementId: "R1", check: "c" }] })).toThrow(
+		/acceptance\.0\.id: expected an acceptance id.*\(got "\.\.\/\.\.\/x"\)/,
+	);
 	expect(bad({ acceptance: [{ id: "A1", requirementId: "R1", check: "c", expectedDigest: "ABC" }] })).toThrow(
 		/expectedDigest: expected a sha-256 digest in lowercase hex/,
 	);

@@ -6,6 +6,7 @@ import { createInterface } from "node:readline/promises";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import { parseJsonText } from "../../core/json-text.js";
 import type { Crew } from "../../engine/crew.js";
 import { bundleGoal, exportRun } from "../../engine/history/bundle.js";
 import { RunReader } from "../../engine/views/reader.js";
@@ -70,14 +71,15 @@ export interface ImportFlags {
  */
 export async function importCommand(file: string, flags: ImportFlags = {}): Promise<number> {
 	const path = resolve(file);
-	let bundle: unknown;
+	let text: string;
 	try {
 		const size = statSync(path).size;
 		if (size > MAX_BUNDLE_BYTES) throw new Error(`it is too large (${size} bytes)`);
-		bundle = JSON.parse(readFileSync(path, "utf8"));
+		text = readFileSync(path, "utf8");
 	} catch (error) {
 		throw new CrewError(ErrorCode.InvalidInput, `cannot import ${path}: ${errorMessage(error)}`);
 	}
+	const bundle = parseJsonText(text, `cannot import ${path}: it`);
 	if (flags.rerun) {
 		const { goal, workflow, team } = bundleGoal(bundle);
 		const { runCommand } = await import("./run-commands.js");

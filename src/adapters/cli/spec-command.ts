@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { findProject } from "../../config/project.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
+import { parseJsonText } from "../../core/json-text.js";
 import { inert } from "../../core/terminal-text.js";
 import { type SpecRecord, specRecord } from "../../specs/spec-record.js";
 import { SpecStore, type StoredSpec } from "../../specs/spec-store.js";
@@ -22,13 +23,11 @@ export async function importSpec(file: string, flags: { json?: boolean }): Promi
 	} catch (error) {
 		throw new CrewError(ErrorCode.NotFound, `cannot read ${file}: ${(error as Error).message}`);
 	}
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(text);
-	} catch (error) {
-		throw new CrewError(ErrorCode.InvalidInput, `${file} is not JSON: ${(error as Error).message}`);
-	}
-	const minted = store().mint(specRecord(parsed, file), file, process.env.USER || userInfo().username || "user");
+	const minted = store().mint(
+		specRecord(parseJsonText(text, file), file),
+		file,
+		process.env.USER || userInfo().username || "user",
+	);
 	if (flags.json) print(`${JSON.stringify(specJson(minted))}\n`);
 	else
 		print(inert(`imported spec ${minted.record.id} v${minted.record.version}, trusted as it is now: ${minted.file}\n`));

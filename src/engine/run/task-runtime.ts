@@ -6,7 +6,7 @@ import { replaying } from "../../runtimes/replay-runtime.js";
 import type { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { withVerification } from "../../runtimes/verified-runtime.js";
 import type { WorkerRuntime } from "../../runtimes/worker-runtime.js";
-import { withSpecChecks } from "../../specs/spec-checks.js";
+import { SPEC_CHECK_VARIABLES, withSpecChecks } from "../../specs/spec-checks.js";
 import type { ArtifactFiles } from "../../store/artifact-files.js";
 import type { IntegrationBranch } from "../../workspace/integration-branch.js";
 import type { Worktrees } from "../../workspace/worktrees.js";
@@ -50,7 +50,10 @@ export function taskRuntime(spec: TaskSpec, name: string, deps: Deps, options: R
 	if (carried) runtime = carried;
 	else if (spec.verify) runtime = withVerification(runtime, runtimes.get("command"), spec.verify);
 	// A strict step's checks run where its workspace is: here, unless the attempt ran on another machine.
-	if (spec.specs?.strict) runtime = withSpecChecks(runtime, carried ? undefined : runtimes.get("command"), spec.specs);
+	if (spec.specs?.strict) {
+		const checker = carried ? undefined : runtimes.commandsKeeping(SPEC_CHECK_VARIABLES);
+		runtime = withSpecChecks(runtime, checker, spec.specs);
+	}
 	if (spec.until?.judge) {
 		const check = { ...(spec.until.command !== undefined ? { command: spec.until.command } : {}), base: worktree };
 		runtime = judgingGoal(runtime, runtimes.get("command"), check);

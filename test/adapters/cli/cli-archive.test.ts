@@ -101,9 +101,13 @@ test("a bundle that tries to escape, lies or is not a bundle is refused, naming 
 		expect(existsSync(join(target.dir, "escaped.txt"))).toBe(false);
 	}
 	const target = new TestRepo();
-	writeFileSync(join(target.dir, "junk.json"), "{not json");
+	// A file that is not JSON is said to be so on one line, without the file's text.
+	writeFileSync(join(target.dir, "junk.json"), "not json {\nsecond line");
 	const junk = await crew(target.dir, ["import", "junk.json"]);
-	expect(junk.stderr).toMatch(/^crew: cannot import .*junk\.json: .*JSON/);
+	expect(junk.code).toBe(2);
+	expect(junk.stderr).toBe(
+		`crew: cannot import ${join(target.dir, "junk.json")}: it is not valid JSON: Unexpected token 'o'\n`,
+	);
 });
 
 test("an imported attempt holds no process and is lost, so cancel and resume of the run signal nothing", async () => {
