@@ -23,7 +23,12 @@ export function estimateLine(e: RunEstimate): string {
 	const cost = e.costUsd === 0 ? "" : e.costUsd < 0.01 ? " (<$0.01)" : ` (~$${e.costUsd.toFixed(2)})`;
 	const head = `${e.atLeast ? "at least" : "about"} ${e.tasks} task${e.tasks === 1 ? "" : "s"}`;
 	const more = e.openEnds.length > 0 ? `, and ${e.openEnds.join(", and ")}` : "";
+	const untimed = e.untimedCommands ?? 0;
+	const time =
+		untimed > 0 && untimed === e.tasks
+			? "its time not known before its commands have run here"
+			: `${approxTime(e.durationMs)}${untimed > 0 ? ` besides ${untimed} command${untimed === 1 ? "" : "s"} not yet timed here` : ""}`;
 	// A plan of commands and dry runs: crew counts no tokens of theirs, so there is none to compare.
-	if (e.tokens === 0) return `${head}, no tokens counted, ${approxTime(e.durationMs)}${more} (${e.basis})`;
-	return `${head}, ~${approxCount(e.tokens)} tokens${cost}, ${approxTime(e.durationMs)}${more}; a direct call to one agent ~${approxCount(e.directCallTokens)} tokens (${e.basis})`;
+	if (e.tokens === 0) return `${head}, no tokens counted, ${time}${more} (${e.basis})`;
+	return `${head}, ~${approxCount(e.tokens)} tokens${cost}, ${time}${more}; a direct call to one agent ~${approxCount(e.directCallTokens)} tokens (${e.basis})`;
 }

@@ -73,9 +73,12 @@ interface Figures {
  */
 export const BUILTIN_TASK_ESTIMATE: Figures = { tokens: 8000, costUsd: 0.05, durationMs: 60_000 };
 
-/** A command's tokens are never counted (it reports none); a dry run runs nothing. */
+/**
+ * A command's tokens are never counted (it reports none), and its time is anyone's guess (`echo`
+ * or a test suite) until it has run here: none is guessed. A dry run runs nothing.
+ */
 const BUILTIN_BY_RUNTIME: Readonly<Record<string, Figures>> = {
-	command: { tokens: 0, costUsd: 0, durationMs: BUILTIN_TASK_ESTIMATE.durationMs },
+	command: { tokens: 0, costUsd: 0, durationMs: 0 },
 	"dry-run": { tokens: 0, costUsd: 0, durationMs: 0 },
 };
 
@@ -106,6 +109,8 @@ export interface RunEstimate {
 	readonly pastRuns: number;
 	/** Tasks estimated from the builtin defaults. */
 	readonly defaultTasks: number;
+	/** Commands that have not run here: their time is not in `durationMs`. */
+	readonly untimedCommands?: number;
 	/** "from 5 past runs", "builtin defaults, no history here", … */
 	readonly basis: string;
 	readonly perTask: readonly TaskEstimate[];
@@ -258,6 +263,9 @@ export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]):
 		return { id: task.id, ...figures, from, samples: fit.length };
 	});
 	const defaultTasks = perTask.filter((t) => t.from === EstimateSource.Default).length;
+	const untimedCommands = plan.tasks.filter(
+		(task, i) => task.runtime === "command" && perTask[i]?.from === EstimateSource.Default,
+	).length;
 	const morePasses = plan.morePasses ?? 0;
 	const openEnds = [
 		...(plannerUnknown ? ["what its planner adds"] : []),
@@ -273,6 +281,7 @@ export function estimateRun(plan: EstimatePlan, samples: readonly TaskSample[]):
 		directCallTokens: perTask.length === 0 ? 0 : Math.round(median(perTask.map((t) => t.tokens))),
 		pastRuns: runs.size,
 		defaultTasks,
+		untimedCommands,
 		basis: basisText(runs.size, defaultTasks, perTask.length),
 		perTask,
 	};

@@ -13,11 +13,12 @@ type SampleRow = Omit<TaskSample, "finishedAt"> & { finishedAt: string };
 /**
  * This repository's history, as SQL conditions on a `runs` row and a `tasks` row, each given by
  * its alias: the runs made here (not imported, nor in a store copied from elsewhere, nor replays,
- * whose tasks are answered from the run they replay), and of their tasks those that ran in them
+ * whose tasks are answered from the run they replay, nor dry runs, which started no agent), and of their tasks those that ran in them
  * (not a fork's reused ones, which ran, and spent, in the run they came from).
  */
 export const historyScope = {
-	runs: (alias: string) => `${alias}.imported_at IS NULL AND ${alias}.options ->> '$.replay' IS NULL`,
+	runs: (alias: string) =>
+		`${alias}.imported_at IS NULL AND ${alias}.options ->> '$.replay' IS NULL AND ${alias}.options ->> '$.runtime' IS NOT 'dry-run'`,
 	tasks: (alias: string) => `${alias}.inherited IS NULL`,
 } as const;
 

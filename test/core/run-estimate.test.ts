@@ -182,8 +182,12 @@ test("history counts only on the same runtime: a dry run of a plan is not priced
 		["b", "default", 0, 0],
 	]);
 	expect(run([task("a", "x")], samples).perTask[0]).toMatchObject({ from: "step", tokens: 5000 });
+	// A command that has not run here may be `echo` or a test suite: its time is not guessed.
 	expect(estimateLine(run([task("b", "x", [], { runtime: "command" })], []))).toBe(
-		"about 1 task, no tokens counted, ~1 min (builtin defaults, no history here)",
+		"about 1 task, no tokens counted, its time not known before its commands have run here (builtin defaults, no history here)",
+	);
+	expect(estimateLine(run([task("a", "x"), task("b", "x", ["a"], { runtime: "command" })], []))).toBe(
+		"about 2 tasks, ~8k tokens (~$0.05), ~1 min besides 1 command not yet timed here; a direct call to one agent ~4k tokens (builtin defaults, no history here)",
 	);
 });
 

@@ -399,6 +399,24 @@ test("each workflow's and each agent's attempts that failed their spec checks ar
 	]);
 });
 
+test("a dry run, which started no agent, is not counted: neither its run nor its tasks", () => {
+	const past = new PastRuns();
+	past.run(
+		"d1",
+		"held",
+		"2025-03-10T09:00:00.000Z",
+		[{ id: "work", agent: "writer", tries: [ok(1, 0, 0)] }],
+		"completed",
+		{
+			runtime: "dry-run",
+		},
+	);
+	const insights = past.insights(30);
+	expect(insights.workflows).toEqual([]);
+	expect(insights.agents).toEqual([]);
+	expect(insights.daily.reduce((n, d) => n + d.runs, 0)).toBe(0);
+});
+
 test("a store without runs in the window gives every day at zero and empty tables", () => {
 	const past = new PastRuns();
 	past.run(

@@ -272,9 +272,17 @@ export async function doctorReport(
 	const sandbox = sandboxCheck(settings?.sandbox, settings?.sandboxHosts ?? [], env);
 	checks.push(sandbox);
 	if (settings?.sandbox !== undefined && settings.sandbox !== "off") required.add(sandbox);
+	// Nothing found is not good news: said as a shortfall, though a login in the CLI's own files may do.
 	for (const { runtime, names } of credentialNames()) {
-		const detail = names.length > 0 ? names.join(", ") : "none visible";
-		checks.push({ name: `credentials for ${runtime}`, ok: true, detail });
+		const name = `credentials for ${runtime}`;
+		if (names.length > 0) checks.push({ name, ok: true, detail: names.join(", ") });
+		else
+			checks.push({
+				name,
+				ok: false,
+				detail: "none in the environment; a login kept in the CLI's own files is not looked for here",
+				fix: `export a provider's key, or log in with ${runtime} itself; crew doctor --smoke makes one real call to be sure`,
+			});
 	}
 	const store = storeCheck(project, notFound);
 	checks.push(store);

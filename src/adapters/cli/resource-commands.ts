@@ -107,7 +107,7 @@ export async function validateCommand(options: { json?: boolean }): Promise<numb
 	else {
 		for (const d of report.diagnostics) print(`${diagnosticLine(d)}\n`);
 		print(
-			`${report.errors === 0 ? "valid" : "invalid"}: ${report.agents} agents, ${report.teams} teams, ${report.workflows} workflows; ${report.errors} errors, ${report.warnings} warnings\n`,
+			`${report.errors === 0 ? "valid" : "invalid"}: ${report.agents} agents, ${report.teams} teams, ${report.workflows} workflows; ${counted(report.errors, "error")}, ${counted(report.warnings, "warning")}\n`,
 		);
 	}
 	return report.errors === 0 ? Exit.Ok : Exit.Usage;
@@ -203,4 +203,9 @@ export async function recommendCommand(goal: string, options: { json?: boolean }
 	}
 	print(`${lines.join("\n")}\n`);
 	return Exit.Ok;
+}
+
+/** `1 error`, `2 errors`. */
+function counted(n: number, noun: string): string {
+	return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

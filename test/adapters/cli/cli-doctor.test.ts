@@ -105,11 +105,15 @@ test("doctor counts as credentials only variables that hold one, not a provider'
 		GOOGLE_CLOUD_PROJECT: "proj",
 	});
 	const byName = new Map(checks.map((c) => [c.name, c.detail]));
+	const codex = checks.find((c) => c.name === "credentials for codex");
+	expect(codex).toMatchObject({ ok: false, fix: expect.stringContaining("log in with codex itself") });
 	expect(byName.get("credentials for pi")).toBe(
 		"ANTHROPIC_API_KEY, AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS",
 	);
 	expect(byName.get("credentials for claude")).toBe("ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN");
-	expect(byName.get("credentials for codex")).toBe("none visible");
+	expect(byName.get("credentials for codex")).toBe(
+		"none in the environment; a login kept in the CLI's own files is not looked for here",
+	);
 });
 
 test("doctor fails on a damaged store and names its file", async () => {
