@@ -18,6 +18,7 @@ const LABEL_CHARS = 24;
 const KINDS = /** @type {const} */ ({
 	running: "running an attempt",
 	failed: "an attempt that failed",
+	cancelled: "an attempt cancelled, or lost with its runner",
 	approval: "waiting for approval",
 	question: "waiting for an answer",
 	backoff: "backing off before a retry",
@@ -64,9 +65,15 @@ function tip(task, bar, ms) {
 	return lines.join("\n");
 }
 
-/** @param {any} bar */
-const kindOf = (bar) =>
-	bar.kind === "running" && bar.status && !["completed", "asked"].includes(bar.status) ? "failed" : bar.kind;
+/**
+ * A bar's kind as drawn: an attempt that ended otherwise than completed (or asking) failed, unless
+ * it was cancelled or lost, which is no failure of its agent's.
+ * @param {any} bar
+ */
+const kindOf = (bar) => {
+	if (bar.kind !== "running" || !bar.status || ["completed", "asked"].includes(bar.status)) return bar.kind;
+	return ["cancelled", "lost"].includes(bar.status) ? "cancelled" : "failed";
+};
 
 /**
  * The timeline drawn as of `nowMs` (ms from the run's start): bars still open reach it.
