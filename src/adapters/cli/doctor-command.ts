@@ -20,12 +20,11 @@ import {
 	piCredentials,
 } from "../../runtimes/agent/credentials.js";
 import { agentEnvironment } from "../../runtimes/agent/environment.js";
-import { bundledPi } from "../../runtimes/pi/cli.js";
 import { piExtensionsCheck } from "../../runtimes/pi/extensions-check.js";
-import { onPath } from "../../runtimes/process/program-path.js";
 import { RuntimeRegistry } from "../../runtimes/runtime-registry.js";
 import { findBwrap, findSocat, NO_SANDBOX } from "../../runtimes/sandbox/confine.js";
 import { cachesRoot } from "../../runtimes/toolchains/caches.js";
+import { cliProgram } from "../shared/cli-program.js";
 import { configuredRuntimes } from "../shared/configured-runtimes.js";
 import { NOTIFY_FAILURES_KEPT_MS } from "../shared/inbox.js";
 import { smokeCheck } from "./doctor-smoke.js";
@@ -100,33 +99,6 @@ function notifyCheck(project: Project, targets: readonly NotifyTarget[], env: No
 }
 
 const AGENT_CLIS: readonly AgentCliName[] = ["pi", "claude", "codex"];
-
-/** How crew starts an agent CLI: the program, the file that runs, and the rule that chose it. */
-interface CliProgram {
-	readonly command: readonly string[];
-	readonly file: string;
-	readonly rule: string;
-}
-
-/**
- * How crew starts each agent CLI, as its runtimes do: the program in the user's config, else
- * `CREW_PI` / `CREW_CLAUDE` / `CREW_CODEX`, else the CLI on PATH, else (pi only) crew's own.
- */
-function cliProgram(name: AgentCliName, settings: Settings | undefined, env: NodeJS.ProcessEnv): CliProgram {
-	const configured = settings?.programs?.[name];
-	if (configured) {
-		const rule = `runtimes.${name} in ${join(userConfigDir(env), "config.json")}`;
-		return { command: [configured], file: configured, rule };
-	}
-	const variable = `CREW_${name.toUpperCase()}`;
-	const given = env[variable];
-	if (given) return { command: [given], file: given, rule: variable };
-	const found = onPath(name, env.PATH ?? "");
-	if (found) return { command: [found], file: found, rule: `${name} on PATH` };
-	const bundled = name === "pi" ? bundledPi() : undefined;
-	if (!bundled) return { command: [name], file: name, rule: `${name} on PATH` };
-	return { command: bundled, file: bundled[1] as string, rule: "crew's own pi, as none is on PATH" };
-}
 
 /**
  * The agent CLIs this repository's agents (builtin, the user's, the project's) use, with the

@@ -104,19 +104,30 @@ function listedModels(output: string): string[] {
 }
 
 /**
+ * The models pi started by `command` has credentials for, as `provider/id`, from `pi
+ * --list-models` in the environment its agents get; else why it could not say.
+ */
+export async function piModels(command: readonly string[], env: NodeJS.ProcessEnv): Promise<string[] | string> {
+	const out = await runProgram(command, ["--list-models"], agentEnvironment(env, {}, piCredentials(undefined, env)));
+	if (out.error || out.code !== 0) return whyFailed("pi", out);
+	return listedModels(`${out.stdout}\n${out.stderr}`);
+}
+
+/** Whether `models` (pi's, as `provider/id`) hold `model`, given with its provider or without. */
+export function piHas(models: readonly string[], model: string): boolean {
+	return models.some((m) => m === model || m.endsWith(`/${model}`));
+}
+
+/**
  * pi: the models the agents use, pi's default for those that name none, and whether pi has
  * credentials for each, from `pi --list-models` (which lists only models with credentials).
  */
 async function piReadiness(use: RuntimeUse, env: NodeJS.ProcessEnv): Promise<Check[]> {
-	const out = await runProgram(
-		use.command,
-		["--list-models"],
-		agentEnvironment(env, {}, piCredentials(undefined, env)),
-	);
-	if (out.error || out.code !== 0)
-		return [{ name: "pi credentials", ok: false, detail: `pi --list-models failed: ${whyFailed("pi", out)}` }];
-	const available = listedModels(`${out.stdout}\n${out.stderr}`);
-	const has = (model: string) => available.some((m) => m === model || m.endsWith(`/${model}`));
+	const listed = await piModels(use.command, env);
+	if (typeof listed === "string")
+		return [{ name: "pi credentials", ok: false, detail: `pi --list-models failed: ${listed}` }];
+	const available = listed;
+	const has = (model: string) => piHas(available, model);
 	const fallback = piDefault(env);
 	const missing: string[] = [];
 	const providers = new Set<string>();

@@ -68,7 +68,7 @@ const https = (hosts: readonly string[]): HostPort[] => hosts.map((host) => ({ h
 /** A custom provider or model of pi's `models.json`, as far as its address goes. */
 interface PiProvider {
 	readonly baseUrl?: unknown;
-	readonly models?: readonly { readonly baseUrl?: unknown }[];
+	readonly models?: readonly { readonly id?: unknown; readonly baseUrl?: unknown }[];
 }
 
 /**
@@ -87,6 +87,15 @@ export function piHosts(model: string | undefined, env: NodeJS.ProcessEnv): Host
 		const given = urls.flatMap((url) => (typeof url === "string" ? [urlHost(url)].filter((h) => h !== undefined) : []));
 		return given.length > 0 ? given : https(PI_PROVIDER_HOSTS[name] ?? []);
 	});
+}
+
+/** The models of the providers pi's `models.json` adds, as `provider/id`: known to pi without asking it. */
+export function piCustomModels(env: NodeJS.ProcessEnv): string[] {
+	return Object.entries(piCustomProviders(env)).flatMap(([provider, given]) =>
+		Array.isArray(given?.models)
+			? given.models.flatMap((m) => (typeof m?.id === "string" ? [`${provider}/${m.id}`] : []))
+			: [],
+	);
 }
 
 function piCustomProviders(env: NodeJS.ProcessEnv): Readonly<Record<string, PiProvider>> {
