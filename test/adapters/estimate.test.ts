@@ -119,7 +119,7 @@ test("the line before an --until run says that more passes may follow", async ()
 	const run = await crew(repo.dir, ["run", "loop it", ...args]);
 	expect(run.code, run.stdout + run.stderr).toBe(0);
 	expect(run.stdout.split("\n")[1]).toBe(
-		"estimate: at least 3 tasks, no tokens counted, ~3 min, and up to 2 more passes of the --until check (builtin defaults, no history here)",
+		"estimate: at least 3 tasks, no tokens counted, its time not known before its commands have run here, and up to 2 more passes of the --until check (builtin defaults, no history here)",
 	);
 });
 
