@@ -1,4 +1,4 @@
-// A failed command leaves no `.crew/` behind where there was none: only a store of its own, without runs, is taken back.
+// A failed command's own `.crew/`, holding no run yet, taken back: a mistake leaves nothing behind.
 
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import type { Project } from "../../config/project.js";

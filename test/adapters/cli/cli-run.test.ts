@@ -199,7 +199,8 @@ test("a reader process polling status during a run never errors or sees a half-w
 });
 
 test("--detach starts a background runner and returns at once; a second runner cannot take the run", async () => {
-	const repo = new TestRepo().agent("worker", "--sleep 800");
+	// Each task lasts long enough that the second crew, however slowly this machine starts it, finds the run still held.
+	const repo = new TestRepo().agent("worker", "--sleep 3000");
 	repo.workflow("bg", [{ id: "a" }, { id: "b", dependsOn: ["a"] }]);
 	const started = await crew(repo.dir, ["run", "in the background", "--workflow", "bg", "--detach", "--json"]);
 	expect(started.code).toBe(0);
