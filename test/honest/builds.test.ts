@@ -1,24 +1,17 @@
 // @slow: a virtual environment made and a wheel installed by pip, a TypeScript build and a Python test run, each a confined crew run
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT } from "../helpers.js";
-import { developers } from "./developer.js";
+import { developers, writeFiles } from "./developer.js";
 
 /** Builds and tests a developer's agent runs in the default sandbox: TypeScript, Python, pip from a wheels folder, git. */
 const developer = developers();
 
-function files(dir: string, contents: Record<string, string>): void {
-	for (const [name, text] of Object.entries(contents)) {
-		mkdirSync(join(dir, name, ".."), { recursive: true });
-		writeFileSync(join(dir, name), text);
-	}
-}
-
 test("a TypeScript project builds with tsc, incrementally, into its own folder", async () => {
 	const dev = developer();
-	files(dev.repo, {
+	writeFiles(dev.repo, {
 		"tsconfig.json": JSON.stringify({
 			compilerOptions: { outDir: "dist", strict: true, incremental: true },
 			include: ["src"],
@@ -35,7 +28,7 @@ test("a TypeScript project builds with tsc, incrementally, into its own folder",
 
 test("a Python test suite runs, and a package installs from a wheels folder into a virtual environment", async () => {
 	const dev = developer();
-	files(dev.repo, {
+	writeFiles(dev.repo, {
 		"calc.py": "def add(a, b):\n    return a + b\n",
 		"test_calc.py":
 			"import unittest\nfrom calc import add\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",

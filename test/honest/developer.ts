@@ -76,6 +76,14 @@ function lastJson(stdout: string): { runId?: string; status?: string; error?: st
 }
 
 /** Every file under `dir` with its size and time of change: what a folder held, to compare later. */
+/** Writes each of `contents` (path under `dir`, text) into `dir`, making the folders it needs. */
+export function writeFiles(dir: string, contents: Record<string, string>): void {
+	for (const [name, text] of Object.entries(contents)) {
+		mkdirSync(join(dir, name, ".."), { recursive: true });
+		writeFileSync(join(dir, name), text);
+	}
+}
+
 export function filesUnder(dir: string): Record<string, string> {
 	const found: Record<string, string> = {};
 	const walk = (at: string) => {

@@ -1,8 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { expect, test } from "vitest";
 import { read } from "../helpers.js";
-import { developers } from "./developer.js";
+import { developers, writeFiles } from "./developer.js";
 
 /** A spec's check is the project's own test suite: honest work that passes it must pass the check, confined as it is. */
 const developer = developers();
@@ -17,16 +15,9 @@ const SPEC = {
 	source: { kind: "manual" },
 };
 
-function files(dir: string, contents: Record<string, string>): void {
-	for (const [name, text] of Object.entries(contents)) {
-		mkdirSync(join(dir, name, ".."), { recursive: true });
-		writeFileSync(join(dir, name), text);
-	}
-}
-
 test("a strict step's check that runs the project's npm test suite passes, offline and without credentials, once the agent fixed the code", async () => {
 	const dev = developer();
-	files(dev.repo, {
+	writeFiles(dev.repo, {
 		"package.json": JSON.stringify({ name: "calc", version: "1.0.0", scripts: { test: "node --test" } }),
 		"calc.js": "exports.add = (a, b) => a - b;\n",
 		"calc.test.js":
