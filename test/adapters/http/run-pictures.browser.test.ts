@@ -74,8 +74,14 @@ test("a run's timeline draws each attempt, the failed one and its backoff, an ap
 				.evaluateAll((rects) => rects.map((r) => [r.getAttribute("data-kind"), r.querySelector("title")?.textContent]));
 		const time = String.raw`\d+(\.\d)?(ms|s)`;
 
+		// The page reads the timeline again at most every second: wait until it shows the gate's attempt ended.
 		await expect
-			.poll(async () => (await bars("gate")).map(([kind]) => kind), { timeout: 20_000 })
+			.poll(
+				async () => (await bars("gate")).map(([kind, title]) => `${kind}${title?.includes("so far") ? " open" : ""}`),
+				{
+					timeout: 20_000,
+				},
+			)
 			.toEqual(["approval", "running"]);
 		const flaky = await bars("flaky");
 		expect(flaky.map(([kind]) => kind)).toEqual(["failed", "backoff", "running"]);
