@@ -275,6 +275,8 @@ export interface RunOptions {
 	 * `runReach`). `session` is the caller's session id, by which it finds its runs again.
 	 */
 	readonly caller?: { readonly session?: string };
+	/** `api`: a person started the run over `crew serve`'s HTTP API (the dashboard's form, say) rather than the CLI. */
+	readonly startedOver?: "api";
 	/**
 	 * Present on a run a schedule started: the schedule's name and the slot (ms since 1970) it
 	 * started for; `missed`, the slots before it that passed while no scheduler ran; `now`, started

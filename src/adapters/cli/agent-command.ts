@@ -64,7 +64,7 @@ export async function agentCommand(argument: string, flags: AgentFlags): Promise
 		const plan = await timed("plan the run", () => crew.plan(input));
 		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
 		// Only a model the person named is checked, and only then is pi asked which it has.
-		if (flags.model) await (await import("./model-check.js")).checkPlanModel(plan, flags.model, settings);
+		if (flags.model) await (await import("../shared/model-check.js")).checkPlanModel(plan, flags.model, settings);
 		const runId = timed("record the run", () => crew.create(plan));
 		const taskId = plan.tasks[0]?.id ?? agent;
 		if (flags.background) {

@@ -162,12 +162,18 @@ export function delegatedRunText(child: ChildRun): string {
 	return `delegated run ${child.runId}  ${child.status}  ${child.workflow}  attempt ${child.attempt}${spent ? `  ${spent}` : ""}`;
 }
 
+/** Where a run came from, when not a person's `crew run`: a schedule, or the HTTP API. */
+function runOrigin(run: RunRecord): string {
+	if (run.options.schedule) return `  (schedule ${run.options.schedule.name})`;
+	return run.options.startedOver === "api" ? "  (started over the API)" : "";
+}
+
 export function runsText(runs: readonly RunRecord[]): string {
 	if (runs.length === 0) return "no runs yet\n";
 	return `${runs
 		.map(
 			(r) =>
-				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${excerpt(r.goal, 60, wholeIn(r.id))}${r.options.schedule ? `  (schedule ${r.options.schedule.name})` : ""}`,
+				`${r.id}  ${r.status.padEnd(11)} ${r.workflow.padEnd(16)} ${r.createdAt}  ${excerpt(r.goal, 60, wholeIn(r.id))}${runOrigin(r)}`,
 		)
 		.join("\n")}\n`;
 }

@@ -112,7 +112,7 @@ export async function runCommand(argument: string | undefined, flags: RunFlags):
 		const plan = await timed("plan the run", () => crew.plan(runInput({ ...flags, goal }, settings)));
 		for (const d of plan.diagnostics) printError(`crew: ${diagnosticText(d)}\n`);
 		// Only a model the person named is checked, and only then is pi asked which it has.
-		if (flags.model) await (await import("./model-check.js")).checkPlanModel(plan, flags.model, settings);
+		if (flags.model) await (await import("../shared/model-check.js")).checkPlanModel(plan, flags.model, settings);
 		// Read before the run joins the history it reads.
 		const estimate = flags.json ? null : estimateFromStore(plan, crew.project);
 		const runId = timed("record the run", () => crew.create(plan));

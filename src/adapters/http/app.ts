@@ -14,6 +14,7 @@ import { INSIGHT_DAYS, insightWindow, MOST_INSIGHT_DAYS, noInsights } from "../.
 import { listSchedules } from "../shared/schedule-actions.js";
 import { TeamActions } from "../shared/team-actions.js";
 import { type AccessOptions, guard } from "./access.js";
+import { actionRoutes } from "./action-routes.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
@@ -38,9 +39,12 @@ export interface CrewApp {
 	close(): void;
 }
 
-const HTTP_STATUS: Partial<Record<ErrorCode, 400 | 404 | 409>> = {
+const HTTP_STATUS: Partial<Record<ErrorCode, 400 | 403 | 404 | 409>> = {
 	[ErrorCode.InvalidId]: 400,
 	[ErrorCode.InvalidInput]: 400,
+	[ErrorCode.InvalidWorkflow]: 400,
+	[ErrorCode.InvalidResource]: 400,
+	[ErrorCode.Untrusted]: 403,
 	[ErrorCode.ArtifactPath]: 400,
 	[ErrorCode.NotFound]: 404,
 	[ErrorCode.Conflict]: 409,
@@ -64,17 +68,10 @@ const InsightsQuery = z.object({
 		.refine((n) => n >= 1 && n <= MOST_INSIGHT_DAYS, DAYS_EXPECTED)
 		.optional(),
 });
-const Rejection = z.object({ reason: z.string().trim().min(1, "expected a non-empty reason") });
-const SteerBody = z.object({ message: z.string().trim().min(1, "expected a non-empty message") });
-const AnswerBody = z.object({
-	answer: z.string().trim().min(1, "expected a non-empty answer"),
-	question: z.number().int().min(1).optional(),
-});
 
 /**
  * crew's HTTP API and dashboard over one project's store, behind `guard`. Reads go through a
- * read-only connection; changes (cancel, resume, approve, reject) go through the engine, as the
- * CLI's do.
+ * read-only connection; changes (see `actionRoutes`) go through the engine, as the CLI's do.
  */
 export function createApp(options: AppOptions): CrewApp {
 	const { project } = options;
@@ -92,7 +89,7 @@ export function createApp(options: AppOptions): CrewApp {
 	};
 	const metrics = new CrewMetrics(() => reader()?.repo);
 	const feed = new RunFeed(needReader, pollMs);
-	const actions = new TeamActions(project);
+	const actions = new TeamActions(project, "person");
 	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
 
 	const app = new Hono();
@@ -104,6 +101,7 @@ export function createApp(options: AppOptions): CrewApp {
 	guard(app, options);
 
 	app.get("/api/inbox", (c) => c.json(actions.inbox()));
+	app.get("/api/resources", (c) => c.json({ resources: actions.list(c.req.query("kind")) }));
 	app.get("/api/runs", (c) => c.json(runsPage(reader()?.repo, c.req.query())));
 	app.get("/api/insights", (c) => {
 		const { days = INSIGHT_DAYS } = parse(InsightsQuery, c.req.query(), "query parameter");
@@ -167,31 +165,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.text(r.files.read(id, name));
 	});
 
-	app.post("/api/runs/:runId/cancel", async (c) =>
-		c.json(await actions.cancel(runId(c), "cancelled from the dashboard")),
-	);
-	app.post("/api/runs/:runId/resume", async (c) => c.json(await actions.resume(runId(c))));
-	app.post("/api/runs/:runId/approve", async (c) => c.json(await actions.approve(runId(c))));
-	app.post("/api/runs/:runId/reject", async (c) => {
-		const id = runId(c);
-		const body: unknown = await c.req.json().catch(() => undefined);
-		const { reason } = parse(Rejection, body ?? {}, "body field");
-		return c.json(await actions.reject(id, reason));
-	});
-
-	app.post("/api/runs/:runId/tasks/:task/steer", async (c) => {
-		const id = runId(c);
-		const body: unknown = await c.req.json().catch(() => undefined);
-		const { message } = parse(SteerBody, body ?? {}, "body field");
-		return c.json(await actions.steer(id, c.req.param("task"), message));
-	});
-
-	app.post("/api/runs/:runId/tasks/:task/answer", async (c) => {
-		const id = runId(c);
-		const body: unknown = await c.req.json().catch(() => undefined);
-		const { answer, question } = parse(AnswerBody, body ?? {}, "body field");
-		return c.json(await actions.answer(id, c.req.param("task"), answer, question));
-	});
+	actionRoutes(app, actions);
 
 	app.get("/metrics", async (c) => {
 		const text = await metrics.text();
@@ -203,6 +177,7 @@ export function createApp(options: AppOptions): CrewApp {
 	app.get("/runs/:runId/compare/:other", (c) => dashboardFile(c, "index.html"));
 	app.get("/inbox", (c) => dashboardFile(c, "index.html"));
 	app.get("/insights", (c) => dashboardFile(c, "index.html"));
+	app.get("/schedules", (c) => dashboardFile(c, "index.html"));
 	app.get("/assets/:name", (c) => dashboardFile(c, c.req.param("name")));
 	// Browsers ask for it whatever the page names.
 	app.get("/favicon.ico", (c) => dashboardFile(c, "favicon.svg"));

@@ -3,7 +3,7 @@
 import { type ZodRawShape, z } from "zod";
 import { TASK_JSON_FIELDS, TASK_STATUSES } from "../../core/status-selection.js";
 import { MAX_STEER_CHARS } from "../../core/steer-limits.js";
-import { limit, runParameters, sandbox, sessionParameters } from "./run-parameters.js";
+import { limit, runParameters, sandbox, sessionParameters } from "../shared/run-parameters.js";
 
 /**
  * What each of crew's agent-facing tools is called, says and takes: the MCP server serves them,

@@ -6,7 +6,8 @@ import type { Crew } from "../../engine/crew.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";
 import { MOST_WAIT_SECONDS } from "../mcp/tool-specs.js";
 import { checkAgentSandbox } from "./agent-sandbox.js";
-import { startCallerRun } from "./background-runner.js";
+import { type RunAsker, startCallerRun } from "./background-runner.js";
+import { checkPlanModel } from "./model-check.js";
 import { type RunAsk, runInput } from "./run-input.js";
 
 /** Longest a foreground agent call waits for its run, in ms: under agent clients' tool timeouts. */
@@ -62,14 +63,21 @@ export function agentWaitMs(request: AgentRequest): number {
 
 /**
  * Plans and creates the one-task run of `request` (workflow `agent:<name>`) under the user's
- * settings, as `crew agent` does, and hands it to a background runner.
+ * settings, as `crew agent` does, and hands it to a background runner; `person` when a person
+ * asked over the API, else the request's session is recorded as an agent's.
  */
-export async function startAgentRun(crew: Crew, settings: Settings, request: AgentRequest): Promise<AgentStarted> {
+export async function startAgentRun(
+	crew: Crew,
+	settings: Settings,
+	request: AgentRequest,
+	person = false,
+): Promise<AgentStarted> {
 	const agent = request.agent ?? DEFAULT_AGENT;
 	const { task, agent: _agent, session, wait: _wait, waitMs: _waitMs, ...ask } = request;
 	checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
 	const plan = await crew.plan(runInput({ ...ask, goal: task, workflow: agentWorkflowName(agent) }, settings));
-	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, session);
+	await checkPlanModel(plan, ask.model, settings);
+	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, asker(person, session));
 	return {
 		runId,
 		taskId: plan.tasks[0]?.id ?? agent,
@@ -78,4 +86,10 @@ export async function startAgentRun(crew: Crew, settings: Settings, request: Age
 		workflow: plan.workflow,
 		warnings,
 	};
+}
+
+/** Who asked: a person over the API, or an agent with its session id if it gave one. */
+export function asker(person: boolean, session: string | undefined): RunAsker {
+	if (person) return "api";
+	return session === undefined ? {} : { session };
 }

@@ -79,20 +79,22 @@ export async function retryInBackground(crew: Crew, runId: string, ref: string):
 	return await startBackgroundRunner(crew, runId, [], ["retry", runId, ref]);
 }
 
+/** Who asked for a run on an agent-facing surface: an agent, with its session id if it gave one, or a person over the API. */
+export type RunAsker = { readonly session?: string } | "api";
+
 /**
- * Creates the run of `plan` for an agent-facing caller, recording the caller's `session` with it,
- * and hands it to a background runner; `warnings` are the settings' and the plan's.
+ * Creates the run of `plan` for `asker`, recording who asked with it (an agent's session, or that
+ * a person asked over the API), and hands it to a background runner; `warnings` are the
+ * settings' and the plan's.
  */
 export async function startCallerRun(
 	crew: Crew,
 	plan: Plan,
 	settingsWarnings: readonly string[],
-	session: string | undefined,
+	asker: RunAsker,
 ): Promise<{ runId: string; runner: BackgroundRunner; warnings: string[] }> {
-	const runId = crew.create({
-		...plan,
-		options: { ...plan.options, caller: session === undefined ? {} : { session } },
-	});
+	const origin = asker === "api" ? { startedOver: "api" as const } : { caller: asker };
+	const runId = crew.create({ ...plan, options: { ...plan.options, ...origin } });
 	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 	const warnings = [
 		...settingsWarnings,

@@ -118,6 +118,21 @@ function runStatus(source: ScheduleSource, runId: string): string | null {
 	}
 }
 
+/** Pauses schedule `name` (no slot of it starts a run), or resumes it from its next slot; answers it as lists show it. */
+export function pauseSchedule(crew: Crew, name: string, paused: boolean): ScheduleRow {
+	checkId("schedule", name);
+	const now = Date.now();
+	crew.schedules.setPaused(name, paused, now);
+	return scheduleRow(crew, crew.schedules.get(name), now);
+}
+
+/** Removes schedule `name` and the record of its slots; the runs it started stay. */
+export function removeSchedule(crew: Crew, name: string): { name: string; removed: true } {
+	checkId("schedule", name);
+	crew.schedules.remove(name);
+	return { name, removed: true };
+}
+
 /** The runs of schedule `name` that have not ended, oldest first. */
 export function liveRuns(crew: Crew, name: string): { id: string; status: string }[] {
 	return crew

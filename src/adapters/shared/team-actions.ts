@@ -23,10 +23,11 @@ import { type TaskWorktree, Worktrees } from "../../workspace/worktrees.js";
 import { doctorReport } from "../cli/doctor-command.js";
 import { statusText } from "../pi/run-report.js";
 import { type RunTracing, runTracing, withTracing } from "../tracing/run-tracing.js";
-import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
+import { type AgentRequest, type AgentStarted, agentWaitMs, asker, startAgentRun } from "./agent-request.js";
 import { checkAgentSandbox } from "./agent-sandbox.js";
 import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { type InboxItem, inboxItems } from "./inbox.js";
+import { checkPlanModel } from "./model-check.js";
 import { type PlanSummary, planSummary } from "./plan-summary.js";
 import {
 	type Recommendation,
@@ -37,6 +38,7 @@ import {
 	type ValidationReport,
 	validationReport,
 } from "./resource-reports.js";
+import { type Forked, forkRun, replayRun } from "./run-again.js";
 import { runStanding } from "./run-ending.js";
 import { exportToFile } from "./run-export.js";
 import { type RunAsk, runInput } from "./run-input.js";
@@ -87,17 +89,26 @@ function checkSession(session: string | undefined): void {
 }
 
 /**
+ * Who asks through a surface: `agents` (the MCP server, the pi extension), whose runs record the
+ * caller and its session; or a `person` over the HTTP API, whose runs record that they were
+ * started over it and count as the user's own, as the CLI's do.
+ */
+export type Surface = "agents" | "person";
+
+/**
  * What agent-facing surfaces (the MCP server, the pi extension, the dashboard's buttons) can do
  * with one project's runs, as plain data. A run starts detached; only `agent` with `wait` and
  * `wait` wait for runs, each for a bounded time.
  */
 export class TeamActions {
 	readonly project: Project;
+	readonly #person: boolean;
 	/** Made at the first write, when this process's `OTEL_*` variables ask for traces: one for every Crew it opens. */
 	#tracing: { readonly tracing: RunTracing | undefined } | undefined;
 
-	constructor(project: Project) {
+	constructor(project: Project, surface: Surface = "agents") {
 		this.project = project;
+		this.#person = surface === "person";
 	}
 
 	#loader(): ResourceLoader {
@@ -152,9 +163,11 @@ export class TeamActions {
 		return await this.#write(async (crew) => {
 			checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
 			const plan = await crew.plan(runInput(ask, settings));
+			await checkPlanModel(plan, ask.model, settings);
 			// Read before the run joins the history it reads.
 			const estimate = estimateFromStore(plan, this.project);
-			const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, session);
+			const by = asker(this.#person, session);
+			const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, by);
 			return {
 				runId,
 				status: runner.status,
@@ -177,7 +190,7 @@ export class TeamActions {
 		const waitMs = agentWaitMs(request);
 		checkSession(request.session);
 		const settings = loadSettings(this.project);
-		const started = await this.#write((crew) => startAgentRun(crew, settings, request));
+		const started = await this.#write((crew) => startAgentRun(crew, settings, request, this.#person));
 		if (!request.wait) return started;
 		const { runs, timedOut } = await this.wait([started.runId], waitMs, options);
 		return { ...started, ...(runs[0] as RunOutcome), timedOut };
@@ -288,6 +301,18 @@ export class TeamActions {
 			const runner = await retryInBackground(crew, runId, task);
 			return { runId, task, status: runner.status };
 		});
+	}
+
+	/** A new run of run `runId` that takes the outcomes of its tasks before `from`; see `forkRun`. */
+	async fork(runId: string, from?: readonly string[]): Promise<Forked> {
+		const settings = loadSettings(this.project);
+		return await this.#write((crew) => forkRun(crew, settings, runId, from));
+	}
+
+	/** A replay of run `runId` in a background runner; see `replayRun`. */
+	async replay(runId: string, liveOnDivergence = false): Promise<{ runId: string; of: string; status: string }> {
+		const settings = loadSettings(this.project);
+		return await this.#write((crew) => replayRun(crew, settings, runId, liveOnDivergence));
 	}
 
 	/**

@@ -2,7 +2,7 @@
 
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../../core/records.js";
-import { RunStatus, TaskStatus } from "../../core/status.js";
+import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
 import type { ReplayedAttempt, TaskSpec } from "../../core/types.js";
 import type { RunQueries } from "../../store/run-queries.js";
 import type { Plan, PlanInput } from "../planning/plan-input.js";
@@ -38,6 +38,10 @@ export async function planReplay(
 	now: ExecutionSettings,
 ): Promise<Plan> {
 	const { record } = source;
+	// Its record is not whole while it works: a replay answers from the record alone.
+	if (!isTerminalRun(record.status) && record.status !== RunStatus.Interrupted) {
+		throw new CrewError(ErrorCode.Conflict, `run ${record.id} is ${record.status}: replay it once it has ended`);
+	}
 	if (record.importedAt !== null && live) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,

@@ -79,6 +79,7 @@ export function runSummary(run: RunRecord): object {
 	const forked = forkedFrom ? { forkedFrom } : {};
 	const parent = run.parent ? { parent: run.parent } : {};
 	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
+	const overApi = run.options.startedOver ? { startedOver: run.options.startedOver } : {};
 	const foreseen = run.foreseen.length > 0 ? { foreseen: run.foreseen } : {};
 	return {
 		id,
@@ -94,6 +95,7 @@ export function runSummary(run: RunRecord): object {
 		...forked,
 		...parent,
 		...scheduled,
+		...overApi,
 		...foreseen,
 	};
 }

@@ -7,7 +7,7 @@ import type { Plan } from "../../engine/planning/plan-input.js";
 import { checkedRuntime } from "../../engine/planning/runtime-check.js";
 import { piHas, piModels } from "../../runtimes/agent/cli-readiness.js";
 import { piCustomModels } from "../../runtimes/agent/provider-hosts.js";
-import { cliProgram } from "../shared/cli-program.js";
+import { cliProgram } from "./cli-program.js";
 
 /** `checkPiModel` of a run's `--model`, for the runtimes its tasks (or its script's roles) run on. */
 export async function checkPlanModel(plan: Plan, model: string | undefined, settings: Settings): Promise<void> {
