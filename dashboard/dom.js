@@ -94,3 +94,28 @@ export function setConnection(text) {
 	const node = document.getElementById("connection");
 	if (node) node.textContent = text;
 }
+
+/**
+ * A change sent to the API with the tab's token: `body`, when given, goes as JSON. Answers the
+ * server's JSON, or throws its `error` as an Error.
+ * @param {"POST" | "DELETE"} method
+ * @param {string} path
+ * @param {object} [body]
+ * @returns {Promise<any>}
+ */
+export function send(method, path, body) {
+	return api(path, {
+		method,
+		headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+		...(body === undefined ? {} : { body: JSON.stringify(body) }),
+	});
+}
+
+/**
+ * A labelled field: the label names the control by its id.
+ * @param {string} text
+ * @param {HTMLElement} control with an id
+ */
+export function labelled(text, control) {
+	return el("span", { class: "field" }, [el("label", { for: control.id }, [text]), control]);
+}

@@ -2,7 +2,7 @@
 // The dashboard's inbox: its count in the header on every page, and its page at `/inbox`, where
 // questions are answered.
 
-import { api, el, setConnection, setWhere, token } from "./dom.js";
+import { api, el, send, setConnection, setWhere } from "./dom.js";
 
 /** The header's count of what waits on a person, kept current. */
 export function watchInbox() {
@@ -25,20 +25,17 @@ export function watchInbox() {
  */
 function answerForm(runId, task, question) {
 	const text = /** @type {HTMLInputElement} */ (el("input", { class: "answer-text", placeholder: "Your answer" }));
-	const send = el("button", { class: "answer-send", type: "submit" }, ["Answer"]);
+	const button = el("button", { class: "answer-send", type: "submit" }, ["Answer"]);
 	const result = el("span", { class: "answer-result muted" });
-	const form = el("form", { class: "answer", "data-task": task }, [text, send, result]);
+	const form = el("form", { class: "answer", "data-task": task }, [text, button, result]);
 	form.addEventListener("submit", async (event) => {
 		event.preventDefault();
 		const answer = text.value.trim();
 		if (answer === "") return;
 		result.textContent = "sending…";
 		try {
-			const given = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/answer`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-				body: JSON.stringify({ answer, question }),
-			});
+			const path = `/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/answer`;
+			const given = await send("POST", path, { answer, question });
 			result.textContent =
 				given.state === "delivered" ? "its agent has the answer" : `answered; the run is ${given.status}`;
 			text.value = "";

@@ -1,11 +1,12 @@
 // @ts-check
-// A run's page at `/runs/<id>`: its head, goal, integration and actions, its live DAG beside the
-// task panel, the requirements of its specs, its timeline and its cost, kept current by the run's
-// event stream. Every text from the server goes in through textContent, never as HTML.
+// A run's page at `/runs/<id>`: its head, goal, integration and actions (an ended run forked or
+// replayed as a new run among them), its live DAG beside the task panel, the requirements of its
+// specs, its timeline and its cost, kept current by the run's event stream. Every text from the
+// server goes in through textContent, never as HTML.
 
 import { showCost } from "./cost.js";
 import { delegatedSection } from "./delegated.js";
-import { api, count, el, elapsed, setConnection, setWhere, statusBadge, token, usageText } from "./dom.js";
+import { api, count, el, elapsed, send, setConnection, setWhere, statusBadge, usageText } from "./dom.js";
 import { requirementsSection } from "./requirements.js";
 import { runGraph } from "./run-graph.js";
 import { taskPanel } from "./task-panel.js";
@@ -117,7 +118,7 @@ export async function runPage(runId) {
 	const timeline = timelineSection(runId, (taskId) => select(taskId));
 	/** The timeline at most every 1 s; between reads, its open bars grow with the clock. */
 	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
-	const panel = taskPanel(runId);
+	const panel = taskPanel(runId, () => run?.status);
 	const delegated = delegatedSection((taskId) => select(taskId));
 	const requirements = requirementsSection(runId, (taskId) => select(taskId));
 	/** The requirements at most every 2 s while the run changes. */
@@ -142,12 +143,28 @@ export async function runPage(runId) {
 	let tasks = [];
 	/** The seq of the run's latest event as of the last read: the next reads only what changed after it. */
 	let seq = 0;
+	/** The run's status when the task panel was last told of it. */
+	let panelStatus = "";
 
 	const buttons = {
 		cancel: el("button", { id: "cancel", type: "button" }, ["Cancel run"]),
 		resume: el("button", { id: "resume", type: "button" }, ["Resume"]),
 		approve: el("button", { id: "approve", type: "button" }, ["Approve"]),
 		reject: el("button", { id: "reject", type: "button" }, ["Reject…"]),
+		fork: el(
+			"button",
+			{ id: "fork", type: "button", title: "a new run reusing the outcomes of tasks that need not run again" },
+			["Fork"],
+		),
+		replay: el(
+			"button",
+			{
+				id: "replay",
+				type: "button",
+				title: "a new run answering every task from this run's record, no agent started",
+			},
+			["Replay"],
+		),
 	};
 	actions.append(...Object.values(buttons));
 
@@ -158,11 +175,7 @@ export async function runPage(runId) {
 	const act = async (action, body) => {
 		message.textContent = `${action}…`;
 		try {
-			const result = await api(`/api/runs/${encodeURIComponent(runId)}/${action}`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-				body: JSON.stringify(body ?? {}),
-			});
+			const result = await send("POST", `/api/runs/${encodeURIComponent(runId)}/${action}`, body ?? {});
 			message.textContent = `${action}: run is ${result.status}`;
 			refresh();
 		} catch (error) {
@@ -172,6 +185,21 @@ export async function runPage(runId) {
 	buttons.cancel.addEventListener("click", () => act("cancel"));
 	buttons.resume.addEventListener("click", () => act("resume"));
 	buttons.approve.addEventListener("click", () => act("approve"));
+	/**
+	 * Makes a new run of this one and opens its page.
+	 * @param {"fork" | "replay"} action
+	 */
+	const again = async (action) => {
+		message.textContent = `${action}…`;
+		try {
+			const made = await send("POST", `/api/runs/${encodeURIComponent(runId)}/${action}`, {});
+			location.href = `/runs/${encodeURIComponent(made.runId)}`;
+		} catch (error) {
+			message.textContent = `${action} failed: ${/** @type {Error} */ (error).message}`;
+		}
+	};
+	buttons.fork.addEventListener("click", () => again("fork"));
+	buttons.replay.addEventListener("click", () => again("replay"));
 	buttons.reject.addEventListener("click", () => {
 		const reason = prompt("Why reject?");
 		if (reason) act("reject", { reason });
@@ -203,6 +231,13 @@ export async function runPage(runId) {
 		);
 		/** @type {HTMLButtonElement} */ (buttons.approve).disabled = !waiting;
 		/** @type {HTMLButtonElement} */ (buttons.reject).disabled = !waiting;
+		/** @type {HTMLButtonElement} */ (buttons.fork).disabled = !TERMINAL.has(run.status);
+		/** @type {HTMLButtonElement} */ (buttons.replay).disabled = !TERMINAL.has(run.status);
+		// What the task panel offers (retry, fork from its task) follows the run's status.
+		if (run.status !== panelStatus) {
+			panelStatus = run.status;
+			if (panel.selected) panel.show().catch((e) => setConnection(e.message));
+		}
 	};
 
 	const paintTasks = () => graph.paint(tasks, panel.selected);

@@ -1,7 +1,9 @@
 // @ts-check
-// The runs page at `/`: the schedules, then the runs a page at a time, filtered and searched by the server.
+// The runs page at `/`: a form that starts a run, the schedules, then the runs a page at a time,
+// filtered and searched by the server.
 
 import { api, count, el, elapsed, setConnection, setWhere, statusBadge } from "./dom.js";
+import { newRunForm } from "./new-run.js";
 
 /** Runs on one page. */
 const PAGE = 50;
@@ -73,6 +75,7 @@ function showSchedules(section, schedules) {
 	};
 	section.replaceChildren(
 		el("h2", {}, ["Schedules"]),
+		el("p", {}, [el("a", { href: "/schedules" }, ["Add, pause or remove schedules"])]),
 		el("table", { id: "schedule-list" }, [
 			el("thead", {}, [
 				el(
@@ -101,6 +104,7 @@ export async function runsPage() {
 	const previous = /** @type {HTMLButtonElement} */ (el("button", { id: "previous", type: "button" }, ["Newer"]));
 	const next = /** @type {HTMLButtonElement} */ (el("button", { id: "next", type: "button" }, ["Older"]));
 	main.replaceChildren(
+		newRunForm(),
 		schedules,
 		el("form", { id: "run-filters", role: "search" }, [
 			el("label", { for: "search" }, ["Search"]),
@@ -151,7 +155,7 @@ export async function runsPage() {
 				: [
 						el("tr", {}, [
 							el("td", { colspan: String(HEADERS.length), class: "muted" }, [
-								filtered ? "No run matches these filters." : "No runs yet: crew run …",
+								filtered ? "No run matches these filters." : "No runs yet: start one above, or with crew run …",
 							]),
 						]),
 					]),

@@ -1,16 +1,24 @@
 // @ts-check
 // A run page's task panel: the selected task's figures, transcript, result, changes, prompt and
-// files, and while it runs a box to steer its agent. Every text from the server goes in through
-// textContent, never as HTML.
+// files, while it runs a box to steer its agent, and once it has ended buttons that retry it or
+// fork the run from it. Every text from the server goes in through textContent, never as HTML.
 
-import { api, el, elapsed, statusBadge, token, usageText } from "./dom.js";
+import { api, el, elapsed, send, statusBadge, usageText } from "./dom.js";
+
+/** A task in one of these states can be run again in its own run (the server refuses while the run is being run). */
+const RETRYABLE = new Set(["failed", "cancelled", "skipped", "needs_attention"]);
+/** Run states in which nothing of the run is running. */
+const ENDED = new Set(["completed", "failed", "cancelled", "interrupted"]);
+/** Run states in which the run is being run, so no task of it can be retried. */
+const BEING_RUN = new Set(["queued", "running"]);
 
 /**
  * The panel of the run `runId`: `select` names the task it shows, `show` reads that task and
  * redraws the panel with it.
  * @param {string} runId
+ * @param {() => string | undefined} runStatus the run's status as its page last read it
  */
-export function taskPanel(runId) {
+export function taskPanel(runId, runStatus) {
 	const panel = el("aside", { class: "panel", id: "task-panel" }, [
 		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
 	]);
@@ -34,11 +42,13 @@ export function taskPanel(runId) {
 		if (!task || text === "") return;
 		steerResult.textContent = "sending…";
 		try {
-			const sent = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/steer`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-				body: JSON.stringify({ message: text }),
-			});
+			const sent = await send(
+				"POST",
+				`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/steer`,
+				{
+					message: text,
+				},
+			);
 			steerResult.textContent = `message ${sent.message}: ${sent.state}${sent.reason ? `: ${sent.reason}` : ""}`;
 			if (sent.state !== "refused") steerText.value = "";
 		} catch (error) {
@@ -46,10 +56,49 @@ export function taskPanel(runId) {
 		}
 	});
 
+	// Retry and fork, made once: a button keeps its focus across the panel's redraws, and the line
+	// saying how the last one went stays until another task is selected.
+	const retry = el("button", { id: "task-retry", type: "button" }, ["Retry"]);
+	const fork = el("button", { id: "task-fork", type: "button" }, ["Fork from here"]);
+	const actionResult = el("span", { id: "task-action-result", class: "muted", role: "status" });
+	const actions = el("p", { id: "task-actions" }, [retry, fork, actionResult]);
+	retry.addEventListener("click", async () => {
+		const task = selected;
+		if (!task) return;
+		actionResult.textContent = "retrying…";
+		try {
+			const retried = await send(
+				"POST",
+				`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task)}/retry`,
+				{},
+			);
+			actionResult.textContent = `retry of ${retried.task}: run is ${retried.status}`;
+		} catch (error) {
+			actionResult.textContent = `not retried: ${/** @type {Error} */ (error).message}`;
+		}
+		await showTask().catch((error) => {
+			actionResult.textContent = error.message;
+		});
+	});
+	fork.addEventListener("click", async () => {
+		const task = selected;
+		if (!task) return;
+		actionResult.textContent = "forking…";
+		try {
+			const forked = await send("POST", `/api/runs/${encodeURIComponent(runId)}/fork`, { from: [task] });
+			location.href = `/runs/${encodeURIComponent(forked.runId)}`;
+		} catch (error) {
+			actionResult.textContent = `not forked: ${/** @type {Error} */ (error).message}`;
+		}
+	});
+
 	const showTask = async () => {
 		if (!selected) return;
 		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
 		const t = d.task;
+		const status = runStatus();
+		retry.hidden = !RETRYABLE.has(t.status) || BEING_RUN.has(status ?? "");
+		fork.hidden = !ENDED.has(status ?? "");
 		const log = el(
 			"div",
 			{ id: "task-log" },
@@ -63,6 +112,7 @@ export function taskPanel(runId) {
 						]),
 					),
 		);
+		const focused = document.activeElement;
 		panel.replaceChildren(
 			el("h2", {}, [`${t.stepId} `, statusBadge(t.status)]),
 			el("p", { id: "task-meta" }, [
@@ -70,6 +120,7 @@ export function taskPanel(runId) {
 			]),
 			el("p", { id: "task-usage" }, [usageText(t.usage)]),
 			...(t.error && t.status !== "completed" ? [el("p", { class: "error" }, [t.error])] : []),
+			...(retry.hidden && fork.hidden && actionResult.textContent === "" ? [] : [actions]),
 			...d.setAside.map((/** @type {string} */ line) => el("p", { class: "warning set-aside" }, [line])),
 			...(t.status === "running" ? [steerBox] : []),
 			el("h3", {}, ["Transcript"]),
@@ -91,6 +142,9 @@ export function taskPanel(runId) {
 				),
 			),
 		);
+		// Moved back into the redrawn panel, a control that had the focus has it again.
+		if (focused instanceof HTMLElement && focused !== document.activeElement && panel.contains(focused))
+			focused.focus();
 	};
 
 	return {
@@ -107,6 +161,7 @@ export function taskPanel(runId) {
 			if (id !== selected) {
 				steerText.value = "";
 				steerResult.textContent = "";
+				actionResult.textContent = "";
 			}
 			selected = id;
 		},

@@ -67,10 +67,11 @@ async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
 function runRequest(given: z.infer<typeof RunBody>): RunRequest {
 	const { agent, ...ask } = given;
 	if (agent === undefined) return ask;
-	if (ask.workflow !== undefined) {
+	for (const field of ["workflow", "team"] as const) {
+		if (ask[field] === undefined) continue;
 		throw new CrewError(
 			ErrorCode.InvalidInput,
-			`invalid body field workflow ${JSON.stringify(ask.workflow)}: an agent's run takes no workflow`,
+			`invalid body field ${field} ${JSON.stringify(ask[field])}: an agent's run takes no ${field}`,
 		);
 	}
 	return { ...ask, workflow: agentWorkflowName(agent) };

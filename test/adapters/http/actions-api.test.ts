@@ -96,6 +96,7 @@ test("POST /api/runs starts a run as crew run --detach does, recorded as started
 		[send("POST", "/api/runs", { goal: "x", workflow: "nosuch" }), 404, "nosuch"],
 		[send("POST", "/api/runs", { goal: "x", agent: "nosuch" }), 404, "nosuch"],
 		[send("POST", "/api/runs", { goal: "x", agent: "worker", workflow: "fan" }), 400, "takes no workflow"],
+		[send("POST", "/api/runs", { goal: "x", agent: "worker", team: "crew" }), 400, "takes no team"],
 		[send("POST", "/api/runs", { goal: "x", workflow: "fan", budgetTokens: -5 }), 400, "-5"],
 		[send("POST", "/api/plan", { goal: "x", workflow: "nosuch" }), 404, "nosuch"],
 		[send("POST", "/api/runs", { goal: "x", workflow: "fan" }, { authorization: "" }), 401, "token"],
