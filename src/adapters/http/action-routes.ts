@@ -4,6 +4,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
+import type { Crew } from "../../engine/crew.js";
 import { agentWorkflowName } from "../../engine/planning/agent-workflow.js";
 import { runParameters } from "../shared/run-parameters.js";
 import { addSchedule, OVERLAPS, pauseSchedule, removeSchedule } from "../shared/schedule-actions.js";
@@ -39,6 +40,8 @@ const ScheduleBody = z.strictObject({
 	workflow: name.optional(),
 	...runParameters,
 });
+/** The body of a change that takes none: nothing, or `{}`. */
+const NoBody = z.strictObject({});
 const Rejection = z.strictObject({ reason: z.string().trim().min(1, "expected a non-empty reason") });
 const SteerBody = z.strictObject({ message: z.string().trim().min(1, "expected a non-empty message") });
 const AnswerBody = z.strictObject({
@@ -88,11 +91,17 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 	app.post("/api/plan", async (c) => c.json(actions.plan(runRequest(await body(c, RunBody)))));
 	app.post("/api/runs", async (c) => c.json(await actions.run(runRequest(await body(c, RunBody))), 201));
 
-	app.post("/api/runs/:runId/cancel", async (c) =>
-		c.json(await actions.cancel(runId(c), "cancelled from the dashboard")),
-	);
-	app.post("/api/runs/:runId/resume", async (c) => c.json(await actions.resume(runId(c))));
-	app.post("/api/runs/:runId/approve", async (c) => c.json(await actions.approve(runId(c))));
+	/** A change of run `runId` that takes no body. */
+	const onRun = (path: string, act: (id: string, task: string) => Promise<object>) =>
+		app.post(`/api/runs/:runId${path}`, async (c) => {
+			const id = runId(c);
+			await body(c, NoBody);
+			return c.json(await act(id, c.req.param("task") ?? ""));
+		});
+	onRun("/cancel", (id) => actions.cancel(id, "cancelled from the dashboard"));
+	onRun("/resume", (id) => actions.resume(id));
+	onRun("/approve", (id) => actions.approve(id));
+	onRun("/tasks/:task/retry", (id, task) => actions.retry(id, task));
 	app.post("/api/runs/:runId/reject", async (c) => {
 		const id = runId(c);
 		const { reason } = await body(c, Rejection);
@@ -109,9 +118,6 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 		return c.json(await actions.replay(id, liveOnDivergence === true), 201);
 	});
 
-	app.post("/api/runs/:runId/tasks/:task/retry", async (c) =>
-		c.json(await actions.retry(runId(c), c.req.param("task"))),
-	);
 	app.post("/api/runs/:runId/tasks/:task/steer", async (c) => {
 		const id = runId(c);
 		const { message } = await body(c, SteerBody);
@@ -128,16 +134,14 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 		const ask = { name, cron, tz, every, at, overlap, run };
 		return c.json(await onSchedules(actions.project, (crew, settings) => addSchedule(crew, settings, ask)), 201);
 	});
-	app.delete("/api/schedules/:name", async (c) => {
-		const name = scheduleName(c);
-		return c.json(await onSchedules(actions.project, (crew) => removeSchedule(crew, name)));
-	});
-	app.post("/api/schedules/:name/pause", async (c) => {
-		const name = scheduleName(c);
-		return c.json(await onSchedules(actions.project, (crew) => pauseSchedule(crew, name, true)));
-	});
-	app.post("/api/schedules/:name/resume", async (c) => {
-		const name = scheduleName(c);
-		return c.json(await onSchedules(actions.project, (crew) => pauseSchedule(crew, name, false)));
-	});
+	/** A change of schedule `name` that takes no body. */
+	const onSchedule = (method: "post" | "delete", path: string, act: (crew: Crew, name: string) => object) =>
+		app[method](`/api/schedules/:name${path}`, async (c) => {
+			const name = scheduleName(c);
+			await body(c, NoBody);
+			return c.json(await onSchedules(actions.project, (crew) => act(crew, name)));
+		});
+	onSchedule("delete", "", removeSchedule);
+	onSchedule("post", "/pause", (crew, name) => pauseSchedule(crew, name, true));
+	onSchedule("post", "/resume", (crew, name) => pauseSchedule(crew, name, false));
 }

@@ -130,6 +130,7 @@ test("a failed task is retried, an ended run forked from a task and replayed, ov
 	await refusals([
 		[send("POST", `/api/runs/${runId}/tasks/plan/retry`), 409, "plan"],
 		[send("POST", `/api/runs/${runId}/tasks/ghost/retry`), 404, "ghost"],
+		[send("POST", `/api/runs/${runId}/tasks/wobble/retry`, { force: true }), 400, "unknown body field force"],
 		[send("POST", "/api/runs/r-nosuch/tasks/plan/retry"), 404, "r-nosuch"],
 		[send("POST", "/api/runs/..%2Fx/tasks/plan/retry"), 400, "invalid run id"],
 		[send("POST", `/api/runs/${runId}/tasks/wobble/retry`, undefined, { authorization: "" }), 401, "token"],
@@ -204,6 +205,7 @@ test("schedules are added, paused, resumed and removed over the API, refused as 
 		],
 		[send("POST", "/api/schedules", { name: "n2", goal: "x", every: "1h" }, { authorization: "" }), 401, "token"],
 		[send("POST", "/api/schedules/ghost/pause"), 404, "ghost"],
+		[send("POST", "/api/schedules/nightly/pause", { until: "monday" }), 400, "unknown body field until"],
 		[send("DELETE", "/api/schedules/ghost"), 404, "ghost"],
 		[send("DELETE", "/api/schedules/nightly", undefined, { authorization: "" }), 401, "token"],
 	]);
