@@ -119,3 +119,37 @@ export function send(method, path, body) {
 export function labelled(text, control) {
 	return el("span", { class: "field" }, [el("label", { for: control.id }, [text]), control]);
 }
+
+/** Run states in which nothing of the run is running. */
+export const ENDED_RUN = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+/**
+ * `action` on each click of `button`, one at a time: a click while one is on its way does
+ * nothing, so a double click sends one change, not two. An action that answers `"left"` has sent
+ * the page elsewhere: the button stays busy until it goes.
+ * @param {HTMLElement} button
+ * @param {() => Promise<"left" | void>} action
+ */
+export function onClick(button, action) {
+	let busy = false;
+	button.addEventListener("click", async () => {
+		if (busy) return;
+		busy = true;
+		let left = false;
+		try {
+			left = (await action()) === "left";
+		} finally {
+			busy = left;
+		}
+	});
+}
+
+/**
+ * Opens the page of run `runId`.
+ * @param {string} runId
+ * @returns {"left"}
+ */
+export function openRun(runId) {
+	location.href = `/runs/${encodeURIComponent(runId)}`;
+	return "left";
+}

@@ -2,7 +2,7 @@
 // The runs page's "New run" form: a goal and what runs it, planned first, then started, the new
 // run's page opened. Every text from the server goes in through textContent, never as HTML.
 
-import { el, labelled, send } from "./dom.js";
+import { el, labelled, openRun, send } from "./dom.js";
 import { fillResources, resourceSelect } from "./resources.js";
 
 const SANDBOXES = ["off", "workspace", "strict"];
@@ -114,9 +114,12 @@ export function newRunForm() {
 
 	/** @type {object | undefined} The request the shown plan answers; Start sends it. */
 	let planned;
+	/** Counts the plans asked for and the changes of the fields: an answer to an older one is dropped. */
+	let asked = 0;
 	/** A request is on its way: the buttons keep their focus rather than go disabled meanwhile. */
 	let busy = false;
 	const setAside = () => {
+		asked += 1;
 		planned = undefined;
 		start.disabled = true;
 		view.replaceChildren();
@@ -158,8 +161,11 @@ export function newRunForm() {
 			return;
 		}
 		busy = true;
+		const mine = asked;
 		try {
 			const answer = await send("POST", "/api/plan", body);
+			// The fields changed while it was on its way: it plans what they no longer say.
+			if (mine !== asked) return;
 			view.replaceChildren(...planView(answer));
 			planned = body;
 			start.disabled = answer.diagnostics.some((/** @type {any} */ d) => d.level === "error");
@@ -176,7 +182,7 @@ export function newRunForm() {
 		error.textContent = "";
 		try {
 			const started = await send("POST", "/api/runs", planned);
-			location.href = `/runs/${encodeURIComponent(started.runId)}`;
+			openRun(started.runId);
 		} catch (e) {
 			error.textContent = `Not started: ${/** @type {Error} */ (e).message}`;
 			busy = false;

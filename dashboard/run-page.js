@@ -6,13 +6,25 @@
 
 import { showCost } from "./cost.js";
 import { delegatedSection } from "./delegated.js";
-import { api, count, el, elapsed, send, setConnection, setWhere, statusBadge, usageText } from "./dom.js";
+import {
+	api,
+	count,
+	ENDED_RUN,
+	el,
+	elapsed,
+	onClick,
+	openRun,
+	send,
+	setConnection,
+	setWhere,
+	statusBadge,
+	usageText,
+} from "./dom.js";
 import { requirementsSection } from "./requirements.js";
 import { runGraph } from "./run-graph.js";
 import { taskPanel } from "./task-panel.js";
 import { timelineSection } from "./timeline.js";
 
-const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
 /** Characters of a goal the run page shows before the reader asks for all of it. */
 const GOAL_SHOWN = 500;
 
@@ -182,9 +194,9 @@ export async function runPage(runId) {
 			message.textContent = `${action} failed: ${/** @type {Error} */ (error).message}`;
 		}
 	};
-	buttons.cancel.addEventListener("click", () => act("cancel"));
-	buttons.resume.addEventListener("click", () => act("resume"));
-	buttons.approve.addEventListener("click", () => act("approve"));
+	onClick(buttons.cancel, () => act("cancel"));
+	onClick(buttons.resume, () => act("resume"));
+	onClick(buttons.approve, () => act("approve"));
 	/**
 	 * Makes a new run of this one and opens its page.
 	 * @param {"fork" | "replay"} action
@@ -193,13 +205,13 @@ export async function runPage(runId) {
 		message.textContent = `${action}…`;
 		try {
 			const made = await send("POST", `/api/runs/${encodeURIComponent(runId)}/${action}`, {});
-			location.href = `/runs/${encodeURIComponent(made.runId)}`;
+			return openRun(made.runId);
 		} catch (error) {
 			message.textContent = `${action} failed: ${/** @type {Error} */ (error).message}`;
 		}
 	};
-	buttons.fork.addEventListener("click", () => again("fork"));
-	buttons.replay.addEventListener("click", () => again("replay"));
+	onClick(buttons.fork, () => again("fork"));
+	onClick(buttons.replay, () => again("replay"));
 	buttons.reject.addEventListener("click", () => {
 		const reason = prompt("Why reject?");
 		if (reason) act("reject", { reason });
@@ -225,14 +237,14 @@ export async function runPage(runId) {
 		integration.textContent = integrationText(run);
 		integration.className = ["conflict", "failed"].includes(run.integration?.status) ? "error" : "muted";
 		const waiting = run.status === "waiting" || tasks.some((t) => t.status === "waiting");
-		/** @type {HTMLButtonElement} */ (buttons.cancel).disabled = TERMINAL.has(run.status);
+		/** @type {HTMLButtonElement} */ (buttons.cancel).disabled = ENDED_RUN.has(run.status);
 		/** @type {HTMLButtonElement} */ (buttons.resume).disabled = !["interrupted", "failed", "cancelled"].includes(
 			run.status,
 		);
 		/** @type {HTMLButtonElement} */ (buttons.approve).disabled = !waiting;
 		/** @type {HTMLButtonElement} */ (buttons.reject).disabled = !waiting;
-		/** @type {HTMLButtonElement} */ (buttons.fork).disabled = !TERMINAL.has(run.status);
-		/** @type {HTMLButtonElement} */ (buttons.replay).disabled = !TERMINAL.has(run.status);
+		/** @type {HTMLButtonElement} */ (buttons.fork).disabled = !ENDED_RUN.has(run.status);
+		/** @type {HTMLButtonElement} */ (buttons.replay).disabled = !ENDED_RUN.has(run.status);
 		// What the task panel offers (retry, fork from its task) follows the run's status.
 		if (run.status !== panelStatus) {
 			panelStatus = run.status;
@@ -299,6 +311,6 @@ export async function runPage(runId) {
 	stream.addEventListener("run", () => refreshSoon());
 	// Elapsed times move on between events.
 	setInterval(() => {
-		if (run && !TERMINAL.has(run.status)) showRun();
+		if (run && !ENDED_RUN.has(run.status)) showRun();
 	}, 1000);
 }

@@ -3,7 +3,7 @@
 // resumed or removed from its row, and a form that adds one. Every text from the server goes in
 // through textContent, never as HTML.
 
-import { api, el, labelled, send, setConnection, setWhere } from "./dom.js";
+import { api, el, labelled, onClick, send, setConnection, setWhere } from "./dom.js";
 import { fillResources, resourceSelect } from "./resources.js";
 
 const HEADERS = ["Schedule", "When", "Goal", "Next slot", "State", "Last outcome", "Actions"];
@@ -79,10 +79,10 @@ export async function schedulesPage() {
 		const known = rows.get(name);
 		if (known) return known;
 		const toggle = /** @type {HTMLButtonElement} */ (el("button", { type: "button", class: "schedule-toggle" }));
-		toggle.addEventListener("click", () => change(name, toggle.dataset.action === "resume" ? "resume" : "pause"));
+		onClick(toggle, () => change(name, toggle.dataset.action === "resume" ? "resume" : "pause"));
 		const remove = el("button", { type: "button", class: "schedule-remove" }, ["Remove"]);
-		remove.addEventListener("click", () => {
-			if (confirm(`Remove the schedule ${name}? Its past runs stay.`)) change(name, "remove");
+		onClick(remove, async () => {
+			if (confirm(`Remove the schedule ${name}? Its past runs stay.`)) await change(name, "remove");
 		});
 		const cells = HEADERS.slice(0, -1).map(() => el("td"));
 		const row = el("tr", { "data-schedule": name }, [
@@ -94,8 +94,13 @@ export async function schedulesPage() {
 		return made;
 	};
 
+	/** Counts the reads: one answered after a later one is dropped, lest it bring back a removed row. */
+	let reads = 0;
 	const refresh = async () => {
+		reads += 1;
+		const mine = reads;
 		const { schedules } = await api("/api/schedules");
+		if (mine !== reads) return;
 		const names = new Set(schedules.map((/** @type {any} */ s) => s.name));
 		for (const [name, { row }] of rows) {
 			if (names.has(name)) continue;

@@ -3,12 +3,10 @@
 // files, while it runs a box to steer its agent, and once it has ended buttons that retry it or
 // fork the run from it. Every text from the server goes in through textContent, never as HTML.
 
-import { api, el, elapsed, send, statusBadge, usageText } from "./dom.js";
+import { api, ENDED_RUN, el, elapsed, onClick, openRun, send, statusBadge, usageText } from "./dom.js";
 
 /** A task in one of these states can be run again in its own run (the server refuses while the run is being run). */
 const RETRYABLE = new Set(["failed", "cancelled", "skipped", "needs_attention"]);
-/** Run states in which nothing of the run is running. */
-const ENDED = new Set(["completed", "failed", "cancelled", "interrupted"]);
 /** Run states in which the run is being run, so no task of it can be retried. */
 const BEING_RUN = new Set(["queued", "running"]);
 
@@ -62,7 +60,7 @@ export function taskPanel(runId, runStatus) {
 	const fork = el("button", { id: "task-fork", type: "button" }, ["Fork from here"]);
 	const actionResult = el("span", { id: "task-action-result", class: "muted", role: "status" });
 	const actions = el("p", { id: "task-actions" }, [retry, fork, actionResult]);
-	retry.addEventListener("click", async () => {
+	onClick(retry, async () => {
 		const task = selected;
 		if (!task) return;
 		actionResult.textContent = "retrying…";
@@ -80,13 +78,13 @@ export function taskPanel(runId, runStatus) {
 			actionResult.textContent = error.message;
 		});
 	});
-	fork.addEventListener("click", async () => {
+	onClick(fork, async () => {
 		const task = selected;
 		if (!task) return;
 		actionResult.textContent = "forking…";
 		try {
 			const forked = await send("POST", `/api/runs/${encodeURIComponent(runId)}/fork`, { from: [task] });
-			location.href = `/runs/${encodeURIComponent(forked.runId)}`;
+			return openRun(forked.runId);
 		} catch (error) {
 			actionResult.textContent = `not forked: ${/** @type {Error} */ (error).message}`;
 		}
@@ -98,7 +96,7 @@ export function taskPanel(runId, runStatus) {
 		const t = d.task;
 		const status = runStatus();
 		retry.hidden = !RETRYABLE.has(t.status) || BEING_RUN.has(status ?? "");
-		fork.hidden = !ENDED.has(status ?? "");
+		fork.hidden = !ENDED_RUN.has(status ?? "");
 		const log = el(
 			"div",
 			{ id: "task-log" },

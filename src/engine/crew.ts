@@ -206,7 +206,7 @@ export class Crew {
 
 	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
 	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
-		const source = replayedRun(this.#queries, checkId("run", runId));
+		const source = replayedRun(this.#queries, checkId("run", runId), this.#options);
 		return this.create(
 			await planReplay((given) => this.plan(given), source, live, now),
 			source.record.options.baseCommit,

@@ -7,8 +7,7 @@ import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
 import { agentWorkflowName } from "../../engine/planning/agent-workflow.js";
 import { runParameters } from "../shared/run-parameters.js";
-import { addSchedule, OVERLAPS, pauseSchedule, removeSchedule } from "../shared/schedule-actions.js";
-import { onSchedules } from "../shared/schedule-tool.js";
+import { addSchedule, OVERLAPS, onSchedules, pauseSchedule, removeSchedule } from "../shared/schedule-actions.js";
 import type { RunRequest, TeamActions } from "../shared/team-actions.js";
 import { parse } from "./input.js";
 
@@ -23,7 +22,7 @@ const RunBody = z.strictObject({
 	...runParameters,
 });
 const ForkBody = z.strictObject({
-	from: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+	from: z.union([z.string().min(1), z.array(z.string().min(1)).min(1, "expected a task or step at least")]).optional(),
 });
 const ReplayBody = z.strictObject({ liveOnDivergence: z.boolean().optional() });
 const when = z.union([z.string().min(1), z.number()]).optional();
@@ -88,7 +87,7 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
 	const scheduleName = (c: Context) => checkId("schedule", c.req.param("name") ?? "");
 
-	app.post("/api/plan", async (c) => c.json(actions.plan(runRequest(await body(c, RunBody)))));
+	app.post("/api/plan", async (c) => c.json(await actions.plan(runRequest(await body(c, RunBody)))));
 	app.post("/api/runs", async (c) => c.json(await actions.run(runRequest(await body(c, RunBody))), 201));
 
 	/** A change of run `runId` that takes no body. */
@@ -131,7 +130,7 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 
 	app.post("/api/schedules", async (c) => {
 		const { name, cron, tz, every, at, overlap, ...run } = await body(c, ScheduleBody);
-		const ask = { name, cron, tz, every, at, overlap, run };
+		const ask = { name, cron, tz, every, at, overlap, run, asker: "api" as const };
 		return c.json(await onSchedules(actions.project, (crew, settings) => addSchedule(crew, settings, ask)), 201);
 	});
 	/** A change of schedule `name` that takes no body. */

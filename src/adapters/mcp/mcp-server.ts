@@ -24,8 +24,10 @@ import { MOST_WAIT_SECONDS, TOOL_SPECS, type ToolName } from "./tool-specs.js";
 /**
  * One answer as JSON text and as structured content. The text has no control character a
  * terminal acts on (clients print it): JSON escapes C0 already, and DEL and C1 are escaped too.
+ * A promise is refused by its type: an action not awaited would answer `{}`.
  */
-function reply(result: object): CallToolResult {
+function reply<T extends object>(given: T extends PromiseLike<unknown> ? never : T): CallToolResult {
+	const result: object = given;
 	const text = JSON.stringify(result).replace(
 		/[\u007f-\u009f]/g,
 		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -114,7 +116,7 @@ export function createMcpServer(
 		server.registerTool(name, { description, inputSchema: input }, inertErrors);
 	};
 	tool("crew_list", ({ kind }) => reply({ resources: actions.list(kind) }));
-	tool("crew_plan", (args) => reply(actions.plan(args)));
+	tool("crew_plan", async (args) => reply(await actions.plan(args)));
 	tool("crew_run", async (args, extra) => {
 		const { goal, team, workflow, model, budgetTokens, concurrency } = args;
 		const ask = { task: goal, team, workflow, model, budgetTokens, concurrency };

@@ -5,9 +5,9 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { Crew } from "../../engine/crew.js";
 import { agentWorkflowName, DEFAULT_AGENT } from "../../engine/planning/agent-workflow.js";
 import { MOST_WAIT_SECONDS } from "../mcp/tool-specs.js";
-import { checkAgentSandbox } from "./agent-sandbox.js";
-import { type RunAsker, startCallerRun } from "./background-runner.js";
+import { startCallerRun } from "./background-runner.js";
 import { checkPlanModel } from "./model-check.js";
+import { checkAskedSandbox, type RunAsker } from "./run-asker.js";
 import { type RunAsk, runInput } from "./run-input.js";
 
 /** Longest a foreground agent call waits for its run, in ms: under agent clients' tool timeouts. */
@@ -63,21 +63,20 @@ export function agentWaitMs(request: AgentRequest): number {
 
 /**
  * Plans and creates the one-task run of `request` (workflow `agent:<name>`) under the user's
- * settings, as `crew agent` does, and hands it to a background runner; `person` when a person
- * asked over the API, else the request's session is recorded as an agent's.
+ * settings, as `crew agent` does, and hands it to a background runner, recording who asked.
  */
 export async function startAgentRun(
 	crew: Crew,
 	settings: Settings,
 	request: AgentRequest,
-	person = false,
+	asker: RunAsker,
 ): Promise<AgentStarted> {
 	const agent = request.agent ?? DEFAULT_AGENT;
-	const { task, agent: _agent, session, wait: _wait, waitMs: _waitMs, ...ask } = request;
-	checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
+	const { task, agent: _agent, session: _session, wait: _wait, waitMs: _waitMs, ...ask } = request;
+	checkAskedSandbox(asker, ask.sandbox, settings, crew.runtimes.sandbox);
 	const plan = await crew.plan(runInput({ ...ask, goal: task, workflow: agentWorkflowName(agent) }, settings));
 	await checkPlanModel(plan, ask.model, settings);
-	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, asker(person, session));
+	const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, asker);
 	return {
 		runId,
 		taskId: plan.tasks[0]?.id ?? agent,
@@ -86,10 +85,4 @@ export async function startAgentRun(
 		workflow: plan.workflow,
 		warnings,
 	};
-}
-
-/** Who asked: a person over the API, or an agent with its session id if it gave one. */
-export function asker(person: boolean, session: string | undefined): RunAsker {
-	if (person) return "api";
-	return session === undefined ? {} : { session };
 }

@@ -9,6 +9,7 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { isTerminalRun, type RunStatus } from "../../core/status.js";
 import type { Crew } from "../../engine/crew.js";
 import type { Plan } from "../../engine/planning/plan-input.js";
+import { originOf, type RunAsker, withOrigin } from "./run-asker.js";
 
 /** How long a new background runner may take to hold its run's lease. */
 const START_LIMIT_MS = 15_000;
@@ -79,13 +80,9 @@ export async function retryInBackground(crew: Crew, runId: string, ref: string):
 	return await startBackgroundRunner(crew, runId, [], ["retry", runId, ref]);
 }
 
-/** Who asked for a run on an agent-facing surface: an agent, with its session id if it gave one, or a person over the API. */
-export type RunAsker = { readonly session?: string } | "api";
-
 /**
- * Creates the run of `plan` for `asker`, recording who asked with it (an agent's session, or that
- * a person asked over the API), and hands it to a background runner; `warnings` are the
- * settings' and the plan's.
+ * Creates the run of `plan` for `asker`, recording who asked with it (see `originOf`), and hands
+ * it to a background runner; `warnings` are the settings' and the plan's.
  */
 export async function startCallerRun(
 	crew: Crew,
@@ -93,8 +90,7 @@ export async function startCallerRun(
 	settingsWarnings: readonly string[],
 	asker: RunAsker,
 ): Promise<{ runId: string; runner: BackgroundRunner; warnings: string[] }> {
-	const origin = asker === "api" ? { startedOver: "api" as const } : { caller: asker };
-	const runId = crew.create({ ...plan, options: { ...plan.options, ...origin } });
+	const runId = crew.create(withOrigin(plan, originOf(asker)));
 	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 	const warnings = [
 		...settingsWarnings,

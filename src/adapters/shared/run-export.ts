@@ -35,6 +35,19 @@ export async function exportToFile(
 	return { runId, file: path, tasks: bundle.rows.tasks.length, files: bundle.files.length };
 }
 
+/** `file` resolved in `root`, refused unless it names a path inside it (links are checked when it is written). */
+export function pathInside(root: string, file: string): string {
+	const path = resolve(root, file);
+	const inside = relative(root, path);
+	if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+		throw new CrewError(
+			ErrorCode.InvalidInput,
+			`invalid file ${JSON.stringify(file)}: expected a path inside the repository ${root}`,
+		);
+	}
+	return path;
+}
+
 /** Refuses `path` unless it is in `root` once the links of its folders that exist are followed. */
 function checkInside(path: string, root: string, asked: string | undefined): void {
 	let existing = dirname(path);

@@ -1,13 +1,17 @@
 // Adding, listing, pausing and removing schedules of runs, and one run of a schedule now: for every surface.
 
-import type { Settings } from "../../config/settings.js";
+import type { Project } from "../../config/project.js";
+import { loadSettings, type Settings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { checkSchedule, nextSlot, type ScheduleSpec, scheduleText } from "../../core/schedule.js";
 import { isTerminalRun } from "../../core/status.js";
-import type { Crew } from "../../engine/crew.js";
+import { Crew } from "../../engine/crew.js";
+import type { Plan } from "../../engine/planning/plan-input.js";
 import type { Overlap, ScheduleRecord, ScheduleRecords } from "../../store/schedule-records.js";
 import { startBackgroundRunner } from "./background-runner.js";
+import { configuredRuntimes } from "./configured-runtimes.js";
+import { checkAskedSandbox, originOf, type RunAsker, type RunOrigin, withOrigin } from "./run-asker.js";
 import { type RunAsk, runInput } from "./run-input.js";
 
 export const OVERLAPS: readonly Overlap[] = ["skip", "allow", "queue"];
@@ -21,7 +25,12 @@ export interface ScheduleAsk {
 	readonly at?: string | number;
 	readonly overlap?: string;
 	readonly run: RunAsk;
+	/** Who asked, when not a person on the CLI: each run of the schedule keeps it (see `originOf`). */
+	readonly asker?: RunAsker;
 }
+
+/** A schedule's run as `addSchedule` records it: what was asked, and who asked. */
+type ScheduledAsk = RunAsk & { readonly origin?: RunOrigin };
 
 /** A schedule as lists show it. */
 export interface ScheduleRow {
@@ -50,7 +59,8 @@ export interface SlotRow {
 /**
  * Records a schedule once its run is checked as `crew run` would check it now: planned (a bad
  * workflow, agent or option is refused here, not at its first slot) and, when it would run the
- * project's own commands, trusted.
+ * project's own commands, trusted; an agent's, as the run of an agent is checked (its sandbox
+ * level, its commands).
  */
 export async function addSchedule(crew: Crew, settings: Settings, ask: ScheduleAsk): Promise<ScheduleRow> {
 	checkId("schedule", ask.name);
@@ -64,10 +74,18 @@ export async function addSchedule(crew: Crew, settings: Settings, ask: ScheduleA
 		);
 	}
 	if (ask.run.goal.trim() === "") throw new CrewError(ErrorCode.InvalidInput, "a schedule needs the goal of its runs");
-	const plan = await crew.plan(runInput(ask.run, settings));
-	crew.checkTrust(plan);
-	crew.schedules.add({ name: ask.name, spec, ask: ask.run, overlap, createdAt: now });
+	if (ask.asker) checkAskedSandbox(ask.asker, ask.run.sandbox, settings, crew.runtimes.sandbox);
+	const origin = ask.asker ? originOf(ask.asker) : undefined;
+	const run: ScheduledAsk = origin ? { ...ask.run, origin } : ask.run;
+	crew.checkTrust(await scheduledPlan(crew, settings, run));
+	crew.schedules.add({ name: ask.name, spec, ask: run, overlap, createdAt: now });
 	return scheduleRow(crew, crew.schedules.get(ask.name), now);
+}
+
+/** The plan of a run of a schedule now: its run as `addSchedule` recorded it, checked then, with who asked. */
+export async function scheduledPlan(crew: Crew, settings: Settings, recorded: object): Promise<Plan> {
+	const { origin, ...ask } = recorded as ScheduledAsk;
+	return withOrigin(await crew.plan(runInput(ask, settings)), origin);
 }
 
 function checkOverlap(overlap: string | undefined): Overlap {
@@ -149,8 +167,7 @@ export async function runScheduleNow(
 ): Promise<{ runId: string; status: string; schedule: string }> {
 	checkId("schedule", name);
 	const schedule = crew.schedules.get(name);
-	// The run as `addSchedule` recorded it, checked then: a RunAsk.
-	const plan = await crew.plan(runInput(schedule.ask as RunAsk, settings));
+	const plan = await scheduledPlan(crew, settings, schedule.ask);
 	const claim = { schedule: name, slot: Date.now(), missed: 0, outcome: "now" as const, reason: null };
 	const runId = crew.createScheduled(plan, claim);
 	if (runId === undefined) {
@@ -158,4 +175,18 @@ export async function runScheduleNow(
 	}
 	const runner = await startBackgroundRunner(crew, runId, ["--if-queued"]);
 	return { runId, status: runner.status, schedule: name };
+}
+
+/** `fn` over the project's schedules, with a Crew of the user's runtimes, closed after it. */
+export async function onSchedules<T>(
+	project: Project,
+	fn: (crew: Crew, settings: Settings) => Promise<T> | T,
+): Promise<T> {
+	const settings = loadSettings(project);
+	const crew = new Crew({ project, runtimes: configuredRuntimes(settings) });
+	try {
+		return await fn(crew, settings);
+	} finally {
+		crew.close();
+	}
 }

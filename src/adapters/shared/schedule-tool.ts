@@ -1,12 +1,16 @@
 // The schedule tool of agents (MCP crew_schedule, pi's schedule action): each op on this project's schedules.
 
 import type { Project } from "../../config/project.js";
-import { loadSettings, type Settings } from "../../config/settings.js";
 import { CrewError, ErrorCode } from "../../core/errors.js";
-import { Crew } from "../../engine/crew.js";
-import { configuredRuntimes } from "./configured-runtimes.js";
 import type { RunAsk } from "./run-input.js";
-import { addSchedule, listSchedules, pauseSchedule, removeSchedule, runScheduleNow } from "./schedule-actions.js";
+import {
+	addSchedule,
+	listSchedules,
+	onSchedules,
+	pauseSchedule,
+	removeSchedule,
+	runScheduleNow,
+} from "./schedule-actions.js";
 
 export type ScheduleOp = "add" | "list" | "rm" | "pause" | "resume" | "run";
 
@@ -29,7 +33,8 @@ export async function scheduleTool(project: Project, args: ScheduleToolArgs): Pr
 		if (op === "list") return { schedules: listSchedules(crew) };
 		if (name === undefined) throw new CrewError(ErrorCode.InvalidInput, `op ${op} needs the schedule's name`);
 		if (op === "add") {
-			const ask = { name, cron, tz, every: interval, at: once, overlap, run: { ...run, goal: goal ?? "" } };
+			// An agent's schedule: its runs are an agent's, checked as crew_run checks them.
+			const ask = { name, cron, tz, every: interval, at: once, overlap, run: { ...run, goal: goal ?? "" }, asker: {} };
 			return await addSchedule(crew, settings, ask);
 		}
 		if (op === "run") return await runScheduleNow(crew, settings, name);
@@ -37,18 +42,4 @@ export async function scheduleTool(project: Project, args: ScheduleToolArgs): Pr
 		else pauseSchedule(crew, name, op === "pause");
 		return { name, done: op };
 	});
-}
-
-/** `fn` over the project's schedules, with a Crew of the user's runtimes, closed after it. */
-export async function onSchedules<T>(
-	project: Project,
-	fn: (crew: Crew, settings: Settings) => Promise<T> | T,
-): Promise<T> {
-	const settings = loadSettings(project);
-	const crew = new Crew({ project, runtimes: configuredRuntimes(settings) });
-	try {
-		return await fn(crew, settings);
-	} finally {
-		crew.close();
-	}
 }

@@ -7,8 +7,7 @@ import { dueSlot, nextSlot } from "../../core/schedule.js";
 import type { Crew } from "../../engine/crew.js";
 import type { ScheduleRecord } from "../../store/schedule-records.js";
 import { startBackgroundRunner } from "./background-runner.js";
-import { type RunAsk, runInput } from "./run-input.js";
-import { liveRuns } from "./schedule-actions.js";
+import { liveRuns, scheduledPlan } from "./schedule-actions.js";
 
 /** How long a scheduled run may wait queued for the runner its scheduler starts, before another scheduler starts one. */
 const RUNNER_GRACE_MS = 10_000;
@@ -72,8 +71,7 @@ export class Scheduler {
 		}
 		let runId: string | undefined;
 		try {
-			// The run as `addSchedule` recorded it, checked then: a RunAsk.
-			const plan = await this.#crew.plan(runInput(schedule.ask as RunAsk, this.#settings));
+			const plan = await scheduledPlan(this.#crew, this.#settings, schedule.ask);
 			runId = this.#crew.createScheduled(plan, { ...claim, outcome: "started", reason: null });
 		} catch (error) {
 			// Refused as `crew run` would refuse it now: trust revoked, a workflow gone. Said once, with the slot.

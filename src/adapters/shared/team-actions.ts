@@ -1,6 +1,5 @@
 // What agent-facing surfaces (MCP server, pi extension, dashboard) can do with a project's runs.
 
-import { isAbsolute, relative, resolve } from "node:path";
 import type { Project } from "../../config/project.js";
 import { resourceLayers, userResourceDirs } from "../../config/resource-layers.js";
 import { loadSettings } from "../../config/settings.js";
@@ -23,8 +22,7 @@ import { type TaskWorktree, Worktrees } from "../../workspace/worktrees.js";
 import { doctorReport } from "../cli/doctor-command.js";
 import { statusText } from "../pi/run-report.js";
 import { type RunTracing, runTracing, withTracing } from "../tracing/run-tracing.js";
-import { type AgentRequest, type AgentStarted, agentWaitMs, asker, startAgentRun } from "./agent-request.js";
-import { checkAgentSandbox } from "./agent-sandbox.js";
+import { type AgentRequest, type AgentStarted, agentWaitMs, startAgentRun } from "./agent-request.js";
 import { retryInBackground, startBackgroundRunner, startCallerRun } from "./background-runner.js";
 import { type InboxItem, inboxItems } from "./inbox.js";
 import { checkPlanModel } from "./model-check.js";
@@ -39,8 +37,9 @@ import {
 	validationReport,
 } from "./resource-reports.js";
 import { type Forked, forkRun, replayRun } from "./run-again.js";
+import { checkAskedSandbox, type RunAsker } from "./run-asker.js";
 import { runStanding } from "./run-ending.js";
-import { exportToFile } from "./run-export.js";
+import { exportToFile, pathInside } from "./run-export.js";
 import { type RunAsk, runInput } from "./run-input.js";
 import { type MergeOutcome, mergeRun } from "./run-merge.js";
 import { type RunOutcome, type WaitOptions, waitForRuns } from "./run-waiting.js";
@@ -102,6 +101,7 @@ export type Surface = "agents" | "person";
  */
 export class TeamActions {
 	readonly project: Project;
+	/** Asks made here are a person's over the API; else an agent's. */
 	readonly #person: boolean;
 	/** Made at the first write, when this process's `OTEL_*` variables ask for traces: one for every Crew it opens. */
 	#tracing: { readonly tracing: RunTracing | undefined } | undefined;
@@ -136,14 +136,24 @@ export class TeamActions {
 		}
 	}
 
+	/** Who asks, giving `session`: a person over the API gives none. */
+	#asker(session: string | undefined): RunAsker {
+		if (this.#person) return "api";
+		return session === undefined ? {} : { session };
+	}
+
 	list(kind?: string): ResourceRow[] {
 		return resourceRows(this.#loader(), kind === undefined ? undefined : [resourceKind(kind)]);
 	}
 
-	plan(request: RunRequest): PlanSummary {
+	/** The plan `run` would make of `request`, checked as `run` checks it; nothing is made. */
+	async plan(request: RunRequest): Promise<PlanSummary> {
 		const runtimes = RuntimeRegistry.standard();
-		checkAgentSandbox(request.sandbox, loadSettings(this.project), runtimes.sandbox);
-		const plan = planRun(runInput(request, {}), { loader: this.#loader(), runtimes, cwd: this.project.root });
+		const settings = loadSettings(this.project);
+		const { session, ...ask } = request;
+		checkAskedSandbox(this.#asker(session), ask.sandbox, settings, runtimes.sandbox);
+		const plan = planRun(runInput(ask, settings), { loader: this.#loader(), runtimes, cwd: this.project.root });
+		await checkPlanModel(plan, ask.model, settings);
 		return planSummary(plan, estimateFromStore(plan, this.project));
 	}
 
@@ -161,13 +171,13 @@ export class TeamActions {
 		const { session, ...ask } = request;
 		checkSession(session);
 		return await this.#write(async (crew) => {
-			checkAgentSandbox(ask.sandbox, settings, crew.runtimes.sandbox);
+			const asker = this.#asker(session);
+			checkAskedSandbox(asker, ask.sandbox, settings, crew.runtimes.sandbox);
 			const plan = await crew.plan(runInput(ask, settings));
 			await checkPlanModel(plan, ask.model, settings);
 			// Read before the run joins the history it reads.
 			const estimate = estimateFromStore(plan, this.project);
-			const by = asker(this.#person, session);
-			const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, by);
+			const { runId, runner, warnings } = await startCallerRun(crew, plan, settings.warnings, asker);
 			return {
 				runId,
 				status: runner.status,
@@ -190,7 +200,8 @@ export class TeamActions {
 		const waitMs = agentWaitMs(request);
 		checkSession(request.session);
 		const settings = loadSettings(this.project);
-		const started = await this.#write((crew) => startAgentRun(crew, settings, request, this.#person));
+		const asker = this.#asker(request.session);
+		const started = await this.#write((crew) => startAgentRun(crew, settings, request, asker));
 		if (!request.wait) return started;
 		const { runs, timedOut } = await this.wait([started.runId], waitMs, options);
 		return { ...started, ...(runs[0] as RunOutcome), timedOut };
@@ -380,14 +391,7 @@ export class TeamActions {
 	async export(runId: string, file?: string): Promise<{ runId: string; file: string; tasks: number; files: number }> {
 		checkId("run", runId);
 		const root = this.project.root;
-		const path = resolve(root, file ?? `${runId}.crew-run.json`);
-		const inside = relative(root, path);
-		if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
-			throw new CrewError(
-				ErrorCode.InvalidInput,
-				`invalid file ${JSON.stringify(file)}: expected a path inside the repository ${root}`,
-			);
-		}
+		const path = pathInside(root, file ?? `${runId}.crew-run.json`);
 		return await this.#write(async (crew) => exportToFile(crew, runId, path, root, root));
 	}
 }

@@ -2,8 +2,9 @@
 
 import { CrewError, ErrorCode } from "../../core/errors.js";
 import type { AttemptRecord, RunRecord, TaskRecord } from "../../core/records.js";
-import { isTerminalRun, RunStatus, TaskStatus } from "../../core/status.js";
+import { RunStatus, TaskStatus } from "../../core/status.js";
 import type { ReplayedAttempt, TaskSpec } from "../../core/types.js";
+import { isLeaseHolderAlive } from "../../store/lease.js";
 import type { RunQueries } from "../../store/run-queries.js";
 import type { Plan, PlanInput } from "../planning/plan-input.js";
 import { type ExecutionSettings, forkPlanInput, modelOf } from "./fork.js";
@@ -16,14 +17,27 @@ export interface ReplayedRun {
 	readonly attempts: readonly AttemptRecord[];
 }
 
-/** Run `runId` as a replay reads it, as of one committed state. */
-export function replayedRun(queries: RunQueries, runId: string): ReplayedRun {
-	return queries.consistent(() => ({
+/**
+ * Run `runId` as a replay reads it, as of one committed state; refused while a live runner works
+ * on it, whose record is not whole yet (a replay answers from the record alone). `clock` tells a
+ * live runner's lease from a stale one.
+ */
+export function replayedRun(
+	queries: RunQueries,
+	runId: string,
+	clock: { now(): number; readonly staleAfterMs: number },
+): ReplayedRun {
+	const run = queries.consistent(() => ({
 		record: queries.getRun(runId),
 		specs: queries.taskSpecs(runId),
 		tasks: queries.listTasks(runId),
 		attempts: queries.attempts(runId),
 	}));
+	const { lease, status } = run.record;
+	if (lease !== null && isLeaseHolderAlive(lease, clock.now(), clock.staleAfterMs)) {
+		throw new CrewError(ErrorCode.Conflict, `run ${runId} is ${status}: replay it once it has ended`);
+	}
+	return run;
 }
 
 /**
@@ -38,10 +52,6 @@ export async function planReplay(
 	now: ExecutionSettings,
 ): Promise<Plan> {
 	const { record } = source;
-	// Its record is not whole while it works: a replay answers from the record alone.
-	if (!isTerminalRun(record.status) && record.status !== RunStatus.Interrupted) {
-		throw new CrewError(ErrorCode.Conflict, `run ${record.id} is ${record.status}: replay it once it has ended`);
-	}
 	if (record.importedAt !== null && live) {
 		throw new CrewError(
 			ErrorCode.InvalidInput,

@@ -2,7 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { cancelLiveRuns, read, servedApp, TestRepo, waitFor } from "../../helpers.js";
+import { cancelLiveRuns, isAlive, read, servedApp, TestRepo, waitFor } from "../../helpers.js";
 
 const closers: (() => void)[] = [];
 const repos: TestRepo[] = [];
@@ -70,6 +70,10 @@ test("POST /api/runs starts a run as crew run --detach does, recorded as started
 	expect(plan.body).toMatchObject({ workflow: "fan", parallelGroups: [["plan"], ["left", "right"]] });
 	expect(plan.body.estimate).toHaveProperty("line");
 
+	// A person may loosen the sandbox, as `crew run --sandbox off` may; an agent may not.
+	const loosened = await send("POST", "/api/plan", { goal: "ship it", workflow: "fan", sandbox: "off" });
+	expect(loosened.status).toBe(200);
+
 	const started = await send("POST", "/api/runs", { goal: "ship it", workflow: "fan", concurrency: 2 });
 	expect(started.status).toBe(201);
 	expect(started.body).toMatchObject({ tasks: 3, workflow: "fan" });
@@ -77,7 +81,9 @@ test("POST /api/runs starts a run as crew run --detach does, recorded as started
 	expect(await ended(runId)).toBe("completed");
 	const run = await send("GET", `/api/runs/${runId}`);
 	expect(run.body.run).toMatchObject({ id: runId, goal: "ship it", startedOver: "api" });
-	expect(run.body.run).not.toHaveProperty("caller");
+	const options = read(repo.dir, (reader) => reader.run(runId).options);
+	expect(options).toMatchObject({ startedOver: "api" });
+	expect(options).not.toHaveProperty("caller");
 
 	const one = await send("POST", "/api/runs", { goal: "look around", agent: "worker" });
 	expect(one.status).toBe(201);
@@ -157,6 +163,7 @@ test("a failed task is retried, an ended run forked from a task and replayed, ov
 	await refusals([
 		[send("POST", `/api/runs/${fanId}/fork`, { from: ["ghost"] }), 404, "ghost"],
 		[send("POST", `/api/runs/${fanId}/fork`, { from: 5 }), 400, "invalid body field from 5"],
+		[send("POST", `/api/runs/${fanId}/fork`, { from: [] }), 400, "expected a task or step at least"],
 		[send("POST", `/api/runs/${fanId}/fork`, { form: ["left"] }), 400, "unknown body field form"],
 		[send("POST", "/api/runs/r-nosuch/fork", {}), 404, "r-nosuch"],
 		[send("POST", `/api/runs/${fanId}/fork`, {}, { authorization: "" }), 401, "token"],
@@ -170,10 +177,13 @@ test("a failed task is retried, an ended run forked from a task and replayed, ov
 	const heldId = held.body.runId as string;
 	await running(heldId);
 	await refusals([[send("POST", `/api/runs/${heldId}/replay`, {}), 409, `run ${heldId} is running`]]);
-	expect(await send("POST", `/api/runs/${heldId}/cancel`)).toEqual({
-		status: 200,
-		body: { runId: heldId, status: "cancelled" },
-	});
+	// Once its runner is gone, killed, what it recorded can be replayed.
+	const runner = read(repo.dir, (reader) => reader.run(heldId).lease?.pid) as number;
+	process.kill(runner, "SIGKILL");
+	await waitFor("the runner to be gone", () => !isAlive(runner));
+	const afterCrash = await send("POST", `/api/runs/${heldId}/replay`, {});
+	expect(afterCrash).toMatchObject({ status: 201, body: { of: heldId } });
+	expect(await send("POST", `/api/runs/${afterCrash.body.runId}/cancel`)).toMatchObject({ status: 200 });
 });
 
 test("schedules are added, paused, resumed and removed over the API, refused as crew schedule refuses", async () => {

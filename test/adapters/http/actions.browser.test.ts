@@ -40,7 +40,7 @@ test("a person starts a run, retries a failed task and keeps a schedule from the
 	repo.commandAgent("flaky", `test -f ${fixed} && echo "fixed now" || { echo "not fixed yet" >&2; exit 3; }`);
 	repo.workflow("fragile", [{ id: "check", role: "flaky", extra: { retries: "0" } }]);
 
-	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 }, locale: "en-US" });
 	await page.goto(await dashboard.serve(repo.dir));
 
 	// The New run form, planned by keyboard: Tab from the last field reaches Plan, Enter presses it.
@@ -80,7 +80,7 @@ test("a person starts a run, retries a failed task and keeps a schedule from the
 	await planRun(page, "check the fix", "fragile");
 	expect(await page.locator(".plan-task").allTextContents()).toEqual(["check (flaky → flaky, command)"]);
 	await page.click("#new-run-start");
-	const fragile = await runOpened(page, shipped);
+	await runOpened(page, shipped);
 	await page.locator(".run-head .status", { hasText: "failed" }).waitFor();
 	const check = page.locator('g.node[data-task="check"]');
 	await check.click();
@@ -96,7 +96,6 @@ test("a person starts a run, retries a failed task and keeps a schedule from the
 	expect(await panel.locator("#task-meta").textContent()).toContain("attempt 2");
 	expect(await panel.locator("#task-result").textContent()).toBe("fixed now\n");
 	expect(await panel.locator("#task-retry").isVisible()).toBe(false);
-	expect(fragile).not.toBe(shipped);
 
 	// The schedules page: one added (every hour, so it never fires here), paused, resumed and removed.
 	await page.click("#schedules-link");

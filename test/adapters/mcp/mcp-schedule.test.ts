@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "vitest";
-import { crew, gitRepo } from "../../helpers.js";
+import { crew, gitRepo, read, TestRepo } from "../../helpers.js";
 import { call, McpClients, ok, untilEnded } from "./mcp-client.js";
 
 const clients = new McpClients();
@@ -51,4 +51,25 @@ test("crew_schedule adds, runs now, pauses and removes a schedule with pi-crew's
 	expect(neither.isError).toBe(true);
 	const nameless = await call(client, "crew_schedule", { op: "rm" });
 	expect(nameless.text).toContain("op rm needs the schedule's name");
+});
+
+test("an agent's schedule is checked as its run would be: no looser sandbox, no command of its own in an untrusted repository, and each run is the agent's", async () => {
+	const repo = gitRepo();
+	const client = await clients.connect(repo.dir);
+	const ask = { name: "hourly", goal: "look around", interval: 3_600_000, workflow: "chain", runtime: "dry-run" };
+	// This machine has bubblewrap and socat, and the test's user sets no level: the user's own is workspace.
+	const loosened = await call(client, "crew_schedule", { ...ask, sandbox: "off" });
+	expect(loosened.text).toContain("sandbox 'off' is looser than 'workspace'");
+	await ok(client, "crew_schedule", ask);
+	const started = (await ok(client, "crew_schedule", { op: "run", name: "hourly" })) as { runId: string };
+	await untilEnded(client, started.runId);
+	expect(read(repo.dir, (reader) => reader.run(started.runId).options.caller)).toEqual({});
+
+	const untrusted = new TestRepo({ trusted: false }).agent("worker");
+	untrusted.workflow("one", [{ id: "a" }]);
+	const other = await clients.connect(untrusted.dir);
+	const command = { name: "sneaky", goal: "x", interval: 3_600_000, workflow: "one", until: "true" };
+	const refused = await call(other, "crew_schedule", command);
+	expect(refused.text).toContain("is not trusted");
+	expect(read(untrusted.dir, (reader) => reader.repo.schedules()?.all() ?? [])).toEqual([]);
 });
