@@ -26,7 +26,7 @@ function lastOutcome(s) {
 export async function schedulesPage() {
 	setWhere("schedules");
 	const main = /** @type {HTMLElement} */ (document.getElementById("main"));
-	const message = el("p", { id: "schedule-message", class: "muted", role: "status" });
+	const message = el("p", { id: "schedule-message", class: "muted", role: "status", tabindex: "-1" });
 	const body = el("tbody");
 	main.replaceChildren(
 		el("h1", {}, ["Schedules"]),
@@ -72,6 +72,8 @@ export async function schedulesPage() {
 			message.textContent = `${action} ${name} failed: ${/** @type {Error} */ (error).message}`;
 		}
 		await refresh().catch((e) => setConnection(e.message));
+		// A removed row's buttons are gone: the keyboard goes on from what became of it.
+		if (action === "remove") message.focus();
 	};
 
 	/** @param {string} name */

@@ -58,7 +58,7 @@ export function taskPanel(runId, runStatus) {
 	// saying how the last one went stays until another task is selected.
 	const retry = el("button", { id: "task-retry", type: "button" }, ["Retry"]);
 	const fork = el("button", { id: "task-fork", type: "button" }, ["Fork from here"]);
-	const actionResult = el("span", { id: "task-action-result", class: "muted", role: "status" });
+	const actionResult = el("span", { id: "task-action-result", class: "muted", role: "status", tabindex: "-1" });
 	const actions = el("p", { id: "task-actions" }, [retry, fork, actionResult]);
 	onClick(retry, async () => {
 		const task = selected;
@@ -77,6 +77,8 @@ export function taskPanel(runId, runStatus) {
 		await showTask().catch((error) => {
 			actionResult.textContent = error.message;
 		});
+		// A retried task's button is gone: the keyboard goes on from what became of it.
+		if (retry.hidden) actionResult.focus();
 	});
 	onClick(fork, async () => {
 		const task = selected;

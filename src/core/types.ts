@@ -311,6 +311,9 @@ export interface RunOptions {
 	};
 }
 
+/** What a run's options keep of who asked for it: `caller` for an agent, `startedOver` for a person over the API. */
+export type RunOrigin = Pick<RunOptions, "caller" | "startedOver">;
+
 /** An attempt of a replayed run, as its replay makes it again. */
 export interface ReplayedAttempt {
 	readonly status: string;

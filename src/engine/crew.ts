@@ -9,6 +9,7 @@ import { CrewError, ErrorCode } from "../core/errors.js";
 import { checkId } from "../core/ids.js";
 import type { EventRecord, RunRecord, TaskRecord } from "../core/records.js";
 import { type Cause, RunStatus } from "../core/status.js";
+import type { RunOrigin } from "../core/types.js";
 import { ResourceLoader } from "../resources/resource-loader.js";
 import { RuntimeRegistry } from "../runtimes/runtime-registry.js";
 import { ArtifactFiles } from "../store/artifact-files.js";
@@ -204,13 +205,14 @@ export class Crew {
 		return planFork({ ...deps, plan: (given) => this.plan(given) }, this.run(input.runId), input);
 	}
 
-	/** Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's `now`; returns its id. */
-	async replay(runId: string, live: boolean, now: ForkInput["now"]): Promise<string> {
+	/**
+	 * Records a replay of run `runId` as a new queued run (see `planReplay`), executing as a fork's
+	 * `now`, with `origin`, who asked for it, in its options; returns its id.
+	 */
+	async replay(runId: string, live: boolean, now: ForkInput["now"], origin: RunOrigin = {}): Promise<string> {
 		const source = replayedRun(this.#queries, checkId("run", runId), this.#options);
-		return this.create(
-			await planReplay((given) => this.plan(given), source, live, now),
-			source.record.options.baseCommit,
-		);
+		const plan = await planReplay((given) => this.plan(given), source, live, now);
+		return this.create({ ...plan, options: { ...plan.options, ...origin } }, source.record.options.baseCommit);
 	}
 
 	/** Records a fork `planFork` planned as a new queued run, from its run's base commit; returns its id. */

@@ -5,6 +5,7 @@ import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
 import type { RunAgain } from "../../engine/history/fork.js";
 import { startBackgroundRunner } from "./background-runner.js";
+import { originOf, type RunAsker, withOrigin } from "./run-asker.js";
 import { executionInput } from "./run-input.js";
 
 export interface Forked {
@@ -20,12 +21,13 @@ export interface Forked {
 /**
  * `crew fork <runId> --from … --detach`: a new run of the run's goal that takes the outcomes of
  * its tasks before `from` (absent: of every task whose step has not changed), executing under
- * the user's settings now, never the record's.
+ * the user's settings now, never the record's; it records who asked, as a new run does.
  */
 export async function forkRun(
 	crew: Crew,
 	settings: Settings,
 	runId: string,
+	asker: RunAsker,
 	from?: readonly string[],
 ): Promise<Forked> {
 	checkId("run", runId);
@@ -34,7 +36,7 @@ export async function forkRun(
 		now: executionInput({}, settings),
 		...(from && from.length > 0 ? { from } : {}),
 	});
-	const id = await crew.createFork(fork);
+	const id = await crew.createFork({ ...fork, plan: withOrigin(fork.plan, originOf(asker)) });
 	const runner = await startBackgroundRunner(crew, id, ["--if-queued"]);
 	const { reused, rerun } = fork.decision;
 	return { runId: id, of: runId, reused: reused.map((t) => t.id), rerun, status: runner.status };
@@ -45,10 +47,11 @@ export async function replayRun(
 	crew: Crew,
 	settings: Settings,
 	runId: string,
+	asker: RunAsker,
 	liveOnDivergence = false,
 ): Promise<{ runId: string; of: string; status: string }> {
 	checkId("run", runId);
-	const id = await crew.replay(runId, liveOnDivergence, executionInput({}, settings));
+	const id = await crew.replay(runId, liveOnDivergence, executionInput({}, settings), originOf(asker));
 	const runner = await startBackgroundRunner(crew, id, ["--if-queued"]);
 	return { runId: id, of: runId, status: runner.status };
 }

@@ -2,7 +2,7 @@
 
 import type { Settings } from "../../config/settings.js";
 import type { SandboxLevel } from "../../core/sandbox-level.js";
-import type { RunOptions } from "../../core/types.js";
+import type { RunOrigin } from "../../core/types.js";
 import type { Plan } from "../../engine/planning/plan-input.js";
 import { checkAgentSandbox } from "./agent-sandbox.js";
 
@@ -12,9 +12,6 @@ import { checkAgentSandbox } from "./agent-sandbox.js";
  * on the CLI.
  */
 export type RunAsker = { readonly session?: string } | "api";
-
-/** What a run's options keep of who asked for it: `caller` for an agent, `startedOver` for a person over the API. */
-export type RunOrigin = Pick<RunOptions, "caller" | "startedOver">;
 
 export function originOf(asker: RunAsker): RunOrigin {
 	return asker === "api" ? { startedOver: "api" } : { caller: asker };

@@ -6,12 +6,13 @@ import { CrewError, ErrorCode } from "../../core/errors.js";
 import { checkId } from "../../core/ids.js";
 import { checkSchedule, nextSlot, type ScheduleSpec, scheduleText } from "../../core/schedule.js";
 import { isTerminalRun } from "../../core/status.js";
+import type { RunOrigin } from "../../core/types.js";
 import { Crew } from "../../engine/crew.js";
 import type { Plan } from "../../engine/planning/plan-input.js";
 import type { Overlap, ScheduleRecord, ScheduleRecords } from "../../store/schedule-records.js";
 import { startBackgroundRunner } from "./background-runner.js";
 import { configuredRuntimes } from "./configured-runtimes.js";
-import { checkAskedSandbox, originOf, type RunAsker, type RunOrigin, withOrigin } from "./run-asker.js";
+import { checkAskedSandbox, originOf, type RunAsker, withOrigin } from "./run-asker.js";
 import { type RunAsk, runInput } from "./run-input.js";
 
 export const OVERLAPS: readonly Overlap[] = ["skip", "allow", "queue"];

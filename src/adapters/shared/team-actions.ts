@@ -317,13 +317,13 @@ export class TeamActions {
 	/** A new run of run `runId` that takes the outcomes of its tasks before `from`; see `forkRun`. */
 	async fork(runId: string, from?: readonly string[]): Promise<Forked> {
 		const settings = loadSettings(this.project);
-		return await this.#write((crew) => forkRun(crew, settings, runId, from));
+		return await this.#write((crew) => forkRun(crew, settings, runId, this.#asker(undefined), from));
 	}
 
 	/** A replay of run `runId` in a background runner; see `replayRun`. */
 	async replay(runId: string, liveOnDivergence = false): Promise<{ runId: string; of: string; status: string }> {
 		const settings = loadSettings(this.project);
-		return await this.#write((crew) => replayRun(crew, settings, runId, liveOnDivergence));
+		return await this.#write((crew) => replayRun(crew, settings, runId, this.#asker(undefined), liveOnDivergence));
 	}
 
 	/**

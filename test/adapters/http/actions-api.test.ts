@@ -153,12 +153,13 @@ test("a failed task is retried, an ended run forked from a task and replayed, ov
 	expect(forked.body).toMatchObject({ of: fanId, reused: ["plan", "right"], rerun: [{ taskId: "left" }] });
 	expect(await ended(forked.body.runId as string)).toBe("completed");
 	const fork = await send("GET", `/api/runs/${forked.body.runId}`);
-	expect(fork.body.run).toMatchObject({ forkedFrom: fanId });
+	expect(fork.body.run).toMatchObject({ forkedFrom: fanId, startedOver: "api" });
 
 	const replayed = await send("POST", `/api/runs/${fanId}/replay`, {});
 	expect(replayed.status).toBe(201);
 	expect(replayed.body.of).toBe(fanId);
 	expect(await ended(replayed.body.runId as string)).toBe("completed");
+	expect((await send("GET", `/api/runs/${replayed.body.runId}`)).body.run).toMatchObject({ startedOver: "api" });
 
 	await refusals([
 		[send("POST", `/api/runs/${fanId}/fork`, { from: ["ghost"] }), 404, "ghost"],

@@ -90,6 +90,8 @@ test("a person starts a run, retries a failed task and keeps a schedule from the
 	writeFileSync(fixed, "");
 	await panel.locator("#task-retry").click();
 	await panel.locator("#task-action-result", { hasText: /^retry of check: run is / }).waitFor();
+	// Its button gone, the keyboard goes on from the line that says what became of it.
+	await expect.poll(() => focused(page, "#task-action-result")).toBe(true);
 	await check.and(page.locator('[data-status="completed"]')).waitFor();
 	await page.locator(".run-head .status", { hasText: "completed" }).waitFor();
 	await panel.locator("h2", { hasText: "check completed" }).waitFor();
@@ -126,5 +128,6 @@ test("a person starts a run, retries a failed task and keeps a schedule from the
 	await row.waitFor({ state: "detached" });
 	expect(await page.locator("#schedules-table tbody").textContent()).toBe("No schedules yet: add one above.");
 	expect(await page.locator("#schedule-message").textContent()).toBe("removed hourly");
+	await expect.poll(() => focused(page, "#schedule-message")).toBe(true);
 	await page.close();
 });
