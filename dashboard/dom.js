@@ -153,3 +153,20 @@ export function openRun(runId) {
 	location.href = `/runs/${encodeURIComponent(runId)}`;
 	return "left";
 }
+
+/**
+ * A table `id` with a row of `headers` over `body`, which scrolls sideways on a narrow screen.
+ * @param {string} id
+ * @param {string[]} headers
+ * @param {HTMLElement} body
+ */
+export function scrollingTable(id, headers, body) {
+	const head = el("thead", {}, [
+		el(
+			"tr",
+			{},
+			headers.map((h) => el("th", {}, [h])),
+		),
+	]);
+	return el("div", { class: "table-scroll" }, [el("table", { id }, [head, body])]);
+}

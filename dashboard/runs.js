@@ -2,7 +2,7 @@
 // The runs page at `/`: a form that starts a run, the schedules, then the runs a page at a time,
 // filtered and searched by the server.
 
-import { api, count, el, elapsed, setConnection, setWhere, statusBadge } from "./dom.js";
+import { api, count, el, elapsed, scrollingTable, setConnection, setWhere, statusBadge } from "./dom.js";
 import { newRunForm } from "./new-run.js";
 
 /** Runs on one page. */
@@ -116,18 +116,7 @@ export async function runsPage() {
 			team.label,
 			team.field,
 		]),
-		el("div", { class: "table-scroll" }, [
-			el("table", { id: "runs" }, [
-				el("thead", {}, [
-					el(
-						"tr",
-						{},
-						HEADERS.map((h) => el("th", {}, [h])),
-					),
-				]),
-				body,
-			]),
-		]),
+		scrollingTable("runs", HEADERS, body),
 		el("p", { class: "pager" }, [previous, next, shown]),
 	);
 	let offset = 0;

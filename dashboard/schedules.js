@@ -3,7 +3,7 @@
 // resumed or removed from its row, and a form that adds one. Every text from the server goes in
 // through textContent, never as HTML.
 
-import { api, el, labelled, onClick, send, setConnection, setWhere } from "./dom.js";
+import { api, el, labelled, onClick, scrollingTable, send, setConnection, setWhere } from "./dom.js";
 import { fillResources, resourceSelect } from "./resources.js";
 
 const HEADERS = ["Schedule", "When", "Goal", "Next slot", "State", "Last outcome", "Actions"];
@@ -35,18 +35,7 @@ export async function schedulesPage() {
 			await refresh().catch((e) => setConnection(e.message));
 		}),
 		message,
-		el("div", { class: "table-scroll" }, [
-			el("table", { id: "schedules-table" }, [
-				el("thead", {}, [
-					el(
-						"tr",
-						{},
-						HEADERS.map((h) => el("th", {}, [h])),
-					),
-				]),
-				body,
-			]),
-		]),
+		scrollingTable("schedules-table", HEADERS, body),
 	);
 
 	/**

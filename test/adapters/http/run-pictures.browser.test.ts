@@ -249,6 +249,7 @@ test("every page fits a 1400×900 and an 800×1000 window without scrolling side
 		["run", `/runs/${forkId}`, "#timeline g.row"],
 		["compare", `/runs/${forkId}/compare/${runId}`, "#compare-tasks"],
 		["inbox", "/inbox", "#inbox"],
+		["schedules", "/schedules", "#schedules-table"],
 	] as const;
 	for (const [width, height] of [
 		[1400, 900],
