@@ -288,7 +288,7 @@ test("wrong-typed HTTP inputs get 400 with a message naming the value", async ()
 		["a run id with NUL", get("/api/runs/ab%00cd"), /invalid run id "ab\\u0000cd"/],
 		["a run id with ../", get("/api/runs/..%2F..%2Fetc"), /invalid run id "\.\.\/\.\.\/etc"/],
 		["a reason of the wrong type", post(`/api/runs/${runId}/reject`, '{"reason": ["no"]}'), /reason \["no"\]/],
-		["a body that is not JSON", post(`/api/runs/${runId}/reject`, "{reason"), /reason missing/],
+		["a body that is not JSON", post(`/api/runs/${runId}/reject`, "{reason"), /the body is not JSON/],
 	];
 	try {
 		for (const [what, pending, message] of cases) {

@@ -13,6 +13,7 @@ import { checkAgentSandbox } from "./agent-sandbox.js";
  */
 export type RunAsker = { readonly session?: string } | "api";
 
+/** What a run's options keep of `asker`: an agent's session as the caller's, or that a person asked over the API. */
 export function originOf(asker: RunAsker): RunOrigin {
 	return asker === "api" ? { startedOver: "api" } : { caller: asker };
 }
