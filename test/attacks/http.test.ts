@@ -31,9 +31,10 @@ async function serveOn(v: ReturnType<typeof victim>, host: string): Promise<{ po
 	});
 }
 
-function get(port: number, path: string, headers: Record<string, string> = {}) {
+function get(port: number, path: string, headers: Record<string, string> = {}, post?: string) {
 	return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-		const req = request({ host: "127.0.0.1", port, path, headers }, (res) => {
+		const method = post === undefined ? "GET" : "POST";
+		const req = request({ host: "127.0.0.1", port, path, headers, method }, (res) => {
 			let body = "";
 			res.on("data", (chunk: Buffer) => {
 				body += chunk.toString();
@@ -41,7 +42,7 @@ function get(port: number, path: string, headers: Record<string, string> = {}) {
 			res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
 		});
 		req.on("error", reject);
-		req.end();
+		req.end(post);
 	});
 }
 
@@ -70,4 +71,33 @@ test("beyond loopback, a request naming another host is refused, token or not", 
 	const rebound = await get(port, "/api/runs", { host: `attacker.example:${port}`, authorization: `Bearer ${token}` });
 	expect(rebound.status).toBe(403);
 	expect((await get(port, "/api/runs", { authorization: `Bearer ${token}` })).status).toBe(200);
+});
+
+test("a web page in the user's browser cannot start work: the dashboard's cookie alone starts no run and adds no schedule", async () => {
+	const v = victim();
+	const { port, token } = await serveOn(v, "127.0.0.1");
+	const page = await get(port, `/?token=${token}`);
+	const cookie = String(page.headers["set-cookie"]).split(";")[0] as string;
+	// What a form on another site may send without asking: text/plain, the cookie riding along.
+	const simple = { cookie, "content-type": "text/plain" };
+	const asks: [string, string][] = [
+		["/api/runs", JSON.stringify({ goal: "run my command", runtime: "dry-run" })],
+		["/api/schedules", JSON.stringify({ name: "nightly", goal: "x", every: "1h", runtime: "dry-run" })],
+	];
+	for (const [path, body] of asks) {
+		const sent = await get(port, path, simple, body);
+		expect(sent.status, path).toBe(401);
+		const rebound = await get(port, path, { ...simple, host: `attacker.example:${port}` }, body);
+		expect(rebound.status, path).toBe(403);
+	}
+	expect(JSON.parse((await v.crew(["runs", "--json"])).stdout)).toEqual([]);
+	expect(JSON.parse((await v.crew(["schedule", "list", "--json"])).stdout).schedules).toEqual([]);
+	// With the token as a header, as the dashboard sends it, the same run starts.
+	const own = await get(
+		port,
+		"/api/runs",
+		{ authorization: `Bearer ${token}`, "content-type": "application/json" },
+		asks[0]?.[1],
+	);
+	expect(own.status, own.body).toBe(201);
 });
