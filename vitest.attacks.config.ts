@@ -8,7 +8,7 @@ export default defineConfig({
 		pool: "forks",
 		isolate: false,
 		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 4),
-		reporters: ["default", ["./test/setup/tally.ts", { noun: "attacks", passed: "held", failed: "did not hold" }], "./test/loop/durations.ts"],
+		reporters: ["default", ["./test/setup/tally.ts", { noun: "attacks", passed: "held", failed: "did not hold" }], "./test/loop/outcomes.ts"],
 		globalSetup: ["test/setup/private-root.ts"],
 		setupFiles: ["test/setup/private-machine.ts"],
 		tags: TAGS,

@@ -22,7 +22,7 @@ export default defineConfig({
 		maxWorkers: Number(process.env.CREW_TEST_WORKERS ?? 4),
 		sequence: { sequencer: SlowFirst },
 		// Each file's time, for test/loop/tiers.mjs.
-		reporters: ["default", "./test/loop/durations.ts"],
+		reporters: ["default", "./test/loop/outcomes.ts"],
 		// A timeout only catches a hang (speed is the benches' to judge): with four files on two
 		// shared cores, tests that take 25 s alone have taken over 60.
 		testTimeout: 120_000,

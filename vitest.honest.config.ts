@@ -11,7 +11,7 @@ export default defineConfig({
 		reporters: [
 			"default",
 			["./test/setup/tally.ts", { noun: "honest work", passed: "passed", failed: "did not pass" }],
-			"./test/loop/durations.ts",
+			"./test/loop/outcomes.ts",
 		],
 		globalSetup: ["test/setup/private-root.ts"],
 		setupFiles: ["test/setup/private-machine.ts"],

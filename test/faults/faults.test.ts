@@ -1,3 +1,4 @@
+// @slow: a dozen faulty agents, signals, full disks and damaged stores, each a crew run in processes of its own
 import { execFileSync } from "node:child_process";
 import {
 	chmodSync,

@@ -20,3 +20,11 @@ export function compare(
 	reasonOf: (file: string) => string | undefined,
 	partial?: boolean,
 ): string[];
+export interface TierOutcome {
+	readonly name: string;
+	readonly code: number;
+	readonly failures?: readonly { readonly file: string; readonly test: string; readonly error: string }[];
+	/** The last lines of a tier's output, for a tier that reports no failures of its own. */
+	readonly tail?: readonly string[];
+}
+export function failed(tiers: readonly TierOutcome[]): string[];

@@ -92,3 +92,24 @@ function grown(tier, before) {
 		.slice(0, 10)
 		.map((change) => change.line);
 }
+
+/**
+ * The lines that say what failed, one block per failed tier: its exit code, then each failed test
+ * with its error's first line, or else the end of its output (`tail`), or else where to look.
+ */
+export function failed(tiers) {
+	const lines = [];
+	for (const tier of tiers.filter((each) => each.code !== 0)) {
+		const count = tier.failures?.length ?? 0;
+		lines.push(
+			`${LOUD}tests: ${tier.name} FAILED (exit ${tier.code})` +
+				(count > 0 ? `: ${count} failure${count === 1 ? "" : "s"}` : ""),
+		);
+		if (count > 0)
+			for (const { file, test, error } of tier.failures) lines.push(`${LOUD}    ${file} > ${test}: ${error}`);
+		else if (tier.tail?.length > 0)
+			lines.push(`${LOUD}    its output ended:`, ...tier.tail.map((line) => `    | ${line}`));
+		else lines.push(`${LOUD}    it named no failed test: its output above says why`);
+	}
+	return lines;
+}

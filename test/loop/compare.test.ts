@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { compare, slowest } from "./compare.mjs";
+import { compare, failed, slowest } from "./compare.mjs";
 
 const baseline = {
 	commit: "abc1234",
@@ -67,4 +67,34 @@ test("a file over 30 s names its reason beside it, or is warned of; no baseline 
 	expect(compare([tier], undefined, noReason)).toContain(
 		"!!! tests: test/slow.test.ts took 45 s and names no reason: add `// @slow: <why>` to it",
 	);
+});
+
+test("what failed is said last: each failed test with its error, or the end of a tier's output, or where to look", () => {
+	const tiers = [
+		{ name: "suite", code: 0 },
+		{
+			name: "attacks",
+			code: 1,
+			failures: [
+				{
+					file: "test/attacks/x.test.ts",
+					test: "a planted hook > never runs",
+					error: "AssertionError: expected 1 to be 0",
+				},
+			],
+		},
+		{ name: "bench smoke", code: 2, tail: ["bench: agent start", "Error: spawn ENOENT"] },
+		{ name: "node22", code: 1, failures: [] },
+	];
+	expect(failed(tiers)).toEqual([
+		"!!! tests: attacks FAILED (exit 1): 1 failure",
+		"!!!     test/attacks/x.test.ts > a planted hook > never runs: AssertionError: expected 1 to be 0",
+		"!!! tests: bench smoke FAILED (exit 2)",
+		"!!!     its output ended:",
+		"    | bench: agent start",
+		"    | Error: spawn ENOENT",
+		"!!! tests: node22 FAILED (exit 1)",
+		"!!!     it named no failed test: its output above says why",
+	]);
+	expect(failed([{ name: "suite", code: 0 }])).toEqual([]);
 });

@@ -9,25 +9,29 @@
  * A tier's CPU time is what its process and the descendants it waited for spent
  * (test/loop/counted.mjs): a process that outlives its parent, as a detached runner does, is not
  * counted. How busy the machine's CPUs were meanwhile is printed beside it, so a slow spell caused
- * by something else shows as such. Each vitest tier's files report their own times
- * (test/loop/durations.ts). The figures are compared with test/loop/figures.json, those of the last
+ * by something else shows as such. Each vitest tier's files report their own times and failures
+ * (test/loop/outcomes.ts). The figures are compared with test/loop/figures.json, those of the last
  * green run someone committed: a tier that took 20% more wall or CPU time is warned of loudly, with
  * the files that grew most; a file over 30 s that names no reason (`// @slow: <why>` in the file) is
  * warned of too. Warnings never fail the run: the machine is shared and noisy, and a red build for
- * a slow spell would teach everyone to ignore it. When every tier passed, figures.json is rewritten
+ * a slow spell would teach everyone to ignore it. What failed is printed last, where a reader of the
+ * output's end (CI's view of it) sees it: each failed test with its error's first line, or the end
+ * of a tier's output when it is not vitest. When every tier passed, figures.json is rewritten
  * with this run's figures; committing it makes them the next run's baseline.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compare, slowest } from "./compare.mjs";
+import { compare, failed as failures, slowest } from "./compare.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIGURES = join(ROOT, "test", "loop", "figures.json");
 const RESULTS = join(ROOT, "test-results");
 const VITEST = join(ROOT, "node_modules", "vitest", "vitest.mjs");
 const COUNTED = join(ROOT, "test", "loop", "counted.mjs");
+/** How many of its last lines are printed again for a failed tier that reports no failures of its own. */
+const TAIL = 30;
 /** Clock ticks per second, the unit of /proc's CPU times. */
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
 
@@ -74,10 +78,10 @@ function machineTicks() {
  */
 async function runTier(tier, log) {
 	const file = resultsOf(tier);
-	const [durations, cpuFile] = [`${file}-durations.json`, `${file}-cpu`];
+	const [outcomes, cpuFile] = [`${file}-outcomes.json`, `${file}-cpu`];
 	// A file left by an earlier run would pass for this one's if this tier wrote none.
-	for (const stale of [durations, cpuFile]) rmSync(stale, { force: true });
-	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_DURATIONS: durations } : {}) };
+	for (const stale of [outcomes, cpuFile]) rmSync(stale, { force: true });
+	const env = { ...process.env, ...tier.env, ...(tier.vitest ? { CREW_TEST_OUTCOMES: outcomes } : {}) };
 	const output = log ? openSync(log, "w") : "inherit";
 	const started = performance.now();
 	const code = await new Promise((resolve, reject) => {
@@ -88,9 +92,11 @@ async function runTier(tier, log) {
 	});
 	if (typeof output === "number") closeSync(output);
 	const wall = round((performance.now() - started) / 1000);
-	const files = tier.vitest && existsSync(durations) ? JSON.parse(readFileSync(durations, "utf8")) : {};
+	const { files = {}, failures } =
+		tier.vitest && existsSync(outcomes) ? JSON.parse(readFileSync(outcomes, "utf8")) : {};
 	const cpu = existsSync(cpuFile) ? round(Number(readFileSync(cpuFile, "utf8"))) : 0;
-	return { name: tier.name, code, wall, cpu, files };
+	const tail = code !== 0 && !failures && log ? readFileSync(log, "utf8").trimEnd().split("\n").slice(-TAIL) : [];
+	return { name: tier.name, code, wall, cpu, files, failures: failures ?? [], tail };
 }
 
 /**
@@ -142,12 +148,13 @@ const warnings = compare(ran, figures[group], reasons, extra.length > 0);
 if (warnings.length > 0) process.stdout.write(`\n${warnings.join("\n")}\n`);
 
 const failed = ran.find((tier) => tier.code !== 0);
+if (failed) process.stdout.write(`\n${failures(ran).join("\n")}\n`);
 if (!failed && extra.length === 0) {
 	const commit = execFileSync("git", ["describe", "--always", "--dirty"], { cwd: ROOT }).toString().trim();
 	figures[group] = {
 		commit,
 		date: new Date().toISOString().slice(0, 10),
-		tiers: Object.fromEntries(ran.map(({ name, code, ...measured }) => [name, measured])),
+		tiers: Object.fromEntries(ran.map(({ name, code, failures, tail, ...measured }) => [name, measured])),
 	};
 	writeFileSync(FIGURES, `${JSON.stringify(figures, null, "\t")}\n`);
 	process.stdout.write(
