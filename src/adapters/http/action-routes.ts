@@ -3,13 +3,12 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { CrewError, ErrorCode } from "../../core/errors.js";
-import { checkId } from "../../core/ids.js";
 import type { Crew } from "../../engine/crew.js";
 import { agentWorkflowName } from "../../engine/planning/agent-workflow.js";
 import { runParameters } from "../shared/run-parameters.js";
 import { addSchedule, OVERLAPS, onSchedules, pauseSchedule, removeSchedule } from "../shared/schedule-actions.js";
 import type { RunRequest, TeamActions } from "../shared/team-actions.js";
-import { parse } from "./input.js";
+import { parse, pathId } from "./input.js";
 
 const name = z.string().trim().min(1, "expected a name");
 const goal = z.string().trim().min(1, "expected a non-empty goal");
@@ -84,8 +83,8 @@ function runRequest(given: z.infer<typeof RunBody>): RunRequest {
  * refuse in the same words. The guard in front of them asks each for the token as a header.
  */
 export function actionRoutes(app: Hono, actions: TeamActions): void {
-	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
-	const scheduleName = (c: Context) => checkId("schedule", c.req.param("name") ?? "");
+	const runId = (c: Context) => pathId(c, "run", "runId");
+	const scheduleName = (c: Context) => pathId(c, "schedule", "name");
 
 	app.post("/api/plan", async (c) => c.json(await actions.plan(runRequest(await body(c, RunBody)))));
 	app.post("/api/runs", async (c) => c.json(await actions.run(runRequest(await body(c, RunBody))), 201));
@@ -109,12 +108,12 @@ export function actionRoutes(app: Hono, actions: TeamActions): void {
 	app.post("/api/runs/:runId/fork", async (c) => {
 		const id = runId(c);
 		const { from } = await body(c, ForkBody);
-		return c.json(await actions.fork(id, typeof from === "string" ? [from] : from), 201);
+		return c.json(await actions.fork(id, { from: typeof from === "string" ? [from] : from }), 201);
 	});
 	app.post("/api/runs/:runId/replay", async (c) => {
 		const id = runId(c);
 		const { liveOnDivergence } = await body(c, ReplayBody);
-		return c.json(await actions.replay(id, liveOnDivergence === true), 201);
+		return c.json(await actions.replay(id, { liveOnDivergence }), 201);
 	});
 
 	app.post("/api/runs/:runId/tasks/:task/steer", async (c) => {

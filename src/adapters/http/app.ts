@@ -5,7 +5,6 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { Project } from "../../config/project.js";
 import { CrewError, ErrorCode, isCrewError } from "../../core/errors.js";
-import { checkId } from "../../core/ids.js";
 import { addUsage, ZERO_USAGE } from "../../core/usage.js";
 import { compareRuns, comparisonJson } from "../../engine/history/diff.js";
 import { eventJson } from "../../engine/views/json.js";
@@ -18,7 +17,7 @@ import { actionRoutes } from "./action-routes.js";
 import { runJson, taskJson } from "./api-json.js";
 import { dashboardFile } from "./dashboard-files.js";
 import { graphLayout, MAX_GRAPH_TASKS } from "./graph-layout.js";
-import { parse } from "./input.js";
+import { parse, pathId } from "./input.js";
 import { CrewMetrics } from "./metrics.js";
 import { runCost } from "./run-cost.js";
 import { RunFeed } from "./run-feed.js";
@@ -90,7 +89,7 @@ export function createApp(options: AppOptions): CrewApp {
 	const metrics = new CrewMetrics(() => reader()?.repo);
 	const feed = new RunFeed(needReader, pollMs);
 	const actions = new TeamActions(project, "person");
-	const runId = (c: Context) => checkId("run", c.req.param("runId") ?? "");
+	const runId = (c: Context) => pathId(c, "run", "runId");
 
 	const app = new Hono();
 	app.onError((error, c) => {
@@ -127,7 +126,7 @@ export function createApp(options: AppOptions): CrewApp {
 		return c.json({ run, tasks: view.tasks.map(taskJson), seq: view.seq });
 	});
 	app.get("/api/runs/:runId/compare/:other", (c) => {
-		const other = checkId("run", c.req.param("other") ?? "");
+		const other = pathId(c, "run", "other");
 		return c.json(comparisonJson(compareRuns(needReader(), runId(c), other)));
 	});
 	app.get("/api/runs/:runId/cost", (c) => c.json(runCost(needReader(), runId(c))));

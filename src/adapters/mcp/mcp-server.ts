@@ -164,6 +164,14 @@ export function createMcpServer(
 		checkNesting(actions, env, "crew_retry");
 		return reply(await actions.retry(runId, task));
 	});
+	tool("crew_fork", async ({ runId, ...ask }) => {
+		checkNesting(actions, env, "crew_fork");
+		return reply(await actions.fork(runId, ask));
+	});
+	tool("crew_replay", async ({ runId, ...ask }) => {
+		checkNesting(actions, env, "crew_replay");
+		return reply(await actions.replay(runId, ask));
+	});
 	tool("crew_runs", (filter) => reply(actions.runs(filter)));
 	tool("crew_inbox", () => reply(actions.inbox()));
 	tool("crew_recommend", ({ goal }) => reply(actions.recommend(goal)));

@@ -189,6 +189,33 @@ export const TOOL_SPECS = {
 			"Run a failed, cancelled, skipped or needs_attention task of an ended run again (with the dependents it skipped), in the background.",
 		input: { runId, task },
 	},
+	crew_fork: {
+		description:
+			"Start a new run of an ended run's goal that takes the outcomes of the tasks that need not run again, in the background: with from, the tasks before those named; without, every task whose step has not changed. It executes under the user's settings now, never the record's. Answers {runId, of, reused, rerun, status}.",
+		input: {
+			runId,
+			from: z
+				.array(task)
+				.min(1)
+				.optional()
+				.describe(
+					"the tasks or steps to run again, with all that depend on them; those before them are taken as they were",
+				),
+			session: sessionParameters.session,
+		},
+	},
+	crew_replay: {
+		description:
+			"Run an ended run's workflow again as a new run in the background, every task answered from its record and no agent started; a task whose prompt differs fails as diverged. Answers {runId, of, status}.",
+		input: {
+			runId,
+			liveOnDivergence: z
+				.boolean()
+				.optional()
+				.describe("run a task whose prompt differs for real, by its agent, rather than fail it"),
+			session: sessionParameters.session,
+		},
+	},
 	crew_runs: {
 		description:
 			"The runs of this repository, newest first, each with its status, end time, a summary of its tasks and what to do next.",

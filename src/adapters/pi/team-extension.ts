@@ -12,9 +12,11 @@ import { delegationPolicy } from "./delegation-policy.js";
 import { actionOf, actionParameters } from "./tool-parameters.js";
 
 /** The actions that start or restart a run: the session follows them and reports their end. */
-const FOLLOWED = new Set(["run", "goal", "resume", "approve", "retry"]);
+const FOLLOWED = new Set(["run", "goal", "resume", "approve", "retry", "fork", "replay"]);
 /** The actions that take the session's model as the agents' default, and record the session. */
 const IN_SESSION = new Set(["run", "goal", "plan"]);
+/** The actions that record the session with the run they make, and take nothing else of it. */
+const SESSION_ONLY = new Set(["fork", "replay"]);
 /** crew's tools that the `agent` tool offers rather than `team`. */
 const AGENT_TOOLS = new Set(["crew_agent", "crew_wait"]);
 
@@ -68,6 +70,7 @@ export default function teamExtension(pi: ExtensionAPI): void {
 			}
 			const answer = await session.call(ctx.cwd, tool, {
 				...(IN_SESSION.has(action) ? session.runContext(ctx) : {}),
+				...(SESSION_ONLY.has(action) ? { session: session.runContext(ctx).session } : {}),
 				...args,
 			});
 			const runId = typeof answer.runId === "string" ? answer.runId : undefined;

@@ -18,6 +18,9 @@ export interface Forked {
 	readonly status: string;
 }
 
+/** A replay as it was made: its id, the run it replays, and its runner's status. */
+export type Replayed = Pick<Forked, "runId" | "of" | "status">;
+
 /**
  * `crew fork <runId> --from … --detach`: a new run of the run's goal that takes the outcomes of
  * its tasks before `from` (absent: of every task whose step has not changed), executing under
@@ -49,7 +52,7 @@ export async function replayRun(
 	runId: string,
 	asker: RunAsker,
 	liveOnDivergence = false,
-): Promise<{ runId: string; of: string; status: string }> {
+): Promise<Replayed> {
 	checkId("run", runId);
 	const id = await crew.replay(runId, liveOnDivergence, executionInput({}, settings), originOf(asker));
 	const runner = await startBackgroundRunner(crew, id, ["--if-queued"]);

@@ -36,7 +36,7 @@ import {
 	type ValidationReport,
 	validationReport,
 } from "./resource-reports.js";
-import { type Forked, forkRun, replayRun } from "./run-again.js";
+import { type Forked, forkRun, type Replayed, replayRun } from "./run-again.js";
 import { checkAskedSandbox, type RunAsker } from "./run-asker.js";
 import { runStanding } from "./run-ending.js";
 import { exportToFile, pathInside } from "./run-export.js";
@@ -315,15 +315,16 @@ export class TeamActions {
 	}
 
 	/** A new run of run `runId` that takes the outcomes of its tasks before `from`; see `forkRun`. */
-	async fork(runId: string, from?: readonly string[]): Promise<Forked> {
+	async fork(runId: string, ask: { from?: readonly string[]; session?: string } = {}): Promise<Forked> {
 		const settings = loadSettings(this.project);
-		return await this.#write((crew) => forkRun(crew, settings, runId, this.#asker(undefined), from));
+		return await this.#write((crew) => forkRun(crew, settings, runId, this.#asker(ask.session), ask.from));
 	}
 
 	/** A replay of run `runId` in a background runner; see `replayRun`. */
-	async replay(runId: string, liveOnDivergence = false): Promise<{ runId: string; of: string; status: string }> {
+	async replay(runId: string, ask: { liveOnDivergence?: boolean; session?: string } = {}): Promise<Replayed> {
 		const settings = loadSettings(this.project);
-		return await this.#write((crew) => replayRun(crew, settings, runId, this.#asker(undefined), liveOnDivergence));
+		const live = ask.liveOnDivergence === true;
+		return await this.#write((crew) => replayRun(crew, settings, runId, this.#asker(ask.session), live));
 	}
 
 	/**

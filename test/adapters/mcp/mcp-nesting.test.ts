@@ -64,7 +64,7 @@ test("crew mcp inside a crew worker refuses to start runs, saying why and how to
 	const agent = await call(client, "crew_agent", { task: "g", agent: "depth" });
 	expect(agent.isError, agent.text).toBe(true);
 	expect(agent.text).toContain("crew_agent starts no run inside a crew worker");
-	for (const tool of ["crew_resume", "crew_approve"]) {
+	for (const tool of ["crew_resume", "crew_approve", "crew_fork", "crew_replay"]) {
 		const refused = await call(client, tool, { runId: "20260101-000000-abcdef" });
 		expect(refused.isError, tool).toBe(true);
 		expect(refused.text).toContain(`${tool} starts no run inside a crew worker`);
