@@ -3,7 +3,7 @@
 import { McpServer, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { ZodRawShape } from "zod";
+import { type ZodRawShape, z } from "zod";
 import { loadSettings } from "../../config/settings.js";
 import { DELEGATE_SOCKET_VARIABLE, delegationAsk, fencedAnswer } from "../../core/delegation.js";
 import { CrewError, ErrorCode, errorMessage } from "../../core/errors.js";
@@ -63,6 +63,20 @@ async function delegated(env: NodeJS.ProcessEnv, ask: Record<string, unknown>, s
 	return reply({ ...answer, ended: true, result: fencedAnswer(answer) });
 }
 
+/**
+ * A tool's parameters as one object that refuses any it does not take, naming those it does: a
+ * misspelt parameter (`sandBox`) would otherwise be dropped, and its call run without it.
+ */
+function strictInput(tool: string, input: ZodRawShape) {
+	const known = Object.keys(input).join(", ") || "none";
+	return z.strictObject(input, {
+		error: (issue) =>
+			issue.code === "unrecognized_keys"
+				? `unknown parameter ${issue.keys.join(", ")}: ${tool} takes ${known}`
+				: undefined,
+	});
+}
+
 /** Time between progress notifications while a call waits for runs, in ms. */
 const PROGRESS_EVERY_MS = 10_000;
 
@@ -112,8 +126,8 @@ export function createMcpServer(
 				if (error instanceof Error) error.message = inert(error.message);
 				throw error;
 			}
-		}) as ToolCallback<ZodRawShape>;
-		server.registerTool(name, { description, inputSchema: input }, inertErrors);
+		}) as ToolCallback<ReturnType<typeof strictInput>>;
+		server.registerTool(name, { description, inputSchema: strictInput(name, input) }, inertErrors);
 	};
 	tool("crew_list", ({ kind }) => reply({ resources: actions.list(kind) }));
 	tool("crew_plan", async (args) => reply(await actions.plan(args)));

@@ -184,6 +184,13 @@ test("crew mcp answers bad input with an error naming the value, and keeps servi
 	const badField = await call(client, "crew_status", { fields: ["name"] });
 	expect(badField.isError).toBe(true);
 	expect(badField.text).toMatch(/invalid task field "name": expected one of id, stepId, .*usage/);
+	// A parameter a tool does not take is refused, not dropped: a misspelt sandbox would run looser.
+	const misspelt = await call(client, "crew_run", { goal: "x", workflow: "pair", sandBox: "strict" });
+	expect(misspelt.isError).toBe(true);
+	expect(misspelt.text).toMatch(/unknown parameter sandBox: crew_run takes goal, workflow, team, .*sandbox/);
+	const stray = await call(client, "crew_status", { runId: "abc", goal: "x" });
+	expect(stray.text).toContain("unknown parameter goal: crew_status takes runId, tasks, fields");
+	expect(read(repo.dir, (reader) => reader.repo.runs())).toEqual([]);
 	const noRuns = await call(client, "crew_status", {});
 	expect(noRuns.isError).toBe(true);
 	expect(noRuns.text).toContain("no runs yet");
