@@ -1,19 +1,19 @@
 // @module-tag agent-cli
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { scriptedCliSetup } from "../../../src/scripted-model/cli-setup.js";
 import type { Script } from "../../../src/scripted-model/turns.js";
-import { cancelLiveRuns, gitRepo, ROOT, read, waitFor } from "../../helpers.js";
+import { cancelLiveRuns, gitRepo, ROOT, read } from "../../helpers.js";
 import { serverStarter } from "../../scripted-model/servers.js";
+import { PiRpc } from "./pi-rpc.js";
 
 const startServer = serverStarter();
-const children: ChildProcess[] = [];
+const sessions: PiRpc[] = [];
 const repos: string[] = [];
 afterEach(async () => {
-	for (const child of children.splice(0)) child.kill("SIGKILL");
+	for (const session of sessions.splice(0)) session.kill();
 	for (const dir of repos.splice(0)) await cancelLiveRuns(dir);
 });
 
@@ -40,20 +40,12 @@ test("pi's team tool forks a run, and the fork is recorded as the session's, as 
 	const repo = gitRepo();
 	repos.push(repo.dir);
 	const env = { PATH: process.env.PATH, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, ...scripted.env };
-	const pi = join(ROOT, "node_modules", ".bin", "pi");
-	execFileSync(pi, ["install", ROOT], { env, encoding: "utf8" });
-	const session = spawn(pi, ["--mode", "rpc", "--offline", "--model", scripted.model], {
-		cwd: repo.dir,
-		env,
-		stdio: ["pipe", "pipe", "pipe"],
-	});
-	children.push(session);
-	let out = "";
-	session.stdout?.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	session.stdin?.write(`${JSON.stringify({ type: "prompt", message: "Review, then try it again." })}\n`);
-	await waitFor("the session's last answer", () => out.includes("Forked."), 60_000);
+	const pi = [join(ROOT, "node_modules", ".bin", "pi")];
+	PiRpc.install(pi, ROOT, env);
+	const session = new PiRpc(pi, ["--model", scripted.model], repo.dir, env);
+	sessions.push(session);
+	session.send({ type: "prompt", message: "Review, then try it again." });
+	await session.record("the session's last answer", (record) => JSON.stringify(record).includes("Forked."));
 
 	const forkAnswer = server.requests.at(-1)?.messages.filter((m) => m.role === "tool")[1]?.text ?? "";
 	expect(forkAnswer).toContain('"of"');
