@@ -130,7 +130,7 @@ export async function runPage(runId) {
 	const timeline = timelineSection(runId, (taskId) => select(taskId));
 	/** The timeline at most every 1 s; between reads, its open bars grow with the clock. */
 	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
-	const panel = taskPanel(runId, () => run?.status);
+	const panel = taskPanel(runId, () => run);
 	const delegated = delegatedSection((taskId) => select(taskId));
 	const requirements = requirementsSection(runId, (taskId) => select(taskId));
 	/** The requirements at most every 2 s while the run changes. */
@@ -155,8 +155,8 @@ export async function runPage(runId) {
 	let tasks = [];
 	/** The seq of the run's latest event as of the last read: the next reads only what changed after it. */
 	let seq = 0;
-	/** The run's status when the task panel was last told of it. */
-	let panelStatus = "";
+	/** The run's status and runner when the task panel was last told of them. */
+	let panelOffers = "";
 
 	const buttons = {
 		cancel: el("button", { id: "cancel", type: "button" }, ["Cancel run"]),
@@ -243,11 +243,14 @@ export async function runPage(runId) {
 		);
 		/** @type {HTMLButtonElement} */ (buttons.approve).disabled = !waiting;
 		/** @type {HTMLButtonElement} */ (buttons.reject).disabled = !waiting;
-		/** @type {HTMLButtonElement} */ (buttons.fork).disabled = !ENDED_RUN.has(run.status);
-		/** @type {HTMLButtonElement} */ (buttons.replay).disabled = !ENDED_RUN.has(run.status);
-		// What the task panel offers (retry, fork from its task) follows the run's status.
-		if (run.status !== panelStatus) {
-			panelStatus = run.status;
+		// A workflow script's run is neither forked nor replayed: its tasks come from the script as it runs.
+		const forkable = ENDED_RUN.has(run.status) && run.script === undefined;
+		/** @type {HTMLButtonElement} */ (buttons.fork).disabled = !forkable;
+		/** @type {HTMLButtonElement} */ (buttons.replay).disabled = !forkable;
+		// What the task panel offers (retry, fork from its task) follows the run's status and runner.
+		const offered = `${run.status} ${run.heldBy ?? ""}`;
+		if (offered !== panelOffers) {
+			panelOffers = offered;
 			if (panel.selected) panel.show().catch((e) => setConnection(e.message));
 		}
 	};

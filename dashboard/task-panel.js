@@ -11,12 +11,22 @@ const RETRYABLE = new Set(["failed", "cancelled", "skipped", "needs_attention"])
 const BEING_RUN = new Set(["queued", "running"]);
 
 /**
+ * Whether a task of `run` in state `task` may be retried now: not while a runner holds the run,
+ * whatever its status (a run waiting for an approval is held too).
+ * @param {any} run
+ * @param {string} task
+ */
+function retryable(run, task) {
+	return RETRYABLE.has(task) && !BEING_RUN.has(run?.status ?? "") && run?.heldBy === undefined;
+}
+
+/**
  * The panel of the run `runId`: `select` names the task it shows, `show` reads that task and
  * redraws the panel with it.
  * @param {string} runId
- * @param {() => string | undefined} runStatus the run's status as its page last read it
+ * @param {() => any} runRead the run as its page last read it
  */
-export function taskPanel(runId, runStatus) {
+export function taskPanel(runId, runRead) {
 	const panel = el("aside", { class: "panel", id: "task-panel" }, [
 		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
 	]);
@@ -96,9 +106,10 @@ export function taskPanel(runId, runStatus) {
 		if (!selected) return;
 		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
 		const t = d.task;
-		const status = runStatus();
-		retry.hidden = !RETRYABLE.has(t.status) || BEING_RUN.has(status ?? "");
-		fork.hidden = !ENDED_RUN.has(status ?? "");
+		const run = runRead();
+		retry.hidden = !retryable(run, t.status);
+		// A workflow script's run is not forked: its tasks come from the script as it runs.
+		fork.hidden = !ENDED_RUN.has(run?.status ?? "") || run?.script !== undefined;
 		const log = el(
 			"div",
 			{ id: "task-log" },

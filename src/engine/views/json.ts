@@ -80,6 +80,10 @@ export function runSummary(run: RunRecord): object {
 	const parent = run.parent ? { parent: run.parent } : {};
 	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
 	const overApi = run.options.startedOver ? { startedOver: run.options.startedOver } : {};
+	// What a reader may offer to do with the run: no task of a leased run is retried, and a
+	// script's run is neither forked nor replayed.
+	const held = run.lease ? { heldBy: run.lease.pid } : {};
+	const script = run.options.script ? { script: run.options.script.file } : {};
 	const foreseen = run.foreseen.length > 0 ? { foreseen: run.foreseen } : {};
 	return {
 		id,
@@ -96,6 +100,8 @@ export function runSummary(run: RunRecord): object {
 		...parent,
 		...scheduled,
 		...overApi,
+		...held,
+		...script,
 		...foreseen,
 	};
 }
