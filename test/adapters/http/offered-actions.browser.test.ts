@@ -2,16 +2,11 @@
 // The dashboard offers only what the server would do: no Retry while a runner holds the run, no
 // fork or replay of a workflow script's run.
 import { expect, test } from "vitest";
-import { crew, TestRepo } from "../../helpers.js";
+import { crew, lastJson, TestRepo } from "../../helpers.js";
 import { scriptRepo } from "../growing-runs.js";
 import { fileDashboard } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
-
-/** The run id `crew run … --json` printed last. */
-function runIdOf(stdout: string): string {
-	return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
-}
 
 test("a failed task of a run that waits for an approval, its runner alive, offers no Retry until the run has ended", async () => {
 	const repo = dashboard.keep(new TestRepo());
@@ -32,7 +27,7 @@ test("a failed task of a run that waits for an approval, its runner alive, offer
 		"--json",
 	]);
 	expect(started.code, started.stderr).toBe(0);
-	const runId = runIdOf(started.stdout);
+	const runId = lastJson(started.stdout).runId;
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	await page.goto(`${await dashboard.serve(repo.dir)}`.replace("/?", `/runs/${runId}?`));
@@ -58,7 +53,7 @@ test("a workflow script's run, ended, offers neither a fork nor a replay, of it 
 	dashboard.keep(repo);
 	const ran = await crew(repo.dir, ["run", "check the packages", ...args, "--json"]);
 	expect(ran.code, ran.stderr).toBe(0);
-	const runId = runIdOf(ran.stdout);
+	const runId = lastJson(ran.stdout).runId;
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	await page.goto(`${await dashboard.serve(repo.dir)}`.replace("/?", `/runs/${runId}?`));
