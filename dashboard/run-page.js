@@ -130,7 +130,7 @@ export async function runPage(runId) {
 	const timeline = timelineSection(runId, (taskId) => select(taskId));
 	/** The timeline at most every 1 s; between reads, its open bars grow with the clock. */
 	const timelineSoon = throttle(() => timeline.update().catch((e) => setConnection(e.message)), 1000);
-	const panel = taskPanel(runId, () => run);
+	const panel = taskPanel(runId);
 	const delegated = delegatedSection((taskId) => select(taskId));
 	const requirements = requirementsSection(runId, (taskId) => select(taskId));
 	/** The requirements at most every 2 s while the run changes. */

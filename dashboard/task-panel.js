@@ -17,16 +17,15 @@ const BEING_RUN = new Set(["queued", "running"]);
  * @param {string} task
  */
 function retryable(run, task) {
-	return RETRYABLE.has(task) && !BEING_RUN.has(run?.status ?? "") && run?.heldBy === undefined;
+	return RETRYABLE.has(task) && !BEING_RUN.has(run.status) && run.heldBy === undefined;
 }
 
 /**
  * The panel of the run `runId`: `select` names the task it shows, `show` reads that task and
  * redraws the panel with it.
  * @param {string} runId
- * @param {() => any} runRead the run as its page last read it
  */
-export function taskPanel(runId, runRead) {
+export function taskPanel(runId) {
 	const panel = el("aside", { class: "panel", id: "task-panel" }, [
 		el("p", { class: "muted" }, ["Select a task to see its prompt, transcript, result and changes."]),
 	]);
@@ -87,8 +86,6 @@ export function taskPanel(runId, runRead) {
 		await showTask().catch((error) => {
 			actionResult.textContent = error.message;
 		});
-		// A retried task's button is gone: the keyboard goes on from what became of it.
-		if (retry.hidden) actionResult.focus();
 	});
 	onClick(fork, async () => {
 		const task = selected;
@@ -102,14 +99,20 @@ export function taskPanel(runId, runRead) {
 		}
 	});
 
+	// Reads answered out of order: only the latest one asked for is drawn.
+	let reads = 0;
 	const showTask = async () => {
 		if (!selected) return;
+		const read = ++reads;
 		const d = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(selected)}`);
+		if (read !== reads) return;
+		const focused = document.activeElement;
+		// What is offered follows the run as it was read with the task: a retry is answered once its
+		// runner holds the run, which may be before the task is queued again.
 		const t = d.task;
-		const run = runRead();
-		retry.hidden = !retryable(run, t.status);
+		retry.hidden = !retryable(d.run, t.status);
 		// A workflow script's run is not forked: its tasks come from the script as it runs.
-		fork.hidden = !ENDED_RUN.has(run?.status ?? "") || run?.script !== undefined;
+		fork.hidden = !ENDED_RUN.has(d.run.status) || d.run.script !== undefined;
 		const log = el(
 			"div",
 			{ id: "task-log" },
@@ -123,7 +126,6 @@ export function taskPanel(runId, runRead) {
 						]),
 					),
 		);
-		const focused = document.activeElement;
 		panel.replaceChildren(
 			el("h2", {}, [`${t.stepId} `, statusBadge(t.status)]),
 			el("p", { id: "task-meta" }, [
@@ -153,9 +155,9 @@ export function taskPanel(runId, runRead) {
 				),
 			),
 		);
-		// Moved back into the redrawn panel, a control that had the focus has it again.
-		if (focused instanceof HTMLElement && focused !== document.activeElement && panel.contains(focused))
-			focused.focus();
+		// Moved back into the redrawn panel, a control that had the focus has it again; a button
+		// hidden meanwhile (a retried task's) hands it to the line saying what became of its action.
+		if (focused instanceof HTMLElement && panel.contains(focused)) (focused.hidden ? actionResult : focused).focus();
 	};
 
 	return {

@@ -3,7 +3,7 @@
 import { type LogKind, logEntry } from "../../core/log-line.js";
 import { sandboxText } from "../../core/sandbox-level.js";
 import { setAsideText } from "../../core/set-aside-text.js";
-import { type UsageJson, usageJson } from "../../engine/views/json.js";
+import { runOffers, type UsageJson, usageJson } from "../../engine/views/json.js";
 import type { RunReader } from "../../engine/views/reader.js";
 import { taskJson } from "./api-json.js";
 
@@ -14,6 +14,11 @@ const MAX_LOG = 2000;
 
 export interface TaskDetail {
 	readonly task: object;
+	/**
+	 * Its run's status and what may be done with it (see `runOffers`), read with the task: a panel
+	 * deciding what to offer never pairs the task with an older reading of its run.
+	 */
+	readonly run: { status: string; heldBy?: number; script?: string };
 	/** The prompt of its latest attempt. */
 	readonly prompt: string;
 	readonly log: readonly { seq: number; time: string; kind: LogKind; text: string }[];
@@ -46,7 +51,7 @@ function bounded(text: string): string {
 
 /** Everything the dashboard's task panel shows of one task, read through that task's rows alone. */
 export function taskDetail(reader: RunReader, runId: string, ref: string): TaskDetail {
-	const { task } = reader.taskView(runId, ref);
+	const { run, task } = reader.taskView(runId, ref);
 	const artifacts = reader.taskArtifacts(runId, task.id);
 	const latest = (kind: string) => artifacts.filter((a) => a.kind === kind).at(-1);
 	const read = (path: string | undefined) => (path ? bounded(reader.files.read(runId, path)) : null);
@@ -56,6 +61,7 @@ export function taskDetail(reader: RunReader, runId: string, ref: string): TaskD
 	});
 	return {
 		task: taskJson(task),
+		run: { status: run.status, ...runOffers(run) },
 		prompt: read(artifacts.find((a) => a.path === `tasks/${task.id}/prompt.md`)?.path) ?? "",
 		log,
 		result: bounded(reader.result(runId, task.id).text),

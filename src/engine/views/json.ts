@@ -80,10 +80,6 @@ export function runSummary(run: RunRecord): object {
 	const parent = run.parent ? { parent: run.parent } : {};
 	const scheduled = run.options.schedule ? { schedule: run.options.schedule } : {};
 	const overApi = run.options.startedOver ? { startedOver: run.options.startedOver } : {};
-	// What a reader may offer to do with the run: no task of a leased run is retried, and a
-	// script's run is neither forked nor replayed.
-	const held = run.lease ? { heldBy: run.lease.pid } : {};
-	const script = run.options.script ? { script: run.options.script.file } : {};
 	const foreseen = run.foreseen.length > 0 ? { foreseen: run.foreseen } : {};
 	return {
 		id,
@@ -100,9 +96,19 @@ export function runSummary(run: RunRecord): object {
 		...parent,
 		...scheduled,
 		...overApi,
-		...held,
-		...script,
+		...runOffers(run),
 		...foreseen,
+	};
+}
+
+/**
+ * What a reader may offer to do with run `run`: no task of a run a runner holds (`heldBy`, its
+ * pid) is retried, and a workflow script's run (`script`, its file) is neither forked nor replayed.
+ */
+export function runOffers(run: RunRecord): { heldBy?: number; script?: string } {
+	return {
+		...(run.lease ? { heldBy: run.lease.pid } : {}),
+		...(run.options.script ? { script: run.options.script.file } : {}),
 	};
 }
 
