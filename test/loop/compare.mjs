@@ -95,7 +95,8 @@ function grown(tier, before) {
 
 /**
  * The lines that say what failed, one block per failed tier: its exit code, then each failed test
- * with its error's first line, or else the end of its output (`tail`), or else where to look.
+ * with its error's first line and where it was thrown, or else the end of its output (`tail`), or
+ * else where to look.
  */
 export function failed(tiers) {
 	const lines = [];
@@ -106,7 +107,8 @@ export function failed(tiers) {
 				(count > 0 ? `: ${count} failure${count === 1 ? "" : "s"}` : ""),
 		);
 		if (count > 0)
-			for (const { file, test, error } of tier.failures) lines.push(`${LOUD}    ${file} > ${test}: ${error}`);
+			for (const { file, test, error, at } of tier.failures)
+				lines.push(`${LOUD}    ${file} > ${test}: ${error}${at ? ` (at ${at})` : ""}`);
 		else if (tier.tail?.length > 0)
 			lines.push(`${LOUD}    its output ended:`, ...tier.tail.map((line) => `    | ${line}`));
 		else lines.push(`${LOUD}    it named no failed test: its output above says why`);

@@ -7,14 +7,25 @@ import type { Reporter, TestModule } from "vitest/node";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-type Failure = { file: string; test: string; error: string };
-type ErrorLike = { message?: string; name?: string };
+type Failure = { file: string; test: string; error: string; at?: string };
+type ErrorLike = { message?: string; name?: string; stacks?: readonly { file: string; line: number }[] };
 
 /** An error's first line, bounded: what a reader needs to find it in the output above. */
 const firstLine = (error: ErrorLike) =>
 	`${error.name && !error.message?.startsWith(error.name) ? `${error.name}: ` : ""}${error.message ?? ""}`
 		.split("\n")[0]
 		?.slice(0, 300) ?? "";
+
+/** A failure of `file`'s, with where in this checkout its error was thrown when its stack says. */
+function failure(file: string, test: string, error: ErrorLike): Failure {
+	const frame = error.stacks?.find((f) => f.file.startsWith(ROOT) && !f.file.includes("/node_modules/"));
+	return {
+		file,
+		test,
+		error: firstLine(error),
+		...(frame ? { at: `${relative(ROOT, frame.file)}:${frame.line}` } : {}),
+	};
+}
 
 /**
  * A file's time is its import, its setup files, and its tests and hooks (vitest runs a file's tests
@@ -32,14 +43,13 @@ export default class Outcomes implements Reporter {
 			const file = relative(ROOT, module.moduleId);
 			const { collectDuration, setupDuration, duration } = module.diagnostic();
 			files[file] = Math.round((collectDuration + setupDuration + duration) / 100) / 10;
-			for (const error of module.errors()) failures.push({ file, test: "(the file)", error: firstLine(error) });
+			for (const error of module.errors()) failures.push(failure(file, "(the file)", error));
 			for (const suite of module.children.allSuites())
-				for (const error of suite.errors()) failures.push({ file, test: suite.fullName, error: firstLine(error) });
+				for (const error of suite.errors()) failures.push(failure(file, suite.fullName, error));
 			for (const test of module.children.allTests("failed"))
-				for (const error of test.result().errors ?? [])
-					failures.push({ file, test: test.fullName, error: firstLine(error) });
+				for (const error of test.result().errors ?? []) failures.push(failure(file, test.fullName, error));
 		}
-		for (const error of unhandled) failures.push({ file: "(none)", test: "(unhandled)", error: firstLine(error) });
+		for (const error of unhandled) failures.push(failure("(none)", "(unhandled)", error));
 		writeFileSync(out, `${JSON.stringify({ files, failures }, null, "\t")}\n`);
 	}
 }
