@@ -27,8 +27,8 @@ export default defineConfig({
 		// shared cores, tests that take 25 s alone have taken over 60.
 		testTimeout: 120_000,
 		hookTimeout: 60_000,
-		// A poll's limit, too, only catches a hang: the 1 s default failed a dashboard test on a busy
-		// host while the Playwright waits beside it allow their 30 s.
+		// A poll's limit, too, only catches a hang: it waits as long as the Playwright waits beside it
+		// (30 s), where vitest's default of 1 s fails a test on a busy host.
 		expect: { poll: { timeout: 30_000 } },
 		// pi 1.x and its Node 22 are fetched for the tiers that start agent CLIs (test/setup/test-tools.mjs).
 		globalSetup: [

@@ -84,3 +84,9 @@ export function fileDashboard(): Pick<DashboardBrowser, "browser" | "keep" | "se
 		serve: (dir) => launched().serve(dir),
 	};
 }
+
+/** The page of run `runId` on the dashboard whose address (with its token) is `home`. */
+export function runPage(home: string | URL, runId: string): string {
+	const url = new URL(home);
+	return `${url.origin}/runs/${encodeURIComponent(runId)}${url.search}`;
+}

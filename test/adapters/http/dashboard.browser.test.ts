@@ -10,7 +10,7 @@ import { ScriptedModelServer } from "../../../src/scripted-model/scripted-model-
 import { openWriter } from "../../../src/store/database.js";
 import { RunStore } from "../../../src/store/run-store.js";
 import { cliHome, conflictingWorktrees, crew, isAlive, ROOT, read, TestRepo, waitFor } from "../../helpers.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 /** Where the test leaves its screenshot of the run page. */
 const SCREENSHOT = join(ROOT, "test-results", "dashboard-run-page.png");
@@ -133,7 +133,7 @@ test("the run page says when a worktree run's integration left a conflict, and w
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.goto(runPage(url, runId));
 	const integration = page.locator("#integration");
 	await integration.filter({ hasText: "conflict" }).waitFor();
 	// Foreseen while b worked: a and b, not c, whose worktree holds a's change but which changed only c.txt itself.
@@ -292,7 +292,7 @@ test("a run page compares the run with the one it was forked from: each task's d
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
+	await page.goto(runPage(url, forkId));
 	const choice = page.locator("#compare-with");
 	await choice.locator(`option[value="${runId}"]`).waitFor({ state: "attached" });
 	expect(await choice.locator("option").nth(1).textContent()).toBe(`${runId} pair (forked from)`);
@@ -320,7 +320,7 @@ test("a task's panel says which nested repository its attempt left and where cre
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.goto(runPage(url, runId));
 	await page.locator('g.node[data-task="make"]').click();
 	const note = page.locator("#task-panel .set-aside");
 	await note.waitFor();
@@ -339,7 +339,7 @@ test("a huge goal shows bounded on the run page, saying its length, and whole wh
 	const runId = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").runId as string;
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.goto(runPage(url, runId));
 	const shown = page.locator(".goal");
 	await shown.filter({ hasText: "make it so" }).waitFor();
 	// biome-ignore lint/performance/useDomNodeTextContent: what the page shows; the text holds the folded whole too

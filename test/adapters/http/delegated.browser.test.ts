@@ -3,7 +3,7 @@
 import { expect, test } from "vitest";
 import { confinedCommand, nestingRepo } from "../../engine/nesting-repo.js";
 import { CLI, crew, read } from "../../helpers.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -21,7 +21,7 @@ test("a run's page lists the run its task delegated under that task, linked both
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 	const home = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${home.origin}/runs/${parentId}${home.search}`);
+	await page.goto(runPage(home, parentId));
 	const row = page.locator(`#delegated-runs li.delegated-run[data-task="boss"]`);
 	await row.waitFor();
 	expect(await page.locator("#delegated h2").textContent()).toBe("Delegated runs");

@@ -2,7 +2,7 @@
 // @slow: drives Chromium over a wide run's graph
 import { expect, test } from "vitest";
 import { crew, lastJson, TestRepo } from "../../helpers.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -17,7 +17,7 @@ test("a wide run's graph draws every node whole in a 1400 px window: none clippe
 
 	const home = new URL(await dashboard.serve(repo.dir));
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
-	await page.goto(`${home.origin}/runs/${runId}${home.search}`);
+	await page.goto(runPage(home, runId));
 	await page.locator(".graph g.node").first().waitFor();
 	expect(await page.locator(".graph g.node").count()).toBe(13);
 	// Each node lies inside the drawing, and the drawing inside what the graph's box scrolls over.

@@ -4,7 +4,7 @@
 import { expect, test } from "vitest";
 import { crew, lastJson, TestRepo } from "../../helpers.js";
 import { scriptRepo } from "../growing-runs.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -30,7 +30,7 @@ test("a failed task of a run that waits for an approval, its runner alive, offer
 	const runId = lastJson(started.stdout).runId;
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
-	await page.goto(`${await dashboard.serve(repo.dir)}`.replace("/?", `/runs/${runId}?`));
+	await page.goto(runPage(await dashboard.serve(repo.dir), runId));
 	await page.locator(".run-head .status", { hasText: "waiting" }).waitFor({ timeout: 20_000 });
 	const check = page.locator('g.node[data-task="check"]');
 	await check.and(page.locator('[data-status="failed"]')).waitFor();
@@ -56,7 +56,7 @@ test("a workflow script's run, ended, offers neither a fork nor a replay, of it 
 	const runId = lastJson(ran.stdout).runId;
 
 	const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
-	await page.goto(`${await dashboard.serve(repo.dir)}`.replace("/?", `/runs/${runId}?`));
+	await page.goto(runPage(await dashboard.serve(repo.dir), runId));
 	await page.locator(".run-head .status", { hasText: "completed" }).waitFor();
 	expect(await page.locator("#fork").isDisabled()).toBe(true);
 	expect(await page.locator("#replay").isDisabled()).toBe(true);

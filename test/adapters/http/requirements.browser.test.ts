@@ -3,7 +3,7 @@
 import { expect, test } from "vitest";
 import { crew, lastJson } from "../../helpers.js";
 import { heldCommand, repoWithSpec } from "../../specs/held-spec.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -34,7 +34,7 @@ test("a run's page shows each requirement of its specs: the check's outcome and 
 	const home = new URL(await dashboard.serve(repo.dir));
 	for (const colorScheme of ["light", "dark"] as const) {
 		const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme });
-		await page.goto(`${home.origin}/runs/${runId}${home.search}`);
+		await page.goto(runPage(home, runId));
 		const rows = page.locator("#requirements tr.requirement");
 		await rows.first().waitFor();
 		expect(await page.locator("#requirements h2").textContent()).toBe("Requirements");

@@ -19,7 +19,7 @@ import {
 	TestRepo,
 	waitFor,
 } from "../../helpers.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -55,7 +55,7 @@ test("a run's timeline draws each attempt, the failed one and its backoff, an ap
 		// Live: the page, open while the run waits, shows the waits growing, then the rest as it happens.
 		const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 } });
 		const url = new URL(await dashboard.serve(repo.dir));
-		await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+		await page.goto(runPage(url, runId));
 		const open = page.locator('#timeline g.row[data-task="gate"] rect.bar-approval.open');
 		await open.waitFor();
 		expect(await open.locator("title").textContent()).toMatch(/^gate waits for approval\n.* so far$/);
@@ -157,7 +157,7 @@ test("a run page's Cost section shows tokens and cost by task, role and model, s
 
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.goto(runPage(url, runId));
 	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
 	expect(await page.locator("#cost-total").textContent()).toBe(`this run: ${line(status.run.usage)}`);
 	expect(await page.locator("#cost-budget").textContent()).toBe(
@@ -209,7 +209,7 @@ test("a fork's Cost section counts only what the fork spent and shows the inheri
 
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${forkId}${url.search}`);
+	await page.goto(runPage(url, forkId));
 	await page.locator("#cost h2", { hasText: "Cost" }).waitFor();
 	expect(await page.locator("#cost-total").textContent()).toBe("this run: 1,518 tokens · $0.0123");
 	const keys = (title: string) =>
@@ -285,7 +285,7 @@ test("a collision foreseen while the tasks worked shows on the run page beside t
 	const runId = lastJson((await crew(repo.dir, args)).stdout).runId;
 	const page = await dashboard.browser.newPage();
 	const url = new URL(await dashboard.serve(repo.dir));
-	await page.goto(`${url.origin}/runs/${runId}${url.search}`);
+	await page.goto(runPage(url, runId));
 	await page.locator("#integration", { hasText: "integration conflict" }).waitFor();
 	expect(await page.locator("#integration").textContent()).toMatch(
 		/^foreseen: a and b both change notes\.txt lines 1–1 · integration conflict: /,

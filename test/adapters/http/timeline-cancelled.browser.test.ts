@@ -2,7 +2,7 @@
 // @slow: drives Chromium over a run cancelled while its attempt works
 import { expect, test } from "vitest";
 import { crew, lastJson, read, TestRepo, waitFor } from "../../helpers.js";
-import { fileDashboard } from "./dashboard-browser.js";
+import { fileDashboard, runPage } from "./dashboard-browser.js";
 
 const dashboard = fileDashboard();
 
@@ -24,7 +24,7 @@ test("a cancelled attempt is drawn in the cancelled colour and named so in the l
 		["dark", "rgb(179, 146, 240)"],
 	] as const) {
 		const page = await dashboard.browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme });
-		await page.goto(`${home.origin}/runs/${runId}${home.search}`);
+		await page.goto(runPage(home, runId));
 		const bar = page.locator('#timeline g.row[data-task="nap"] rect.bar');
 		await bar.first().waitFor();
 		expect(await bar.evaluateAll((rects) => rects.map((r) => r.getAttribute("data-kind")))).toEqual(["cancelled"]);
